@@ -1,0 +1,262 @@
+//! Capture of one output stream: an in-memory tail window of exactly
+//! `max_bytes`, and on first overflow a private spill file holding the
+//! whole stream (deleted again if the stream outgrows `max_spill_bytes`).
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio_util::sync::CancellationToken;
+
+use super::CollectedOutput;
+use crate::ids::random_hex;
+
+static SPILL_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// The process's private spill directory (`<tmp>/dsh-subprocess-XXXXXX`).
+fn spill_dir() -> Option<&'static Path> {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        tempfile::Builder::new()
+            .prefix("dsh-subprocess-")
+            .rand_bytes(6)
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .tempdir()
+            .ok()
+            .map(tempfile::TempDir::keep)
+    })
+    .as_deref()
+}
+
+enum Spill {
+    /// No overflow yet.
+    None,
+    Writing {
+        path: PathBuf,
+        file: tokio::fs::File,
+    },
+    /// The spill failed or outgrew its cap: no path is reported.
+    Abandoned,
+}
+
+/// A tail window over one stream.
+pub struct Capture {
+    max_bytes: usize,
+    max_spill_bytes: u64,
+    label: &'static str,
+    pid: u32,
+    /// The window; once full it is a ring whose oldest byte is at `head`.
+    window: Vec<u8>,
+    head: usize,
+    total: u64,
+    spill: Spill,
+}
+
+impl Capture {
+    pub fn new(max_bytes: usize, max_spill_bytes: u64, label: &'static str, pid: u32) -> Self {
+        Self {
+            max_bytes,
+            max_spill_bytes,
+            label,
+            pid,
+            window: Vec::new(),
+            head: 0,
+            total: 0,
+            spill: Spill::None,
+        }
+    }
+
+    fn truncated(&self) -> bool {
+        self.total > self.max_bytes as u64
+    }
+
+    async fn push(&mut self, chunk: &[u8]) {
+        self.total += chunk.len() as u64;
+        if self.truncated() {
+            self.spill_chunk(chunk).await;
+        }
+        let room = self.max_bytes - self.window.len();
+        if chunk.len() <= room {
+            self.window.extend_from_slice(chunk);
+            return;
+        }
+        let (fits, rest) = chunk.split_at(room);
+        self.window.extend_from_slice(fits);
+        // Only the last `max_bytes` of `rest` can survive.
+        let mut rest = &rest[rest.len().saturating_sub(self.max_bytes)..];
+        while !rest.is_empty() {
+            let n = rest.len().min(self.max_bytes - self.head);
+            self.window[self.head..self.head + n].copy_from_slice(&rest[..n]);
+            self.head = (self.head + n) % self.max_bytes;
+            rest = &rest[n..];
+        }
+    }
+
+    async fn spill_chunk(&mut self, chunk: &[u8]) {
+        if matches!(self.spill, Spill::None) {
+            self.spill = self.open_spill().await;
+        }
+        if self.total > self.max_spill_bytes {
+            if let Spill::Writing { path, .. } = &self.spill {
+                let _ = tokio::fs::remove_file(path).await;
+            }
+            self.spill = Spill::Abandoned;
+            return;
+        }
+        if let Spill::Writing { path, file } = &mut self.spill
+            && file.write_all(chunk).await.is_err()
+        {
+            let _ = tokio::fs::remove_file(&*path).await;
+            self.spill = Spill::Abandoned;
+        }
+    }
+
+    /// Creates the spill file holding every byte before `chunk`.
+    async fn open_spill(&mut self) -> Spill {
+        let Some(dir) = spill_dir() else {
+            return Spill::Abandoned;
+        };
+        let name = format!(
+            "dsh-subprocess-{}-{}-{}-{}.log",
+            self.pid,
+            SPILL_COUNTER.fetch_add(1, Ordering::Relaxed),
+            random_hex(6),
+            self.label
+        );
+        let path = dir.join(name);
+        let mut options = tokio::fs::OpenOptions::new();
+        options.write(true).create_new(true).mode(0o600);
+        let Ok(mut file) = options.open(&path).await else {
+            return Spill::Abandoned;
+        };
+        let before = self.contiguous();
+        if file.write_all(&before).await.is_err() {
+            let _ = tokio::fs::remove_file(&path).await;
+            return Spill::Abandoned;
+        }
+        Spill::Writing { path, file }
+    }
+
+    fn contiguous(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.window.len());
+        out.extend_from_slice(&self.window[self.head..]);
+        out.extend_from_slice(&self.window[..self.head]);
+        out
+    }
+
+    /// The captured stream: lossy UTF-8 text of the retained bytes.
+    pub async fn finish(mut self) -> CollectedOutput {
+        let truncated = self.truncated();
+        let spill_path = match std::mem::replace(&mut self.spill, Spill::Abandoned) {
+            Spill::Writing { path, mut file } => match file.flush().await {
+                Ok(()) => Some(path),
+                Err(_) => None,
+            },
+            _ => None,
+        };
+        let mut bytes = std::mem::take(&mut self.window);
+        bytes.rotate_left(self.head);
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+        CollectedOutput {
+            text,
+            truncated,
+            spill_path,
+        }
+    }
+}
+
+/// Reads `pipe` into `capture` until EOF, an error, or `stop`.
+pub async fn collect<R: AsyncRead + Unpin>(
+    mut pipe: R,
+    mut capture: Capture,
+    stop: CancellationToken,
+) -> Capture {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        tokio::select! {
+            biased;
+            read = pipe.read(&mut buf) => match read {
+                Ok(0) | Err(_) => break,
+                Ok(n) => capture.push(&buf[..n]).await,
+            },
+            () = stop.cancelled() => break,
+        }
+    }
+    capture
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn captured(max: usize, chunks: &[&[u8]]) -> CollectedOutput {
+        let mut capture = Capture::new(max, 1 << 20, "stdout", 1);
+        for chunk in chunks {
+            capture.push(chunk).await;
+        }
+        capture.finish().await
+    }
+
+    #[tokio::test]
+    async fn keeps_everything_within_the_window() {
+        let out = captured(8, &[b"abc", b"defgh"]).await;
+        assert_eq!(
+            (out.text.as_str(), out.truncated, out.spill_path),
+            ("abcdefgh", false, None)
+        );
+    }
+
+    #[tokio::test]
+    async fn keeps_exactly_the_tail_and_spills_the_whole_stream() {
+        let out = captured(4, &[b"abc", b"defgh", b"ij"]).await;
+        assert_eq!(out.text, "ghij");
+        assert!(out.truncated);
+        let path = out.spill_path.expect("spill file");
+        assert_eq!(std::fs::read(&path).unwrap(), b"abcdefghij");
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        let dir = path.parent().unwrap();
+        assert_eq!(
+            std::fs::metadata(dir).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("dsh-subprocess-1-") && name.ends_with("-stdout.log"),
+            "{name}"
+        );
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_chunk_larger_than_the_window_keeps_its_tail() {
+        let out = captured(3, &[b"ab", b"cdefghij"]).await;
+        assert_eq!(out.text, "hij");
+        let _ = out.spill_path.map(std::fs::remove_file);
+    }
+
+    #[tokio::test]
+    async fn drops_the_spill_file_past_the_spill_cap() {
+        let mut capture = Capture::new(2, 5, "stderr", 1);
+        capture.push(b"abcd").await;
+        capture.push(b"efgh").await;
+        let out = capture.finish().await;
+        assert_eq!(
+            (out.text.as_str(), out.truncated, out.spill_path),
+            ("gh", true, None)
+        );
+    }
+
+    #[tokio::test]
+    async fn decodes_invalid_utf8_lossily() {
+        let out = captured(16, &[b"a\xffb"]).await;
+        assert_eq!(out.text, "a\u{FFFD}b");
+    }
+}

@@ -1,0 +1,419 @@
+//! The local executor: `bash -c` in its own process group, with a scrubbed
+//! environment, stdin from /dev/null, tail-window capture per stream, its
+//! own timeout, and SIGTERM then SIGKILL of the whole group on abort.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::process::Stdio;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::AsyncWriteExt;
+use tokio::process::{Child, Command};
+use tokio_util::sync::CancellationToken;
+
+use super::capture::{Capture, collect};
+use super::{BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CollectedOutput};
+
+/// Executor settings; every number must be positive.
+#[derive(Debug, Clone)]
+pub struct LocalBashConfig {
+    /// Default working directory (else the process cwd).
+    pub cwd: Option<String>,
+    pub timeout_ms: u64,
+    pub max_timeout_ms: u64,
+    /// Default stdout budget, and the stderr budget.
+    pub max_output_bytes: u64,
+    pub max_spill_bytes: u64,
+    pub grace_ms: u64,
+}
+
+impl Default for LocalBashConfig {
+    fn default() -> Self {
+        Self {
+            cwd: None,
+            timeout_ms: 120_000,
+            max_timeout_ms: 600_000,
+            max_output_bytes: 64_000,
+            max_spill_bytes: 64 * 1024 * 1024,
+            grace_ms: 3000,
+        }
+    }
+}
+
+/// Runs commands locally through `bash -c`.
+#[derive(Debug, Clone)]
+pub struct LocalBashExecutor {
+    config: LocalBashConfig,
+}
+
+impl LocalBashExecutor {
+    pub fn new(config: LocalBashConfig) -> Result<Self, BashError> {
+        for (name, value) in [
+            ("timeoutMs", config.timeout_ms),
+            ("maxTimeoutMs", config.max_timeout_ms),
+            ("maxOutputBytes", config.max_output_bytes),
+            ("maxSpillBytes", config.max_spill_bytes),
+            ("graceMs", config.grace_ms),
+        ] {
+            if value == 0 {
+                return Err(BashError::InvalidRequest(format!(
+                    "bash-local: {name} must be a positive finite number"
+                )));
+            }
+        }
+        Ok(Self { config })
+    }
+}
+
+/// True for variables the executor never forwards: names matching
+/// `/KEY|PASSWORD|SECRET|TOKEN/i` and names starting with `DSH_`.
+pub fn is_scrubbed(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    ["KEY", "PASSWORD", "SECRET", "TOKEN"]
+        .iter()
+        .any(|word| upper.contains(word))
+        || name.starts_with("DSH_")
+}
+
+/// The child environment: the scrubbed harness environment, the fixed
+/// overlay, then the spec's `env` and `dshEnv`.
+fn child_env(spec: &BashSpec) -> BTreeMap<OsString, OsString> {
+    let mut env: BTreeMap<OsString, OsString> = std::env::vars_os()
+        .filter(|(name, _)| !is_scrubbed(&name.to_string_lossy()))
+        .collect();
+    for (name, value) in [
+        ("NO_COLOR", "1"),
+        ("TERM", "dumb"),
+        ("PAGER", "cat"),
+        ("GIT_PAGER", "cat"),
+    ] {
+        env.insert(name.into(), value.into());
+    }
+    for extra in [&spec.env, &spec.dsh_env].into_iter().flatten() {
+        for (name, value) in extra {
+            env.insert(name.into(), value.into());
+        }
+    }
+    env
+}
+
+fn signal_name(raw: i32) -> String {
+    Signal::try_from(raw)
+        .map(|s| s.as_str().to_owned())
+        .unwrap_or_else(|_| format!("SIG{raw}"))
+}
+
+/// Why the executor killed the command.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KillCause {
+    Timeout,
+    Abort,
+}
+
+impl LocalBashExecutor {
+    fn grace(&self) -> Duration {
+        Duration::from_millis(self.config.grace_ms)
+    }
+
+    /// SIGTERM to the group, then SIGKILL once the grace period is over if
+    /// any member is still alive.
+    async fn terminate_group(&self, child: &mut Child, pgid: Pid) {
+        if killpg(pgid, Signal::SIGTERM).is_err() {
+            let _ = child.start_kill();
+        }
+        let deadline = tokio::time::Instant::now() + self.grace();
+        let _ = tokio::time::timeout_at(deadline, child.wait()).await;
+        // Members outliving the leader keep the group alive.
+        while tokio::time::Instant::now() < deadline && killpg(pgid, None).is_ok() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        if killpg(pgid, None).is_ok() {
+            let _ = killpg(pgid, Signal::SIGKILL);
+        }
+        let _ = child.start_kill();
+    }
+}
+
+#[async_trait]
+impl BashExecutor for LocalBashExecutor {
+    fn resolve(&self, request: BashRequest) -> Result<BashSpec, BashError> {
+        let timeout_ms = match request.timeout_ms {
+            Some(0) => {
+                return Err(BashError::InvalidRequest(
+                    "bash-local: request.timeoutMs must be a positive finite number".into(),
+                ));
+            }
+            Some(t) => t,
+            None => self.config.timeout_ms,
+        }
+        .min(self.config.max_timeout_ms);
+        let stdout_max_bytes = match request.stdout_max_bytes {
+            Some(0) => {
+                return Err(BashError::InvalidRequest(
+                    "bash-local: request.stdoutMaxBytes must be a positive finite number".into(),
+                ));
+            }
+            Some(n) => n,
+            None => self.config.max_output_bytes,
+        };
+        let workdir = match request.workdir.or_else(|| self.config.cwd.clone()) {
+            Some(dir) => dir,
+            None => std::env::current_dir()
+                .map(|d| d.to_string_lossy().into_owned())
+                .map_err(BashError::Spawn)?,
+        };
+        Ok(BashSpec {
+            command: request.command,
+            workdir,
+            timeout_ms,
+            stdout_max_bytes,
+            signal: request.signal,
+            stdin: request.stdin,
+            env: request.env,
+            dsh_env: request.dsh_env,
+        })
+    }
+
+    async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
+        let signal = spec.signal.clone().unwrap_or_default();
+        if signal.is_cancelled() {
+            return Err(BashError::AbortedBeforeSpawn(
+                "This operation was aborted".into(),
+            ));
+        }
+        let mut command = Command::new("bash");
+        command
+            .arg("-c")
+            .arg(&spec.command)
+            .env_clear()
+            .envs(child_env(&spec))
+            .stdin(if spec.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        // Node treats an empty cwd as "inherit"; so do we.
+        if !spec.workdir.is_empty() {
+            command.current_dir(&spec.workdir);
+        }
+        let mut child = command.spawn().map_err(BashError::Spawn)?;
+        let pid = child.id().unwrap_or_default();
+        let pgid = Pid::from_raw(i32::try_from(pid).unwrap_or_default());
+
+        if let (Some(input), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
+            tokio::spawn(async move {
+                let _ = pipe.write_all(input.as_bytes()).await;
+            });
+        }
+        let stop = CancellationToken::new();
+        let stdout_max = usize::try_from(spec.stdout_max_bytes).unwrap_or(usize::MAX);
+        let stderr_max = usize::try_from(self.config.max_output_bytes).unwrap_or(usize::MAX);
+        let readers = [
+            (
+                child
+                    .stdout
+                    .take()
+                    .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
+                stdout_max,
+                "stdout",
+            ),
+            (
+                child
+                    .stderr
+                    .take()
+                    .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
+                stderr_max,
+                "stderr",
+            ),
+        ]
+        .map(|(pipe, max, label)| {
+            let capture = Capture::new(max, self.config.max_spill_bytes, label, pid);
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                match pipe {
+                    Some(pipe) => collect(pipe, capture, stop).await,
+                    None => capture,
+                }
+            })
+        });
+
+        let deadline = tokio::time::sleep(Duration::from_millis(spec.timeout_ms));
+        let cause = tokio::select! {
+            _ = child.wait() => None,
+            () = signal.cancelled() => Some(KillCause::Abort),
+            () = deadline => Some(KillCause::Timeout),
+        };
+        if cause.is_some() {
+            self.terminate_group(&mut child, pgid).await;
+        }
+        let status = child.wait().await.map_err(BashError::Spawn)?;
+
+        let [stdout_task, stderr_task] = readers;
+        let collected = async {
+            let stdout = stdout_task.await;
+            let stderr = stderr_task.await;
+            (stdout, stderr)
+        };
+        tokio::pin!(collected);
+        let (stdout, stderr) = match tokio::time::timeout(self.grace(), &mut collected).await {
+            Ok(done) => done,
+            Err(_) => {
+                stop.cancel();
+                collected.await
+            }
+        };
+        let finish = |capture: Result<Capture, tokio::task::JoinError>| async move {
+            match capture {
+                Ok(capture) => capture.finish().await,
+                Err(_) => CollectedOutput::default(),
+            }
+        };
+        use std::os::unix::process::ExitStatusExt;
+        Ok(BashRunResult {
+            exit_code: status.code(),
+            signal: status.signal().map(signal_name),
+            timed_out: cause == Some(KillCause::Timeout),
+            aborted: cause == Some(KillCause::Abort),
+            timeout_ms: spec.timeout_ms,
+            stdout: finish(stdout).await,
+            stderr: finish(stderr).await,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scrubs_secret_names_and_managed_variables() {
+        for name in [
+            "API_KEY",
+            "my_token",
+            "Password",
+            "AWS_SECRET_ACCESS_KEY",
+            "DSH_X",
+            "monkey",
+        ] {
+            assert!(is_scrubbed(name), "{name}");
+        }
+        for name in ["PATH", "HOME", "dsh_lower", "RIPGREP_CONFIG_PATH"] {
+            assert!(!is_scrubbed(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn resolve_applies_defaults_and_caps() {
+        let exec = LocalBashExecutor::new(LocalBashConfig {
+            cwd: Some("/w".into()),
+            ..LocalBashConfig::default()
+        })
+        .unwrap();
+        let spec = exec
+            .resolve(BashRequest {
+                command: "true".into(),
+                timeout_ms: Some(10_000_000),
+                stdout_max_bytes: Some(20_000_000),
+                ..BashRequest::default()
+            })
+            .unwrap();
+        assert_eq!(
+            (
+                spec.workdir.as_str(),
+                spec.timeout_ms,
+                spec.stdout_max_bytes
+            ),
+            ("/w", 600_000, 20_000_000)
+        );
+        let spec = exec.resolve(BashRequest::default()).unwrap();
+        assert_eq!((spec.timeout_ms, spec.stdout_max_bytes), (120_000, 64_000));
+        let err = exec
+            .resolve(BashRequest {
+                timeout_ms: Some(0),
+                ..BashRequest::default()
+            })
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "bash-local: request.timeoutMs must be a positive finite number"
+        );
+        let err = LocalBashExecutor::new(LocalBashConfig {
+            grace_ms: 0,
+            ..LocalBashConfig::default()
+        })
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "bash-local: graceMs must be a positive finite number"
+        );
+    }
+
+    fn spec(command: &str) -> BashSpec {
+        LocalBashExecutor::new(LocalBashConfig::default())
+            .unwrap()
+            .resolve(BashRequest {
+                command: command.into(),
+                ..BashRequest::default()
+            })
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn runs_bash_with_the_overlay_and_stdin_closed() {
+        let exec = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
+        let out = exec
+            .run(spec(
+                "printf '%s|%s|' \"$TERM\" \"$NO_COLOR\"; cat; echo err >&2; exit 3",
+            ))
+            .await
+            .unwrap();
+        assert_eq!(out.exit_code, Some(3));
+        assert_eq!(out.stdout.text, "dumb|1|");
+        assert_eq!(out.stderr.text, "err\n");
+        assert!(!out.timed_out && !out.aborted);
+    }
+
+    #[tokio::test]
+    async fn times_out_and_kills_the_group() {
+        let exec = LocalBashExecutor::new(LocalBashConfig {
+            timeout_ms: 100,
+            grace_ms: 200,
+            ..LocalBashConfig::default()
+        })
+        .unwrap();
+        let mut s = spec("sleep 30");
+        s.timeout_ms = 100;
+        let out = exec.run(s).await.unwrap();
+        assert!(out.timed_out && !out.aborted);
+        assert_eq!(out.exit_code, None);
+        assert_eq!(out.signal.as_deref(), Some("SIGTERM"));
+    }
+
+    #[tokio::test]
+    async fn a_pre_aborted_signal_rejects_before_spawn() {
+        let exec = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
+        let token = CancellationToken::new();
+        token.cancel();
+        let mut s = spec("true");
+        s.signal = Some(token);
+        assert!(matches!(
+            exec.run(s).await,
+            Err(BashError::AbortedBeforeSpawn(_))
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_missing_workdir_is_a_spawn_failure() {
+        let exec = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
+        let mut s = spec("true");
+        s.workdir = "/nonexistent/dir/for/sure".into();
+        let err = exec.run(s).await.unwrap_err();
+        assert_eq!(err.to_string(), "spawn bash ENOENT");
+    }
+}

@@ -1,0 +1,128 @@
+//! The bash executor seam (CONTRACT §1.3): `resolve` a request to a spec,
+//! then `run` it. The search tools never start background processes.
+
+mod capture;
+mod local;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+use thiserror::Error;
+use tokio_util::sync::CancellationToken;
+
+pub use local::{LocalBashConfig, LocalBashExecutor};
+
+/// A request for one foreground command.
+#[derive(Debug, Clone, Default)]
+pub struct BashRequest {
+    /// A shell command string (not argv).
+    pub command: String,
+    /// Working directory; `None` lets the executor choose.
+    pub workdir: Option<String>,
+    pub timeout_ms: Option<u64>,
+    /// Foreground stdout capture budget in bytes.
+    pub stdout_max_bytes: Option<u64>,
+    /// Kills the command when cancelled.
+    pub signal: Option<CancellationToken>,
+    pub stdin: Option<String>,
+    pub env: Option<BTreeMap<String, String>>,
+    pub dsh_env: Option<BTreeMap<String, String>>,
+}
+
+/// A request with the executor's defaults and caps applied.
+#[derive(Debug, Clone)]
+pub struct BashSpec {
+    pub command: String,
+    pub workdir: String,
+    pub timeout_ms: u64,
+    pub stdout_max_bytes: u64,
+    pub signal: Option<CancellationToken>,
+    pub stdin: Option<String>,
+    pub env: Option<BTreeMap<String, String>>,
+    pub dsh_env: Option<BTreeMap<String, String>>,
+}
+
+/// One captured stream: its text (the tail when truncated), whether bytes
+/// were dropped, and optionally a file holding the whole stream.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CollectedOutput {
+    pub text: String,
+    pub truncated: bool,
+    pub spill_path: Option<PathBuf>,
+}
+
+impl CollectedOutput {
+    pub fn complete(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            truncated: false,
+            spill_path: None,
+        }
+    }
+}
+
+/// How a command ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BashRunResult {
+    /// `None` when the process died from a signal.
+    pub exit_code: Option<i32>,
+    /// Terminating signal name, e.g. `SIGTERM`.
+    pub signal: Option<String>,
+    /// The executor's own timeout was the first cause of the kill.
+    pub timed_out: bool,
+    /// The caller's signal was the first cause of the kill.
+    pub aborted: bool,
+    pub timeout_ms: u64,
+    pub stdout: CollectedOutput,
+    pub stderr: CollectedOutput,
+}
+
+/// Infrastructure failures: the only ways `resolve`/`run` fail.
+#[derive(Debug, Error)]
+pub enum BashError {
+    #[error("{0}")]
+    InvalidRequest(String),
+    #[error("aborted before spawn: {0}")]
+    AbortedBeforeSpawn(String),
+    /// Spawning failed (missing shell, unusable working directory, a NUL
+    /// byte in the command): `spawn bash ENOENT` like the original.
+    #[error("spawn bash {}", errno_name(.0))]
+    Spawn(std::io::Error),
+    #[error("{0}")]
+    Other(String),
+}
+
+fn errno_name(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(code) => format!("{:?}", nix::errno::Errno::from_raw(code)),
+        None => e.to_string(),
+    }
+}
+
+/// The executor seam. Implementations: [`LocalBashExecutor`]; tests use
+/// fakes to inject faults.
+#[async_trait]
+pub trait BashExecutor: Send + Sync {
+    /// Applies defaults and caps; may reject an invalid request.
+    fn resolve(&self, request: BashRequest) -> Result<BashSpec, BashError>;
+    /// Runs the command. Non-zero exits, timeouts and aborts resolve with a
+    /// result; only infrastructure failures are errors.
+    async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spawn_errors_read_like_node() {
+        let e = BashError::Spawn(std::io::Error::from_raw_os_error(2));
+        assert_eq!(e.to_string(), "spawn bash ENOENT");
+        let e = BashError::Spawn(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "nul byte",
+        ));
+        assert_eq!(e.to_string(), "spawn bash nul byte");
+    }
+}

@@ -1,0 +1,425 @@
+//! Parsing ripgrep's stdout: `rg --files` lines and `rg --json` records
+//! (CONTRACT §5.4, §6.4).
+//!
+//! `rg --json` prints one JSON object per line; only records whose `type`
+//! is `"match"` matter. Their `data` holds `path` (`{"text": …}` or, for a
+//! non-UTF-8 name, `{"bytes": <base64>}`), `lines` (the same shape, with
+//! the line terminator included) and `line_number`. Records are read with
+//! borrowed, typed structs: each field is first taken as a raw JSON slice,
+//! then checked and decoded only as far as the contract needs.
+
+use base64::Engine as _;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::error::{SearchCode, SearchError};
+use crate::paths::DisplayMapper;
+use crate::value::GrepMatch;
+
+/// The placeholder for a non-UTF-8 matched line.
+pub const NON_UTF8_LINE: &str = "(line is not valid UTF-8)";
+
+/// Paths of `rg --files` output: one per non-empty line, untrimmed, mapped
+/// to display form.
+pub fn parse_glob_paths(stdout: &str, workdir: &str) -> Vec<String> {
+    let mapper = DisplayMapper::new(workdir);
+    stdout
+        .split('\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| mapper.map(line).into_owned())
+        .collect()
+}
+
+/// Parsed grep matches, plus the first output-schema violation (a
+/// non-integer line number), which the registry reports after parsing.
+#[derive(Debug, Default)]
+pub struct ParsedMatches {
+    pub matches: Vec<GrepMatch>,
+    pub schema_violation: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    data: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct MatchData<'a> {
+    #[serde(borrow, default)]
+    path: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    lines: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    line_number: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct TextOrBytes<'a> {
+    #[serde(borrow, default)]
+    text: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    bytes: Option<&'a RawValue>,
+}
+
+/// The JSON kind of a raw value, from its first byte (raw values carry no
+/// leading whitespace).
+#[derive(PartialEq, Eq)]
+enum Kind {
+    Object,
+    Array,
+    String,
+    Number,
+    Other,
+}
+
+fn kind(raw: &RawValue) -> Kind {
+    match raw.get().as_bytes().first() {
+        Some(b'{') => Kind::Object,
+        Some(b'[') => Kind::Array,
+        Some(b'"') => Kind::String,
+        Some(b'-' | b'0'..=b'9') => Kind::Number,
+        _ => Kind::Other,
+    }
+}
+
+fn malformed(detail: &str) -> SearchError {
+    SearchError::new(
+        SearchCode::Failed,
+        format!("grep received malformed ripgrep --json output ({detail})"),
+    )
+}
+
+fn string_of(raw: Option<&RawValue>) -> Option<String> {
+    let raw = raw?;
+    if kind(raw) != Kind::String {
+        return None;
+    }
+    serde_json::from_str(raw.get()).ok()
+}
+
+/// Why a record could not be read with the typed structs.
+enum RecordError {
+    Malformed(SearchError),
+    /// A nested object could not be read as typed (duplicate keys): the
+    /// record is re-read through a JSON map, where the last key wins.
+    Retry,
+}
+
+impl From<SearchError> for RecordError {
+    fn from(e: SearchError) -> Self {
+        Self::Malformed(e)
+    }
+}
+
+fn typed<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> Result<T, RecordError> {
+    serde_json::from_str(raw.get()).map_err(|_| RecordError::Retry)
+}
+
+/// `{text|bytes}` of an object-like raw value; arrays have neither.
+fn text_or_bytes(raw: &RawValue) -> Result<TextOrBytes<'_>, RecordError> {
+    match kind(raw) {
+        Kind::Object => typed(raw),
+        _ => Ok(TextOrBytes {
+            text: None,
+            bytes: None,
+        }),
+    }
+}
+
+fn is_object_like(raw: Option<&RawValue>) -> bool {
+    raw.is_some_and(|r| matches!(kind(r), Kind::Object | Kind::Array))
+}
+
+fn strip_one_terminator(mut line: String) -> String {
+    if line.ends_with("\r\n") {
+        line.truncate(line.len() - 2);
+    } else if line.ends_with('\n') {
+        line.truncate(line.len() - 1);
+    }
+    line
+}
+
+/// The line number as an integer, or `Err(())` for a finite non-integer.
+fn integral(raw: &RawValue) -> Result<i64, ()> {
+    let number: serde_json::Number = serde_json::from_str(raw.get()).map_err(|_| ())?;
+    if let Some(n) = number.as_i64() {
+        return Ok(n);
+    }
+    match number.as_f64() {
+        Some(f) if f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 => Ok(f as i64),
+        _ => Err(()),
+    }
+}
+
+type Record = Option<(GrepMatch, bool)>;
+
+/// One record line. `Ok(None)` for records that are not matches.
+fn parse_record(
+    line: &str,
+    mapper: &DisplayMapper,
+    last_path: &mut Option<(String, String)>,
+) -> Result<Record, SearchError> {
+    if !line.trim_start().starts_with('{') {
+        return match serde_json::from_str::<serde_json::Value>(line) {
+            Err(_) => Err(malformed("a line is not JSON")),
+            Ok(serde_json::Value::Array(_)) => Ok(None),
+            Ok(_) => Err(malformed("a record is not an object")),
+        };
+    }
+    match read_typed(line, mapper, last_path) {
+        Ok(record) => Ok(record),
+        Err(RecordError::Malformed(e)) => Err(e),
+        Err(RecordError::Retry) => {
+            let value: serde_json::Value =
+                serde_json::from_str(line).map_err(|_| malformed("a line is not JSON"))?;
+            let normalised =
+                serde_json::to_string(&value).map_err(|_| malformed("a line is not JSON"))?;
+            match read_typed(&normalised, mapper, last_path) {
+                Ok(record) => Ok(record),
+                Err(RecordError::Malformed(e)) => Err(e),
+                Err(RecordError::Retry) => Err(malformed("a line is not JSON")),
+            }
+        }
+    }
+}
+
+fn read_typed(
+    line: &str,
+    mapper: &DisplayMapper,
+    last_path: &mut Option<(String, String)>,
+) -> Result<Record, RecordError> {
+    let envelope: Envelope<'_> = serde_json::from_str(line).map_err(|_| RecordError::Retry)?;
+    let is_match = match envelope.kind {
+        Some(raw) if raw.get() == "\"match\"" => true,
+        Some(raw) => string_of(Some(raw)).as_deref() == Some("match"),
+        None => false,
+    };
+    if !is_match {
+        return Ok(None);
+    }
+    if !is_object_like(envelope.data) {
+        return Err(malformed("a match record has no data").into());
+    }
+    let data: MatchData<'_> = match envelope.data {
+        Some(raw) if kind(raw) == Kind::Object => typed(raw)?,
+        _ => MatchData {
+            path: None,
+            lines: None,
+            line_number: None,
+        },
+    };
+    let raw_path = match data.path {
+        Some(raw) if matches!(kind(raw), Kind::Object | Kind::Array) => text_or_bytes(raw)?,
+        _ => return Err(malformed("a match record has no path text").into()),
+    };
+    let path_text = match string_of(raw_path.text) {
+        Some(text) => text,
+        // CONTRACT §0.2: a non-UTF-8 name is shown lossily, not an error.
+        None => match string_of(raw_path.bytes).and_then(|b| decode_base64_lossy(&b)) {
+            Some(text) => text,
+            None => return Err(malformed("a match record has no path text").into()),
+        },
+    };
+    let line_number = match data.line_number {
+        Some(raw) if kind(raw) == Kind::Number => integral(raw),
+        _ => return Err(malformed("a match record has no line number").into()),
+    };
+    let lines = match data.lines {
+        Some(raw) if matches!(kind(raw), Kind::Object | Kind::Array) => text_or_bytes(raw)?,
+        _ => return Err(malformed("a match record has no line content").into()),
+    };
+    let line = match string_of(lines.text) {
+        Some(text) => strip_one_terminator(text),
+        None if lines.bytes.is_some_and(|b| kind(b) == Kind::String) => NON_UTF8_LINE.to_owned(),
+        None => {
+            return Err(malformed("a match record has neither line text nor bytes").into());
+        }
+    };
+    let path = match last_path {
+        Some((raw, shown)) if *raw == path_text => shown.clone(),
+        _ => {
+            let shown = mapper.map(&path_text).into_owned();
+            *last_path = Some((path_text, shown.clone()));
+            shown
+        }
+    };
+    let integral_ok = line_number.is_ok();
+    Ok(Some((
+        GrepMatch {
+            path,
+            line_number: line_number.unwrap_or_default(),
+            line,
+        },
+        integral_ok,
+    )))
+}
+
+fn decode_base64_lossy(encoded: &str) -> Option<String> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Every match of complete `rg --json` stdout, in output order.
+pub fn parse_grep_matches(stdout: &str, workdir: &str) -> Result<ParsedMatches, SearchError> {
+    let mapper = DisplayMapper::new(workdir);
+    let mut last_path = None;
+    let mut parsed = ParsedMatches::default();
+    for line in stdout.split('\n').filter(|line| !line.is_empty()) {
+        if let Some((found, integral_ok)) = parse_record(line, &mapper, &mut last_path)? {
+            if !integral_ok && parsed.schema_violation.is_none() {
+                parsed.schema_violation = Some(format!(
+                    "/matches/{}/lineNumber must be integer",
+                    parsed.matches.len()
+                ));
+            }
+            parsed.matches.push(found);
+        }
+    }
+    Ok(parsed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn match_line(path: &str, n: u64, text: &str) -> String {
+        json!({"type": "match", "data": {"path": {"text": path}, "lines": {"text": text},
+            "line_number": n, "absolute_offset": 0, "submatches": []}})
+        .to_string()
+    }
+
+    fn failure(line: &str) -> String {
+        parse_grep_matches(line, "/w").unwrap_err().message
+    }
+
+    /// CONTRACT §10.9 #79
+    #[test]
+    fn strips_a_crlf_terminator_and_only_one_newline() {
+        let parsed = parse_grep_matches(&match_line("a.ts", 1, "windows line\r\n"), "/w").unwrap();
+        assert_eq!(parsed.matches[0].line, "windows line");
+        let parsed = parse_grep_matches(&match_line("a.ts", 1, "x\n\n"), "/w").unwrap();
+        assert_eq!(parsed.matches[0].line, "x\n");
+        let parsed = parse_grep_matches(&match_line("a.ts", 1, "x\r"), "/w").unwrap();
+        assert_eq!(parsed.matches[0].line, "x\r");
+    }
+
+    /// CONTRACT §10.10 #86–93
+    #[test]
+    fn malformed_records_fail_with_their_exact_detail() {
+        let prefix = "grep received malformed ripgrep --json output";
+        let cases = [
+            ("not json at all", "a line is not JSON"),
+            ("42", "a record is not an object"),
+            ("null", "a record is not an object"),
+            (r#"{"type":"match"}"#, "a match record has no data"),
+            (
+                r#"{"type":"match","data":null}"#,
+                "a match record has no data",
+            ),
+            (
+                r#"{"type":"match","data":{"path":{},"lines":{"text":"x"},"line_number":1}}"#,
+                "a match record has no path text",
+            ),
+            (
+                r#"{"type":"match","data":{"path":"a.ts","lines":{"text":"x"},"line_number":1}}"#,
+                "a match record has no path text",
+            ),
+            (
+                r#"{"type":"match","data":[]}"#,
+                "a match record has no path text",
+            ),
+            (
+                r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"x"}}}"#,
+                "a match record has no line number",
+            ),
+            (
+                r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"x"},"line_number":"1"}}"#,
+                "a match record has no line number",
+            ),
+            (
+                r#"{"type":"match","data":{"path":{"text":"a"},"line_number":1}}"#,
+                "a match record has no line content",
+            ),
+            (
+                r#"{"type":"match","data":{"path":{"text":"a"},"lines":{},"line_number":1}}"#,
+                "a match record has neither line text nor bytes",
+            ),
+            (
+                r#"{"type":"match","data":{"path":{"text":"a"},"lines":[],"line_number":1}}"#,
+                "a match record has neither line text nor bytes",
+            ),
+        ];
+        for (line, detail) in cases {
+            assert_eq!(failure(line), format!("{prefix} ({detail})"), "{line}");
+        }
+    }
+
+    #[test]
+    fn skips_non_match_records_arrays_and_empty_lines() {
+        let stdout = format!(
+            "{}\n[1,2]\n{}\n\n{}\n{}\n",
+            r#"{"type":"begin","data":{"path":{"text":"a.ts"}}}"#,
+            r#"{"data":5}"#,
+            r#"{"type":7}"#,
+            match_line("a.ts", 2, "hit\n"),
+        );
+        let parsed = parse_grep_matches(&stdout, "/w").unwrap();
+        assert_eq!(parsed.matches.len(), 1);
+        assert_eq!(parsed.matches[0].line, "hit");
+        assert_eq!(parsed.matches[0].line_number, 2);
+    }
+
+    /// CONTRACT §0.2: a non-UTF-8 path arrives as base64 bytes and is shown lossily.
+    #[test]
+    fn decodes_a_non_utf8_path_lossily() {
+        let line = r#"{"type":"match","data":{"path":{"bytes":"bGF0aW7pLnR4dA=="},"lines":{"text":"x\n"},"line_number":1}}"#;
+        let parsed = parse_grep_matches(line, "/w").unwrap();
+        assert_eq!(parsed.matches[0].path, "latin\u{FFFD}.txt");
+    }
+
+    /// CONTRACT §10.9 #78 (parse half)
+    #[test]
+    fn a_non_utf8_line_becomes_the_placeholder() {
+        let line = r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"bytes":"AAECww=="},"line_number":4}}"#;
+        let parsed = parse_grep_matches(line, "/w").unwrap();
+        assert_eq!(parsed.matches[0].line, NON_UTF8_LINE);
+    }
+
+    #[test]
+    fn a_non_integer_line_number_is_a_schema_violation_not_a_parse_failure() {
+        let line = r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"x"},"line_number":1.5}}"#;
+        let parsed = parse_grep_matches(line, "/w").unwrap();
+        assert!(parsed.schema_violation.is_some());
+        let line = r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"x"},"line_number":2.0}}"#;
+        let parsed = parse_grep_matches(line, "/w").unwrap();
+        assert_eq!(
+            (parsed.matches[0].line_number, parsed.schema_violation),
+            (2, None)
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_take_the_last_value_and_crlf_is_json_whitespace() {
+        let line = r#"{"type":"begin","type":"match","data":{"path":{"text":"a"},"lines":{"text":"x"},"line_number":1}}"#;
+        assert_eq!(parse_grep_matches(line, "/w").unwrap().matches.len(), 1);
+        let line = format!("{}\r", match_line("a", 1, "x"));
+        assert_eq!(parse_grep_matches(&line, "/w").unwrap().matches.len(), 1);
+    }
+
+    #[test]
+    fn maps_absolute_paths_against_the_workdir() {
+        let parsed = parse_grep_matches(&match_line("/w/deep/a.ts", 2, "hit"), "/w").unwrap();
+        assert_eq!(parsed.matches[0].path, "deep/a.ts");
+        assert_eq!(
+            parse_glob_paths("/w/src/a.ts\n/elsewhere/b.ts\nrel/c.ts\n\n", "/w"),
+            vec!["src/a.ts", "/elsewhere/b.ts", "rel/c.ts"]
+        );
+        assert_eq!(parse_glob_paths("a\r\n", "/w"), vec!["a\r"]);
+    }
+}

@@ -1,0 +1,112 @@
+//! The shared run pipeline of both tools (CONTRACT §7.2): resolve, run,
+//! and turn the executor's result into complete raw stdout or a
+//! `SearchError`, checked strictly in the contract's order.
+
+use crate::bash::{BashExecutor, BashRequest};
+use crate::classify::classify_exit;
+use crate::error::{SearchCode, SearchError, ToolError};
+use crate::exec::ExecContext;
+
+/// Complete raw stdout of a successful rg run.
+#[derive(Debug)]
+pub struct RawSearch {
+    pub stdout: String,
+    /// rg exited 1: no results (stdout is ignored).
+    pub no_matches: bool,
+    /// The resolved working directory: the base of display paths.
+    pub workdir: String,
+}
+
+fn aborted(tool: &str) -> SearchError {
+    SearchError::new(
+        SearchCode::Aborted,
+        format!("{tool} was aborted before completion (tool timeout or caller cancellation)"),
+    )
+}
+
+/// Runs `command` for `tool` through `bash`.
+pub async fn run_ripgrep(
+    tool: &str,
+    command: String,
+    raw_output_max_bytes: u64,
+    bash: &dyn BashExecutor,
+    exec: &ExecContext,
+) -> Result<RawSearch, ToolError> {
+    let request = BashRequest {
+        command,
+        workdir: exec.cwd().map(str::to_owned),
+        stdout_max_bytes: Some(raw_output_max_bytes),
+        signal: Some(exec.signal.clone()),
+        ..BashRequest::default()
+    };
+    // A resolve() failure propagates as an uncoded error.
+    let spec = bash
+        .resolve(request)
+        .map_err(|e| ToolError::Plain(e.to_string()))?;
+    let spec_signal = spec.signal.clone();
+    let workdir = spec.workdir.clone();
+    let result = match bash.run(spec).await {
+        Ok(result) => result,
+        Err(_) if spec_signal.is_some_and(|s| s.is_cancelled()) => return Err(aborted(tool).into()),
+        Err(_) => {
+            return Err(SearchError::new(
+                SearchCode::Failed,
+                format!("{tool} could not start its search command (unusable working directory or missing shell)"),
+            )
+            .into());
+        }
+    };
+    if result.aborted {
+        return Err(aborted(tool).into());
+    }
+    if result.timed_out {
+        return Err(SearchError::new(
+            SearchCode::Aborted,
+            format!(
+                "{tool} timed out after {}ms in the bash executor; narrow pattern, path, or include and retry",
+                result.timeout_ms
+            ),
+        )
+        .into());
+    }
+    let exit_code = match (result.exit_code, &result.signal) {
+        (Some(code), None) => code,
+        (_, signal) => {
+            return Err(SearchError::new(
+                SearchCode::Failed,
+                format!(
+                    "{tool} search command was killed by signal {}",
+                    signal.as_deref().unwrap_or("(unknown)")
+                ),
+            )
+            .into());
+        }
+    };
+    if exit_code != 0 && exit_code != 1 {
+        return Err(classify_exit(tool, exit_code, &result.stderr).into());
+    }
+    if result.stdout.truncated {
+        return Err(SearchError::new(
+            SearchCode::RawOutputOverflow,
+            format!(
+                "{tool} produced more raw output than the bash executor retained within the {raw_output_max_bytes}-byte cap; narrow pattern, path, or include and retry"
+            ),
+        )
+        .into());
+    }
+    let bytes = result.stdout.text.len();
+    if bytes as u64 > raw_output_max_bytes {
+        return Err(SearchError::new(
+            SearchCode::RawOutputOverflow,
+            format!(
+                "{tool} produced {bytes} bytes of raw output, over the {raw_output_max_bytes}-byte cap; narrow pattern, path, or include and retry"
+            ),
+        )
+        .into());
+    }
+    Ok(RawSearch {
+        stdout: result.stdout.text,
+        no_matches: exit_code == 1,
+        workdir,
+    })
+}

@@ -1,0 +1,102 @@
+//! Loading the plugin (CONTRACT §2): config validation, the rg probe
+//! through the bash seam, and registration of tools, prompt sections and
+//! spill listeners — or nothing, with one warning, when rg is missing.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::bash::{BashError, BashRequest};
+use crate::config::{ConfigError, RawConfig};
+use crate::post_execute::SpillListener;
+use crate::registry::{Owner, Registry};
+use crate::surface::prompt_sections;
+use crate::tools::SearchTool;
+
+/// The probe command, exactly.
+pub const PROBE_COMMAND: &str = "command -v rg >/dev/null 2>&1";
+
+/// The warning logged when the probe finds no rg.
+pub const RG_MISSING_WARNING: &str = "tool-fs-search: ripgrep (rg) not found on the bash executor PATH; glob/grep tools not registered";
+
+/// A load that did not fail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadOutcome {
+    /// rg was found: both tools, sections and listeners are registered.
+    Registered,
+    /// rg was not found: nothing registered; the warning was logged.
+    RgMissing { warning: String },
+    /// No bash executor: the plugin waits, registering nothing.
+    Pending,
+}
+
+/// A failed load: nothing is registered.
+#[derive(Debug, Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("tool-fs-search: ripgrep availability probe could not start: Error: {0}")]
+    ProbeCouldNotStart(BashError),
+    #[error("tool-fs-search: ripgrep availability probe did not complete")]
+    ProbeDidNotComplete,
+    /// `resolve` rejected the probe request; propagated unchanged.
+    #[error(transparent)]
+    Resolve(BashError),
+}
+
+impl Registry {
+    /// Loads (or reloads) the fs-search plugin with `config`.
+    pub async fn load_fs_search(&mut self, config: &Value) -> Result<LoadOutcome, LoadError> {
+        self.unload_fs_search();
+        let raw = RawConfig::parse(config)?;
+        let Some(bash) = self.host().bash.clone() else {
+            return Ok(LoadOutcome::Pending);
+        };
+        let config = Arc::new(raw.validate()?);
+        let spec = bash
+            .resolve(BashRequest {
+                command: PROBE_COMMAND.to_owned(),
+                ..BashRequest::default()
+            })
+            .map_err(LoadError::Resolve)?;
+        let probe = bash
+            .run(spec)
+            .await
+            .map_err(LoadError::ProbeCouldNotStart)?;
+        if probe.aborted || probe.timed_out || probe.signal.is_some() || probe.exit_code.is_none() {
+            return Err(LoadError::ProbeDidNotComplete);
+        }
+        if probe.exit_code != Some(0) {
+            tracing::warn!("{RG_MISSING_WARNING}");
+            return Ok(LoadOutcome::RgMissing {
+                warning: RG_MISSING_WARNING.to_owned(),
+            });
+        }
+        let [glob_section, grep_section]: [_; 2] = prompt_sections(&config)
+            .try_into()
+            .map_err(|_| LoadError::ProbeDidNotComplete)?;
+        let store = self.host().spill_store.clone();
+        for (tool, section) in [
+            (SearchTool::Glob, glob_section),
+            (SearchTool::Grep, grep_section),
+        ] {
+            self.add_section(Owner::FsSearch, section);
+            self.add_tool(tool, config.clone(), bash.clone());
+            self.add_listener(
+                Owner::FsSearch,
+                Arc::new(SpillListener {
+                    tool,
+                    config: config.clone(),
+                    store: store.clone(),
+                }),
+            );
+        }
+        Ok(LoadOutcome::Registered)
+    }
+
+    /// Disposes the plugin: removes its tools, sections and listeners.
+    pub fn unload_fs_search(&mut self) {
+        self.remove_owned(Owner::FsSearch);
+    }
+}

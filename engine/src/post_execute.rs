@@ -1,0 +1,143 @@
+//! The `tools/post-execute` waterfall and the package's spill listener
+//! (CONTRACT §1.2 step 5, §8).
+//!
+//! Listeners run in registration order; each receives the decision that
+//! the listeners registered after it composed (`next()`), so the registry
+//! evaluates them from last to first. This is exactly the original's
+//! waterfall for listeners that call `next()` once, which all of ours do.
+
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use crate::config::Config;
+use crate::exec::ExecContext;
+use crate::result::ToolResult;
+use crate::spill::{SaveTextSpill, SpillRef, SpillStore};
+use crate::tools::SearchTool;
+
+/// An accepted result, optionally with replacements.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Accept {
+    /// Replaces the rendered text only.
+    pub content: Option<String>,
+    /// Replaces the canonical value (re-validated and re-rendered).
+    pub value: Option<Value>,
+    pub additional_contexts: Option<Vec<String>>,
+    /// The spill that produced `content`, for callers that show it.
+    pub spill: Option<SpillRef>,
+}
+
+/// A listener's decision.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    Accept(Accept),
+    Block { feedback: String },
+}
+
+impl Default for Decision {
+    fn default() -> Self {
+        Self::Accept(Accept::default())
+    }
+}
+
+/// What a listener sees of the call.
+pub struct PostExecuteCall<'a> {
+    pub tool: &'a str,
+    pub exec: &'a ExecContext,
+    pub result: &'a ToolResult,
+    pub(crate) warnings: &'a Mutex<Vec<String>>,
+}
+
+impl PostExecuteCall<'_> {
+    /// Logs a warning and attaches it to the call's result.
+    pub fn warn(&self, message: String) {
+        tracing::warn!("{message}");
+        if let Ok(mut warnings) = self.warnings.lock() {
+            warnings.push(message);
+        }
+    }
+}
+
+#[async_trait]
+pub trait PostExecuteListener: Send + Sync {
+    /// Decides given `next`, the decision of the later listeners.
+    async fn decide(&self, call: &PostExecuteCall<'_>, next: Decision) -> Decision;
+}
+
+/// The package's listener for one tool: spills an over-cap direct success.
+pub struct SpillListener {
+    pub tool: SearchTool,
+    pub config: Arc<Config>,
+    pub store: Option<Arc<dyn SpillStore>>,
+}
+
+impl SpillListener {
+    async fn try_save(&self, call: &PostExecuteCall<'_>, content: String) -> Option<SpillRef> {
+        let tool = self.tool.name();
+        let Some(session_id) = call.exec.session_id() else {
+            call.warn(format!(
+                "tool-fs-search: no session owner for {tool} result; complete result not saved"
+            ));
+            return None;
+        };
+        let Some(store) = &self.store else {
+            call.warn(format!(
+                "tool-fs-search: no ctx.spillStore backend loaded; complete {tool} result not saved"
+            ));
+            return None;
+        };
+        let input = SaveTextSpill {
+            session_id: session_id.to_owned(),
+            tool_name: call.tool.to_owned(),
+            call_id: call.exec.call_id.clone(),
+            label: "result".to_owned(),
+            suggested_name: self.tool.spill_name().to_owned(),
+            content,
+        };
+        match store.save_text(input).await {
+            Ok(saved) => Some(saved),
+            Err(e) => {
+                call.warn(format!(
+                    "tool-fs-search: saveText failed for {tool}: Error: {e}; complete result not saved"
+                ));
+                None
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl PostExecuteListener for SpillListener {
+    async fn decide(&self, call: &PostExecuteCall<'_>, next: Decision) -> Decision {
+        let Decision::Accept(accept) = &next else {
+            return next;
+        };
+        let accepted_surface_value = accept.content.is_none()
+            && accept.value.is_none()
+            && !call.exec.nested
+            && call.tool == self.tool.name()
+            && !call.result.is_error;
+        let Some(value) = call
+            .result
+            .value
+            .as_ref()
+            .filter(|_| accepted_surface_value)
+        else {
+            return next;
+        };
+        if value.len() <= self.tool.cap(&self.config) {
+            return next;
+        }
+        let content = self.tool.spill_content(value, &self.config);
+        let spill = self.try_save(call, content).await;
+        let text = self.tool.render(value, &self.config, spill.as_ref());
+        Decision::Accept(Accept {
+            content: Some(text),
+            value: None,
+            additional_contexts: accept.additional_contexts.clone(),
+            spill,
+        })
+    }
+}

@@ -1,0 +1,247 @@
+//! The minimal tool host (CONTRACT §1.2): registered tools, prompt
+//! sections and post-execute listeners; one call's flow from dispatch
+//! through the timeout policy, rendering, meta and post-execute to the
+//! final abort check.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::bash::BashExecutor;
+use crate::config::Config;
+use crate::error::ToolError;
+use crate::exec::ExecContext;
+use crate::post_execute::{Decision, PostExecuteCall, PostExecuteListener};
+use crate::result::ToolResult;
+use crate::spill::SpillStore;
+use crate::surface::{PromptSection, ToolDefinition, tool_definitions};
+use crate::tools::SearchTool;
+use crate::value::ToolValue;
+
+/// The largest delay the original's timers accept.
+const MAX_TIMER_MS: u64 = 2_147_483_647;
+
+/// The host services a plugin can use.
+#[derive(Clone, Default)]
+pub struct Host {
+    pub bash: Option<Arc<dyn BashExecutor>>,
+    pub spill_store: Option<Arc<dyn SpillStore>>,
+    /// Whether the timeout policy enforces each tool's `timeoutMs`.
+    pub timeout_policy: bool,
+}
+
+/// Who registered an entry, so a plugin's disposal removes only its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    FsSearch,
+    /// Registered by the embedding program (tests, the workbench).
+    External,
+}
+
+struct RegisteredTool {
+    tool: SearchTool,
+    config: Arc<Config>,
+    bash: Arc<dyn BashExecutor>,
+}
+
+/// The tool registry.
+pub struct Registry {
+    host: Host,
+    tools: Vec<RegisteredTool>,
+    sections: Vec<(Owner, PromptSection)>,
+    listeners: Vec<(Owner, Arc<dyn PostExecuteListener>)>,
+}
+
+impl Registry {
+    pub fn new(host: Host) -> Self {
+        Self {
+            host,
+            tools: Vec::new(),
+            sections: Vec::new(),
+            listeners: Vec::new(),
+        }
+    }
+
+    pub fn host(&self) -> &Host {
+        &self.host
+    }
+
+    pub(crate) fn add_tool(
+        &mut self,
+        tool: SearchTool,
+        config: Arc<Config>,
+        bash: Arc<dyn BashExecutor>,
+    ) {
+        self.tools.push(RegisteredTool { tool, config, bash });
+    }
+
+    pub(crate) fn add_section(&mut self, owner: Owner, section: PromptSection) {
+        self.sections.push((owner, section));
+    }
+
+    pub(crate) fn add_listener(&mut self, owner: Owner, listener: Arc<dyn PostExecuteListener>) {
+        self.listeners.push((owner, listener));
+    }
+
+    pub(crate) fn remove_owned(&mut self, owner: Owner) {
+        // Only the fs-search plugin registers tools.
+        if owner == Owner::FsSearch {
+            self.tools.clear();
+        }
+        self.sections.retain(|(o, _)| *o != owner);
+        self.listeners.retain(|(o, _)| *o != owner);
+    }
+
+    /// Registers a post-execute listener after the existing ones.
+    pub fn add_post_execute_listener(&mut self, listener: Arc<dyn PostExecuteListener>) {
+        self.add_listener(Owner::External, listener);
+    }
+
+    /// The prompt sections, in order.
+    pub fn prompt_sections(&self) -> Vec<PromptSection> {
+        let mut sections: Vec<PromptSection> =
+            self.sections.iter().map(|(_, s)| s.clone()).collect();
+        sections.sort_by_key(|s| s.order);
+        sections
+    }
+
+    /// The model-visible tool definitions, in registration order.
+    pub fn tool_definitions(&self) -> Vec<ToolDefinition> {
+        self.tools
+            .iter()
+            .filter_map(|t| {
+                tool_definitions(&t.config)
+                    .into_iter()
+                    .find(|d| d.name == t.tool.name())
+            })
+            .collect()
+    }
+
+    /// The assembled system prompt (sections joined by blank lines).
+    pub fn assembled_prompt(&self) -> String {
+        self.prompt_sections()
+            .iter()
+            .map(|s| s.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    }
+
+    fn tool(&self, name: &str) -> Option<&RegisteredTool> {
+        self.tools.iter().find(|t| t.tool.name() == name)
+    }
+
+    /// Executes one call exactly as the host would.
+    pub async fn call(&self, name: &str, args: &Value, exec: &ExecContext) -> ToolResult {
+        let Some(registered) = self.tool(name) else {
+            return ToolResult::failure(name, &ToolError::UnknownTool(name.to_owned()));
+        };
+        if exec.signal.is_cancelled() {
+            return ToolResult::failure(name, &ToolError::AbortedBeforeDispatch);
+        }
+        let result = match self.run_body(registered, args, exec).await {
+            Ok(value) => self.success(registered, value, exec),
+            Err(e) => ToolResult::failure(name, &e),
+        };
+        let mut result = self.post_execute(registered, exec, result).await;
+        if exec.signal.is_cancelled() && !result.is_error {
+            let warnings = std::mem::take(&mut result.warnings);
+            result = ToolResult::failure(name, &ToolError::Aborted);
+            result.warnings = warnings;
+        }
+        result
+    }
+
+    /// The tool body, inside the timeout policy when it is loaded.
+    async fn run_body(
+        &self,
+        registered: &RegisteredTool,
+        args: &Value,
+        exec: &ExecContext,
+    ) -> Result<ToolValue, ToolError> {
+        let config = &registered.config;
+        if !self.host.timeout_policy {
+            return registered
+                .tool
+                .execute(config, &registered.bash, args, exec)
+                .await;
+        }
+        let timeout_ms = config.timeout_ms;
+        if timeout_ms > MAX_TIMER_MS {
+            return Err(ToolError::Plain(format!(
+                "timeout-policy: timeoutMs {timeout_ms} exceeds the largest timer delay ({MAX_TIMER_MS}ms)"
+            )));
+        }
+        let fused = exec.signal.child_token();
+        let inner = exec.clone().with_signal(fused.clone());
+        let body = registered
+            .tool
+            .execute(config, &registered.bash, args, &inner);
+        tokio::pin!(body);
+        tokio::select! {
+            outcome = &mut body => outcome,
+            () = tokio::time::sleep(Duration::from_millis(timeout_ms)) => {
+                fused.cancel();
+                let _ = body.await;
+                Err(ToolError::Timeout(timeout_ms))
+            }
+        }
+    }
+
+    fn success(
+        &self,
+        registered: &RegisteredTool,
+        value: ToolValue,
+        exec: &ExecContext,
+    ) -> ToolResult {
+        let tool = registered.tool;
+        let text = tool.render(&value, &registered.config, None);
+        let meta = (!exec.nested).then(|| tool.meta(&value, &registered.config));
+        ToolResult::success(tool.name(), text, value, meta)
+    }
+
+    async fn post_execute(
+        &self,
+        registered: &RegisteredTool,
+        exec: &ExecContext,
+        mut result: ToolResult,
+    ) -> ToolResult {
+        let warnings = Mutex::new(Vec::new());
+        let decision = {
+            let call = PostExecuteCall {
+                tool: registered.tool.name(),
+                exec,
+                result: &result,
+                warnings: &warnings,
+            };
+            let mut decision = Decision::default();
+            for (_, listener) in self.listeners.iter().rev() {
+                decision = listener.decide(&call, decision).await;
+            }
+            decision
+        };
+        let warnings = warnings.into_inner().unwrap_or_default();
+        match decision {
+            Decision::Block { feedback } => {
+                result = ToolResult::failure(registered.tool.name(), &ToolError::Plain(feedback));
+            }
+            Decision::Accept(accept) => {
+                if let Some(replacement) = accept.value {
+                    result = match registered.tool.validate_value(&replacement) {
+                        Ok(value) => self.success(registered, value, exec),
+                        Err(e) => ToolResult::failure(registered.tool.name(), &e),
+                    };
+                }
+                if let Some(content) = accept.content {
+                    result.text = content;
+                    result.spill = accept.spill;
+                }
+                result
+                    .additional_contexts
+                    .extend(accept.additional_contexts.unwrap_or_default());
+            }
+        }
+        result.warnings.extend(warnings);
+        result
+    }
+}

@@ -1,0 +1,357 @@
+//! The model-visible text of a successful call: glob pages with their
+//! footers (§5.6, §5.8), grep pages (§6.5), and the spilled full texts (§8.2).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use crate::config::Config;
+use crate::sample::sample_across_top_level;
+use crate::spill::SpillRef;
+use crate::text::utf8_prefix;
+use crate::value::{GlobValue, GrepMatch, GrepValue};
+
+/// The marker appended to a cut line preview.
+pub const LINE_TRUNCATED: &str = " (line truncated)";
+
+const GLOB_NOT_SAVED: &str =
+    "The complete result could not be saved; narrow pattern or path to see more.";
+const GREP_NOT_SAVED: &str =
+    "The complete result could not be saved; narrow pattern, path, or include to see more.";
+
+/// `previewLine`: the longest whole-character prefix within `max_bytes`,
+/// plus [`LINE_TRUNCATED`] when anything was cut.
+pub fn preview_line(line: &str, max_bytes: usize) -> Cow<'_, str> {
+    if line.len() <= max_bytes {
+        return Cow::Borrowed(line);
+    }
+    let kept = utf8_prefix(line, max_bytes);
+    let mut out = String::with_capacity(kept.len() + LINE_TRUNCATED.len());
+    out.push_str(kept);
+    out.push_str(LINE_TRUNCATED);
+    Cow::Owned(out)
+}
+
+/// A match as rendered: path, line number, previewed line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreviewedMatch<'a> {
+    pub path: &'a str,
+    pub line_number: i64,
+    pub line: Cow<'a, str>,
+}
+
+/// Previews the first `limit` matches.
+pub fn preview_matches(
+    matches: &[GrepMatch],
+    limit: usize,
+    max_bytes: usize,
+) -> Vec<PreviewedMatch<'_>> {
+    matches
+        .iter()
+        .take(limit)
+        .map(|m| PreviewedMatch {
+            path: &m.path,
+            line_number: m.line_number,
+            line: preview_line(&m.line, max_bytes),
+        })
+        .collect()
+}
+
+/// Groups matches by exact path in first-seen order (indices into `matches`).
+pub fn group_by_file<'m>(matches: &[PreviewedMatch<'m>]) -> Vec<(&'m str, Vec<usize>)> {
+    let mut index_of: HashMap<&str, usize> = HashMap::new();
+    let mut groups: Vec<(&'m str, Vec<usize>)> = Vec::new();
+    for (i, m) in matches.iter().enumerate() {
+        let next = groups.len();
+        let at = *index_of.entry(m.path).or_insert(next);
+        if at == next {
+            groups.push((m.path, Vec::new()));
+        }
+        groups[at].1.push(i);
+    }
+    groups
+}
+
+/// `formatGrepMatches`: each file's path, then `Line {n}: {line}` rows;
+/// files separated by a blank line.
+pub fn format_grep_matches(matches: &[PreviewedMatch<'_>]) -> String {
+    let size: usize = matches
+        .iter()
+        .map(|m| m.path.len() + m.line.len() + 16)
+        .sum();
+    let mut out = String::with_capacity(size);
+    for (g, (path, rows)) in group_by_file(matches).iter().enumerate() {
+        if g > 0 {
+            out.push_str("\n\n");
+        }
+        out.push_str(path);
+        for &i in rows {
+            let m = &matches[i];
+            let _ = write!(out, "\nLine {}: {}", m.line_number, m.line);
+        }
+    }
+    out
+}
+
+fn glob_recovery(spill: Option<&SpillRef>) -> Cow<'static, str> {
+    match spill {
+        Some(r) => Cow::Owned(format!(
+            "Full sorted result stored at: {}. {}",
+            r.locator, r.retrieval_hint
+        )),
+        None => Cow::Borrowed(GLOB_NOT_SAVED),
+    }
+}
+
+fn grep_recovery(spill: Option<&SpillRef>) -> Cow<'static, str> {
+    match spill {
+        Some(r) => Cow::Owned(format!(
+            "Full grep result stored at: {}. {}",
+            r.locator, r.retrieval_hint
+        )),
+        None => Cow::Borrowed(GREP_NOT_SAVED),
+    }
+}
+
+/// The inline glob page and the footer basis it implies.
+pub struct GlobPage<'a> {
+    pub paths: Vec<&'a str>,
+    /// `None` within the cap; else the `{BASIS}` text of the footer.
+    pub basis: Option<String>,
+}
+
+/// The paths shown inline, and how the footer explains them.
+pub fn glob_page<'a>(value: &'a GlobValue, config: &Config) -> GlobPage<'a> {
+    let cap = config.glob_cap();
+    let total = value.paths.len();
+    if total <= cap {
+        return GlobPage {
+            paths: value.paths.iter().map(String::as_str).collect(),
+            basis: None,
+        };
+    }
+    if !config.sample_over_cap_glob_results {
+        return GlobPage {
+            paths: value.paths[..cap].iter().map(String::as_str).collect(),
+            basis: Some(".".to_owned()),
+        };
+    }
+    let sample = sample_across_top_level(&value.paths, cap, &value.root);
+    let basis = if sample.total == total {
+        ".".to_owned()
+    } else {
+        let mut basis = format!(
+            ", sampled across {} of the {} top-level entries this pattern matched instead of taken in modification-time order.",
+            sample.shown, sample.total
+        );
+        if sample.shown < sample.total {
+            basis.push_str(" Narrow path to inspect a specific subtree.");
+        }
+        basis
+    };
+    GlobPage {
+        paths: sample.items,
+        basis: Some(basis),
+    }
+}
+
+/// The model-visible glob text, with `spill` naming the saved full list.
+pub fn render_glob(value: &GlobValue, config: &Config, spill: Option<&SpillRef>) -> String {
+    if value.paths.is_empty() {
+        return "No files found".to_owned();
+    }
+    let page = glob_page(value, config);
+    let mut out = page.paths.join("\n");
+    if let Some(basis) = page.basis {
+        let _ = write!(
+            out,
+            "\n\n(Showing {} of {} paths{} {})",
+            page.paths.len(),
+            value.paths.len(),
+            basis,
+            glob_recovery(spill)
+        );
+    }
+    out
+}
+
+/// The model-visible grep text, with `spill` naming the saved full list.
+pub fn render_grep(value: &GrepValue, config: &Config, spill: Option<&SpillRef>) -> String {
+    let seen = value.matches.len();
+    if seen == 0 {
+        return "No matches found".to_owned();
+    }
+    let cap = config.grep_cap();
+    let kept = preview_matches(&value.matches, cap, config.line_budget());
+    let header = if seen > cap {
+        format!("Found {} of {} matches", kept.len(), seen)
+    } else if seen == 1 {
+        "Found 1 match".to_owned()
+    } else {
+        format!("Found {seen} matches")
+    };
+    let mut out = header;
+    out.push_str("\n\n");
+    out.push_str(&format_grep_matches(&kept));
+    if seen > cap {
+        let _ = write!(out, "\n\n({})", grep_recovery(spill));
+    }
+    out
+}
+
+/// The complete sorted path list a glob spill saves.
+pub fn glob_spill_content(value: &GlobValue) -> String {
+    value.paths.join("\n")
+}
+
+/// The complete previewed match list a grep spill saves.
+pub fn grep_spill_content(value: &GrepValue, config: &Config) -> String {
+    let all = preview_matches(&value.matches, usize::MAX, config.line_budget());
+    format!(
+        "Found {} matches\n\n{}",
+        all.len(),
+        format_grep_matches(&all)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn glob(paths: &[&str], root: &str) -> GlobValue {
+        GlobValue {
+            root: root.into(),
+            paths: paths.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    fn m(path: &str, n: i64, line: &str) -> GrepMatch {
+        GrepMatch {
+            path: path.into(),
+            line_number: n,
+            line: line.into(),
+        }
+    }
+
+    fn capped(sampling: bool, glob_cap: u64, grep_cap: u64) -> Config {
+        Config {
+            glob_max_results: glob_cap,
+            grep_max_matches: grep_cap,
+            ..Config::with_sampling(sampling)
+        }
+    }
+
+    /// CONTRACT §10.13 #103
+    #[test]
+    fn preview_keeps_a_within_budget_line_untouched() {
+        assert_eq!(preview_line("short", 100), "short");
+    }
+
+    #[test]
+    fn preview_cuts_on_character_boundaries_and_marks_the_cut() {
+        assert_eq!(preview_line("aéaéaéaé", 7), "aéaéa (line truncated)");
+        assert_eq!(preview_line("é", 1), " (line truncated)");
+    }
+
+    /// CONTRACT §10.13 #104
+    #[test]
+    fn format_groups_by_first_seen_file_order() {
+        let matches = [m("b.ts", 2, "x"), m("a.ts", 1, "y"), m("b.ts", 5, "z")];
+        let previewed = preview_matches(&matches, usize::MAX, 100);
+        assert_eq!(
+            format_grep_matches(&previewed),
+            "b.ts\nLine 2: x\nLine 5: z\n\na.ts\nLine 1: y"
+        );
+    }
+
+    #[test]
+    fn glob_footer_variants_are_exact() {
+        let six = glob(
+            &[
+                "vendor/a.ts",
+                "vendor/b.ts",
+                "vendor/c.ts",
+                "src/d.ts",
+                "guide/e.md",
+                "top.txt",
+            ],
+            ".",
+        );
+        assert_eq!(
+            render_glob(&six, &capped(true, 3, 250), None),
+            "vendor/a.ts\nsrc/d.ts\nguide/e.md\n\n(Showing 3 of 6 paths, sampled across 3 of the 4 top-level entries this pattern matched instead of taken in modification-time order. Narrow path to inspect a specific subtree. The complete result could not be saved; narrow pattern or path to see more.)"
+        );
+        let spill = SpillRef {
+            locator: "/spill/glob-results.txt".into(),
+            bytes: 1,
+            retrieval_hint: "Use the fake retrieval hint.".into(),
+        };
+        assert_eq!(
+            render_glob(&six, &capped(true, 3, 250), Some(&spill)),
+            "vendor/a.ts\nsrc/d.ts\nguide/e.md\n\n(Showing 3 of 6 paths, sampled across 3 of the 4 top-level entries this pattern matched instead of taken in modification-time order. Narrow path to inspect a specific subtree. Full sorted result stored at: /spill/glob-results.txt. Use the fake retrieval hint.)"
+        );
+        let four = glob(
+            &["vendor/a.ts", "vendor/b.ts", "vendor/c.ts", "src/d.ts"],
+            ".",
+        );
+        assert_eq!(
+            render_glob(&four, &capped(true, 3, 250), Some(&spill)),
+            "vendor/a.ts\nvendor/b.ts\nsrc/d.ts\n\n(Showing 3 of 4 paths, sampled across 2 of the 2 top-level entries this pattern matched instead of taken in modification-time order. Full sorted result stored at: /spill/glob-results.txt. Use the fake retrieval hint.)"
+        );
+        assert_eq!(
+            render_glob(
+                &glob(&["a.ts", "b.ts", "c.ts"], "."),
+                &capped(true, 2, 250),
+                None
+            ),
+            "a.ts\nb.ts\n\n(Showing 2 of 3 paths. The complete result could not be saved; narrow pattern or path to see more.)"
+        );
+        assert_eq!(
+            render_glob(
+                &glob(&["a.ts", "b.ts", "c.ts"], "."),
+                &capped(false, 2, 250),
+                Some(&spill)
+            ),
+            "a.ts\nb.ts\n\n(Showing 2 of 3 paths. Full sorted result stored at: /spill/glob-results.txt. Use the fake retrieval hint.)"
+        );
+        assert_eq!(
+            render_glob(&glob(&[], "."), &capped(true, 2, 250), None),
+            "No files found"
+        );
+        assert_eq!(
+            render_glob(&glob(&["a", "b"], "."), &capped(true, 2, 250), None),
+            "a\nb"
+        );
+    }
+
+    #[test]
+    fn grep_headers_bodies_and_footers_are_exact() {
+        let config = capped(true, 100, 2);
+        let three = GrepValue {
+            matches: vec![
+                m("a.ts", 1, "one"),
+                m("a.ts", 2, "two"),
+                m("b.ts", 3, "three"),
+            ],
+        };
+        assert_eq!(
+            render_grep(&three, &config, None),
+            "Found 2 of 3 matches\n\na.ts\nLine 1: one\nLine 2: two\n\n(The complete result could not be saved; narrow pattern, path, or include to see more.)"
+        );
+        assert_eq!(
+            grep_spill_content(&three, &config),
+            "Found 3 matches\n\na.ts\nLine 1: one\nLine 2: two\n\nb.ts\nLine 3: three"
+        );
+        let one = GrepValue {
+            matches: vec![m("a.ts", 1, "hit")],
+        };
+        assert_eq!(
+            render_grep(&one, &config, None),
+            "Found 1 match\n\na.ts\nLine 1: hit"
+        );
+        assert_eq!(
+            render_grep(&GrepValue { matches: vec![] }, &config, None),
+            "No matches found"
+        );
+    }
+}

@@ -1,0 +1,209 @@
+//! The local spill store: `<root>/session-{12 hex of SHA-256(session id)}/
+//! {12 random hex}-{encoded name}`, directories 0700, files 0600 created
+//! exclusively. The root is configured or a lazily created private
+//! `<tmp>/dsh-spill-XXXXXX`.
+
+use std::fs::{DirBuilder, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use async_trait::async_trait;
+use sha2::{Digest, Sha256};
+
+use super::{SaveTextSpill, SpillError, SpillRef, SpillStore};
+use crate::ids::random_hex;
+use crate::paths::resolve_lexically;
+
+/// The local backend's retrieval hint.
+pub const RETRIEVAL_HINT: &str =
+    "Use read with offset/limit, or grep this path to search within it.";
+
+/// Encodes a file name hint as one safe path segment: `[A-Za-z0-9._-]`
+/// stay, every other UTF-16 code unit becomes `~XXXX`; `""`, `.` and `..`
+/// are escaped so the segment can never address a directory.
+pub fn encode_segment(name: &str) -> String {
+    match name {
+        "" => return "~".to_owned(),
+        "." => return "~002E".to_owned(),
+        ".." => return "~002E~002E".to_owned(),
+        _ => {}
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut units = [0u16; 2];
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+            out.push(c);
+        } else {
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("~{unit:04X}"));
+            }
+        }
+    }
+    out
+}
+
+/// Saves texts under a local directory.
+#[derive(Debug, Default)]
+pub struct LocalSpillStore {
+    root: Option<PathBuf>,
+    lazy_root: OnceLock<PathBuf>,
+}
+
+impl LocalSpillStore {
+    /// A store rooted at `root` (made absolute), or at a private temp
+    /// directory created on first save when `None`.
+    pub fn new(root: Option<&Path>) -> Self {
+        Self {
+            root: root.map(|r| PathBuf::from(resolve_lexically(&r.to_string_lossy()))),
+            lazy_root: OnceLock::new(),
+        }
+    }
+
+    fn root(&self) -> Result<PathBuf, SpillError> {
+        if let Some(root) = &self.root {
+            return Ok(root.clone());
+        }
+        if let Some(root) = self.lazy_root.get() {
+            return Ok(root.clone());
+        }
+        let created = tempfile::Builder::new()
+            .prefix("dsh-spill-")
+            .rand_bytes(6)
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .tempdir()?
+            .keep();
+        // A racing save may have set it first: use whichever won.
+        Ok(self.lazy_root.get_or_init(|| created).clone())
+    }
+
+    fn save_blocking(root: &Path, input: &SaveTextSpill) -> Result<SpillRef, SpillError> {
+        let digest = Sha256::digest(input.session_id.as_bytes());
+        let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+        let dir = root.join(format!("session-{hex}"));
+        DirBuilder::new().recursive(true).mode(0o700).create(&dir)?;
+        let segment = encode_segment(&input.suggested_name);
+        let mut attempts = 0;
+        let (path, mut file) = loop {
+            let path = dir.join(format!("{}-{segment}", random_hex(6)));
+            match OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path)
+            {
+                Ok(file) => break (path, file),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempts < 8 => {
+                    attempts += 1;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
+        if let Err(e) = file
+            .write_all(input.content.as_bytes())
+            .and_then(|()| file.flush())
+        {
+            let _ = std::fs::remove_file(&path);
+            return Err(e.into());
+        }
+        Ok(SpillRef {
+            locator: path.to_string_lossy().into_owned(),
+            bytes: input.content.len() as u64,
+            retrieval_hint: RETRIEVAL_HINT.to_owned(),
+        })
+    }
+}
+
+#[async_trait]
+impl SpillStore for LocalSpillStore {
+    async fn save_text(&self, input: SaveTextSpill) -> Result<SpillRef, SpillError> {
+        let root = self.root()?;
+        tokio::task::spawn_blocking(move || Self::save_blocking(&root, &input))
+            .await
+            .map_err(|e| SpillError::Other(e.to_string()))?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn encodes_segments_like_the_original() {
+        assert_eq!(encode_segment("glob-results.txt"), "glob-results.txt");
+        assert_eq!(encode_segment(""), "~");
+        assert_eq!(encode_segment("."), "~002E");
+        assert_eq!(encode_segment(".."), "~002E~002E");
+        assert_eq!(
+            encode_segment("a b/~é😀"),
+            "a~0020b~002F~007E~00E9~D83D~DE00"
+        );
+    }
+
+    fn input(session: &str) -> SaveTextSpill {
+        SaveTextSpill {
+            session_id: session.into(),
+            tool_name: "glob".into(),
+            call_id: "c1".into(),
+            label: "result".into(),
+            suggested_name: "glob-results.txt".into(),
+            content: "a.ts\nb.ts".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn saves_with_the_exact_locator_layout_and_modes() {
+        let root = tempfile::tempdir().unwrap();
+        let store = LocalSpillStore::new(Some(root.path()));
+        let saved = store.save_text(input("session-1")).await.unwrap();
+        assert_eq!(saved.bytes, 9);
+        assert_eq!(saved.retrieval_hint, RETRIEVAL_HINT);
+        let path = PathBuf::from(&saved.locator);
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(name.len(), 12 + 1 + "glob-results.txt".len());
+        assert!(
+            name[..12]
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        );
+        assert!(name.ends_with("-glob-results.txt"));
+        let digest = Sha256::digest(b"session-1");
+        let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+        assert_eq!(
+            path.parent().unwrap(),
+            root.path().join(format!("session-{hex}"))
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a.ts\nb.ts");
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(path.parent().unwrap()), 0o700);
+    }
+
+    #[tokio::test]
+    async fn a_lazy_root_is_private_and_shared_by_saves() {
+        let store = LocalSpillStore::new(None);
+        let a = store.save_text(input("s")).await.unwrap();
+        let b = store.save_text(input("s")).await.unwrap();
+        assert_ne!(a.locator, b.locator);
+        let root = Path::new(&a.locator).parent().unwrap().parent().unwrap();
+        assert!(
+            root.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("dsh-spill-")
+        );
+        assert_eq!(
+            std::fs::metadata(root).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        std::fs::remove_dir_all(root).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_read_only_root_fails_the_save() {
+        let store = LocalSpillStore::new(Some(Path::new("/proc/no-spill-here")));
+        assert!(store.save_text(input("s")).await.is_err());
+    }
+}

@@ -1,0 +1,160 @@
+//! The two tools: execution (arguments → command → run → parse →
+//! canonical value) and everything derived from a value (text, card,
+//! spill content).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::args::{parse_glob_args, parse_grep_args};
+use crate::bash::BashExecutor;
+use crate::command::{build_glob_command, build_grep_command};
+use crate::config::Config;
+use crate::error::ToolError;
+use crate::exec::ExecContext;
+use crate::meta::{SearchMeta, glob_search_meta, grep_search_meta};
+use crate::parse::{parse_glob_paths, parse_grep_matches};
+use crate::paths::to_workdir_relative;
+use crate::pipeline::run_ripgrep;
+use crate::render::{glob_spill_content, grep_spill_content, render_glob, render_grep};
+use crate::spill::SpillRef;
+use crate::value::{GlobValue, GrepValue, ToolValue};
+
+/// Which tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchTool {
+    Glob,
+    Grep,
+}
+
+impl SearchTool {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Glob => "glob",
+            Self::Grep => "grep",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "glob" => Some(Self::Glob),
+            "grep" => Some(Self::Grep),
+            _ => None,
+        }
+    }
+
+    /// The tool body: validated arguments to canonical value.
+    pub async fn execute(
+        self,
+        config: &Config,
+        bash: &Arc<dyn BashExecutor>,
+        args: &Value,
+        exec: &ExecContext,
+    ) -> Result<ToolValue, ToolError> {
+        match self {
+            Self::Glob => {
+                let args = parse_glob_args(args)?;
+                let raw = run_ripgrep(
+                    "glob",
+                    build_glob_command(&args),
+                    config.raw_output_max_bytes,
+                    bash.as_ref(),
+                    exec,
+                )
+                .await?;
+                let root = match &args.path {
+                    None => ".".to_owned(),
+                    Some(path) => to_workdir_relative(path, &raw.workdir).into_owned(),
+                };
+                let paths = if raw.no_matches {
+                    Vec::new()
+                } else {
+                    parse_glob_paths(&raw.stdout, &raw.workdir)
+                };
+                Ok(ToolValue::Glob(GlobValue { root, paths }))
+            }
+            Self::Grep => {
+                let args = parse_grep_args(args)?;
+                let raw = run_ripgrep(
+                    "grep",
+                    build_grep_command(&args),
+                    config.raw_output_max_bytes,
+                    bash.as_ref(),
+                    exec,
+                )
+                .await?;
+                if raw.no_matches {
+                    return Ok(ToolValue::Grep(GrepValue {
+                        matches: Vec::new(),
+                    }));
+                }
+                let parsed = parse_grep_matches(&raw.stdout, &raw.workdir)?;
+                if let Some(violation) = parsed.schema_violation {
+                    return Err(ToolError::InvalidOutput {
+                        tool: "grep".to_owned(),
+                        violations: vec![violation],
+                    });
+                }
+                Ok(ToolValue::Grep(GrepValue {
+                    matches: parsed.matches,
+                }))
+            }
+        }
+    }
+
+    /// Checks a replacement value against the output schema.
+    pub fn validate_value(self, value: &Value) -> Result<ToolValue, ToolError> {
+        let invalid = |e: serde_json::Error| ToolError::InvalidOutput {
+            tool: self.name().to_owned(),
+            violations: vec![e.to_string()],
+        };
+        match self {
+            Self::Glob => serde_json::from_value(value.clone())
+                .map(ToolValue::Glob)
+                .map_err(invalid),
+            Self::Grep => serde_json::from_value(value.clone())
+                .map(ToolValue::Grep)
+                .map_err(invalid),
+        }
+    }
+
+    /// The model-visible text of `value`.
+    pub fn render(self, value: &ToolValue, config: &Config, spill: Option<&SpillRef>) -> String {
+        match value {
+            ToolValue::Glob(v) => render_glob(v, config, spill),
+            ToolValue::Grep(v) => render_grep(v, config, spill),
+        }
+    }
+
+    /// The presentation meta of `value`.
+    pub fn meta(self, value: &ToolValue, config: &Config) -> SearchMeta {
+        match value {
+            ToolValue::Glob(v) => glob_search_meta(v, config),
+            ToolValue::Grep(v) => grep_search_meta(v, config),
+        }
+    }
+
+    /// The inline cap of this tool.
+    pub fn cap(self, config: &Config) -> usize {
+        match self {
+            Self::Glob => config.glob_cap(),
+            Self::Grep => config.grep_cap(),
+        }
+    }
+
+    /// The suggested spill file name.
+    pub fn spill_name(self) -> &'static str {
+        match self {
+            Self::Glob => "glob-results.txt",
+            Self::Grep => "grep-results.txt",
+        }
+    }
+
+    /// The complete text a spill saves.
+    pub fn spill_content(self, value: &ToolValue, config: &Config) -> String {
+        match value {
+            ToolValue::Glob(v) => glob_spill_content(v),
+            ToolValue::Grep(v) => grep_spill_content(v, config),
+        }
+    }
+}
