@@ -1,1 +1,44 @@
-fn main() {}
+//! `workbench`: the fs-search workbench binary. With no subcommand it
+//! opens the TUI; `call` and `surface` run headless.
+
+mod cli;
+mod headless;
+mod setup;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("workbench: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = runtime.block_on(async {
+        match cli.command {
+            Some(Command::Call(args)) => headless::call(args).await,
+            Some(Command::Surface(args)) => headless::surface(args).await,
+            None => {
+                use clap::CommandFactory;
+                let _ = Cli::command().print_help();
+                Ok(())
+            }
+        }
+    });
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("workbench: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! The command line: the TUI by default, and the headless subcommands that
+//! scripts and CI use (DESIGN.md §2). Keep it stable.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "workbench",
+    version,
+    about = "See exactly what a model sees from the glob and grep tools"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Workspace the TUI searches (defaults to the current directory).
+    #[arg(long, global = false)]
+    pub workdir: Option<PathBuf>,
+    /// Plugin config as JSON, or @FILE to read it from a file.
+    #[arg(long)]
+    pub config: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one tool call and print the model-visible text.
+    Call(CallArgs),
+    /// Print the prompt sections and tool definitions the model sees.
+    Surface(SurfaceArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// Tool name exactly as a model would send it.
+    pub tool: String,
+    /// The session workspace (and the executor's working directory).
+    #[arg(long)]
+    pub workdir: PathBuf,
+    /// Raw JSON arguments object, as a model would send it.
+    #[arg(long)]
+    pub args: String,
+    /// Plugin config as JSON, or @FILE.
+    #[arg(long)]
+    pub config: Option<String>,
+    /// Root the local spill store here.
+    #[arg(long, conflicts_with = "no_spill")]
+    pub spill_dir: Option<PathBuf>,
+    /// Load no spill store.
+    #[arg(long)]
+    pub no_spill: bool,
+    /// Session id (default: a fresh random id).
+    #[arg(long, conflicts_with = "no_session")]
+    pub session_id: Option<String>,
+    /// Send no session header (no cwd, no spill owner).
+    #[arg(long)]
+    pub no_session: bool,
+    /// Call id (default: a fresh random id).
+    #[arg(long)]
+    pub call_id: Option<String>,
+    /// Mark the call as a nested Code Mode dispatch.
+    #[arg(long)]
+    pub nested: bool,
+    /// Print one JSON object instead of the text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SurfaceArgs {
+    /// Plugin config as JSON, or @FILE.
+    #[arg(long)]
+    pub config: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}

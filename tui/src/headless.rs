@@ -1,0 +1,108 @@
+//! `workbench call` and `workbench surface`: the engine without a
+//! terminal, printing exactly what the model sees (or one JSON object).
+
+use std::io::Write;
+use std::time::Instant;
+
+use fs_search_engine::{ExecContext, random_hex};
+use serde_json::{Value, json};
+
+use crate::cli::{CallArgs, SurfaceArgs};
+use crate::setup::{SetupError, SpillChoice, load_engine, read_config};
+
+fn print(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+/// Runs one call; the tool result (error results included) exits 0.
+pub async fn call(args: CallArgs) -> Result<(), SetupError> {
+    let config = read_config(args.config.as_deref())?;
+    let call_args: Value = serde_json::from_str(&args.args).map_err(SetupError::ArgsJson)?;
+    let spill = match (&args.spill_dir, args.no_spill) {
+        (_, true) => SpillChoice::None,
+        (Some(dir), false) => SpillChoice::Root(dir),
+        (None, false) => SpillChoice::PrivateTemp,
+    };
+    let loaded = load_engine(Some(&args.workdir), &config, spill).await?;
+    for warning in &loaded.warnings {
+        eprintln!("{warning}");
+    }
+    let workdir = args.workdir.to_string_lossy().into_owned();
+    let mut exec = ExecContext::new(
+        args.call_id
+            .unwrap_or_else(|| format!("call-{}", random_hex(6))),
+    );
+    if !args.no_session {
+        let id = args
+            .session_id
+            .unwrap_or_else(|| format!("session-{}", random_hex(6)));
+        exec = exec.with_session(Some(&id), Some(&workdir));
+    }
+    if args.nested {
+        exec = exec.nested();
+    }
+    let started = Instant::now();
+    let result = loaded.registry.call(&args.tool, &call_args, &exec).await;
+    let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+    for warning in &result.warnings {
+        eprintln!("{warning}");
+    }
+    if args.json {
+        let mut warnings = loaded.warnings.clone();
+        warnings.extend(result.warnings.iter().cloned());
+        let object = json!({
+            "tool": args.tool,
+            "args": call_args,
+            "isError": result.is_error,
+            "text": result.text,
+            "error": result.error,
+            "value": result.value,
+            "meta": result.meta,
+            "spill": result.spill,
+            "warnings": warnings,
+            "durationMs": (duration_ms * 1000.0).round() / 1000.0,
+        });
+        print(&format!("{object}\n"));
+    } else {
+        print(&result.text);
+    }
+    Ok(())
+}
+
+/// Prints the prompt sections and tool definitions.
+pub async fn surface(args: SurfaceArgs) -> Result<(), SetupError> {
+    let config = read_config(args.config.as_deref())?;
+    let loaded = load_engine(None, &config, SpillChoice::None).await?;
+    for warning in &loaded.warnings {
+        eprintln!("{warning}");
+    }
+    let sections = loaded.registry.prompt_sections();
+    let tools = loaded.registry.tool_definitions();
+    if args.json {
+        let object = json!({
+            "promptSections": sections,
+            "tools": tools,
+            "warnings": loaded.warnings,
+        });
+        print(&format!("{object}\n"));
+        return Ok(());
+    }
+    let mut out = String::new();
+    for section in &sections {
+        out.push_str(&format!(
+            "== prompt section {} (order {}) ==\n{}\n\n",
+            section.name, section.order, section.text
+        ));
+    }
+    for tool in &tools {
+        let schema = serde_json::to_string_pretty(&tool.parameters).unwrap_or_default();
+        out.push_str(&format!(
+            "== tool {} (timeoutMs {}, not sent to the model) ==\n{}\n\nparameters:\n{}\n\n",
+            tool.name, tool.timeout_ms, tool.description, schema
+        ));
+    }
+    print(&out);
+    Ok(())
+}

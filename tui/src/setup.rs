@@ -1,0 +1,87 @@
+//! Builds an engine the way the workbench runs it: the local executor
+//! rooted at the workdir, an optional local spill store, and the timeout
+//! policy; and reads `--config JSON|@FILE`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use fs_search_engine::{
+    Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
+};
+use serde_json::Value;
+use thiserror::Error;
+
+/// Failures before any call runs: usage, config or load (exit 2).
+#[derive(Debug, Error)]
+pub enum SetupError {
+    #[error("--config: cannot read {path}: {source}")]
+    ConfigFile {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("--config is not valid JSON: {0}")]
+    ConfigJson(serde_json::Error),
+    #[error("--args is not valid JSON: {0}")]
+    ArgsJson(serde_json::Error),
+    #[error("{0}")]
+    Executor(String),
+    #[error("{0}")]
+    Load(#[from] fs_search_engine::LoadError),
+}
+
+/// Reads `--config`: inline JSON or `@FILE`. No config means `{}`, which
+/// the load rejects for lack of `sampleOverCapGlobResults`.
+pub fn read_config(raw: Option<&str>) -> Result<Value, SetupError> {
+    let Some(raw) = raw else {
+        return Ok(Value::Object(Default::default()));
+    };
+    let text = match raw.strip_prefix('@') {
+        Some(path) => std::fs::read_to_string(path).map_err(|source| SetupError::ConfigFile {
+            path: path.to_owned(),
+            source,
+        })?,
+        None => raw.to_owned(),
+    };
+    serde_json::from_str(&text).map_err(SetupError::ConfigJson)
+}
+
+/// Where spilled results go.
+pub enum SpillChoice<'a> {
+    None,
+    PrivateTemp,
+    Root(&'a Path),
+}
+
+/// A loaded registry and the load's warnings.
+pub struct Loaded {
+    pub registry: Registry,
+    pub warnings: Vec<String>,
+}
+
+/// Creates and loads a registry for `workdir`.
+pub async fn load_engine(
+    workdir: Option<&Path>,
+    config: &Value,
+    spill: SpillChoice<'_>,
+) -> Result<Loaded, SetupError> {
+    let bash = LocalBashExecutor::new(LocalBashConfig {
+        cwd: workdir.map(|w| w.to_string_lossy().into_owned()),
+        ..LocalBashConfig::default()
+    })
+    .map_err(|e| SetupError::Executor(e.to_string()))?;
+    let spill_store: Option<Arc<dyn fs_search_engine::SpillStore>> = match spill {
+        SpillChoice::None => None,
+        SpillChoice::PrivateTemp => Some(Arc::new(LocalSpillStore::new(None))),
+        SpillChoice::Root(root) => Some(Arc::new(LocalSpillStore::new(Some(root)))),
+    };
+    let mut registry = Registry::new(Host {
+        bash: Some(Arc::new(bash)),
+        spill_store,
+        timeout_policy: true,
+    });
+    let warnings = match registry.load_fs_search(config).await? {
+        LoadOutcome::RgMissing { warning } => vec![warning],
+        LoadOutcome::Registered | LoadOutcome::Pending => Vec::new(),
+    };
+    Ok(Loaded { registry, warnings })
+}
