@@ -109,6 +109,14 @@ pub trait BashExecutor: Send + Sync {
     /// Runs the command. Non-zero exits, timeouts and aborts resolve with a
     /// result; only infrastructure failures are errors.
     async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError>;
+
+    /// Starts a background process. The search tools never call it; the
+    /// local executor does not offer it.
+    fn start(&self, _spec: BashSpec) -> Result<(), BashError> {
+        Err(BashError::Other(
+            "background processes are not supported by this executor".to_owned(),
+        ))
+    }
 }
 
 #[cfg(test)]
