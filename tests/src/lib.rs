@@ -1,1 +1,2 @@
 //! Shared helpers for the end-to-end tests.
+pub mod reliability;
