@@ -1,0 +1,234 @@
+//! CONTRACT §10.17 Q3–Q20 and the quoting property: every value reaches
+//! rg as one byte-identical argument through the real `bash -c`, and no
+//! other command runs.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use fs_search_engine::quote::single_quote;
+use fs_search_engine::{
+    ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, Registry,
+};
+use proptest::prelude::*;
+use serde_json::json;
+
+const HOSTILE: [&str; 17] = [
+    "plain",
+    "with spaces",
+    "it's got 'quotes'",
+    "\"double quoted\"",
+    "$(rm -rf /tmp/nope)",
+    "`touch /tmp/nope`",
+    "$HOME and ${PATH}",
+    "semi;colon && chain || pipe | bg &",
+    "newline\nin the middle",
+    "-leading-dash",
+    "--leading-double-dash",
+    "*?[a-z]{x,y}",
+    "!bang",
+    "\\backslash\\",
+    "~tilde",
+    "# not a comment",
+    ">redirect <input 2>&1",
+];
+
+fn printf_through_bash(value: &str) -> std::process::Output {
+    Command::new("bash")
+        .arg("-c")
+        .arg(format!("printf '%s' {}", single_quote(value)))
+        .output()
+        .unwrap()
+}
+
+/// CONTRACT §10.17 Q3–Q19
+#[test]
+fn round_trips_each_hostile_value_through_a_real_bash_unchanged() {
+    for value in HOSTILE {
+        let out = printf_through_bash(value);
+        assert!(out.status.success(), "{value:?}");
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), value);
+    }
+}
+
+/// CONTRACT §10.17 Q20
+#[test]
+fn a_quoted_command_substitution_does_not_execute() {
+    let dir = tempfile::tempdir().unwrap();
+    let canary = dir
+        .path()
+        .join(format!("dsh-quote-canary-{}", std::process::id()));
+    let value = format!("$(touch {})", canary.display());
+    let out = printf_through_bash(&value);
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), value);
+    assert!(!canary.exists());
+}
+
+/// A fake `rg` that writes its argv, NUL-separated, to `argv.bin` beside
+/// it and exits 1 (no matches). Injected to observe what rg receives.
+struct ArgvRecorder {
+    dir: tempfile::TempDir,
+}
+
+impl ArgvRecorder {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("argv.bin");
+        let script = format!(
+            "#!/bin/bash\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > {}\nexit 1\n",
+            single_quote(&log.to_string_lossy())
+        );
+        let rg = dir.path().join("rg");
+        std::fs::write(&rg, script).unwrap();
+        std::fs::set_permissions(&rg, std::fs::Permissions::from_mode(0o755)).unwrap();
+        Self { dir }
+    }
+
+    fn path_env(&self) -> String {
+        format!(
+            "{}:{}",
+            self.dir.path().display(),
+            std::env::var("PATH").unwrap()
+        )
+    }
+
+    fn take_argv(&self) -> Vec<Vec<u8>> {
+        let log = self.dir.path().join("argv.bin");
+        let bytes = std::fs::read(&log).unwrap();
+        std::fs::remove_file(&log).unwrap();
+        bytes
+            .split(|b| *b == 0)
+            .map(<[u8]>::to_vec)
+            .filter(|a| !a.is_empty())
+            .collect()
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+async fn registry(recorder: &ArgvRecorder, workdir: &Path) -> Registry {
+    let bash = LocalBashExecutor::new(LocalBashConfig {
+        cwd: Some(workdir.to_string_lossy().into_owned()),
+        env: BTreeMap::from([("PATH".to_owned(), recorder.path_env())]),
+        ..LocalBashConfig::default()
+    })
+    .unwrap();
+    let mut registry = Registry::new(Host {
+        bash: Some(Arc::new(bash)),
+        spill_store: None,
+        timeout_policy: false,
+    });
+    let outcome = registry
+        .load_fs_search(&json!({"sampleOverCapGlobResults": true}))
+        .await
+        .unwrap();
+    assert_eq!(outcome, LoadOutcome::Registered);
+    registry
+}
+
+fn canary_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("fs-search-quote-canary-{}", std::process::id()))
+}
+
+/// Fragments that try to break out of quoting, mixed with arbitrary text.
+fn hostile_value() -> impl Strategy<Value = String> {
+    let canary = canary_dir().join("pwned").to_string_lossy().into_owned();
+    let fragments = vec![
+        "'".to_owned(),
+        "\"".to_owned(),
+        "\\".to_owned(),
+        "\n".to_owned(),
+        "$(".to_owned(),
+        ")".to_owned(),
+        "`".to_owned(),
+        ";".to_owned(),
+        "|".to_owned(),
+        "&&".to_owned(),
+        "--pre=sh".to_owned(),
+        "-e".to_owned(),
+        format!("$(touch {canary})"),
+        format!("`touch {canary}`"),
+        format!("'; touch {canary}; '"),
+        "é🙂".to_owned(),
+    ];
+    prop::collection::vec(
+        prop_oneof![prop::sample::select(fragments), "[^\u{0}]{0,8}",],
+        0..8,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Every model value arrives at rg as exactly one argument, unchanged,
+    /// and nothing else runs (the canary is never created).
+    #[test]
+    fn every_value_reaches_rg_byte_identical(pattern in hostile_value(), path in hostile_value(), include in hostile_value()) {
+        let recorder = ArgvRecorder::new();
+        let workdir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(canary_dir()).unwrap();
+        let rt = runtime();
+        let registry = rt.block_on(registry(&recorder, workdir.path()));
+        let exec = ExecContext::new("q");
+
+        let mut args = json!({"pattern": pattern});
+        if !path.trim().is_empty() { args["path"] = json!(path); }
+        let include_ok = !include.trim().is_empty() && !include.starts_with('!') && !include.contains(',');
+        if include_ok { args["include"] = json!(include); }
+
+        if !pattern.is_empty() {
+            let result = rt.block_on(registry.call("grep", &args, &exec));
+            prop_assert_eq!(&result.text, "No matches found");
+            let mut expected = vec![b"--json".to_vec(), format!("--regexp={pattern}").into_bytes()];
+            if include_ok { expected.push(format!("--glob={include}").into_bytes()); }
+            if args.get("path").is_some() { expected.push(b"--".to_vec()); expected.push(path.clone().into_bytes()); }
+            prop_assert_eq!(recorder.take_argv(), expected);
+        }
+        if !pattern.trim().is_empty() {
+            let result = rt.block_on(registry.call("glob", &args, &exec));
+            prop_assert_eq!(&result.text, "No files found");
+            let argv = recorder.take_argv();
+            prop_assert_eq!(&argv[0], b"--files");
+            prop_assert_eq!(argv[1].clone(), format!("--glob={pattern}").into_bytes());
+            let tail: Vec<Vec<u8>> = if args.get("path").is_some() {
+                vec![b"--".to_vec(), path.clone().into_bytes()]
+            } else {
+                Vec::new()
+            };
+            prop_assert_eq!(argv.len(), 2 + 3 + 12 + tail.len());
+            prop_assert_eq!(argv[argv.len() - tail.len()..].to_vec(), tail);
+        }
+        prop_assert!(!canary_dir().join("pwned").exists());
+    }
+}
+
+/// A NUL byte cannot ride in `bash -c`: the spawn fails and the call is
+/// the contract's "could not start" SEARCH_FAILED, not a panic.
+#[test]
+fn a_nul_byte_gets_the_could_not_start_result() {
+    let recorder = ArgvRecorder::new();
+    let workdir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let registry = rt.block_on(registry(&recorder, workdir.path()));
+    let result = rt.block_on(registry.call(
+        "grep",
+        &json!({"pattern": "a\u{0}b"}),
+        &ExecContext::new("n"),
+    ));
+    assert_eq!(
+        result.error.as_ref().and_then(|e| e.code),
+        Some("SEARCH_FAILED")
+    );
+    assert_eq!(
+        result.text,
+        "Error: grep could not start its search command (unusable working directory or missing shell)"
+    );
+}
