@@ -1,0 +1,383 @@
+//! The headless command line as scripts use it (DESIGN.md §2): the built
+//! `workbench` binary with real bash and real rg on a temp tree.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+const SAMPLING: &str = r#"{"sampleOverCapGlobResults":true}"#;
+
+fn workbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_workbench"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in [
+        ("src/alpha.ts", "export const alpha = 1\n"),
+        ("src/beta.ts", "export const beta = 2\n"),
+        ("notes.md", "alpha appears here too\n"),
+    ] {
+        let full = dir.path().join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, content).unwrap();
+    }
+    dir
+}
+
+fn root(dir: &Path) -> &str {
+    dir.to_str().unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn call_prints_exactly_the_model_visible_text() {
+    let dir = tree();
+    let out = workbench(&[
+        "call",
+        "grep",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        r#"{"pattern":"alpha","path":"notes.md"}"#,
+        "--config",
+        SAMPLING,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stdout(&out),
+        "Found 1 match\n\nnotes.md\nLine 1: alpha appears here too"
+    );
+}
+
+#[test]
+fn call_json_has_the_documented_shape() {
+    let dir = tree();
+    let out = workbench(&[
+        "call",
+        "glob",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        r#"{"pattern":"*.ts"}"#,
+        "--config",
+        SAMPLING,
+        "--no-spill",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let object = json_of(&out);
+    let keys: Vec<&str> = object
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "tool",
+            "args",
+            "isError",
+            "text",
+            "error",
+            "value",
+            "meta",
+            "spill",
+            "warnings",
+            "durationMs"
+        ]
+    );
+    assert_eq!(object["tool"], "glob");
+    assert_eq!(object["args"], json!({"pattern": "*.ts"}));
+    assert_eq!(object["isError"], false);
+    assert_eq!(object["error"], Value::Null);
+    assert_eq!(object["spill"], Value::Null);
+    assert_eq!(object["value"]["root"], ".");
+    let mut paths: Vec<String> = serde_json::from_value(object["value"]["paths"].clone()).unwrap();
+    paths.sort();
+    assert_eq!(paths, ["src/alpha.ts", "src/beta.ts"]);
+    assert_eq!(object["meta"]["shape"], "paths");
+    assert_eq!(object["meta"]["total"], 2);
+    assert!(object["durationMs"].as_f64().unwrap() >= 0.0);
+}
+
+#[test]
+fn an_over_cap_call_spills_under_the_given_spill_dir() {
+    let dir = tree();
+    let spill = tempfile::tempdir().unwrap();
+    let config = r#"{"sampleOverCapGlobResults":false,"globMaxResults":1}"#;
+    let out = workbench(&[
+        "call",
+        "glob",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        r#"{"pattern":"*"}"#,
+        "--config",
+        config,
+        "--spill-dir",
+        root(spill.path()),
+        "--session-id",
+        "s-1",
+        "--json",
+    ]);
+    let object = json_of(&out);
+    let locator = object["spill"]["locator"].as_str().unwrap();
+    assert!(locator.starts_with(root(spill.path())));
+    assert!(locator.ends_with("-glob-results.txt"));
+    assert_eq!(
+        object["spill"]["retrievalHint"],
+        "Use read with offset/limit, or grep this path to search within it."
+    );
+    let text = object["text"].as_str().unwrap();
+    assert!(text.ends_with(&format!("(Showing 1 of 3 paths. Full sorted result stored at: {locator}. Use read with offset/limit, or grep this path to search within it.)")));
+    assert_eq!(std::fs::read_to_string(locator).unwrap().lines().count(), 3);
+}
+
+#[test]
+fn without_a_session_the_footer_says_the_result_could_not_be_saved() {
+    let dir = tree();
+    let config = r#"{"sampleOverCapGlobResults":false,"globMaxResults":1}"#;
+    let out = workbench(&[
+        "call",
+        "glob",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        r#"{"pattern":"*"}"#,
+        "--config",
+        config,
+        "--no-session",
+        "--json",
+    ]);
+    let object = json_of(&out);
+    assert!(
+        object["text"].as_str().unwrap().ends_with(
+            "The complete result could not be saved; narrow pattern or path to see more.)"
+        )
+    );
+    assert_eq!(
+        object["warnings"],
+        json!(["tool-fs-search: no session owner for glob result; complete result not saved"])
+    );
+    assert!(stderr(&out).contains("no session owner for glob result"));
+}
+
+#[test]
+fn a_nested_call_has_no_meta_and_no_spill() {
+    let dir = tree();
+    let config = r#"{"sampleOverCapGlobResults":false,"globMaxResults":1}"#;
+    let out = workbench(&[
+        "call",
+        "glob",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        r#"{"pattern":"*"}"#,
+        "--config",
+        config,
+        "--nested",
+        "--json",
+    ]);
+    let object = json_of(&out);
+    assert_eq!(object["meta"], Value::Null);
+    assert_eq!(object["spill"], Value::Null);
+    assert_eq!(object["value"]["paths"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn error_results_exit_zero_with_their_metadata() {
+    let dir = tree();
+    let out = workbench(&[
+        "call",
+        "grep",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        r#"{"pattern":"x","include":"a,b"}"#,
+        "--config",
+        SAMPLING,
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let object = json_of(&out);
+    assert_eq!(object["isError"], true);
+    assert_eq!(
+        object["text"],
+        "Error: include must be one glob, not a comma-separated list (use {a,b} alternation instead)"
+    );
+    assert_eq!(
+        object["error"],
+        json!({"name": null, "code": null, "message": "include must be one glob, not a comma-separated list (use {a,b} alternation instead)"})
+    );
+
+    let out = workbench(&[
+        "call",
+        "glob",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        "{}",
+        "--config",
+        SAMPLING,
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(json_of(&out)["error"]["code"], "INVALID_ARGS");
+
+    let out = workbench(&[
+        "call",
+        "find",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        "{}",
+        "--config",
+        SAMPLING,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "Error: unknown tool \"find\"");
+}
+
+#[test]
+fn usage_and_config_failures_exit_two() {
+    let dir = tree();
+    let out = workbench(&[
+        "call",
+        "glob",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        r#"{"pattern":"*"}"#,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("sampleOverCapGlobResults"));
+    assert!(stdout(&out).is_empty());
+
+    let config = r#"{"sampleOverCapGlobResults":true,"grepMaxLineBytes":1.5}"#;
+    let out = workbench(&[
+        "call",
+        "glob",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        r#"{"pattern":"*"}"#,
+        "--config",
+        config,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("tool-fs-search: grepMaxLineBytes must be a positive integer"));
+
+    let out = workbench(&[
+        "call",
+        "glob",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        "{not json",
+        "--config",
+        SAMPLING,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+
+    let out = workbench(&["call", "glob", "--args", "{}"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "missing --workdir is a usage error"
+    );
+}
+
+#[test]
+fn config_can_come_from_a_file() {
+    let dir = tree();
+    let file = dir.path().join("config.json");
+    std::fs::write(
+        &file,
+        r#"{"sampleOverCapGlobResults":true,"grepMaxMatches":1}"#,
+    )
+    .unwrap();
+    let config = format!("@{}", file.display());
+    let out = workbench(&[
+        "call",
+        "grep",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        r#"{"pattern":"alpha"}"#,
+        "--config",
+        &config,
+        "--no-spill",
+    ]);
+    assert!(
+        stdout(&out).starts_with("Found 1 of 2 matches\n\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn surface_json_lists_sections_and_definitions() {
+    let out = workbench(&["surface", "--config", SAMPLING, "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let object = json_of(&out);
+    let sections = object["promptSections"].as_array().unwrap();
+    assert_eq!(sections[0]["name"], "tool:glob");
+    assert_eq!(sections[0]["order"], 103);
+    assert_eq!(sections[1]["name"], "tool:grep");
+    assert_eq!(sections[1]["order"], 104);
+    let tools = object["tools"].as_array().unwrap();
+    assert_eq!(tools[0]["name"], "glob");
+    assert_eq!(tools[0]["timeoutMs"], 30000);
+    assert_eq!(tools[1]["parameters"]["required"], json!(["pattern"]));
+    assert!(
+        tools[0]["description"]
+            .as_str()
+            .unwrap()
+            .contains("sampled across top-level entries")
+    );
+}
+
+#[test]
+fn without_rg_the_load_warns_and_calls_get_unknown_tool() {
+    let dir = tree();
+    let bin = tempfile::tempdir().unwrap();
+    let bash = ["/usr/bin/bash", "/bin/bash"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .unwrap();
+    std::os::unix::fs::symlink(bash, bin.path().join("bash")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_workbench"))
+        .args([
+            "call",
+            "grep",
+            "--workdir",
+            root(dir.path()),
+            "--args",
+            r#"{"pattern":"x"}"#,
+            "--config",
+            SAMPLING,
+        ])
+        .env("PATH", bin.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "Error: unknown tool \"grep\"");
+    assert!(stderr(&out).contains("tool-fs-search: ripgrep (rg) not found on the bash executor PATH; glob/grep tools not registered"));
+}
