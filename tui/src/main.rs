@@ -4,6 +4,7 @@
 mod cli;
 mod headless;
 mod setup;
+mod tui;
 
 use std::process::ExitCode;
 
@@ -23,15 +24,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if cli.command.is_none() {
+        return tui::main(&runtime, cli.workdir, cli.config);
+    }
     let outcome = runtime.block_on(async {
         match cli.command {
             Some(Command::Call(args)) => headless::call(args).await,
             Some(Command::Surface(args)) => headless::surface(args).await,
-            None => {
-                use clap::CommandFactory;
-                let _ = Cli::command().print_help();
-                Ok(())
-            }
+            // The TUI, started above.
+            None => Ok(()),
         }
     });
     match outcome {

@@ -1,0 +1,527 @@
+//! Unit tests of the app's update logic, without a terminal: keys and
+//! runner outcomes in, state and effects out.
+
+use std::time::Duration;
+
+use fs_search_engine::meta::SearchMeta;
+use fs_search_engine::plugin::RG_MISSING_WARNING;
+use fs_search_engine::spill::SpillRef;
+use fs_search_engine::value::{GlobValue, ToolValue};
+use fs_search_engine::{SearchCode, SearchError, ToolError, ToolResult};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::{Value, json};
+
+use super::*;
+use crate::tui::runner::SpillContent;
+
+fn app() -> App {
+    let session = SessionInfo {
+        workdir: "/work/tree".into(),
+        session_id: "session-test".into(),
+        spill_root: None,
+        log_path: None,
+    };
+    App::new(session, &json!({"sampleOverCapGlobResults": true}))
+}
+
+fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    app.handle_key(&KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
+    app.handle_key(&KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        assert!(press(app, KeyCode::Char(c)).is_empty());
+    }
+}
+
+fn run_effect(effects: &[Effect]) -> (u64, String, Value) {
+    match effects {
+        [Effect::Run { id, tool, args, .. }] => (*id, tool.clone(), args.clone()),
+        other => panic!("expected one Run effect, got {other:?}"),
+    }
+}
+
+fn glob_result(paths: &[&str], text: &str, spill: Option<SpillRef>) -> ToolResult {
+    let value = GlobValue {
+        root: ".".into(),
+        paths: paths.iter().map(|p| (*p).to_owned()).collect(),
+    };
+    let meta = SearchMeta::Paths {
+        paths: value.paths.clone(),
+        truncated: spill.is_some(),
+        total: paths.len() as u64,
+    };
+    let mut result = ToolResult::success("glob", text.into(), ToolValue::Glob(value), Some(meta));
+    result.spill = spill;
+    result
+}
+
+fn finish(app: &mut App, id: u64, result: ToolResult) {
+    app.on_event(AppEvent::Finished {
+        id,
+        result: Box::new(result),
+        duration: Duration::from_millis(12),
+    });
+}
+
+/// Runs a glob for `pattern` and finishes it with `result`.
+fn run_and_finish(app: &mut App, pattern: &str, result: ToolResult) -> u64 {
+    press(app, KeyCode::Char('e'));
+    ctrl(app, 'u');
+    type_text(app, pattern);
+    let (id, _, _) = run_effect(&press(app, KeyCode::Enter));
+    press(app, KeyCode::Esc);
+    finish(app, id, result);
+    id
+}
+
+#[test]
+fn start_loads_the_plugin_with_the_starting_config() {
+    let mut app = app();
+    let effects = app.start();
+    assert_eq!(
+        effects,
+        vec![Effect::Load {
+            generation: 1,
+            config: json!({"sampleOverCapGlobResults": true})
+        }]
+    );
+    assert_eq!(app.plugin, PluginStatus::Loading);
+}
+
+#[test]
+fn typing_a_grep_and_pressing_enter_runs_it_with_the_exact_arguments() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('t'));
+    press(&mut app, KeyCode::Char('e'));
+    assert_eq!(app.editing, Some(Editing::Call(Field::Pattern)));
+    type_text(&mut app, "fn main");
+    press(&mut app, KeyCode::Tab);
+    type_text(&mut app, "src");
+    press(&mut app, KeyCode::Tab);
+    type_text(&mut app, "*.rs");
+    let (id, tool, args) = run_effect(&press(&mut app, KeyCode::Enter));
+    assert_eq!((id, tool.as_str()), (1, "grep"));
+    assert_eq!(
+        serde_json::to_string(&args).unwrap(),
+        r#"{"pattern":"fn main","path":"src","include":"*.rs"}"#
+    );
+    let running = app.running.as_ref().expect("running");
+    assert_eq!(running.config, json!({"sampleOverCapGlobResults": true}));
+}
+
+#[test]
+fn a_second_run_while_one_is_running_is_refused() {
+    let mut app = app();
+    run_effect(&press(&mut app, KeyCode::Enter));
+    assert!(press(&mut app, KeyCode::Char('r')).is_empty());
+    let status = app.status.as_ref().expect("status");
+    assert!(
+        status.alert && status.text.contains("still running"),
+        "{status:?}"
+    );
+}
+
+#[test]
+fn q_types_into_a_field_but_quits_when_browsing() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('e'));
+    type_text(&mut app, "q?");
+    assert_eq!(app.editor.pattern.value(), "q?");
+    assert!(!app.should_quit && app.overlay.is_none());
+    press(&mut app, KeyCode::Esc);
+    assert!(press(&mut app, KeyCode::Char('q')).is_empty());
+    assert!(app.should_quit);
+}
+
+#[test]
+fn ctrl_c_quits_even_while_editing_and_cancels_a_running_call() {
+    let mut app = app();
+    run_effect(&press(&mut app, KeyCode::Enter));
+    press(&mut app, KeyCode::Char('e'));
+    assert_eq!(ctrl(&mut app, 'c'), vec![Effect::Cancel]);
+    assert!(app.should_quit);
+}
+
+#[test]
+fn the_cancel_key_cancels_only_a_running_call() {
+    let mut app = app();
+    assert!(press(&mut app, KeyCode::Char('x')).is_empty());
+    assert_eq!(app.status.as_ref().unwrap().text, "no call is running");
+    let (id, _, _) = run_effect(&press(&mut app, KeyCode::Enter));
+    assert_eq!(press(&mut app, KeyCode::Char('x')), vec![Effect::Cancel]);
+    // the abort result comes back like any other result
+    let aborted = ToolResult::failure("glob", &ToolError::Aborted);
+    finish(&mut app, id, aborted);
+    assert!(app.running.is_none());
+    let shown = app.shown_record().unwrap();
+    assert_eq!(shown.result.code(), Some("ABORTED"));
+    assert_eq!(shown.result.text, "Error: tool call aborted");
+}
+
+#[test]
+fn a_finished_call_is_recorded_shown_and_its_footer_marked() {
+    let mut app = app();
+    let locator = "/tmp/dsh-spill-x/session-1/abc-glob.txt";
+    let text = format!(
+        "a\nb\n\n(Showing 2 of 3 paths. Full sorted result stored at: {locator}. Use read.)"
+    );
+    let spill = SpillRef {
+        locator: locator.into(),
+        bytes: 5,
+        retrieval_hint: "Use read.".into(),
+    };
+    run_and_finish(
+        &mut app,
+        "*",
+        glob_result(&["a", "b", "c"], &text, Some(spill)),
+    );
+    assert_eq!(app.history.len(), 1);
+    assert_eq!(app.shown, Some(0));
+    let doc = app.tab_doc(Tab::Text).unwrap();
+    let kinds: Vec<LineKind> = doc.lines.iter().map(|l| l.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            LineKind::Body,
+            LineKind::Body,
+            LineKind::Body,
+            LineKind::Footer
+        ]
+    );
+    let footer = &doc.lines[3];
+    assert_eq!(&footer.text[footer.mark.clone().unwrap()], locator);
+    // the lines are the text, unchanged
+    let joined: Vec<&str> = doc.lines.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(joined.join("\n"), text);
+}
+
+#[test]
+fn value_meta_and_call_tabs_show_the_structured_parts() {
+    let mut app = app();
+    run_and_finish(&mut app, "*", glob_result(&["a"], "a", None));
+    let text_of = |app: &App, tab| {
+        app.tab_doc(tab)
+            .unwrap()
+            .lines
+            .iter()
+            .map(|l| l.text.clone())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        text_of(&app, Tab::Value),
+        "{\n  \"root\": \".\",\n  \"paths\": [\n    \"a\"\n  ]\n}"
+    );
+    assert!(text_of(&app, Tab::Meta).contains("\"shape\": \"paths\""));
+    let details = text_of(&app, Tab::Call);
+    assert!(
+        details.contains(r#"args sent   {"pattern":"*"}"#),
+        "{details}"
+    );
+    assert!(details.contains("isError     false"));
+}
+
+#[test]
+fn an_error_result_keeps_its_name_and_code() {
+    let mut app = app();
+    let error = ToolError::from(SearchError::new(SearchCode::InvalidPattern, "bad regex"));
+    run_and_finish(&mut app, "(", ToolResult::failure("grep", &error));
+    let details: Vec<String> = app
+        .tab_doc(Tab::Call)
+        .unwrap()
+        .lines
+        .iter()
+        .map(|l| l.text.clone())
+        .collect();
+    assert!(
+        details
+            .iter()
+            .any(|l| l == r#"error       {name: "SearchError", code: "SEARCH_INVALID_PATTERN"}"#),
+        "{details:?}"
+    );
+    assert!(
+        app.tab_doc(Tab::Value).unwrap().lines[0]
+            .text
+            .starts_with("null")
+    );
+}
+
+#[test]
+fn a_result_for_another_call_is_ignored() {
+    let mut app = app();
+    run_effect(&press(&mut app, KeyCode::Enter));
+    finish(&mut app, 99, glob_result(&["a"], "a", None));
+    assert!(app.history.is_empty());
+    assert!(app.running.is_some());
+}
+
+#[test]
+fn a_lost_call_stops_running_and_says_so() {
+    let mut app = app();
+    let (id, _, _) = run_effect(&press(&mut app, KeyCode::Enter));
+    app.on_event(AppEvent::Lost {
+        id,
+        reason: "panicked".into(),
+    });
+    assert!(app.running.is_none());
+    assert!(app.status.as_ref().unwrap().text.contains("panicked"));
+}
+
+#[test]
+fn hand_edited_raw_arguments_are_sent_exactly() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('A'));
+    ctrl(&mut app, 'u');
+    type_text(&mut app, r#"{"pattern":1,"extra":"x"}"#);
+    let (_, tool, args) = run_effect(&press(&mut app, KeyCode::Enter));
+    assert_eq!(tool, "glob");
+    assert_eq!(args, json!({"pattern": 1, "extra": "x"}));
+    assert!(app.editor.raw_edited);
+}
+
+#[test]
+fn raw_arguments_that_are_not_json_are_not_sent() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('A'));
+    type_text(&mut app, "}");
+    assert!(press(&mut app, KeyCode::Enter).is_empty());
+    assert!(app.running.is_none());
+    assert!(
+        app.status
+            .as_ref()
+            .unwrap()
+            .text
+            .starts_with("args are not valid JSON")
+    );
+}
+
+#[test]
+fn editing_a_cap_and_pressing_enter_reloads_with_the_typed_value() {
+    let mut app = app();
+    app.start();
+    press(&mut app, KeyCode::Char('6'));
+    assert_eq!(app.tab, Tab::Config);
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.editing, Some(Editing::Config));
+    type_text(&mut app, "0");
+    let effects = press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        effects,
+        vec![Effect::Load {
+            generation: 2,
+            config: json!({"sampleOverCapGlobResults": true, "globMaxResults": 0})
+        }]
+    );
+    assert_eq!(app.editing, None);
+    let error = "tool-fs-search: globMaxResults must be a positive integer";
+    app.on_event(AppEvent::Loaded {
+        generation: 2,
+        outcome: Err(error.into()),
+    });
+    assert_eq!(app.plugin, PluginStatus::Failed(error.into()));
+    assert_eq!(app.status.as_ref().unwrap().text, error);
+    assert!(
+        app.surface
+            .lines
+            .iter()
+            .any(|l| l.text.contains("globMaxResults must be a positive integer"))
+    );
+}
+
+#[test]
+fn a_stale_load_outcome_is_ignored() {
+    let mut app = app();
+    app.start();
+    press(&mut app, KeyCode::Char('6'));
+    press(&mut app, KeyCode::Char(' '));
+    app.on_event(AppEvent::Loaded {
+        generation: 1,
+        outcome: Err("old".into()),
+    });
+    assert_eq!(app.plugin, PluginStatus::Loading);
+}
+
+#[test]
+fn space_flips_sampling_and_reloads() {
+    let mut app = app();
+    app.start();
+    press(&mut app, KeyCode::Char('6'));
+    let effects = press(&mut app, KeyCode::Char(' '));
+    assert_eq!(
+        effects,
+        vec![Effect::Load {
+            generation: 2,
+            config: json!({"sampleOverCapGlobResults": false})
+        }]
+    );
+}
+
+#[test]
+fn a_loaded_plugin_fills_the_surface_and_rg_missing_explains_the_fix() {
+    let mut app = app();
+    app.start();
+    let config = fs_search_engine::Config::with_sampling(true);
+    let info = LoadInfo {
+        sections: fs_search_engine::surface::prompt_sections(&config),
+        tools: fs_search_engine::surface::tool_definitions(&config),
+        warnings: Vec::new(),
+    };
+    app.on_event(AppEvent::Loaded {
+        generation: 1,
+        outcome: Ok(info),
+    });
+    assert_eq!(app.plugin, PluginStatus::Registered);
+    let surface: Vec<&str> = app.surface.lines.iter().map(|l| l.text.as_str()).collect();
+    assert!(surface.contains(&"== section tool:glob · order 103 =="));
+    assert!(surface.contains(&fs_search_engine::surface::GREP_PROMPT_TEXT));
+
+    let effects = app.apply(Action::ApplyConfig);
+    assert_eq!(effects.len(), 1);
+    app.on_event(AppEvent::Loaded {
+        generation: 2,
+        outcome: Ok(LoadInfo {
+            sections: Vec::new(),
+            tools: Vec::new(),
+            warnings: vec![RG_MISSING_WARNING.to_owned()],
+        }),
+    });
+    assert_eq!(
+        app.plugin,
+        PluginStatus::RgMissing(RG_MISSING_WARNING.to_owned())
+    );
+    let welcome: Vec<&str> = app.welcome.lines.iter().map(|l| l.text.as_str()).collect();
+    assert!(welcome.iter().any(|l| l.contains(RG_MISSING_WARNING)));
+    assert!(
+        welcome
+            .iter()
+            .any(|l| l.contains("apt-get install ripgrep"))
+    );
+}
+
+#[test]
+fn the_spill_key_opens_the_file_of_the_shown_result() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('o'));
+    assert_eq!(app.status.as_ref().unwrap().text, "no call yet");
+    run_and_finish(&mut app, "*", glob_result(&["a"], "a", None));
+    assert!(press(&mut app, KeyCode::Char('o')).is_empty());
+    assert_eq!(
+        app.status.as_ref().unwrap().text,
+        "this result has no spill file"
+    );
+
+    let spill = SpillRef {
+        locator: "/s/1-glob.txt".into(),
+        bytes: 3,
+        retrieval_hint: "hint".into(),
+    };
+    let id = run_and_finish(&mut app, "*", glob_result(&["a", "b"], "a", Some(spill)));
+    let effects = press(&mut app, KeyCode::Char('o'));
+    assert_eq!(
+        effects,
+        vec![Effect::ReadSpill {
+            id,
+            path: "/s/1-glob.txt".into()
+        }]
+    );
+    app.on_event(AppEvent::SpillRead {
+        id,
+        outcome: Ok(SpillContent {
+            text: "a\nb".into(),
+            total_bytes: 3,
+        }),
+    });
+    match &app.overlay {
+        Some(Overlay::Spill {
+            state: SpillState::Loaded { doc, total_bytes },
+            ..
+        }) => {
+            assert_eq!(*total_bytes, 3);
+            assert_eq!(doc.lines.len(), 2);
+        }
+        other => panic!("{other:?}"),
+    }
+    press(&mut app, KeyCode::Esc);
+    assert!(app.overlay.is_none());
+}
+
+#[test]
+fn help_opens_and_closes_and_scrolls_itself_not_the_result() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('?'));
+    assert!(matches!(app.overlay, Some(Overlay::Help)));
+    app.overlay_viewport.set(Viewport { cols: 60, rows: 5 });
+    press(&mut app, KeyCode::Down);
+    assert_eq!(app.overlay_scroll, 1);
+    assert_eq!(app.scroll(Tab::Text), 0);
+    press(&mut app, KeyCode::Char('?'));
+    assert!(app.overlay.is_none());
+}
+
+#[test]
+fn scrolling_is_clamped_to_the_document() {
+    let mut app = app();
+    let paths: Vec<String> = (0..30).map(|i| format!("f{i}")).collect();
+    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    run_and_finish(&mut app, "*", glob_result(&refs, &paths.join("\n"), None));
+    app.pane_viewport.set(Viewport { cols: 40, rows: 10 });
+    press(&mut app, KeyCode::PageDown);
+    assert_eq!(app.scroll(Tab::Text), 9);
+    press(&mut app, KeyCode::End);
+    assert_eq!(app.scroll(Tab::Text), 20);
+    press(&mut app, KeyCode::Down);
+    assert_eq!(app.scroll(Tab::Text), 20);
+    press(&mut app, KeyCode::Home);
+    assert_eq!(app.scroll(Tab::Text), 0);
+    press(&mut app, KeyCode::Up);
+    assert_eq!(app.scroll(Tab::Text), 0);
+}
+
+#[test]
+fn history_selects_and_shows_an_earlier_call() {
+    let mut app = app();
+    run_and_finish(&mut app, "first", glob_result(&["a"], "a", None));
+    run_and_finish(&mut app, "second", glob_result(&["b"], "b", None));
+    assert_eq!(app.shown, Some(1));
+    press(&mut app, KeyCode::Char('7'));
+    assert_eq!(app.tab, Tab::History);
+    press(&mut app, KeyCode::Up);
+    assert_eq!(app.history_selected, 0);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.shown, Some(0));
+    assert_eq!(app.tab, Tab::Text);
+    assert_eq!(
+        app.shown_record().unwrap().args,
+        json!({"pattern": "first"})
+    );
+    press(&mut app, KeyCode::Char(']'));
+    assert_eq!(app.shown, Some(1));
+}
+
+#[test]
+fn tabs_cycle_and_digits_jump() {
+    let mut app = app();
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.tab, Tab::Value);
+    press(&mut app, KeyCode::BackTab);
+    press(&mut app, KeyCode::BackTab);
+    assert_eq!(app.tab, Tab::History);
+    press(&mut app, KeyCode::Char('5'));
+    assert_eq!(app.tab, Tab::Surface);
+    press(&mut app, KeyCode::Char('9'));
+    assert_eq!(app.tab, Tab::Surface);
+}
+
+#[test]
+fn running_from_a_non_result_tab_switches_to_the_text() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('5'));
+    run_effect(&press(&mut app, KeyCode::Char('r')));
+    assert_eq!(app.tab, Tab::Text);
+}

@@ -1,0 +1,97 @@
+//! The terminal loop: `ratatui::try_init` (raw mode, alternate screen,
+//! and a panic hook that restores the terminal), then `tokio::select!`
+//! over crossterm's event stream, the runner's outcomes and a spinner
+//! tick while a call runs; each turn updates the app, hands its effects
+//! to the runner and redraws. The terminal is restored on every exit.
+
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use ratatui::DefaultTerminal;
+use ratatui::crossterm::event::EventStream;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::TuiError;
+use super::app::{App, SessionInfo};
+use super::runner::{AppEvent, Runner};
+use super::views;
+
+/// How often the spinner and elapsed time move while a call runs.
+const TICK: Duration = Duration::from_millis(100);
+/// How long quitting waits for a cancelled call to let go of rg.
+const QUIT_GRACE: Duration = Duration::from_millis(1500);
+
+/// Opens the terminal, runs the app, restores the terminal.
+pub async fn run(session: SessionInfo, config: Value, started: Instant) -> Result<(), TuiError> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let workdir = std::path::PathBuf::from(&session.workdir);
+    let spill_root = session
+        .spill_root
+        .clone()
+        .unwrap_or_else(std::env::temp_dir);
+    let mut runner = Runner::new(workdir, spill_root, session.session_id.clone(), tx);
+    let mut app = App::new(session, &config);
+    let mut terminal = ratatui::try_init()?;
+    let outcome = drive(&mut terminal, &mut app, &mut runner, rx, started).await;
+    let _ = terminal.show_cursor();
+    ratatui::restore();
+    outcome
+}
+
+async fn drive(
+    terminal: &mut DefaultTerminal,
+    app: &mut App,
+    runner: &mut Runner,
+    mut rx: mpsc::UnboundedReceiver<AppEvent>,
+    started: Instant,
+) -> Result<(), TuiError> {
+    let mut events = EventStream::new();
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let effects = app.start();
+    runner.apply_all(effects);
+    terminal.draw(|frame| views::draw(frame, app, Instant::now()))?;
+    tracing::info!(
+        ms = started.elapsed().as_secs_f64() * 1000.0,
+        "first frame drawn"
+    );
+    loop {
+        let effects = tokio::select! {
+            event = events.next() => match event {
+                Some(Ok(event)) => app.handle_event(&event),
+                Some(Err(e)) => return Err(e.into()),
+                None => break,
+            },
+            Some(event) = rx.recv() => {
+                if matches!(event, AppEvent::Finished { .. } | AppEvent::Lost { .. }) {
+                    runner.finished();
+                }
+                app.on_event(event)
+            }
+            _ = tick.tick(), if app.running.is_some() => Vec::new(),
+        };
+        runner.apply_all(effects);
+        if app.should_quit {
+            break;
+        }
+        terminal.draw(|frame| views::draw(frame, app, Instant::now()))?;
+    }
+    if app.running.is_some() {
+        // The cancel went out with the quit; give the call a moment to
+        // kill rg's process group before the runtime is torn down.
+        let deadline = tokio::time::sleep(QUIT_GRACE);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                Some(event) = rx.recv() => {
+                    if matches!(event, AppEvent::Finished { .. } | AppEvent::Lost { .. }) {
+                        break;
+                    }
+                }
+                () = &mut deadline => break,
+            }
+        }
+    }
+    Ok(())
+}

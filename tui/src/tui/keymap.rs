@@ -1,0 +1,572 @@
+//! Every key binding, in one table: which key does what in which context,
+//! and how it is labelled in the key bar and the help. To add a binding,
+//! add an [`Action`] variant (handled in `App::apply`) and a row to
+//! [`BINDINGS`]; the key bar and the help follow.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::editor::Field;
+use super::tabs::Tab;
+
+/// What a key asks the app to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Quit,
+    ToggleHelp,
+    CloseOverlay,
+    /// Enter while editing: run the call, or apply the config.
+    Submit,
+    Run,
+    Cancel,
+    Edit(Field),
+    StopEditing,
+    NextField,
+    PrevField,
+    ToggleTool,
+    NextTab,
+    PrevTab,
+    /// A digit: the tab at that position.
+    GoTab,
+    ScrollUp,
+    ScrollDown,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    OpenSpill,
+    OlderCall,
+    NewerCall,
+    ShowSelected,
+    EditConfig,
+    ToggleSampling,
+    ApplyConfig,
+}
+
+/// Where a binding applies, looked up from the most specific context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Context {
+    /// Everywhere, even while editing.
+    Global,
+    /// A text field has the keyboard; unbound keys edit the field.
+    Editing,
+    /// The help or the spill file is open over the panes.
+    Overlay,
+    /// The given tab is showing.
+    Tab(Tab),
+    /// No field is being edited.
+    Normal,
+}
+
+/// A key: a code and the modifiers that must be held (Shift is ignored
+/// for characters, since terminals differ in reporting it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Char(char),
+    Ctrl(char),
+    Code(KeyCode),
+    /// Any of the digits 1..=9.
+    Digit,
+}
+
+impl Key {
+    pub fn matches(self, event: &KeyEvent) -> bool {
+        let ctrl = event.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = event.modifiers.contains(KeyModifiers::ALT);
+        match (self, event.code) {
+            (Key::Char(c), KeyCode::Char(e)) => !ctrl && !alt && c == e,
+            (Key::Ctrl(c), KeyCode::Char(e)) => ctrl && c.eq_ignore_ascii_case(&e),
+            (Key::Digit, KeyCode::Char(e)) => !ctrl && !alt && ('1'..='9').contains(&e),
+            (Key::Code(c), e) => !ctrl && !alt && c == e,
+            _ => false,
+        }
+    }
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding {
+    pub context: Context,
+    pub keys: &'static [Key],
+    /// How the keys are written on screen.
+    pub label: &'static str,
+    pub action: Action,
+    pub help: &'static str,
+    /// Shown in the key bar (the help shows every binding).
+    pub bar: bool,
+}
+
+const fn b(
+    context: Context,
+    keys: &'static [Key],
+    label: &'static str,
+    action: Action,
+    help: &'static str,
+    bar: bool,
+) -> Binding {
+    Binding {
+        context,
+        keys,
+        label,
+        action,
+        help,
+        bar,
+    }
+}
+
+use Action as A;
+use Context as C;
+use Key as K;
+
+/// The whole key map, most specific contexts first within each group.
+pub const BINDINGS: &[Binding] = &[
+    b(
+        C::Global,
+        &[K::Ctrl('c')],
+        "^C",
+        A::Quit,
+        "quit (restores the terminal)",
+        false,
+    ),
+    // Editing a field.
+    b(
+        C::Editing,
+        &[K::Code(KeyCode::Enter)],
+        "Enter",
+        A::Submit,
+        "run the call (config field: apply and reload)",
+        true,
+    ),
+    b(
+        C::Editing,
+        &[K::Code(KeyCode::Esc)],
+        "Esc",
+        A::StopEditing,
+        "stop editing",
+        true,
+    ),
+    b(
+        C::Editing,
+        &[K::Code(KeyCode::Tab)],
+        "Tab",
+        A::NextField,
+        "next field",
+        true,
+    ),
+    b(
+        C::Editing,
+        &[K::Code(KeyCode::BackTab)],
+        "S-Tab",
+        A::PrevField,
+        "previous field",
+        false,
+    ),
+    b(
+        C::Editing,
+        &[K::Ctrl('t')],
+        "^T",
+        A::ToggleTool,
+        "switch tool glob/grep",
+        true,
+    ),
+    b(
+        C::Editing,
+        &[K::Ctrl('x')],
+        "^X",
+        A::Cancel,
+        "cancel the running call",
+        true,
+    ),
+    b(
+        C::Editing,
+        &[K::Code(KeyCode::PageUp)],
+        "PgUp",
+        A::PageUp,
+        "scroll the pane up",
+        false,
+    ),
+    b(
+        C::Editing,
+        &[K::Code(KeyCode::PageDown)],
+        "PgDn",
+        A::PageDown,
+        "scroll the pane down",
+        false,
+    ),
+    // Help or spill file open.
+    b(
+        C::Overlay,
+        &[K::Code(KeyCode::Esc), K::Char('?'), K::Char('o')],
+        "Esc",
+        A::CloseOverlay,
+        "close",
+        true,
+    ),
+    b(C::Overlay, &[K::Char('q')], "q", A::Quit, "quit", true),
+    b(
+        C::Overlay,
+        &[K::Code(KeyCode::Up), K::Char('k')],
+        "↑/k",
+        A::ScrollUp,
+        "scroll up",
+        false,
+    ),
+    b(
+        C::Overlay,
+        &[K::Code(KeyCode::Down), K::Char('j')],
+        "↓/j",
+        A::ScrollDown,
+        "scroll down",
+        true,
+    ),
+    b(
+        C::Overlay,
+        &[K::Code(KeyCode::PageUp)],
+        "PgUp",
+        A::PageUp,
+        "page up",
+        false,
+    ),
+    b(
+        C::Overlay,
+        &[K::Code(KeyCode::PageDown), K::Char(' ')],
+        "PgDn",
+        A::PageDown,
+        "page down",
+        true,
+    ),
+    b(
+        C::Overlay,
+        &[K::Code(KeyCode::Home), K::Char('g')],
+        "g",
+        A::Top,
+        "top",
+        false,
+    ),
+    b(
+        C::Overlay,
+        &[K::Code(KeyCode::End), K::Char('G')],
+        "G",
+        A::Bottom,
+        "bottom",
+        false,
+    ),
+    // Tab-specific keys.
+    b(
+        C::Tab(Tab::Config),
+        &[K::Code(KeyCode::Up), K::Char('k')],
+        "↑↓",
+        A::ScrollUp,
+        "select a key",
+        true,
+    ),
+    b(
+        C::Tab(Tab::Config),
+        &[K::Code(KeyCode::Down), K::Char('j')],
+        "↓/j",
+        A::ScrollDown,
+        "select the next key",
+        false,
+    ),
+    b(
+        C::Tab(Tab::Config),
+        &[K::Code(KeyCode::Enter), K::Char('e')],
+        "Enter",
+        A::EditConfig,
+        "edit the value (JSON; empty = absent)",
+        true,
+    ),
+    b(
+        C::Tab(Tab::Config),
+        &[K::Char(' ')],
+        "Space",
+        A::ToggleSampling,
+        "flip sampleOverCapGlobResults and reload",
+        true,
+    ),
+    b(
+        C::Tab(Tab::Config),
+        &[K::Char('a')],
+        "a",
+        A::ApplyConfig,
+        "apply the config (reload the plugin)",
+        true,
+    ),
+    b(
+        C::Tab(Tab::History),
+        &[K::Code(KeyCode::Up), K::Char('k')],
+        "↑↓",
+        A::ScrollUp,
+        "select a call",
+        true,
+    ),
+    b(
+        C::Tab(Tab::History),
+        &[K::Code(KeyCode::Down), K::Char('j')],
+        "↓/j",
+        A::ScrollDown,
+        "select the next call",
+        false,
+    ),
+    b(
+        C::Tab(Tab::History),
+        &[K::Code(KeyCode::Enter)],
+        "Enter",
+        A::ShowSelected,
+        "show that call's result",
+        true,
+    ),
+    // Normal mode.
+    b(C::Normal, &[K::Char('q')], "q", A::Quit, "quit", true),
+    b(C::Normal, &[K::Char('?')], "?", A::ToggleHelp, "help", true),
+    b(
+        C::Normal,
+        &[K::Char('e'), K::Char('/')],
+        "e",
+        A::Edit(Field::Pattern),
+        "edit the pattern",
+        true,
+    ),
+    b(
+        C::Normal,
+        &[K::Char('p')],
+        "p",
+        A::Edit(Field::Path),
+        "edit the path",
+        false,
+    ),
+    b(
+        C::Normal,
+        &[K::Char('i')],
+        "i",
+        A::Edit(Field::Include),
+        "edit the include (grep)",
+        false,
+    ),
+    b(
+        C::Normal,
+        &[K::Char('A')],
+        "A",
+        A::Edit(Field::Args),
+        "edit the raw JSON arguments",
+        false,
+    ),
+    b(
+        C::Normal,
+        &[K::Char('t')],
+        "t",
+        A::ToggleTool,
+        "switch tool glob/grep",
+        true,
+    ),
+    b(
+        C::Normal,
+        &[K::Code(KeyCode::Enter), K::Char('r')],
+        "Enter",
+        A::Run,
+        "run the call",
+        true,
+    ),
+    b(
+        C::Normal,
+        &[K::Char('x')],
+        "x",
+        A::Cancel,
+        "cancel the running call",
+        true,
+    ),
+    b(
+        C::Normal,
+        &[K::Char('o')],
+        "o",
+        A::OpenSpill,
+        "open the spill file",
+        true,
+    ),
+    b(
+        C::Normal,
+        &[K::Code(KeyCode::Tab)],
+        "Tab",
+        A::NextTab,
+        "next tab",
+        true,
+    ),
+    b(
+        C::Normal,
+        &[K::Code(KeyCode::BackTab)],
+        "S-Tab",
+        A::PrevTab,
+        "previous tab",
+        false,
+    ),
+    b(C::Normal, &[K::Digit], "1-7", A::GoTab, "go to tab", false),
+    b(
+        C::Normal,
+        &[K::Code(KeyCode::Up), K::Char('k')],
+        "↑/k",
+        A::ScrollUp,
+        "scroll up",
+        false,
+    ),
+    b(
+        C::Normal,
+        &[K::Code(KeyCode::Down), K::Char('j')],
+        "↓/j",
+        A::ScrollDown,
+        "scroll down",
+        true,
+    ),
+    b(
+        C::Normal,
+        &[K::Code(KeyCode::PageUp)],
+        "PgUp",
+        A::PageUp,
+        "page up",
+        false,
+    ),
+    b(
+        C::Normal,
+        &[K::Code(KeyCode::PageDown), K::Char(' ')],
+        "PgDn",
+        A::PageDown,
+        "page down",
+        false,
+    ),
+    b(
+        C::Normal,
+        &[K::Code(KeyCode::Home), K::Char('g')],
+        "g",
+        A::Top,
+        "top",
+        false,
+    ),
+    b(
+        C::Normal,
+        &[K::Code(KeyCode::End), K::Char('G')],
+        "G",
+        A::Bottom,
+        "bottom",
+        false,
+    ),
+    b(
+        C::Normal,
+        &[K::Char('[')],
+        "[",
+        A::OlderCall,
+        "show the previous call",
+        false,
+    ),
+    b(
+        C::Normal,
+        &[K::Char(']')],
+        "]",
+        A::NewerCall,
+        "show the next call",
+        false,
+    ),
+];
+
+/// The contexts in force, most specific first.
+pub fn contexts(editing: bool, overlay: bool, tab: Tab) -> Vec<Context> {
+    if editing {
+        vec![Context::Global, Context::Editing]
+    } else if overlay {
+        vec![Context::Global, Context::Overlay]
+    } else {
+        vec![Context::Global, Context::Tab(tab), Context::Normal]
+    }
+}
+
+/// The action of `event` in `contexts`, if any.
+pub fn lookup(contexts: &[Context], event: &KeyEvent) -> Option<Action> {
+    contexts.iter().find_map(|context| {
+        BINDINGS
+            .iter()
+            .filter(|b| b.context == *context)
+            .find(|b| b.keys.iter().any(|k| k.matches(event)))
+            .map(|b| b.action)
+    })
+}
+
+/// The bindings shown in the key bar for `contexts`, in table order,
+/// without a later context repeating a key or action already shown.
+pub fn bar(contexts: &[Context]) -> Vec<&'static Binding> {
+    let mut shown: Vec<&'static Binding> = Vec::new();
+    for context in contexts.iter().skip(1) {
+        for binding in BINDINGS.iter().filter(|b| b.context == *context && b.bar) {
+            let taken = shown
+                .iter()
+                .any(|s| s.label == binding.label || s.action == binding.action);
+            if !taken {
+                shown.push(binding);
+            }
+        }
+    }
+    shown
+}
+
+/// How a binding's keys are written (the digit range follows the tabs).
+pub fn label(binding: &Binding) -> String {
+    if binding.keys == [Key::Digit] {
+        format!("1-{}", Tab::ALL.len())
+    } else {
+        binding.label.to_owned()
+    }
+}
+
+/// The heading of a context in the help.
+pub fn context_title(context: Context) -> String {
+    match context {
+        Context::Global => "Anywhere".to_owned(),
+        Context::Editing => "While editing a field (other keys edit the text)".to_owned(),
+        Context::Overlay => "Help and spill file".to_owned(),
+        Context::Tab(tab) => format!("{} tab", tab.title()),
+        Context::Normal => "Browsing (no field being edited)".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn the_most_specific_context_wins() {
+        let enter = key(KeyCode::Enter);
+        let history = contexts(false, false, Tab::History);
+        assert_eq!(lookup(&history, &enter), Some(Action::ShowSelected));
+        let text = contexts(false, false, Tab::Text);
+        assert_eq!(lookup(&text, &enter), Some(Action::Run));
+        let editing = contexts(true, false, Tab::History);
+        assert_eq!(lookup(&editing, &enter), Some(Action::Submit));
+    }
+
+    #[test]
+    fn printable_keys_are_left_to_the_field_while_editing() {
+        let editing = contexts(true, false, Tab::Text);
+        assert_eq!(lookup(&editing, &key(KeyCode::Char('q'))), None);
+        assert_eq!(lookup(&editing, &key(KeyCode::Char('?'))), None);
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(lookup(&editing, &ctrl_c), Some(Action::Quit));
+    }
+
+    #[test]
+    fn shifted_characters_match_without_the_shift_flag() {
+        let question = KeyEvent::new(KeyCode::Char('?'), KeyModifiers::SHIFT);
+        let normal = contexts(false, false, Tab::Text);
+        assert_eq!(lookup(&normal, &question), Some(Action::ToggleHelp));
+    }
+
+    #[test]
+    fn every_tab_has_a_digit_and_the_bar_never_repeats_a_label() {
+        assert!(Tab::ALL.len() <= 9);
+        for tab in Tab::ALL {
+            let shown = bar(&contexts(false, false, tab));
+            for (i, a) in shown.iter().enumerate() {
+                assert!(shown[i + 1..].iter().all(|b| b.label != a.label), "{tab:?}");
+            }
+        }
+    }
+}

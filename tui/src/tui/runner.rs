@@ -1,0 +1,265 @@
+//! The side effects the app asks for, carried out off the UI: plugin
+//! (re)loads and tool calls run on tokio tasks, spill files are read
+//! asynchronously, and each outcome comes back as an [`AppEvent`].
+//!
+//! One session: one workdir (the executor's cwd and the session header's
+//! cwd), one session id (the spill owner) and one spill root shared by
+//! every reload.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use fs_search_engine::plugin::RG_MISSING_WARNING;
+use fs_search_engine::surface::{PromptSection, ToolDefinition};
+use fs_search_engine::{ExecContext, Host, Registry, ToolResult};
+use serde_json::Value;
+use tokio::io::AsyncReadExt;
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::setup::{SpillChoice, load_engine};
+
+/// The most of a spill file the viewer reads.
+pub const SPILL_VIEW_LIMIT: u64 = 8 * 1024 * 1024;
+
+/// What the app asks the runner to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// (Re)load the plugin with `config`.
+    Load { generation: u64, config: Value },
+    /// Run one call exactly as a model would send it.
+    Run {
+        id: u64,
+        call_id: String,
+        tool: String,
+        args: Value,
+    },
+    /// Cancel the running call (its signal reaches rg).
+    Cancel,
+    /// Read a spill file for the viewer.
+    ReadSpill { id: u64, path: String },
+}
+
+/// What a successful load registered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadInfo {
+    pub sections: Vec<PromptSection>,
+    pub tools: Vec<ToolDefinition>,
+    pub warnings: Vec<String>,
+}
+
+impl LoadInfo {
+    /// The load found no rg and registered nothing.
+    pub fn rg_missing(&self) -> Option<&str> {
+        self.warnings
+            .iter()
+            .find(|w| w.as_str() == RG_MISSING_WARNING)
+            .map(String::as_str)
+    }
+}
+
+/// A spill file as read for viewing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpillContent {
+    pub text: String,
+    /// The file's size on disk.
+    pub total_bytes: u64,
+}
+
+/// An outcome reported back to the app.
+#[derive(Debug, Clone)]
+pub enum AppEvent {
+    Loaded {
+        generation: u64,
+        outcome: Result<LoadInfo, String>,
+    },
+    Finished {
+        id: u64,
+        result: Box<ToolResult>,
+        duration: Duration,
+    },
+    /// The call's task died without a result (a bug, reported as such).
+    Lost { id: u64, reason: String },
+    SpillRead {
+        id: u64,
+        outcome: Result<SpillContent, String>,
+    },
+}
+
+/// Carries out effects; owns the current registry.
+pub struct Runner {
+    workdir: PathBuf,
+    spill_root: PathBuf,
+    session_id: String,
+    registry: Arc<watch::Sender<Arc<Registry>>>,
+    latest_generation: Arc<std::sync::atomic::AtomicU64>,
+    running: Option<CancellationToken>,
+    events: mpsc::UnboundedSender<AppEvent>,
+}
+
+impl Runner {
+    pub fn new(
+        workdir: PathBuf,
+        spill_root: PathBuf,
+        session_id: String,
+        events: mpsc::UnboundedSender<AppEvent>,
+    ) -> Self {
+        let (registry, _) = watch::channel(Arc::new(Registry::new(Host::default())));
+        Self {
+            workdir,
+            spill_root,
+            session_id,
+            registry: Arc::new(registry),
+            latest_generation: Arc::default(),
+            running: None,
+            events,
+        }
+    }
+
+    pub fn apply_all(&mut self, effects: Vec<Effect>) {
+        for effect in effects {
+            self.apply(effect);
+        }
+    }
+
+    pub fn apply(&mut self, effect: Effect) {
+        match effect {
+            Effect::Load { generation, config } => self.load(generation, config),
+            Effect::Run {
+                id,
+                call_id,
+                tool,
+                args,
+            } => self.run(id, call_id, tool, args),
+            Effect::Cancel => {
+                if let Some(token) = self.running.take() {
+                    tracing::info!("cancelling the running call");
+                    token.cancel();
+                }
+            }
+            Effect::ReadSpill { id, path } => {
+                let events = self.events.clone();
+                tokio::spawn(async move {
+                    let outcome = read_spill(&path).await;
+                    let _ = events.send(AppEvent::SpillRead { id, outcome });
+                });
+            }
+        }
+    }
+
+    fn load(&self, generation: u64, config: Value) {
+        use std::sync::atomic::Ordering;
+        self.latest_generation.store(generation, Ordering::SeqCst);
+        let latest = self.latest_generation.clone();
+        let registry = self.registry.clone();
+        let events = self.events.clone();
+        let workdir = self.workdir.clone();
+        let spill_root = self.spill_root.clone();
+        tokio::spawn(async move {
+            let loaded = load_engine(Some(&workdir), &config, SpillChoice::Root(&spill_root)).await;
+            if latest.load(Ordering::SeqCst) != generation {
+                return;
+            }
+            let outcome = match loaded {
+                Ok(loaded) => {
+                    let info = LoadInfo {
+                        sections: loaded.registry.prompt_sections(),
+                        tools: loaded.registry.tool_definitions(),
+                        warnings: loaded.warnings,
+                    };
+                    registry.send_replace(Arc::new(loaded.registry));
+                    Ok(info)
+                }
+                Err(e) => {
+                    // A failed load registers nothing: calls now get the
+                    // registry's unknown-tool result.
+                    registry.send_replace(Arc::new(Registry::new(Host::default())));
+                    Err(e.to_string())
+                }
+            };
+            match &outcome {
+                Ok(info) => {
+                    tracing::info!(generation, %config, warnings = ?info.warnings, "plugin loaded")
+                }
+                Err(e) => tracing::warn!(generation, %config, error = %e, "plugin load failed"),
+            }
+            let _ = events.send(AppEvent::Loaded {
+                generation,
+                outcome,
+            });
+        });
+    }
+
+    fn run(&mut self, id: u64, call_id: String, tool: String, args: Value) {
+        let token = CancellationToken::new();
+        self.running = Some(token.clone());
+        let registry = self.registry.borrow().clone();
+        let workdir = self.workdir.to_string_lossy().into_owned();
+        let exec = ExecContext::new(call_id)
+            .with_session(Some(&self.session_id), Some(&workdir))
+            .with_signal(token);
+        let events = self.events.clone();
+        let task = tokio::spawn(async move {
+            let started = Instant::now();
+            let result = registry.call(&tool, &args, &exec).await;
+            let duration = started.elapsed();
+            tracing::info!(
+                id,
+                call_id = %exec.call_id,
+                tool,
+                %args,
+                is_error = result.is_error,
+                code = result.code().unwrap_or(""),
+                bytes = result.text.len(),
+                ms = duration.as_secs_f64() * 1000.0,
+                "call finished"
+            );
+            (result, duration)
+        });
+        let events = events.clone();
+        tokio::spawn(async move {
+            let event = match task.await {
+                Ok((result, duration)) => AppEvent::Finished {
+                    id,
+                    result: Box::new(result),
+                    duration,
+                },
+                Err(e) => {
+                    tracing::error!(id, error = %e, "call task failed");
+                    AppEvent::Lost {
+                        id,
+                        reason: e.to_string(),
+                    }
+                }
+            };
+            let _ = events.send(event);
+        });
+    }
+
+    /// Forgets the running call's token once it finished.
+    pub fn finished(&mut self) {
+        self.running = None;
+    }
+}
+
+/// Reads up to [`SPILL_VIEW_LIMIT`] bytes of a spill file.
+pub async fn read_spill(path: &str) -> Result<SpillContent, String> {
+    let file = tokio::fs::File::open(path)
+        .await
+        .map_err(|e| format!("cannot open {path}: {e}"))?;
+    let total_bytes = file
+        .metadata()
+        .await
+        .map_err(|e| format!("cannot stat {path}: {e}"))?
+        .len();
+    let mut bytes = Vec::new();
+    file.take(SPILL_VIEW_LIMIT)
+        .read_to_end(&mut bytes)
+        .await
+        .map_err(|e| format!("cannot read {path}: {e}"))?;
+    Ok(SpillContent {
+        text: String::from_utf8_lossy(&bytes).into_owned(),
+        total_bytes,
+    })
+}

@@ -1,0 +1,122 @@
+//! The composed documents about the plugin: the surface the model sees
+//! (prompt sections, tool definitions), and what the workbench says
+//! when nothing is registered (config error, rg missing) or no call ran.
+
+use super::app::PluginStatus;
+use super::doc::{Doc, LineKind};
+use super::runner::LoadInfo;
+
+/// How to get rg, shown when the load found none.
+pub const RG_INSTALL_HINT: [&str; 4] = [
+    "Install ripgrep so that `rg` is on the PATH, then restart the workbench:",
+    "  Debian/Ubuntu: sudo apt-get install ripgrep    Fedora: sudo dnf install ripgrep",
+    "  macOS: brew install ripgrep    any platform with Rust: cargo install ripgrep",
+    "Until then glob and grep are not registered: calls get the unknown-tool result.",
+];
+
+/// The prompt sections and tool definitions exactly as registered.
+pub fn surface(info: &LoadInfo) -> Doc {
+    let mut doc = Doc::default();
+    doc.push(
+        &format!(
+            "PROMPT SECTIONS ({}), in order — appended to the system prompt",
+            info.sections.len()
+        ),
+        LineKind::Heading,
+    );
+    for section in &info.sections {
+        doc.push(
+            &format!("== section {} · order {} ==", section.name, section.order),
+            LineKind::Note,
+        );
+        doc.push(&section.text, LineKind::Body);
+    }
+    doc.push("", LineKind::Body);
+    doc.push(
+        &format!(
+            "TOOL DEFINITIONS ({}), in registration order",
+            info.tools.len()
+        ),
+        LineKind::Heading,
+    );
+    for tool in &info.tools {
+        doc.push(
+            &format!(
+                "== tool {} · timeoutMs {} (host policy, not sent to the model) ==",
+                tool.name, tool.timeout_ms
+            ),
+            LineKind::Note,
+        );
+        doc.push("description:", LineKind::Note);
+        doc.push(&tool.description, LineKind::Body);
+        doc.push("parameters (JSON schema):", LineKind::Note);
+        let schema = serde_json::to_string_pretty(&tool.parameters).unwrap_or_default();
+        doc.push(&schema, LineKind::Body);
+    }
+    for warning in &info.warnings {
+        doc.push(&format!("warning: {warning}"), LineKind::Alert);
+    }
+    doc
+}
+
+fn not_registered(doc: &mut Doc, status: &PluginStatus) {
+    match status {
+        PluginStatus::Loading => doc.push("Loading the plugin…", LineKind::Note),
+        PluginStatus::Registered => {}
+        PluginStatus::RgMissing(warning) => {
+            doc.push(
+                "ripgrep (rg) was not found. The load warned:",
+                LineKind::Alert,
+            );
+            doc.push(&format!("  {warning}"), LineKind::Alert);
+            for line in RG_INSTALL_HINT {
+                doc.push(line, LineKind::Note);
+            }
+        }
+        PluginStatus::Failed(error) => {
+            doc.push(
+                "The plugin did not load. The load failed with:",
+                LineKind::Alert,
+            );
+            doc.push(&format!("  {error}"), LineKind::Alert);
+            doc.push(
+                "Nothing is registered: calls get the unknown-tool result. Fix the config in the Config tab (6).",
+                LineKind::Note,
+            );
+        }
+    }
+}
+
+/// The Surface tab when nothing is registered.
+pub fn unloaded(status: &PluginStatus) -> Doc {
+    let mut doc = Doc::default();
+    doc.push(
+        "No prompt sections or tools are registered.",
+        LineKind::Heading,
+    );
+    not_registered(&mut doc, status);
+    doc
+}
+
+/// The Text tab before the first call.
+pub fn welcome(status: &PluginStatus) -> Doc {
+    let mut doc = Doc::default();
+    doc.push(
+        "No call yet. Build one above and run it:",
+        LineKind::Heading,
+    );
+    for line in [
+        "  e      edit the pattern (Tab: path, include, raw args; Esc: done)",
+        "  t      switch the tool between glob and grep",
+        "  Enter  run: the exact text the model would get appears here",
+        "  6      the Config tab: sampling and every cap",
+        "  ?      every key",
+    ] {
+        doc.push(line, LineKind::Note);
+    }
+    if status != &PluginStatus::Registered {
+        doc.push("", LineKind::Body);
+        not_registered(&mut doc, status);
+    }
+    doc
+}

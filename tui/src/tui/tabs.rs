@@ -1,0 +1,65 @@
+//! The tabs of the lower pane. To add a view: add a variant here, list it
+//! in [`Tab::ALL`] (its digit key follows its position), give it a title,
+//! and draw it in `views::draw_tab`.
+
+/// One tab of the lower pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Tab {
+    /// The exact model-visible text of the shown call.
+    Text,
+    /// The canonical value.
+    Value,
+    /// The presentation meta (search card).
+    Meta,
+    /// Arguments, config, error, spill and warnings of the shown call.
+    Call,
+    /// Prompt sections and tool definitions.
+    Surface,
+    /// The plugin config.
+    Config,
+    /// Every call of the session.
+    History,
+}
+
+impl Tab {
+    /// Display order; the digit key of a tab is its position + 1.
+    pub const ALL: [Tab; 7] = [
+        Tab::Text,
+        Tab::Value,
+        Tab::Meta,
+        Tab::Call,
+        Tab::Surface,
+        Tab::Config,
+        Tab::History,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Text => "Text",
+            Tab::Value => "Value",
+            Tab::Meta => "Meta",
+            Tab::Call => "Call",
+            Tab::Surface => "Surface",
+            Tab::Config => "Config",
+            Tab::History => "History",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        Self::ALL.iter().position(|t| *t == self).unwrap_or(0)
+    }
+
+    pub fn next(self) -> Self {
+        Self::ALL[(self.index() + 1) % Self::ALL.len()]
+    }
+
+    pub fn prev(self) -> Self {
+        Self::ALL[(self.index() + Self::ALL.len() - 1) % Self::ALL.len()]
+    }
+
+    /// The tab of digit key `n` (1-based).
+    pub fn from_digit(n: u32) -> Option<Self> {
+        let i = usize::try_from(n).ok()?.checked_sub(1)?;
+        Self::ALL.get(i).copied()
+    }
+}

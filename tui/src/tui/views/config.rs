@@ -1,0 +1,98 @@
+//! Draws the Config tab: each key with its JSON literal (or the default
+//! that applies when absent), the object the next load will get, and
+//! the outcome of the last load in the contract's own words.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Style, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::editor::input;
+use crate::tui::app::{App, Editing, PluginStatus};
+
+const KEY_COLS: u16 = 27;
+
+pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
+    let panel = &app.config;
+    let rows = u16::try_from(panel.fields.len()).unwrap_or(u16::MAX);
+    let [list, rest] =
+        Layout::vertical([Constraint::Length(rows + 1), Constraint::Fill(1)]).areas(area);
+    frame.render_widget(
+        Paragraph::new(Span::styled(
+            "  key                        value (JSON as sent; empty = absent)",
+            Style::new().dark_gray(),
+        )),
+        Rect { height: 1, ..list },
+    );
+    for (i, field) in panel.fields.iter().enumerate() {
+        let y = list.y + 1 + u16::try_from(i).unwrap_or(0);
+        if y >= list.bottom() {
+            break;
+        }
+        let row = Rect {
+            y,
+            height: 1,
+            ..list
+        };
+        let selected = i == panel.selected;
+        let editing = selected && app.editing == Some(Editing::Config);
+        let [key_area, value_area] =
+            Layout::horizontal([Constraint::Length(KEY_COLS), Constraint::Fill(1)]).areas(row);
+        let marker = if selected { "▶ " } else { "  " };
+        let key_style = if selected {
+            Style::new().reversed()
+        } else {
+            Style::new()
+        };
+        frame.render_widget(
+            Paragraph::new(Span::styled(format!("{marker}{}", field.key), key_style)),
+            key_area,
+        );
+        let placeholder = match &field.default {
+            Some(d) => format!("(absent: default {d})"),
+            None => "(absent: the load requires it)".to_owned(),
+        };
+        input(
+            frame,
+            value_area,
+            &field.input,
+            editing,
+            &placeholder,
+            false,
+        );
+    }
+
+    let mut lines = Vec::new();
+    if !panel.extra.is_empty() {
+        let extra = serde_json::to_string(&panel.extra).unwrap_or_default();
+        lines.push(Line::from(format!("other keys, sent as given: {extra}")));
+    }
+    match panel.to_config() {
+        Ok(config) => {
+            let next = serde_json::to_string(&config).unwrap_or_default();
+            if config != app.applied {
+                lines.push(Line::from(vec![
+                    Span::styled("edited, not applied (a applies): ", Style::new().yellow()),
+                    Span::raw(next),
+                ]));
+            }
+        }
+        Err(e) => lines.push(Line::from(format!("✗ {e}")).red()),
+    }
+    let applied = serde_json::to_string(&app.applied).unwrap_or_default();
+    lines.push(Line::from(vec![
+        Span::styled("loaded with: ", Style::new().dark_gray()),
+        Span::raw(applied),
+    ]));
+    lines.push(match &app.plugin {
+        PluginStatus::Loading => Line::from("… loading the plugin"),
+        PluginStatus::Registered => Line::from(
+            "✓ loaded: glob and grep, their prompt sections and spill listeners registered",
+        )
+        .green(),
+        PluginStatus::RgMissing(w) => Line::from(format!("⚠ loaded without tools: {w}")).yellow(),
+        PluginStatus::Failed(e) => Line::from(format!("✗ load failed: {e}")).red(),
+    });
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), rest);
+}

@@ -1,0 +1,82 @@
+//! The help: every key binding by context (from the key map), where the
+//! log file and spill files are, and how to read the Text tab.
+
+use crate::tui::app::{App, PluginStatus};
+use crate::tui::doc::{Doc, LineKind};
+use crate::tui::keymap::{self, BINDINGS, Context};
+use crate::tui::surface_doc::RG_INSTALL_HINT;
+use crate::tui::tabs::Tab;
+
+/// The order in which contexts are listed.
+fn help_contexts() -> Vec<Context> {
+    let mut contexts = vec![Context::Normal, Context::Editing];
+    contexts.extend(Tab::ALL.iter().map(|t| Context::Tab(*t)));
+    contexts.extend([Context::Overlay, Context::Global]);
+    contexts
+}
+
+/// The help document.
+pub fn help_doc(app: &App) -> Doc {
+    let mut doc = Doc::default();
+    for context in help_contexts() {
+        let rows: Vec<String> = BINDINGS
+            .iter()
+            .filter(|b| b.context == context)
+            .map(|b| format!("  {:<7} {}", keymap::label(b), b.help))
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        doc.push(&keymap::context_title(context), LineKind::Heading);
+        for row in rows {
+            doc.push(&row, LineKind::Body);
+        }
+    }
+    doc.push("Tabs", LineKind::Heading);
+    let tabs: Vec<String> = Tab::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("{} {}", i + 1, t.title()))
+        .collect();
+    doc.push(&format!("  {}", tabs.join("  ")), LineKind::Body);
+    doc.push("Reading the Text tab", LineKind::Heading);
+    for line in [
+        "  The pane shows the model-visible text exactly; long lines wrap.",
+        "  gutter: N│ a line of the page   ┆ its wrapped continuation",
+        "          N▶ the footer the engine appended (over-cap result)",
+        "  The spill locator is underlined and repeated on the pane's bottom edge;",
+        "  o opens the spill file. Control characters show as ␉ ␍ … (one cell each).",
+    ] {
+        doc.push(line, LineKind::Body);
+    }
+    doc.push("Session", LineKind::Heading);
+    let log = app
+        .session
+        .log_path
+        .as_ref()
+        .map_or("(not logging)".to_owned(), |p| p.display().to_string());
+    doc.push(&format!("  log file   {log}"), LineKind::Body);
+    doc.push(
+        "             (WORKBENCH_LOG=debug for more; nothing is printed over the UI)",
+        LineKind::Note,
+    );
+    doc.push(
+        &format!("  workdir    {}", app.session.workdir),
+        LineKind::Body,
+    );
+    doc.push(
+        &format!("  session    {}", app.session.session_id),
+        LineKind::Body,
+    );
+    if let Some(root) = &app.session.spill_root {
+        doc.push(&format!("  spill root {}", root.display()), LineKind::Body);
+    }
+    if let PluginStatus::RgMissing(warning) = &app.plugin {
+        doc.push("ripgrep", LineKind::Heading);
+        doc.push(&format!("  {warning}"), LineKind::Alert);
+        for line in RG_INSTALL_HINT {
+            doc.push(&format!("  {line}"), LineKind::Note);
+        }
+    }
+    doc
+}

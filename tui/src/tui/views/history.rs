@@ -1,0 +1,71 @@
+//! Draws the History tab: every call of the session, newest last, with
+//! its outcome, duration and size; the selected call is marked.
+
+use std::time::Instant;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Style, Stylize};
+use ratatui::text::Line;
+use ratatui::widgets::Paragraph;
+
+use crate::tui::app::{App, CallRecord};
+
+/// One call as a history row.
+pub fn row_text(record: &CallRecord) -> String {
+    let outcome = if record.result.is_error {
+        format!("ERR {}", record.result.code().unwrap_or("(plain)"))
+    } else if record.result.spill.is_some() {
+        "ok, spilled".to_owned()
+    } else {
+        "ok".to_owned()
+    };
+    let args = serde_json::to_string(&record.args).unwrap_or_default();
+    format!(
+        "#{:<3} {:<4} {:<28} {:>9.1} ms {:>7} B  {args}",
+        record.id,
+        record.tool,
+        outcome,
+        record.duration_ms(),
+        record.result.text.len()
+    )
+}
+
+pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App, now: Instant) {
+    let height = usize::from(area.height);
+    let mut lines: Vec<Line<'_>> = Vec::new();
+    if app.history.is_empty() && app.running.is_none() {
+        lines.push(Line::from("No calls yet.").dark_gray());
+    }
+    let first = app
+        .history_selected
+        .saturating_sub(height.saturating_sub(2));
+    for (i, record) in app.history.iter().enumerate().skip(first) {
+        let selected = i == app.history_selected;
+        let shown = app.shown == Some(i);
+        let marker = match (selected, shown) {
+            (true, _) => "▶",
+            (false, true) => "·",
+            _ => " ",
+        };
+        let style = if selected {
+            Style::new().reversed()
+        } else if record.result.is_error {
+            Style::new().red()
+        } else {
+            Style::new()
+        };
+        lines.push(Line::styled(format!("{marker}{}", row_text(record)), style));
+    }
+    if let Some(running) = &app.running {
+        let elapsed = now.saturating_duration_since(running.started).as_secs_f64();
+        lines.push(
+            Line::from(format!(
+                " #{:<3} {:<4} running {elapsed:.1} s (x cancels)",
+                running.id, running.tool
+            ))
+            .yellow(),
+        );
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+}
