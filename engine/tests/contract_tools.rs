@@ -1,6 +1,8 @@
 //! CONTRACT §10.1–§10.12 and §10.15 through the registry, with the fake
 //! executor and fake spill store of §10.0 injecting rg's results.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
 mod support;
 
 use std::sync::Arc;

@@ -1,6 +1,8 @@
 //! CONTRACT §10.14 (I1–I15) and end-to-end behaviour through the registry
 //! with the real local bash executor, real ripgrep and real temp trees.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;

@@ -3,6 +3,8 @@
 //! a sleeping child, and ignores SIGTERM, so only the group-wide SIGKILL
 //! after the grace period can end it.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

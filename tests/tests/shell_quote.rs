@@ -2,6 +2,8 @@
 //! rg as one byte-identical argument through the real `bash -c`, and no
 //! other command runs.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

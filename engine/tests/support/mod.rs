@@ -3,7 +3,7 @@
 //! records saves. Used only where a fault or a canned rg output must be
 //! injected; the real executor is tested in the `tests` crate.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)] // test support: a failed unwrap is a failed test
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
