@@ -66,13 +66,18 @@ fn check_path(path: Option<&String>) -> Result<(), ToolError> {
     }
 }
 
-/// Schema check, then §5.1.
-pub fn parse_glob_args(args: &Value) -> Result<GlobArgs, ToolError> {
+/// The schema check alone (what presenters re-validate logged args with).
+pub fn glob_args_from_schema(args: &Value) -> Result<GlobArgs, ToolError> {
     let object = check_schema(args, &["path"])?;
-    let parsed = GlobArgs {
+    Ok(GlobArgs {
         pattern: string_field(object, "pattern").unwrap_or_default(),
         path: string_field(object, "path"),
-    };
+    })
+}
+
+/// Schema check, then §5.1.
+pub fn parse_glob_args(args: &Value) -> Result<GlobArgs, ToolError> {
+    let parsed = glob_args_from_schema(args)?;
     if is_blank(&parsed.pattern) {
         return Err(plain("pattern must be a non-empty string"));
     }
@@ -80,14 +85,19 @@ pub fn parse_glob_args(args: &Value) -> Result<GlobArgs, ToolError> {
     Ok(parsed)
 }
 
-/// Schema check, then §6.1.
-pub fn parse_grep_args(args: &Value) -> Result<GrepArgs, ToolError> {
+/// The schema check alone (what presenters re-validate logged args with).
+pub fn grep_args_from_schema(args: &Value) -> Result<GrepArgs, ToolError> {
     let object = check_schema(args, &["path", "include"])?;
-    let parsed = GrepArgs {
+    Ok(GrepArgs {
         pattern: string_field(object, "pattern").unwrap_or_default(),
         path: string_field(object, "path"),
         include: string_field(object, "include"),
-    };
+    })
+}
+
+/// Schema check, then §6.1.
+pub fn parse_grep_args(args: &Value) -> Result<GrepArgs, ToolError> {
+    let parsed = grep_args_from_schema(args)?;
     if parsed.pattern.is_empty() {
         return Err(plain("pattern must be a non-empty string"));
     }

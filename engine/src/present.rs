@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::args::{parse_glob_args, parse_grep_args};
+use crate::args::{glob_args_from_schema, grep_args_from_schema};
 use crate::meta::{CardFile, SearchMeta};
 
 /// The generic call card.
@@ -36,7 +36,7 @@ fn call_card(title: String, pattern: String) -> CallCard {
 
 /// `presentGlobCall`; `None` when the logged arguments are invalid.
 pub fn present_glob_call(args: &Value) -> Option<CallCard> {
-    let args = parse_glob_args(args).ok()?;
+    let args = glob_args_from_schema(args).ok()?;
     let mut title = format!("Glob {}", args.pattern);
     if let Some(path) = &args.path {
         title.push_str(&format!(" in {path}"));
@@ -46,7 +46,7 @@ pub fn present_glob_call(args: &Value) -> Option<CallCard> {
 
 /// `presentGrepCall`; `None` when the logged arguments are invalid.
 pub fn present_grep_call(args: &Value) -> Option<CallCard> {
-    let args = parse_grep_args(args).ok()?;
+    let args = grep_args_from_schema(args).ok()?;
     let mut title = format!("Grep {}", args.pattern);
     if let Some(path) = &args.path {
         title.push_str(&format!(" in {path}"));
@@ -194,6 +194,11 @@ mod tests {
         let card = present_glob_call(&json!({"pattern": "*.md", "path": "docs"})).unwrap();
         assert_eq!(card.title, "Glob *.md in docs");
         assert!(present_glob_call(&json!({"pattern": 3})).is_none());
+        // Only the schema is re-checked: a blank pattern still gets a card.
+        assert_eq!(
+            present_glob_call(&json!({"pattern": " "})).unwrap().title,
+            "Glob  "
+        );
     }
 
     /// CONTRACT §10.12 #96
