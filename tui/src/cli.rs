@@ -28,6 +28,10 @@ pub enum Command {
     Call(CallArgs),
     /// Print the prompt sections and tool definitions the model sees.
     Surface(SurfaceArgs),
+    /// Re-run recorded transcripts; a unified diff per changed record.
+    Replay(ReplayArgs),
+    /// Record the calls on stdin (one JSON call per line) to a transcript.
+    Record(RecordArgs),
 }
 
 #[derive(Debug, Args)]
@@ -74,4 +78,27 @@ pub struct SurfaceArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// Transcript files (fixtures/transcripts/*.jsonl).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Rewrite changed records with the current results.
+    #[arg(long)]
+    pub update: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The fixture tree (fixtures/trees/NAME) or a directory to search.
+    #[arg(long)]
+    pub tree: PathBuf,
+    /// Plugin config as JSON, or @FILE.
+    #[arg(long)]
+    pub config: Option<String>,
+    /// The transcript to write.
+    #[arg(long)]
+    pub out: PathBuf,
 }

@@ -4,6 +4,7 @@
 mod cli;
 mod headless;
 mod setup;
+mod transcript;
 mod tui;
 
 use std::process::ExitCode;
@@ -24,6 +25,22 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Transcripts have their own exit statuses (0, 1 changed, 2 error).
+    let cli = match cli.command {
+        Some(Command::Replay(args)) => {
+            let code = runtime.block_on(transcript::commands::replay(&args.files, args.update));
+            return ExitCode::from(code);
+        }
+        Some(Command::Record(args)) => {
+            let code = runtime.block_on(transcript::commands::record(
+                &args.tree,
+                args.config.as_deref(),
+                &args.out,
+            ));
+            return ExitCode::from(code);
+        }
+        command => Cli { command, ..cli },
+    };
     if cli.command.is_none() {
         return tui::main(&runtime, cli.workdir, cli.config);
     }
@@ -31,6 +48,7 @@ fn main() -> ExitCode {
         match cli.command {
             Some(Command::Call(args)) => headless::call(args).await,
             Some(Command::Surface(args)) => headless::surface(args).await,
+            Some(Command::Replay(_) | Command::Record(_)) => Ok(()),
             // The TUI, started above.
             None => Ok(()),
         }

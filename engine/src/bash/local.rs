@@ -28,6 +28,10 @@ pub struct LocalBashConfig {
     pub max_output_bytes: u64,
     pub max_spill_bytes: u64,
     pub grace_ms: u64,
+    /// Extra variables for every child, set after the fixed overlay and
+    /// before a request's own `env` (e.g. `RIPGREP_CONFIG_PATH` for a
+    /// deterministic transcript replay, without touching the process env).
+    pub env: BTreeMap<String, String>,
 }
 
 impl Default for LocalBashConfig {
@@ -39,6 +43,7 @@ impl Default for LocalBashConfig {
             max_output_bytes: 64_000,
             max_spill_bytes: 64 * 1024 * 1024,
             grace_ms: 3000,
+            env: BTreeMap::new(),
         }
     }
 }
@@ -79,8 +84,8 @@ pub fn is_scrubbed(name: &str) -> bool {
 }
 
 /// The child environment: the scrubbed harness environment, the fixed
-/// overlay, then the spec's `env` and `dshEnv`.
-fn child_env(spec: &BashSpec) -> BTreeMap<OsString, OsString> {
+/// overlay, the configured `env`, then the spec's `env` and `dshEnv`.
+fn child_env(config: &LocalBashConfig, spec: &BashSpec) -> BTreeMap<OsString, OsString> {
     let mut env: BTreeMap<OsString, OsString> = std::env::vars_os()
         .filter(|(name, _)| !is_scrubbed(&name.to_string_lossy()))
         .collect();
@@ -90,6 +95,9 @@ fn child_env(spec: &BashSpec) -> BTreeMap<OsString, OsString> {
         ("PAGER", "cat"),
         ("GIT_PAGER", "cat"),
     ] {
+        env.insert(name.into(), value.into());
+    }
+    for (name, value) in &config.env {
         env.insert(name.into(), value.into());
     }
     for extra in [&spec.env, &spec.dsh_env].into_iter().flatten() {
@@ -189,7 +197,7 @@ impl BashExecutor for LocalBashExecutor {
             .arg("-c")
             .arg(&spec.command)
             .env_clear()
-            .envs(child_env(&spec))
+            .envs(child_env(&self.config, &spec))
             .stdin(if spec.stdin.is_some() {
                 Stdio::piped()
             } else {
@@ -377,6 +385,26 @@ mod tests {
         assert_eq!(out.stdout.text, "dumb|1|");
         assert_eq!(out.stderr.text, "err\n");
         assert!(!out.timed_out && !out.aborted);
+    }
+
+    #[tokio::test]
+    async fn the_configured_env_overlay_reaches_the_child_and_requests_override_it() {
+        let exec = LocalBashExecutor::new(LocalBashConfig {
+            env: BTreeMap::from([
+                ("RIPGREP_CONFIG_PATH".to_owned(), "/cfg/rg".to_owned()),
+                ("WB_OVERLAY".to_owned(), "config".to_owned()),
+                ("TERM".to_owned(), "xterm".to_owned()),
+            ]),
+            ..LocalBashConfig::default()
+        })
+        .unwrap();
+        let mut s = spec("printf '%s|%s|%s' \"$RIPGREP_CONFIG_PATH\" \"$WB_OVERLAY\" \"$TERM\"");
+        s.env = Some(BTreeMap::from([(
+            "WB_OVERLAY".to_owned(),
+            "request".to_owned(),
+        )]));
+        let out = exec.run(s).await.unwrap();
+        assert_eq!(out.stdout.text, "/cfg/rg|request|xterm");
     }
 
     #[tokio::test]

@@ -1,0 +1,45 @@
+//! Everything that can stop a transcript from being read, materialised or
+//! replayed. Each message names the file (and the line where there is one);
+//! a changed record is not an error but a difference (see `replay`).
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum TranscriptError {
+    /// A transcript or calls file that does not follow the format.
+    #[error("{file}:{line}: {message}")]
+    Parse {
+        file: String,
+        line: usize,
+        message: String,
+    },
+    /// A fixture tree manifest that cannot be used.
+    #[error("{file}: {message}")]
+    Manifest { file: String, message: String },
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The engine could not be set up for a record (config, executor, load).
+    #[error("{file}:{line}: record \"{name}\": {message}")]
+    Setup {
+        file: String,
+        line: usize,
+        name: String,
+        message: String,
+    },
+    #[error("{0}")]
+    Other(String),
+}
+
+impl TranscriptError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! Replay: re-run every recorded call and compare what the model sees now
+//! with what was recorded; a changed record becomes a unified diff of its
+//! transcript lines (so the diff reads like the change `--update` would
+//! make to the file), headed by the file, line and record name.
+
+use std::path::{Path, PathBuf};
+
+use similar::TextDiff;
+
+use super::error::TranscriptError;
+use super::format::{self, Outcome, Record, Transcript};
+use super::runner::{Runner, rg_version};
+
+/// One record: recorded and current outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordCheck {
+    pub record: Record,
+    pub current: Outcome,
+}
+
+impl RecordCheck {
+    pub fn matches(&self) -> bool {
+        self.record.outcome == self.current
+    }
+
+    /// The unified diff of the record's result and text lines, recorded
+    /// (`-`) against current (`+`); empty when they match.
+    pub fn diff(&self, file: &str) -> String {
+        if self.matches() {
+            return String::new();
+        }
+        let name = &self.record.call.name;
+        let old = format::outcome_lines(name, &self.record.outcome);
+        let new = format::outcome_lines(name, &self.current);
+        TextDiff::from_lines(&old, &new)
+            .unified_diff()
+            .context_radius(3)
+            .header(
+                &format!("{file}:{} record \"{name}\" (recorded)", self.record.line),
+                &format!(
+                    "{file}:{} record \"{name}\" (replayed now)",
+                    self.record.line
+                ),
+            )
+            .to_string()
+    }
+}
+
+/// The replay of one transcript.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// The file as named on the command line.
+    pub file: String,
+    pub transcript: Transcript,
+    pub checks: Vec<RecordCheck>,
+    /// The rg version of this run.
+    pub rg_now: String,
+}
+
+impl Replay {
+    pub fn changed(&self) -> impl Iterator<Item = &RecordCheck> {
+        self.checks.iter().filter(|c| !c.matches())
+    }
+
+    pub fn all_match(&self) -> bool {
+        self.changed().next().is_none()
+    }
+
+    /// All diffs, one per changed record.
+    pub fn diffs(&self) -> String {
+        self.changed().map(|c| c.diff(&self.file)).collect()
+    }
+
+    /// The transcript with every current outcome accepted (`--update`).
+    pub fn updated(&self) -> Transcript {
+        let mut transcript = self.transcript.clone();
+        transcript.header.env.rg = self.rg_now.clone();
+        for (record, check) in transcript.records.iter_mut().zip(&self.checks) {
+            record.outcome = check.current.clone();
+        }
+        transcript
+    }
+}
+
+/// The tree a header names, resolved against the transcript's directory.
+pub fn tree_path(transcript_file: &Path, tree: &str) -> PathBuf {
+    let tree = Path::new(tree);
+    if tree.is_absolute() {
+        return tree.to_path_buf();
+    }
+    transcript_file
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join(tree)
+}
+
+/// Replays `transcript` (read from `file`) with temp dirs under
+/// `temp_parent`.
+pub async fn replay_transcript(
+    file: &Path,
+    transcript: Transcript,
+    temp_parent: &Path,
+) -> Result<Replay, TranscriptError> {
+    let label = file.display().to_string();
+    let header = &transcript.header;
+    let mut runner = Runner::new_in(
+        &tree_path(file, &header.tree),
+        header.config.clone(),
+        &header.env.ripgrep_config,
+        temp_parent,
+    )?;
+    let mut checks = Vec::with_capacity(transcript.records.len());
+    for record in &transcript.records {
+        let current = runner
+            .run(&record.call)
+            .await
+            .map_err(|message| TranscriptError::Setup {
+                file: label.clone(),
+                line: record.line,
+                name: record.call.name.clone(),
+                message,
+            })?;
+        checks.push(RecordCheck {
+            record: record.clone(),
+            current,
+        });
+    }
+    Ok(Replay {
+        file: label,
+        transcript,
+        checks,
+        rg_now: rg_version(),
+    })
+}
+
+/// Reads, parses and replays the transcript at `path`.
+pub async fn replay_file(path: &Path, temp_parent: &Path) -> Result<Replay, TranscriptError> {
+    let text = std::fs::read(path).map_err(|e| TranscriptError::io(path, e))?;
+    let text = String::from_utf8(text).map_err(|e| TranscriptError::Parse {
+        file: path.display().to_string(),
+        line: 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count(),
+        message: "not valid UTF-8".into(),
+    })?;
+    let transcript = format::parse(&path.display().to_string(), &text)?;
+    replay_transcript(path, transcript, temp_parent).await
+}

@@ -1,0 +1,266 @@
+//! Runs recorded calls the same way on any machine: the fixture tree is
+//! materialised in a temp dir, rg gets a config file (through
+//! `RIPGREP_CONFIG_PATH`, set on the executor's children only) that pins
+//! grep's file order, every call gets the registry its options ask for
+//! (config, spill store, executor timeout), and results are normalised.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use fs_search_engine::{
+    ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
+    SpillStore, ToolResult,
+};
+use serde_json::Value;
+
+use super::error::TranscriptError;
+use super::format::{Call, Cancel, Outcome, OutcomeError, OutcomeSpill, SpillMode};
+use super::normalise::{Normaliser, SPILL, TREE};
+use super::tree::{Manifest, MaterialisedTree, is_fixture_tree};
+
+/// The rg config lines a new recording uses: grep's file order by path
+/// (rg's own order is multi-threaded), and no ignore files from outside
+/// the tree (the user's global gitignore, the temp dir's parents).
+pub const DEFAULT_RIPGREP_CONFIG: [&str; 3] =
+    ["--sort=path", "--no-ignore-global", "--no-ignore-parent"];
+
+/// The default rg config lines as owned strings.
+pub fn default_ripgrep_config() -> Vec<String> {
+    DEFAULT_RIPGREP_CONFIG
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect()
+}
+
+/// `rg --version`'s first line, or a note that rg did not run.
+pub fn rg_version() -> String {
+    match std::process::Command::new("rg").arg("--version").output() {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
+        Ok(out) => format!("rg --version failed ({})", out.status),
+        Err(e) => format!("rg not runnable: {e}"),
+    }
+}
+
+/// The outcome of `result` as the model saw it, normalised.
+pub fn outcome_of(result: &ToolResult, normaliser: &Normaliser) -> Outcome {
+    let mut normaliser = normaliser.clone();
+    if let Some(spill) = &result.spill {
+        normaliser.add_spill_locator(&spill.locator);
+    }
+    Outcome {
+        is_error: result.is_error,
+        error: result.error.as_ref().map(|e| OutcomeError {
+            name: e.name.map(str::to_owned),
+            code: e.code.map(str::to_owned),
+        }),
+        spill: result.spill.as_ref().map(|s| OutcomeSpill {
+            locator: normaliser.apply(&s.locator),
+            bytes: s.bytes,
+        }),
+        warnings: result
+            .warnings
+            .iter()
+            .map(|w| normaliser.apply(w))
+            .collect(),
+        text: normaliser.apply(&result.text),
+    }
+}
+
+/// Which registry a call needs.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct EngineKey {
+    config: String,
+    spill: SpillMode,
+    executor_timeout_ms: Option<u64>,
+}
+
+/// A materialised tree and the registries that run calls on it.
+pub struct Runner {
+    root: PathBuf,
+    /// Holds the materialised tree alive (None: a live directory).
+    _tree: Option<MaterialisedTree>,
+    /// The rg config file, the spill root and the unwritable spill root.
+    _scratch: tempfile::TempDir,
+    rg_config: PathBuf,
+    base_config: Value,
+    store: Arc<LocalSpillStore>,
+    unwritable: Arc<LocalSpillStore>,
+    engines: HashMap<EngineKey, Registry>,
+    normaliser: Normaliser,
+}
+
+fn merged(base: &Value, overrides: &serde_json::Map<String, Value>) -> Value {
+    let mut config = base.as_object().cloned().unwrap_or_default();
+    for (key, value) in overrides {
+        config.insert(key.clone(), value.clone());
+    }
+    Value::Object(config)
+}
+
+impl Runner {
+    /// Prepares `tree` (a fixture tree is materialised in a fresh temp
+    /// dir; any other directory is used in place) with `config` as the
+    /// base plugin config and `ripgrep_config` as rg's config file lines.
+    pub fn new(
+        tree: &Path,
+        config: Value,
+        ripgrep_config: &[String],
+    ) -> Result<Self, TranscriptError> {
+        Self::new_in(tree, config, ripgrep_config, &std::env::temp_dir())
+    }
+
+    /// As [`Runner::new`], with every temp dir under `temp_parent`.
+    pub fn new_in(
+        tree: &Path,
+        config: Value,
+        ripgrep_config: &[String],
+        temp_parent: &Path,
+    ) -> Result<Self, TranscriptError> {
+        let (root, materialised) = if is_fixture_tree(tree) {
+            let tree = MaterialisedTree::new_in(&Manifest::load(tree)?, temp_parent)?;
+            (tree.root().to_path_buf(), Some(tree))
+        } else if tree.is_dir() {
+            let root = tree
+                .canonicalize()
+                .map_err(|e| TranscriptError::io(tree, e))?;
+            (root, None)
+        } else {
+            return Err(TranscriptError::Other(format!(
+                "{}: not a fixture tree (no manifest.json) nor a directory",
+                tree.display()
+            )));
+        };
+        let scratch = tempfile::Builder::new()
+            .prefix("fs-search-replay-")
+            .tempdir_in(temp_parent)
+            .map_err(|e| TranscriptError::io(temp_parent, e))?;
+        let rg_config = scratch.path().join("ripgreprc");
+        let mut lines = ripgrep_config.join("\n");
+        lines.push('\n');
+        std::fs::write(&rg_config, lines).map_err(|e| TranscriptError::io(&rg_config, e))?;
+        let spill_root = scratch.path().join("spill");
+        // A regular file: no directory can ever be created below it.
+        let blocker = scratch.path().join("not-a-directory");
+        std::fs::write(&blocker, "").map_err(|e| TranscriptError::io(&blocker, e))?;
+        let normaliser = Normaliser::new()
+            .with_root(&root, TREE)
+            .with_root(&spill_root, SPILL)
+            .with_root(scratch.path(), "<SCRATCH>");
+        Ok(Self {
+            store: Arc::new(LocalSpillStore::new(Some(&spill_root))),
+            unwritable: Arc::new(LocalSpillStore::new(Some(&blocker.join("spill")))),
+            root,
+            _tree: materialised,
+            _scratch: scratch,
+            rg_config,
+            base_config: config,
+            engines: HashMap::new(),
+            normaliser,
+        })
+    }
+
+    /// The root the calls search (the materialised tree).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn normaliser(&self) -> &Normaliser {
+        &self.normaliser
+    }
+
+    async fn engine(&mut self, call: &Call) -> Result<&Registry, String> {
+        let config = merged(&self.base_config, &call.options.config);
+        let key = EngineKey {
+            config: config.to_string(),
+            spill: call.options.spill,
+            executor_timeout_ms: call.options.executor_timeout_ms,
+        };
+        if !self.engines.contains_key(&key) {
+            let mut bash = LocalBashConfig {
+                cwd: Some(self.root.to_string_lossy().into_owned()),
+                env: BTreeMap::from([(
+                    "RIPGREP_CONFIG_PATH".to_owned(),
+                    self.rg_config.to_string_lossy().into_owned(),
+                )]),
+                ..LocalBashConfig::default()
+            };
+            if let Some(ms) = key.executor_timeout_ms {
+                bash.timeout_ms = ms;
+            }
+            let bash = LocalBashExecutor::new(bash).map_err(|e| e.to_string())?;
+            let spill_store: Option<Arc<dyn SpillStore>> = match key.spill {
+                SpillMode::Store => Some(self.store.clone()),
+                SpillMode::None => None,
+                SpillMode::Unwritable => Some(self.unwritable.clone()),
+            };
+            let mut registry = Registry::new(Host {
+                bash: Some(Arc::new(bash)),
+                spill_store,
+                timeout_policy: true,
+            });
+            match registry.load_fs_search(&config).await {
+                Ok(LoadOutcome::Registered) => {}
+                Ok(LoadOutcome::RgMissing { warning }) => return Err(warning),
+                Ok(LoadOutcome::Pending) => return Err("the plugin stayed pending".into()),
+                Err(e) => return Err(format!("the plugin did not load: {e}")),
+            }
+            self.engines.insert(key.clone(), registry);
+        }
+        self.engines
+            .get(&key)
+            .ok_or_else(|| "the registry vanished".to_owned())
+    }
+
+    fn exec_for(&self, call: &Call) -> ExecContext {
+        let mut exec = ExecContext::new(format!("call-{}", call.name));
+        if let Some(session) = &call.options.session {
+            let cwd = session.cwd.as_ref().map(|cwd| match cwd.as_str() {
+                "." => self.root.to_string_lossy().into_owned(),
+                _ => self.root.join(cwd).to_string_lossy().into_owned(),
+            });
+            exec = exec.with_session(session.id.as_deref(), cwd.as_deref());
+        }
+        if call.options.nested {
+            exec = exec.nested();
+        }
+        exec
+    }
+
+    /// Runs `call` and returns the raw result (for callers that show more
+    /// than the model saw). Errors are setup failures, not tool errors.
+    pub async fn run_raw(&mut self, call: &Call) -> Result<ToolResult, String> {
+        let exec = self.exec_for(call);
+        let registry = self.engine(call).await?;
+        let cancel = match call.options.cancel {
+            Some(Cancel::BeforeDispatch) => {
+                exec.signal.cancel();
+                None
+            }
+            Some(Cancel::AfterMs(ms)) => {
+                let token = exec.signal.clone();
+                Some(tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(ms)).await;
+                    token.cancel();
+                }))
+            }
+            None => None,
+        };
+        let result = registry.call(&call.tool, &call.args, &exec).await;
+        if let Some(timer) = cancel {
+            timer.abort();
+        }
+        Ok(result)
+    }
+
+    /// Runs `call` and returns what the model saw, normalised.
+    pub async fn run(&mut self, call: &Call) -> Result<Outcome, String> {
+        let result = self.run_raw(call).await?;
+        Ok(outcome_of(&result, &self.normaliser))
+    }
+}
