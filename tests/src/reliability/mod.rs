@@ -1,5 +1,5 @@
-//! Helpers for the reliability tests: a per-instance environment overlay
-//! over the real local executor, fake `rg` scripts that inject faults,
+//! Helpers for the reliability tests: the real local executor with a
+//! per-instance environment overlay, fake `rg` scripts that inject faults,
 //! `/proc` probes (process groups, open descriptors, peak memory), and
 //! small builders for engines and trees.
 
@@ -7,5 +7,5 @@ pub mod engine;
 pub mod fake_rg;
 pub mod procfs;
 
-pub use engine::{EnvExecutor, load, local_executor, registry_with};
+pub use engine::{load, local_executor, registry_with};
 pub use fake_rg::FakeRg;

@@ -1,0 +1,172 @@
+//! Output bounds (CONTRACT §1.3 capture, §7.2 step 7, §7.3): stdout past
+//! `rawOutputMaxBytes` ends with `SEARCH_RAW_OUTPUT_OVERFLOW` at exactly
+//! the cap's boundary; stderr is kept as a bounded tail whose excerpt
+//! carries ` [stderr truncated]`; and the overflow check keeps its place
+//! in the contract's order (an exit outside {0, 1} or a timeout is
+//! reported as such, however much stdout came first). Fakes inject the
+//! floods; the peak-memory flood test is in `reliability_flood_memory.rs`
+//! so that no other test shares its process.
+
+// Test helpers outside #[test] functions unwrap too.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use fs_search_engine::{ExecContext, LocalBashConfig, Registry, ToolResult};
+use fs_search_tests::reliability::{FakeRg, load, local_executor};
+use serde_json::{Value, json};
+
+async fn registry(fake: Option<&FakeRg>, bash: LocalBashConfig, config: Value) -> Registry {
+    let path = fake.map(FakeRg::path_env);
+    let env: Vec<(&str, &str)> = path.iter().map(|p| ("PATH", p.as_str())).collect();
+    load(local_executor(bash, &env).unwrap(), &config)
+        .await
+        .unwrap()
+}
+
+fn exec(work: &std::path::Path) -> ExecContext {
+    ExecContext::new("c").with_session(Some("s"), Some(&work.to_string_lossy()))
+}
+
+fn assert_failure(result: &ToolResult, code: &str, text: &str) {
+    assert!(result.is_error, "{result:?}");
+    assert_eq!(result.code(), Some(code), "{}", result.text);
+    assert_eq!(result.text, text);
+}
+
+fn overflow_text(tool: &str, cap: u64) -> String {
+    format!(
+        "Error: {tool} produced more raw output than the bash executor retained within the {cap}-byte cap; narrow pattern, path, or include and retry"
+    )
+}
+
+#[tokio::test]
+async fn real_rg_stdout_over_the_raw_output_cap_is_an_overflow() {
+    let work = tempfile::tempdir().unwrap();
+    for i in 0..200 {
+        std::fs::write(work.path().join(format!("file-{i:03}.txt")), "alpha\n").unwrap();
+    }
+    let registry = registry(
+        None,
+        LocalBashConfig::default(),
+        json!({"sampleOverCapGlobResults": true, "rawOutputMaxBytes": 1000}),
+    )
+    .await;
+    for (tool, args) in [
+        ("glob", json!({"pattern": "*.txt"})),
+        ("grep", json!({"pattern": "alpha"})),
+    ] {
+        let result = registry.call(tool, &args, &exec(work.path())).await;
+        assert_failure(
+            &result,
+            "SEARCH_RAW_OUTPUT_OVERFLOW",
+            &overflow_text(tool, 1000),
+        );
+    }
+}
+
+#[tokio::test]
+async fn stdout_exactly_at_the_cap_is_kept_and_one_byte_more_overflows() {
+    // Ten 10-byte paths plus newlines: exactly 100 bytes of stdout.
+    let fake = FakeRg::new("for i in 0 1 2 3 4 5 6 7 8 9; do printf 'path-%d.xy\\n' $i; done\nprintf \"$(cat \"$STATE/extra\")\"\n").unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let config = json!({"sampleOverCapGlobResults": true, "rawOutputMaxBytes": 100});
+    let registry = registry(Some(&fake), LocalBashConfig::default(), config).await;
+    fake.write_state("extra", b"").unwrap();
+    let result = registry
+        .call("glob", &json!({"pattern": "*"}), &exec(work.path()))
+        .await;
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(result.text.lines().count(), 10);
+    fake.write_state("extra", b"z").unwrap();
+    let result = registry
+        .call("glob", &json!({"pattern": "*"}), &exec(work.path()))
+        .await;
+    assert_failure(
+        &result,
+        "SEARCH_RAW_OUTPUT_OVERFLOW",
+        &overflow_text("glob", 100),
+    );
+}
+
+/// 1,000,000 numbered diagnostic lines (13 MB) on stderr, then exit 2.
+const STDERR_FLOOD_RG: &str = "seq -f 'diag %07.0f' 0 999999 >&2\nexit 2\n";
+
+#[tokio::test]
+async fn a_stderr_flood_keeps_a_bounded_tail_and_says_it_was_truncated() {
+    let fake = FakeRg::new(STDERR_FLOOD_RG).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let max_output_bytes = 64_000;
+    let registry = registry(
+        Some(&fake),
+        LocalBashConfig {
+            max_output_bytes,
+            ..LocalBashConfig::default()
+        },
+        json!({"sampleOverCapGlobResults": true}),
+    )
+    .await;
+    let stream: String = (0..1_000_000).map(|i| format!("diag {i:07}\n")).collect();
+    let tail = &stream[stream.len() - max_output_bytes as usize..];
+    for (tool, args) in [
+        ("glob", json!({"pattern": "*"})),
+        ("grep", json!({"pattern": "x"})),
+    ] {
+        let result = registry.call(tool, &args, &exec(work.path())).await;
+        let text = format!(
+            "Error: {tool} search failed (exit 2): {} [stderr truncated]",
+            tail.trim()
+        );
+        assert_failure(&result, "SEARCH_FAILED", &text);
+        assert!(result.text.len() < max_output_bytes as usize + 100);
+    }
+}
+
+#[tokio::test]
+async fn a_non_zero_exit_after_stdout_over_the_cap_is_classified_by_its_exit_first() {
+    // §7.2: the exit classification (step 6) precedes the raw-output check
+    // (step 7), so an rg that printed past the cap and then failed on an
+    // unreadable file reports that failure.
+    let fake = FakeRg::new(
+        "head -c 300000 /dev/zero | tr '\\0' 'a'\necho 'rg: ./locked: Permission denied (os error 13)' >&2\nexit 2\n",
+    )
+    .unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let registry = registry(
+        Some(&fake),
+        LocalBashConfig::default(),
+        json!({"sampleOverCapGlobResults": true, "rawOutputMaxBytes": 1000}),
+    )
+    .await;
+    let result = registry
+        .call("grep", &json!({"pattern": "x"}), &exec(work.path()))
+        .await;
+    assert_failure(
+        &result,
+        "SEARCH_FAILED",
+        "Error: grep search failed (exit 2): rg: ./locked: Permission denied (os error 13)",
+    );
+}
+
+#[tokio::test]
+async fn an_executor_timeout_after_stdout_over_the_cap_is_reported_as_the_timeout() {
+    // §7.2: `timedOut` (step 4) precedes the raw-output check (step 7).
+    let fake = FakeRg::new("head -c 300000 /dev/zero | tr '\\0' 'a'\nexec sleep 30\n").unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let registry = registry(
+        Some(&fake),
+        LocalBashConfig {
+            timeout_ms: 1000,
+            grace_ms: 200,
+            ..LocalBashConfig::default()
+        },
+        json!({"sampleOverCapGlobResults": true, "rawOutputMaxBytes": 1000}),
+    )
+    .await;
+    let result = registry
+        .call("glob", &json!({"pattern": "*"}), &exec(work.path()))
+        .await;
+    assert_failure(
+        &result,
+        "SEARCH_ABORTED",
+        "Error: glob timed out after 1000ms in the bash executor; narrow pattern, path, or include and retry",
+    );
+}
