@@ -1,1 +1,351 @@
+//! Whole screens on ratatui's `TestBackend`, pinned with insta: the app is
+//! driven by keys, its effects carried out by the real runner (real bash,
+//! real rg, real spill store) on a small temp tree with pinned mtimes.
+//! Durations are pinned when results arrive; the temp dir's random name
+//! and the spill file's random prefix are redacted.
 
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use fs_search_engine::plugin::RG_MISSING_WARNING;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::app::{App, SessionInfo};
+use super::runner::{AppEvent, Effect, LoadInfo, Runner};
+use super::views;
+
+/// The fixed session id: its spill directory name is deterministic.
+const SESSION: &str = "session-snapshots";
+/// Every call's pinned duration.
+const DURATION: Duration = Duration::from_micros(4_200);
+
+/// A temp tree `/tmp/fswb-XXXXXX/tree` (fixed-length path, so wrapping
+/// never depends on the machine) with every file's mtime pinned.
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Fixture {
+    /// `files`: (path, content), oldest first.
+    fn new(files: &[(&str, &str)]) -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("fswb-")
+            .rand_bytes(6)
+            .tempdir_in("/tmp")
+            .unwrap();
+        let root = dir.path().to_path_buf();
+        let tree = root.join("tree");
+        let base = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        for (i, (path, content)) in files.iter().enumerate() {
+            let path = tree.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, content).unwrap();
+            let file = std::fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(base + Duration::from_secs(60 * i as u64))
+                .unwrap();
+        }
+        Self { _dir: dir, root }
+    }
+
+    fn tree(&self) -> PathBuf {
+        self.root.join("tree")
+    }
+}
+
+/// The app, the real runner and a test terminal.
+struct Harness {
+    fixture: Fixture,
+    app: App,
+    runner: Runner,
+    events: mpsc::UnboundedReceiver<AppEvent>,
+    terminal: Terminal<TestBackend>,
+}
+
+impl Harness {
+    async fn new(files: &[(&str, &str)], config: Value, cols: u16, rows: u16) -> Self {
+        let fixture = Fixture::new(files);
+        let spill_root = fixture.root.join("s");
+        let session = SessionInfo {
+            workdir: fixture.tree().display().to_string(),
+            session_id: SESSION.into(),
+            spill_root: Some(spill_root.clone()),
+            log_path: Some(fixture.root.join("state/workbench.log")),
+        };
+        let (tx, events) = mpsc::unbounded_channel();
+        let runner = Runner::new(fixture.tree(), spill_root, SESSION.into(), tx);
+        let app = App::new(session, &config);
+        let terminal = Terminal::new(TestBackend::new(cols, rows)).unwrap();
+        let mut harness = Self {
+            fixture,
+            app,
+            runner,
+            events,
+            terminal,
+        };
+        let effects = harness.app.start();
+        harness.carry_out(effects).await;
+        harness
+    }
+
+    /// Hands effects to the runner and feeds back what they produce.
+    async fn carry_out(&mut self, effects: Vec<Effect>) {
+        let awaited = effects
+            .iter()
+            .filter(|e| matches!(e, Effect::Load { .. } | Effect::Run { .. }))
+            .count();
+        self.runner.apply_all(effects);
+        for _ in 0..awaited {
+            let event = tokio::time::timeout(Duration::from_secs(30), self.events.recv())
+                .await
+                .expect("the runner answers")
+                .expect("the channel is open");
+            let event = match event {
+                AppEvent::Finished { id, result, .. } => {
+                    self.runner.finished();
+                    AppEvent::Finished {
+                        id,
+                        result,
+                        duration: DURATION,
+                    }
+                }
+                other => other,
+            };
+            let more = self.app.on_event(event);
+            assert!(more.is_empty());
+        }
+    }
+
+    async fn key(&mut self, code: KeyCode, modifiers: KeyModifiers) {
+        let effects = self.app.handle_key(&KeyEvent::new(code, modifiers));
+        self.carry_out(effects).await;
+    }
+
+    /// Presses keys: `<Enter>`-style names for special keys, else chars.
+    async fn keys(&mut self, keys: &str) {
+        let mut rest = keys;
+        while let Some(c) = rest.chars().next() {
+            let special = rest
+                .strip_prefix('<')
+                .and_then(|r| r.find('>').map(|end| (&r[..end], &r[end + 1..])));
+            if let Some((name, after)) = special {
+                rest = after;
+                let (code, mods) = match name {
+                    "Enter" => (KeyCode::Enter, KeyModifiers::NONE),
+                    "Esc" => (KeyCode::Esc, KeyModifiers::NONE),
+                    "Tab" => (KeyCode::Tab, KeyModifiers::NONE),
+                    "Down" => (KeyCode::Down, KeyModifiers::NONE),
+                    "End" => (KeyCode::End, KeyModifiers::NONE),
+                    "C-u" => (KeyCode::Char('u'), KeyModifiers::CONTROL),
+                    "C-t" => (KeyCode::Char('t'), KeyModifiers::CONTROL),
+                    other => panic!("unknown key <{other}>"),
+                };
+                self.key(code, mods).await;
+                continue;
+            }
+            self.key(KeyCode::Char(c), KeyModifiers::NONE).await;
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+
+    /// The screen as text, one line per row, trailing spaces trimmed.
+    fn screen(&mut self) -> String {
+        let app = &self.app;
+        let now = app
+            .running
+            .as_ref()
+            .map_or_else(Instant::now, |r| r.started + Duration::from_millis(1300));
+        self.terminal
+            .draw(|frame| views::draw(frame, app, now))
+            .unwrap();
+        buffer_text(self.terminal.backend().buffer())
+    }
+}
+
+fn buffer_text(buffer: &ratatui::buffer::Buffer) -> String {
+    let area = buffer.area;
+    let mut out = String::new();
+    for y in 0..area.height {
+        let mut line = String::new();
+        for x in 0..area.width {
+            line.push_str(buffer[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Snapshots a screen with temp paths and random locator parts redacted.
+macro_rules! assert_screen {
+    ($name:expr, $screen:expr) => {
+        insta::with_settings!({
+            filters => vec![
+                (r"fswb-[A-Za-z0-9_]{6}", "fswb-RANDOM"),
+                (r"[0-9a-f]+-(glob|grep)-results\.txt", "[RANDOM]-$1-results.txt"),
+            ],
+            prepend_module_to_snapshot => false,
+        }, {
+            insta::assert_snapshot!($name, $screen);
+        });
+    };
+}
+
+fn sampling(on: bool) -> Value {
+    json!({ "sampleOverCapGlobResults": on })
+}
+
+/// A tree of a few top-level entries, oldest first.
+const TREE: &[(&str, &str)] = &[
+    ("vendor/a.ts", "export const a = 1;\n"),
+    ("vendor/b.ts", "export const b = 2;\n"),
+    ("vendor/c.ts", "export const c = 3;\n"),
+    ("src/main.rs", "fn main() {\n    println!(\"hello\");\n}\n"),
+    ("src/lib.rs", "pub fn lib() {}\n"),
+    ("guide/intro.md", "# Intro\n"),
+    ("README.md", "# Tree\n"),
+];
+
+#[tokio::test]
+async fn empty_start() {
+    let mut h = Harness::new(TREE, sampling(true), 80, 24).await;
+    assert_screen!("empty_start", h.screen());
+}
+
+#[tokio::test]
+async fn glob_within_cap() {
+    let mut h = Harness::new(TREE, sampling(true), 100, 30).await;
+    h.keys("e*.ts<Enter><Esc>").await;
+    let screen = h.screen();
+    assert!(screen.contains("vendor/c.ts"), "{screen}");
+    assert_screen!("glob_within_cap", screen);
+}
+
+#[tokio::test]
+async fn sampled_over_cap_glob_with_spill() {
+    let config = json!({"sampleOverCapGlobResults": true, "globMaxResults": 3});
+    let mut h = Harness::new(TREE, config, 100, 30).await;
+    h.keys("e*<Enter><Esc>").await;
+    let record = h.app.shown_record().unwrap();
+    let spill = record.result.spill.clone().expect("a spill");
+    assert!(record.result.text.ends_with(&format!(
+        "Full sorted result stored at: {}. {})",
+        spill.locator, spill.retrieval_hint
+    )));
+    assert!(Path::new(&spill.locator).starts_with(h.fixture.root.join("s")));
+    assert_screen!("sampled_over_cap_glob_with_spill", h.screen());
+    // the spill file opens over the panes
+    let effects = h.app.handle_key(&KeyEvent::from(KeyCode::Char('o')));
+    let [Effect::ReadSpill { id, path }] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    let outcome = super::runner::read_spill(path).await;
+    h.app.on_event(AppEvent::SpillRead { id: *id, outcome });
+    assert_screen!("spill_file_open", h.screen());
+}
+
+#[tokio::test]
+async fn grep_with_truncated_lines() {
+    let long = format!("let needle = \"{}\";\n", "x".repeat(120));
+    let files = [("data/long.txt", long.as_str())];
+    let config = json!({"sampleOverCapGlobResults": false, "grepMaxLineBytes": 40});
+    let mut h = Harness::new(&files, config, 100, 30).await;
+    h.keys("te<C-u>needle<Enter><Esc>").await;
+    let text = &h.app.shown_record().unwrap().result.text;
+    assert!(text.contains(" (line truncated)"), "{text}");
+    assert_screen!("grep_with_truncated_lines", h.screen());
+}
+
+#[tokio::test]
+async fn error_result_with_metadata() {
+    let mut h = Harness::new(TREE, sampling(true), 100, 30).await;
+    h.keys("te(<Enter><Esc>").await;
+    let result = &h.app.shown_record().unwrap().result;
+    assert!(result.is_error);
+    assert_eq!(result.code(), Some("SEARCH_INVALID_PATTERN"));
+    assert_screen!("error_result_text", h.screen());
+    h.keys("4").await;
+    assert_screen!("error_result_call_details", h.screen());
+}
+
+#[tokio::test]
+async fn surface_view() {
+    let mut h = Harness::new(TREE, sampling(false), 100, 40).await;
+    h.keys("5").await;
+    assert_screen!("surface_view", h.screen());
+}
+
+#[tokio::test]
+async fn help() {
+    let mut h = Harness::new(TREE, sampling(true), 80, 24).await;
+    h.keys("?").await;
+    assert_screen!("help", h.screen());
+}
+
+#[tokio::test]
+async fn config_panel_with_an_invalid_value() {
+    let mut h = Harness::new(TREE, sampling(true), 80, 24).await;
+    h.keys("6<Down><Enter>0<Enter>").await;
+    assert_screen!("config_panel_with_an_invalid_value", h.screen());
+    // calls now get the unknown-tool result, as after any failed load
+    h.keys("r").await;
+    let result = &h.app.shown_record().unwrap().result;
+    assert_eq!(result.code(), Some("UNKNOWN_TOOL"));
+}
+
+#[tokio::test]
+async fn layout_80x24_with_a_spilled_grep() {
+    let lines: String = (1..=6).map(|i| format!("needle {i}\n")).collect();
+    let files = [("notes.txt", lines.as_str())];
+    let config = json!({"sampleOverCapGlobResults": true, "grepMaxMatches": 4});
+    let mut h = Harness::new(&files, config, 80, 24).await;
+    h.keys("te<C-u>needle<Tab><Tab>*.txt<Enter><Esc>").await;
+    assert_screen!("layout_80x24", h.screen());
+}
+
+#[tokio::test]
+async fn a_running_call_shows_a_spinner_and_elapsed_time() {
+    let mut h = Harness::new(TREE, sampling(true), 80, 24).await;
+    // Not handed to the runner: the call stays in flight.
+    let effects = h.app.handle_key(&KeyEvent::from(KeyCode::Enter));
+    assert!(matches!(effects.as_slice(), [Effect::Run { .. }]));
+    assert_screen!("running_call", h.screen());
+}
+
+#[tokio::test]
+async fn rg_missing_shows_the_load_warning_and_how_to_install_rg() {
+    let mut h = Harness::new(TREE, sampling(true), 80, 24).await;
+    // The load outcome of a machine without rg, as the engine reports it.
+    let effects = h.app.apply(super::keymap::Action::ApplyConfig);
+    assert_eq!(effects.len(), 1);
+    h.app.on_event(AppEvent::Loaded {
+        generation: 2,
+        outcome: Ok(LoadInfo {
+            sections: Vec::new(),
+            tools: Vec::new(),
+            warnings: vec![RG_MISSING_WARNING.to_owned()],
+        }),
+    });
+    h.app.status = None;
+    assert_screen!("rg_missing", h.screen());
+}
+
+#[tokio::test]
+async fn resizing_redraws_the_same_state_at_any_size() {
+    let mut h = Harness::new(TREE, sampling(true), 120, 40).await;
+    h.keys("e*<Enter><Esc>").await;
+    for (cols, rows) in [(80, 24), (60, 16), (200, 60), (20, 8)] {
+        h.terminal.backend_mut().resize(cols, rows);
+        h.terminal.autoresize().unwrap();
+        let screen = h.screen();
+        assert_eq!(screen.lines().count(), usize::from(rows));
+    }
+    h.terminal.backend_mut().resize(80, 24);
+    h.terminal.autoresize().unwrap();
+    let screen = h.screen();
+    assert!(screen.contains("README.md"), "{screen}");
+}

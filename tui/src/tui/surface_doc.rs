@@ -7,11 +7,12 @@ use super::doc::{Doc, LineKind};
 use super::runner::LoadInfo;
 
 /// How to get rg, shown when the load found none.
-pub const RG_INSTALL_HINT: [&str; 4] = [
+pub const RG_INSTALL_HINT: [&str; 5] = [
     "Install ripgrep so that `rg` is on the PATH, then restart the workbench:",
-    "  Debian/Ubuntu: sudo apt-get install ripgrep    Fedora: sudo dnf install ripgrep",
-    "  macOS: brew install ripgrep    any platform with Rust: cargo install ripgrep",
-    "Until then glob and grep are not registered: calls get the unknown-tool result.",
+    "  Debian/Ubuntu: sudo apt-get install ripgrep",
+    "  Fedora: sudo dnf install ripgrep     macOS: brew install ripgrep",
+    "  anywhere with Rust: cargo install ripgrep",
+    "Until then glob and grep are not registered (calls: unknown tool).",
 ];
 
 /// The prompt sections and tool definitions exactly as registered.
@@ -68,7 +69,7 @@ fn not_registered(doc: &mut Doc, status: &PluginStatus) {
                 "ripgrep (rg) was not found. The load warned:",
                 LineKind::Alert,
             );
-            doc.push(&format!("  {warning}"), LineKind::Alert);
+            doc.push(warning, LineKind::Alert);
             for line in RG_INSTALL_HINT {
                 doc.push(line, LineKind::Note);
             }
@@ -101,6 +102,10 @@ pub fn unloaded(status: &PluginStatus) -> Doc {
 /// The Text tab before the first call.
 pub fn welcome(status: &PluginStatus) -> Doc {
     let mut doc = Doc::default();
+    if status != &PluginStatus::Registered {
+        not_registered(&mut doc, status);
+        doc.push("", LineKind::Body);
+    }
     doc.push(
         "No call yet. Build one above and run it:",
         LineKind::Heading,
@@ -113,10 +118,6 @@ pub fn welcome(status: &PluginStatus) -> Doc {
         "  ?      every key",
     ] {
         doc.push(line, LineKind::Note);
-    }
-    if status != &PluginStatus::Registered {
-        doc.push("", LineKind::Body);
-        not_registered(&mut doc, status);
     }
     doc
 }

@@ -11,7 +11,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use super::editor::input;
 use crate::tui::app::{App, Editing, PluginStatus};
 
-const KEY_COLS: u16 = 27;
+const KEY_COLS: u16 = 28;
 
 pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let panel = &app.config;
@@ -20,7 +20,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         Layout::vertical([Constraint::Length(rows + 1), Constraint::Fill(1)]).areas(area);
     frame.render_widget(
         Paragraph::new(Span::styled(
-            "  key                        value (JSON as sent; empty = absent)",
+            "  key                         value (JSON as sent; empty = absent)",
             Style::new().dark_gray(),
         )),
         Rect { height: 1, ..list },

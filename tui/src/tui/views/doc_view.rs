@@ -1,6 +1,7 @@
 //! Draws a [`Doc`] into an area from a given first row: a gutter with
 //! line numbers and markers (`│` page line, `┆` wrapped continuation,
-//! `▶` footer), then the line's text, never altered, only wrapped.
+//! `▶` footer; unnumbered documents only mark continuations), then the
+//! line's text, never altered, only wrapped.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -10,10 +11,11 @@ use ratatui::widgets::Paragraph;
 
 use crate::tui::doc::{Doc, DocLine, LineKind, Row};
 
-/// Width of the gutter of `doc` (0 for unnumbered documents).
+/// Width of the gutter of `doc`: line numbers and a marker, or only the
+/// continuation marker for unnumbered documents.
 pub fn gutter_width(doc: &Doc) -> usize {
     let last = doc.lines.iter().rev().find_map(|l| l.number);
-    last.map_or(0, |n| n.to_string().len().max(2) + 2)
+    last.map_or(2, |n| n.to_string().len().max(2) + 2)
 }
 
 /// Columns left for text in an area `cols` wide.
@@ -32,10 +34,7 @@ fn kind_style(kind: LineKind) -> Style {
 }
 
 fn gutter(line: &DocLine, row: &Row, width: usize) -> Span<'static> {
-    if width == 0 {
-        return Span::raw("");
-    }
-    let digits = width - 2;
+    let digits = width.saturating_sub(2);
     let text = match (line.number, row.continued) {
         (Some(n), false) => {
             let marker = if line.kind == LineKind::Footer {
@@ -45,7 +44,8 @@ fn gutter(line: &DocLine, row: &Row, width: usize) -> Span<'static> {
             };
             format!("{n:>digits$}{marker} ")
         }
-        _ => format!("{:>digits$}┆ ", ""),
+        (None, false) => format!("{:>digits$}  ", ""),
+        (_, true) => format!("{:>digits$}┆ ", ""),
     };
     let style = if line.kind == LineKind::Footer {
         Style::new().yellow()

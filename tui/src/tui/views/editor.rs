@@ -87,7 +87,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let is = |f: Field| editing == Some(f);
 
     let [tool_area, pattern_label, pattern_area] = Layout::horizontal([
-        Constraint::Length(18),
+        Constraint::Length(19),
         Constraint::Length(9),
         Constraint::Fill(1),
     ])

@@ -59,6 +59,22 @@ fn tail(text: &str, cols: usize) -> String {
     out
 }
 
+/// Shortens a path to `cols` cells, keeping whole trailing components.
+fn path_tail(path: &str, cols: usize) -> String {
+    if path.chars().count() <= cols {
+        return path.to_owned();
+    }
+    let keep = cols.saturating_sub(1);
+    let cut = path
+        .match_indices('/')
+        .map(|(i, _)| i)
+        .find(|i| path[*i..].chars().count() <= keep);
+    match cut {
+        Some(i) => format!("…{}", &path[i..]),
+        None => tail(path, cols),
+    }
+}
+
 fn plugin_text(app: &App) -> Span<'static> {
     let sampling = match app.applied.get("sampleOverCapGlobResults") {
         Some(serde_json::Value::Bool(true)) => "sampling on",
@@ -76,7 +92,7 @@ fn plugin_text(app: &App) -> Span<'static> {
 fn draw_header(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let plugin = plugin_text(app);
     let fixed = 14 + plugin.width() + 9;
-    let workdir = tail(
+    let workdir = path_tail(
         &app.session.workdir,
         usize::from(area.width).saturating_sub(fixed),
     );
@@ -191,40 +207,36 @@ fn pane_title(app: &App) -> String {
 
 fn draw_pane(frame: &mut Frame<'_>, area: Rect, app: &App, now: Instant) {
     let mut block = Block::bordered().title(pane_title(app));
+    let inner = block.inner(area);
+    // The document's position goes on the bottom edge, right; the spill
+    // locator gets the rest of that edge.
+    let doc = app.tab_doc(app.tab);
+    let mut first = 0;
+    let mut position = String::new();
+    if let Some(doc) = doc {
+        app.pane_viewport.set(Viewport {
+            cols: inner.width,
+            rows: inner.height,
+        });
+        first = app.scroll(app.tab).min(app.max_scroll(app.tab));
+        let total = doc.row_count(doc_text_cols(doc, inner.width));
+        position = doc_view::position(first, total, inner.height);
+        block = block.title_bottom(Line::from(position.clone()).right_aligned().dark_gray());
+    }
     let spill = app.shown_record().and_then(|r| r.result.spill.as_ref());
     if let Some(spill) = spill.filter(|_| app.tab == Tab::Text) {
-        let room = usize::from(area.width).saturating_sub(22);
-        block = block.title_bottom(
-            Line::from(format!(
-                " spill ▸ {} · o opens ",
-                tail(&spill.locator, room)
-            ))
-            .yellow(),
-        );
+        let room = usize::from(area.width).saturating_sub(24 + position.chars().count());
+        let text = format!(" spill ▸ {} · o opens ", path_tail(&spill.locator, room));
+        block = block.title_bottom(Line::from(text).yellow());
     }
-    let inner = block.inner(area);
-    match app.tab {
-        Tab::Config => {
-            frame.render_widget(block, area);
-            config::draw(frame, inner, app);
+    frame.render_widget(block, area);
+    match (app.tab, doc) {
+        (Tab::Config, _) => config::draw(frame, inner, app),
+        (Tab::History, _) => history::draw(frame, inner, app, now),
+        (_, Some(doc)) => {
+            doc_view::draw_doc(frame, inner, doc, first);
         }
-        Tab::History => {
-            frame.render_widget(block, area);
-            history::draw(frame, inner, app, now);
-        }
-        tab => {
-            app.pane_viewport.set(Viewport {
-                cols: inner.width,
-                rows: inner.height,
-            });
-            if let Some(doc) = app.tab_doc(tab) {
-                // Draw the text first to learn its extent, then the frame.
-                let (first, total) = doc_view::draw_doc(frame, inner, doc, app.scroll(tab));
-                let position = doc_view::position(first, total, inner.height);
-                block = block.title_bottom(Line::from(position).right_aligned().dark_gray());
-            }
-            frame.render_widget(block, area);
-        }
+        (_, None) => {}
     }
 }
 
@@ -236,23 +248,16 @@ fn draw_keys(frame: &mut Frame<'_>, area: Rect, app: &App) {
             format!(" {} ", keymap::label(binding)),
             Style::new().reversed(),
         ));
-        let words = binding
-            .help
-            .split(' ')
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ");
-        spans.push(Span::raw(format!(" {words} ")));
+        spans.push(Span::raw(format!(" {} ", binding.short)));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
 fn draw_overlay(frame: &mut Frame<'_>, screen: Rect, app: &App) {
     let area = Rect {
-        x: screen.x + 2,
         y: screen.y + 1,
-        width: screen.width.saturating_sub(4),
         height: screen.height.saturating_sub(2),
+        ..screen
     };
     frame.render_widget(Clear, area);
     let (title, doc_owned, note) = match &app.overlay {
@@ -262,7 +267,7 @@ fn draw_overlay(frame: &mut Frame<'_>, screen: Rect, app: &App) {
             None,
         ),
         Some(Overlay::Spill { path, state, .. }) => {
-            let title = format!(" spill file {} · Esc closes ", tail(path, 50));
+            let title = format!(" spill file {} · Esc closes ", path_tail(path, 50));
             match state {
                 SpillState::Loading => (title, None, Some("reading…".to_owned())),
                 SpillState::Failed(e) => (title, None, Some(e.clone())),
@@ -302,4 +307,19 @@ fn draw_overlay(frame: &mut Frame<'_>, screen: Rect, app: &App) {
         block = block.title_bottom(Line::from(note).dark_gray());
     }
     frame.render_widget(block, area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_paths_keep_whole_trailing_components() {
+        let path = "/tmp/fswb-abcdef/s/session-0123/abc-glob-results.txt";
+        assert_eq!(path_tail(path, 80), path);
+        assert_eq!(path_tail(path, 40), "…/s/session-0123/abc-glob-results.txt");
+        assert_eq!(path_tail(path, 36), "…/session-0123/abc-glob-results.txt");
+        assert_eq!(path_tail(path, 10), "…sults.txt");
+        assert_eq!(tail("abcdef", 4), "…def");
+    }
 }
