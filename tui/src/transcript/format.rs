@@ -24,6 +24,13 @@
 //!   name and code, the spill locator normalised, the warnings logged),
 //!   then one `text` line per line of the model-visible text (the text is
 //!   the lines joined by `\n`; it never ends in a newline of its own).
+//! - Call options (all optional; written out in full except the rare
+//!   ones): `config` (keys merged over the header's config), `spill`
+//!   (`store` | `none` | `unwritable`), `session` (`{"id","cwd"}` with
+//!   `cwd` relative to the tree, or null for a call without agent),
+//!   `nested`, `cancel` (`beforeDispatch` | `{"afterMs": N}`),
+//!   `executorTimeoutMs`, `ripgrepConfig` (false: rg runs without the
+//!   header's config file).
 //! - Temp paths are placeholders: `<TREE>` (the materialised tree),
 //!   `<SPILL>` (the spill store root), `<RAND>` (the random 12-hex locator
 //!   prefix); see [`super::normalise`].
@@ -133,6 +140,10 @@ pub struct CallOptions {
     pub cancel: Option<Cancel>,
     /// The local executor's own timeout (default 120000 ms).
     pub executor_timeout_ms: Option<u64>,
+    /// Whether rg gets the header's config file (pinned file order). A
+    /// call that prints no file list can run without it, to show rg's own
+    /// text where `--sort` changes it (a missing path's message).
+    pub ripgrep_config: bool,
 }
 
 impl Default for CallOptions {
@@ -144,6 +155,7 @@ impl Default for CallOptions {
             nested: false,
             cancel: None,
             executor_timeout_ms: None,
+            ripgrep_config: true,
         }
     }
 }
@@ -245,6 +257,9 @@ fn options_value(options: &CallOptions) -> Value {
     }
     if let Some(ms) = options.executor_timeout_ms {
         map.insert("executorTimeoutMs".into(), json!(ms));
+    }
+    if !options.ripgrep_config {
+        map.insert("ripgrepConfig".into(), json!(false));
     }
     Value::Object(map)
 }
@@ -445,6 +460,7 @@ fn parse_options(ctx: &LineCtx<'_>, value: Option<&Value>) -> Result<CallOptions
             "nested",
             "cancel",
             "executorTimeoutMs",
+            "ripgrepConfig",
         ],
     )?;
     if let Some(config) = map.get("config") {
@@ -479,6 +495,9 @@ fn parse_options(ctx: &LineCtx<'_>, value: Option<&Value>) -> Result<CallOptions
         None | Some(Value::Null) => None,
         Some(v) => Some(ctx.u64(v, "\"executorTimeoutMs\"")?).filter(|ms| *ms > 0),
     };
+    if map.contains_key("ripgrepConfig") {
+        options.ripgrep_config = ctx.bool(map, "ripgrepConfig")?;
+    }
     Ok(options)
 }
 
@@ -753,6 +772,7 @@ mod tests {
                             nested: true,
                             cancel: Some(Cancel::AfterMs(300)),
                             executor_timeout_ms: Some(250),
+                            ripgrep_config: false,
                         },
                     ),
                     outcome: Outcome {

@@ -147,3 +147,111 @@ pub async fn replay_file(path: &Path, temp_parent: &Path) -> Result<Replay, Tran
     let transcript = format::parse(&path.display().to_string(), &text)?;
     replay_transcript(path, transcript, temp_parent).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::format::{Call, CallOptions, Header, Record, TranscriptEnv};
+    use crate::transcript::runner::default_ripgrep_config;
+    use serde_json::json;
+
+    fn transcript() -> (PathBuf, Transcript) {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/transcripts/unit.jsonl");
+        let call =
+            |name: &str, tool: &str, args: serde_json::Value, config: serde_json::Value| Call {
+                name: name.into(),
+                tool: tool.into(),
+                args,
+                options: CallOptions {
+                    config: config.as_object().cloned().unwrap_or_default(),
+                    ..CallOptions::default()
+                },
+            };
+        let records = vec![
+            call(
+                "glob",
+                "glob",
+                json!({"pattern": "*"}),
+                json!({"globMaxResults": 2}),
+            ),
+            call(
+                "grep",
+                "grep",
+                json!({"pattern": "needle"}),
+                json!({"grepMaxMatches": 2}),
+            ),
+        ]
+        .into_iter()
+        .map(|call| Record {
+            line: 0,
+            call,
+            outcome: Outcome {
+                is_error: false,
+                error: None,
+                spill: None,
+                warnings: Vec::new(),
+                text: String::new(),
+            },
+        })
+        .collect();
+        let header = Header {
+            tree: "../trees/mixed".into(),
+            config: json!({"sampleOverCapGlobResults": true}),
+            env: TranscriptEnv {
+                rg: rg_version(),
+                ripgrep_config: default_ripgrep_config(),
+            },
+        };
+        (file, Transcript { header, records })
+    }
+
+    #[tokio::test]
+    async fn outcomes_are_the_same_under_two_temp_roots_and_name_no_temp_path() {
+        let (file, t) = transcript();
+        let roots = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+        let mut outcomes = Vec::new();
+        for root in &roots {
+            let replay = replay_transcript(&file, t.clone(), root.path())
+                .await
+                .unwrap();
+            let current: Vec<Outcome> = replay.checks.iter().map(|c| c.current.clone()).collect();
+            for outcome in &current {
+                let spill = outcome.spill.as_ref().unwrap();
+                assert!(spill.locator.starts_with("<SPILL>/session-"), "{spill:?}");
+                assert!(spill.locator.contains("/<RAND>-"), "{spill:?}");
+                assert!(outcome.text.contains(&spill.locator));
+                assert!(!outcome.text.contains(&*root.path().to_string_lossy()));
+            }
+            outcomes.push(current);
+        }
+        assert_eq!(outcomes[0], outcomes[1]);
+        assert_ne!(roots[0].path(), roots[1].path());
+    }
+
+    #[tokio::test]
+    async fn a_changed_record_diffs_its_result_and_text_lines_only() {
+        let (file, t) = transcript();
+        let root = tempfile::tempdir().unwrap();
+        let replay = replay_transcript(&file, t, root.path()).await.unwrap();
+        // The recorded outcomes above are empty, so both records changed.
+        assert_eq!(replay.changed().count(), 2);
+        let diff = replay.checks[0].diff("f.jsonl");
+        assert!(diff.starts_with(
+            "--- f.jsonl:0 record \"glob\" (recorded)\n+++ f.jsonl:0 record \"glob\" (replayed now)\n"
+        ));
+        assert!(
+            diff.contains(
+                "\n-{\"result\":\"glob\",\"isError\":false,\"error\":null,\"spill\":null,"
+            ),
+            "{diff}"
+        );
+        assert!(diff.contains("\n+{\"text\":\"src/app.ts\"}\n"), "{diff}");
+        let updated = replay.updated();
+        assert_eq!(updated.records[1].outcome, replay.checks[1].current);
+        let again = RecordCheck {
+            record: updated.records[1].clone(),
+            current: replay.checks[1].current.clone(),
+        };
+        assert!(again.matches() && again.diff("f.jsonl").is_empty());
+    }
+}

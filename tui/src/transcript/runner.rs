@@ -78,6 +78,7 @@ struct EngineKey {
     config: String,
     spill: SpillMode,
     executor_timeout_ms: Option<u64>,
+    ripgrep_config: bool,
 }
 
 /// A materialised tree and the registries that run calls on it.
@@ -88,6 +89,8 @@ pub struct Runner {
     /// The rg config file, the spill root and the unwritable spill root.
     _scratch: tempfile::TempDir,
     rg_config: PathBuf,
+    /// An empty rg config file, for calls that opt out of the pinning.
+    no_rg_config: PathBuf,
     base_config: Value,
     store: Arc<LocalSpillStore>,
     unwritable: Arc<LocalSpillStore>,
@@ -144,6 +147,9 @@ impl Runner {
         let mut lines = ripgrep_config.join("\n");
         lines.push('\n');
         std::fs::write(&rg_config, lines).map_err(|e| TranscriptError::io(&rg_config, e))?;
+        // Set even when empty, so a user's own RIPGREP_CONFIG_PATH never applies.
+        let no_rg_config = scratch.path().join("ripgreprc-empty");
+        std::fs::write(&no_rg_config, "").map_err(|e| TranscriptError::io(&no_rg_config, e))?;
         let spill_root = scratch.path().join("spill");
         // A regular file: no directory can ever be created below it.
         let blocker = scratch.path().join("not-a-directory");
@@ -159,6 +165,7 @@ impl Runner {
             _tree: materialised,
             _scratch: scratch,
             rg_config,
+            no_rg_config,
             base_config: config,
             engines: HashMap::new(),
             normaliser,
@@ -180,13 +187,19 @@ impl Runner {
             config: config.to_string(),
             spill: call.options.spill,
             executor_timeout_ms: call.options.executor_timeout_ms,
+            ripgrep_config: call.options.ripgrep_config,
         };
         if !self.engines.contains_key(&key) {
+            let rg_config = if key.ripgrep_config {
+                &self.rg_config
+            } else {
+                &self.no_rg_config
+            };
             let mut bash = LocalBashConfig {
                 cwd: Some(self.root.to_string_lossy().into_owned()),
                 env: BTreeMap::from([(
                     "RIPGREP_CONFIG_PATH".to_owned(),
-                    self.rg_config.to_string_lossy().into_owned(),
+                    rg_config.to_string_lossy().into_owned(),
                 )]),
                 ..LocalBashConfig::default()
             };
