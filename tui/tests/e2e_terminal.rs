@@ -1,0 +1,180 @@
+//! End to end in a real terminal: the built `workbench` binary runs in a
+//! pseudo-terminal (portable-pty) whose output is interpreted by a
+//! terminal emulator (vt100). The test types a grep, runs it, reads the
+//! page and the footer off the emulated screen, quits, and checks that
+//! the terminal was restored (primary screen, cursor shown, cooked mode).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+const ROWS: u16 = 24;
+const COLS: u16 = 80;
+const WAIT: Duration = Duration::from_secs(30);
+
+/// The emulated screen, fed by a thread reading the pty.
+struct Screen {
+    parser: Arc<Mutex<vt100::Parser>>,
+}
+
+impl Screen {
+    fn spawn_reader(mut reader: Box<dyn Read + Send>) -> Self {
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(ROWS, COLS, 0)));
+        let feed = parser.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                feed.lock().unwrap().process(&buf[..n]);
+            }
+        });
+        Self { parser }
+    }
+
+    fn text(&self) -> String {
+        self.parser.lock().unwrap().screen().contents()
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&vt100::Screen) -> T) -> T {
+        f(self.parser.lock().unwrap().screen())
+    }
+
+    /// Waits until the screen satisfies `ready`; panics with the screen.
+    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let text = self.text();
+            if ready(&text) {
+                return text;
+            }
+            assert!(
+                start.elapsed() < WAIT,
+                "timed out waiting for {what}; the screen:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+fn write_tree(root: &Path) {
+    let lines: String = (1..=6).map(|i| format!("needle {i}\n")).collect();
+    std::fs::write(root.join("notes.txt"), lines).unwrap();
+    std::fs::write(root.join("other.md"), "nothing here\n").unwrap();
+}
+
+#[test]
+fn types_a_grep_reads_page_and_footer_quits_and_restores_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    write_tree(&tree);
+
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: ROWS,
+            cols: COLS,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let screen = Screen::spawn_reader(pair.master.try_clone_reader().unwrap());
+    let mut keys = pair.master.take_writer().unwrap();
+    let mut press = |bytes: &str| {
+        keys.write_all(bytes.as_bytes()).unwrap();
+        keys.flush().unwrap();
+        // A lone Esc must not merge with the next key into Alt+key.
+        std::thread::sleep(Duration::from_millis(150));
+    };
+
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_workbench"));
+    cmd.arg("--workdir");
+    cmd.arg(&tree);
+    cmd.arg("--config");
+    cmd.arg(r#"{"sampleOverCapGlobResults":true,"grepMaxMatches":3}"#);
+    cmd.cwd(dir.path());
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("XDG_STATE_HOME", dir.path().join("state"));
+    let mut child = pair.slave.spawn_command(cmd).unwrap();
+
+    let start = screen.wait_for("the loaded workbench", |s| {
+        s.contains("plugin loaded, sampling on")
+    });
+    assert!(start.contains("No call yet"), "{start}");
+    assert!(
+        screen.with(|s| s.alternate_screen()),
+        "runs on the alternate screen"
+    );
+
+    // Switch to grep, type the pattern, run it.
+    press("t");
+    press("e");
+    press("needle");
+    press("\r");
+    let page = screen.wait_for("the grep result", |s| {
+        s.contains("Full grep result stored at:")
+    });
+    let lines: Vec<&str> = page.lines().collect();
+    let row = |needle: &str| {
+        lines
+            .iter()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no row with {needle:?} in:\n{page}"))
+    };
+    // The page, line by line, with its gutter.
+    assert!(row("Found 3 of 6 matches").contains(" 1│ Found 3 of 6 matches"));
+    assert!(row("notes.txt").contains(" 3│ notes.txt"));
+    assert!(row("needle 1").contains(" 4│ Line 1: needle 1"));
+    assert!(row("needle 3").contains(" 6│ Line 3: needle 3"));
+    assert!(
+        !page.contains("needle 4"),
+        "only the capped page is shown:\n{page}"
+    );
+    // The footer, set apart by its marker, naming the spill file.
+    assert!(row("(Full grep result stored at:").contains(" 8▶ (Full grep result stored at:"));
+    assert!(page.contains("-grep-results.txt."), "{page}");
+    assert!(page.contains("#1 grep (1/1) · ok"), "{page}");
+    assert!(page.contains("spill ▸"), "{page}");
+    assert!(page.contains(r#"args {"pattern":"needle"}"#), "{page}");
+
+    // Leave the field, quit.
+    press("\x1b");
+    press("q");
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the workbench did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "exit status {status:?}");
+
+    // Restored: back on the primary screen with the cursor shown...
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        !screen.with(|s| s.alternate_screen()),
+        "left the alternate screen"
+    );
+    assert!(
+        !screen.with(|s| s.hide_cursor()),
+        "the cursor is shown again"
+    );
+    // ...and out of raw mode: the line discipline is cooked again.
+    let mut stty = CommandBuilder::new("sh");
+    stty.arg("-c");
+    stty.arg("stty -a | tr ' ;' '\\n\\n' | grep -E '^-?(icanon|echo|isig)$' | tr '\\n' ' '; echo '<end>'");
+    let mut probe = pair.slave.spawn_command(stty).unwrap();
+    probe.wait().unwrap();
+    let modes = screen.wait_for("stty's answer", |s| s.contains("<end>"));
+    assert!(
+        modes.contains("isig icanon echo"),
+        "the terminal is still raw: {modes}"
+    );
+}
