@@ -3,7 +3,8 @@
 //! executor, real rg and the local spill store, each complete with its own
 //! correct result — its own paths relative to its own working directory,
 //! its own spill file holding exactly its own complete result — and the
-//! process's open file descriptors back at their baseline afterwards.
+//! process's open file descriptors back at their baseline afterwards, with
+//! no child process (not even an unreaped one) left.
 //!
 //! One test per process (the descriptor count is process-wide). It prints
 //! the throughput as a `METRIC` line (`-- --ignored --nocapture`).
@@ -18,7 +19,7 @@ use std::time::Instant;
 
 use fs_search_engine::value::ToolValue;
 use fs_search_engine::{ExecContext, LocalBashConfig, LocalSpillStore, Registry, ToolResult};
-use fs_search_tests::reliability::procfs::open_fd_count;
+use fs_search_tests::reliability::procfs::{open_fd_count, own_children};
 use fs_search_tests::reliability::{local_executor, registry_with};
 use serde_json::{Value, json};
 

@@ -8,6 +8,7 @@ use std::io;
 pub struct ProcInfo {
     pub pid: i32,
     pub state: char,
+    pub ppid: i32,
     pub pgid: i32,
 }
 
@@ -27,23 +28,39 @@ pub fn proc_info(pid: i32) -> Option<ProcInfo> {
     let rest = &stat[stat.rfind(')')? + 1..];
     let mut fields = rest.split_whitespace();
     let state = fields.next()?.chars().next()?;
-    let _ppid = fields.next()?;
+    let ppid = fields.next()?.parse().ok()?;
     let pgid = fields.next()?.parse().ok()?;
-    Some(ProcInfo { pid, state, pgid })
+    Some(ProcInfo {
+        pid,
+        state,
+        ppid,
+        pgid,
+    })
 }
 
-/// Every process currently in group `pgid`, zombies included.
-pub fn group_members(pgid: i32) -> io::Result<Vec<ProcInfo>> {
-    let mut members = Vec::new();
+/// Every process `keep` selects, zombies included.
+fn processes(keep: impl Fn(&ProcInfo) -> bool) -> io::Result<Vec<ProcInfo>> {
+    let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc")? {
         let Ok(pid) = entry?.file_name().to_string_lossy().parse::<i32>() else {
             continue;
         };
-        if let Some(info) = proc_info(pid).filter(|i| i.pgid == pgid) {
-            members.push(info);
+        if let Some(info) = proc_info(pid).filter(&keep) {
+            found.push(info);
         }
     }
-    Ok(members)
+    Ok(found)
+}
+
+/// Every process currently in group `pgid`, zombies included.
+pub fn group_members(pgid: i32) -> io::Result<Vec<ProcInfo>> {
+    processes(|info| info.pgid == pgid)
+}
+
+/// This process's child processes, zombies (unreaped children) included.
+pub fn own_children() -> io::Result<Vec<ProcInfo>> {
+    let me = i32::try_from(std::process::id()).unwrap_or(i32::MAX);
+    processes(|info| info.ppid == me)
 }
 
 /// The members of group `pgid` that are still running.
