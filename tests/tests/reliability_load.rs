@@ -230,4 +230,6 @@ async fn concurrent_calls_on_a_10k_file_tree_are_independent_and_leak_no_descrip
         after_fds, baseline_fds,
         "open descriptors did not return to the baseline"
     );
+    // Every bash/rg child was reaped: no process, not even a zombie, is left.
+    assert_eq!(own_children().unwrap(), vec![]);
 }
