@@ -9,10 +9,20 @@ pub const GLOB_VCS_EXCLUDES: [&str; 6] = [".git", ".svn", ".hg", ".bzr", ".jj", 
 
 /// `rg --files …` for a glob call.
 pub fn build_glob_command(args: &GlobArgs) -> String {
+    glob_command(args, "--sort=modified --no-ignore --hidden")
+}
+
+/// The glob command without `--sort=modified` (rg lists in parallel, in no
+/// fixed order), for the engine-side sort opt-in.
+pub fn build_unsorted_glob_command(args: &GlobArgs) -> String {
+    glob_command(args, "--no-ignore --hidden")
+}
+
+fn glob_command(args: &GlobArgs, flags: &str) -> String {
     let mut parts = vec![
         "rg --files".to_owned(),
         format!("--glob={}", single_quote(&args.pattern)),
-        "--sort=modified --no-ignore --hidden".to_owned(),
+        flags.to_owned(),
     ];
     for name in GLOB_VCS_EXCLUDES {
         parts.push(format!("--glob={}", single_quote(&format!("!**/{name}"))));
@@ -65,6 +75,18 @@ mod tests {
         assert_eq!(
             command,
             "rg --files --glob='**/*.ts' --sort=modified --no-ignore --hidden --glob='!**/.git' --glob='!**/.git/**' --glob='!**/.svn' --glob='!**/.svn/**' --glob='!**/.hg' --glob='!**/.hg/**' --glob='!**/.bzr' --glob='!**/.bzr/**' --glob='!**/.jj' --glob='!**/.jj/**' --glob='!**/.sl' --glob='!**/.sl/**'"
+        );
+    }
+
+    #[test]
+    fn the_unsorted_glob_command_only_drops_the_sort_flag() {
+        let args = GlobArgs {
+            pattern: "*.rs".into(),
+            path: Some("src".into()),
+        };
+        assert_eq!(
+            build_unsorted_glob_command(&args),
+            build_glob_command(&args).replace(" --sort=modified", "")
         );
     }
 

@@ -42,12 +42,40 @@ pub enum ConfigError {
     NotANumber(&'static str),
     #[error("tool-fs-search: {0} must be a positive integer")]
     NotPositiveInteger(&'static str),
+    #[error("tool-fs-search: config.{0} must be a boolean")]
+    OptInNotBoolean(&'static str),
+}
+
+/// Opt-in key beyond the contract (the original ignores unknown keys):
+/// `true` lists glob results with rg unsorted and sorts them in the engine
+/// by modification time, oldest first, ties by path, across the whole
+/// result. Absent or `false`: exactly the contract's `--sort=modified`.
+pub const GLOB_SORT_IN_ENGINE: &str = "globSortInEngine";
+
+/// Opt-in key beyond the contract: `true` ends rg as soon as its stdout
+/// outgrows `rawOutputMaxBytes` and reports the overflow of a truncated
+/// stdout at once. The contract instead lets rg finish, so an exit outside
+/// {0, 1} or an executor timeout that comes later is reported instead of
+/// the overflow; absent or `false` keeps exactly that.
+pub const STOP_AT_RAW_OUTPUT_CAP: &str = "stopAtRawOutputCap";
+
+/// An opt-in boolean: absent or `null` is `false`.
+fn opt_in(object: &serde_json::Map<String, Value>, key: &'static str) -> Result<bool, ConfigError> {
+    match object.get(key) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(ConfigError::OptInNotBoolean(key)),
+    }
 }
 
 /// Config after layer 1: types checked, defaults applied, numbers unchecked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawConfig {
     pub sample_over_cap_glob_results: bool,
+    /// The [`GLOB_SORT_IN_ENGINE`] opt-in.
+    pub glob_sort_in_engine: bool,
+    /// The [`STOP_AT_RAW_OUTPUT_CAP`] opt-in.
+    pub stop_at_raw_output_cap: bool,
     /// Values of [`NUMERIC_KEYS`], in that order.
     pub numbers: [f64; 6],
 }
@@ -63,6 +91,12 @@ pub struct Config {
     pub search_meta_max_bytes: u64,
     pub raw_output_max_bytes: u64,
     pub timeout_ms: u64,
+    /// The [`GLOB_SORT_IN_ENGINE`] opt-in (not serialised when off).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub glob_sort_in_engine: bool,
+    /// The [`STOP_AT_RAW_OUTPUT_CAP`] opt-in (not serialised when off).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stop_at_raw_output_cap: bool,
 }
 
 impl RawConfig {
@@ -84,6 +118,8 @@ impl RawConfig {
         }
         Ok(Self {
             sample_over_cap_glob_results,
+            glob_sort_in_engine: opt_in(object, GLOB_SORT_IN_ENGINE)?,
+            stop_at_raw_output_cap: opt_in(object, STOP_AT_RAW_OUTPUT_CAP)?,
             numbers,
         })
     }
@@ -107,6 +143,8 @@ impl RawConfig {
             search_meta_max_bytes: out[3],
             raw_output_max_bytes: out[4],
             timeout_ms: out[5],
+            glob_sort_in_engine: self.glob_sort_in_engine,
+            stop_at_raw_output_cap: self.stop_at_raw_output_cap,
         })
     }
 }
@@ -127,6 +165,8 @@ impl Config {
             search_meta_max_bytes: SEARCH_META_MAX_BYTES,
             raw_output_max_bytes: RAW_OUTPUT_MAX_BYTES,
             timeout_ms: SEARCH_TIMEOUT_MS,
+            glob_sort_in_engine: false,
+            stop_at_raw_output_cap: false,
         }
     }
 
@@ -136,6 +176,15 @@ impl Config {
 
     pub(crate) fn grep_cap(&self) -> usize {
         usize::try_from(self.grep_max_matches).unwrap_or(usize::MAX)
+    }
+
+    /// What the executor does with stdout past `rawOutputMaxBytes`.
+    pub(crate) fn over_cap(&self) -> crate::bash::OverCap {
+        if self.stop_at_raw_output_cap {
+            crate::bash::OverCap::Stop
+        } else {
+            crate::bash::OverCap::Drain
+        }
     }
 
     pub(crate) fn line_budget(&self) -> usize {
@@ -187,6 +236,26 @@ mod tests {
         );
         let config = json!({"sampleOverCapGlobResults": true, "globMaxResults": 3.0, "extra": 1});
         assert_eq!(Config::from_json(&config).unwrap().glob_max_results, 3);
+    }
+
+    #[test]
+    fn opt_ins_are_off_unless_set_to_true() {
+        let off = Config::from_json(&json!({"sampleOverCapGlobResults": true})).unwrap();
+        assert!(!off.glob_sort_in_engine && !off.stop_at_raw_output_cap);
+        assert_eq!(off, Config::with_sampling(true));
+        let serialised = serde_json::to_string(&off).unwrap();
+        assert!(!serialised.contains("globSortInEngine") && !serialised.contains("stopAt"));
+        let on = json!({"sampleOverCapGlobResults": true, "globSortInEngine": true,
+            "stopAtRawOutputCap": true});
+        let on = Config::from_json(&on).unwrap();
+        assert!(on.glob_sort_in_engine && on.stop_at_raw_output_cap);
+        for key in ["globSortInEngine", "stopAtRawOutputCap"] {
+            let bad = json!({"sampleOverCapGlobResults": true, key: 1});
+            assert_eq!(
+                Config::from_json(&bad).unwrap_err().to_string(),
+                format!("tool-fs-search: config.{key} must be a boolean")
+            );
+        }
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod error;
 pub mod exec;
 mod ids;
 pub mod meta;
+pub mod mtime_sort;
 pub mod parse;
 pub mod paths;
 pub mod pipeline;

@@ -7,6 +7,14 @@
 //! the line terminator included) and `line_number`. Records are read with
 //! borrowed, typed structs: each field is first taken as a raw JSON slice,
 //! then checked and decoded only as far as the contract needs.
+//!
+//! Well-formed match records (what rg prints) take a one-pass fast path
+//! into fully typed structs; any record it does not accept outright
+//! (escaped keys, duplicate keys, base64 bytes, a fractional line number,
+//! anything malformed) is read again by the checking path, so both paths
+//! give the same result for every input.
+
+use std::borrow::Cow;
 
 use base64::Engine as _;
 use serde::Deserialize;
@@ -62,6 +70,62 @@ struct TextOrBytes<'a> {
     text: Option<&'a RawValue>,
     #[serde(borrow, default)]
     bytes: Option<&'a RawValue>,
+}
+
+/// A match record as rg prints it, read in one pass.
+#[derive(Deserialize)]
+struct FastRecord<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: &'a str,
+    #[serde(borrow)]
+    data: FastMatch<'a>,
+}
+
+#[derive(Deserialize)]
+struct FastMatch<'a> {
+    #[serde(borrow)]
+    path: FastText<'a>,
+    #[serde(borrow)]
+    lines: FastText<'a>,
+    line_number: i64,
+}
+
+#[derive(Deserialize)]
+struct FastText<'a> {
+    #[serde(borrow)]
+    text: Cow<'a, str>,
+}
+
+/// The fast path: `None` sends the line to the checking path.
+fn fast_match(line: &str) -> Option<FastMatch<'_>> {
+    if !line.starts_with(r#"{"type":"match","#) {
+        return None;
+    }
+    let record: FastRecord<'_> = serde_json::from_str(line).ok()?;
+    (record.kind == "match").then_some(record.data)
+}
+
+/// `line` without one trailing `\r\n` or `\n`.
+fn without_terminator(line: &str) -> &str {
+    line.strip_suffix("\r\n")
+        .or_else(|| line.strip_suffix('\n'))
+        .unwrap_or(line)
+}
+
+/// The display path of `raw`, reusing the previous record's mapping.
+fn shown_path(
+    raw: &str,
+    mapper: &DisplayMapper,
+    last_path: &mut Option<(String, String)>,
+) -> String {
+    match last_path {
+        Some((last, shown)) if last == raw => shown.clone(),
+        _ => {
+            let shown = mapper.map(raw).into_owned();
+            *last_path = Some((raw.to_owned(), shown.clone()));
+            shown
+        }
+    }
 }
 
 /// The JSON kind of a raw value, from its first byte (raw values carry no
@@ -162,6 +226,27 @@ fn parse_record(
     mapper: &DisplayMapper,
     last_path: &mut Option<(String, String)>,
 ) -> Result<Record, SearchError> {
+    if let Some(found) = fast_match(line) {
+        let m = GrepMatch {
+            path: shown_path(&found.path.text, mapper, last_path),
+            line_number: found.line_number,
+            // A line ending in `\n` arrives escaped, so already owned.
+            line: match found.lines.text {
+                Cow::Borrowed(text) => without_terminator(text).to_owned(),
+                Cow::Owned(text) => strip_one_terminator(text),
+            },
+        };
+        return Ok(Some((m, true)));
+    }
+    parse_checked(line, mapper, last_path)
+}
+
+/// The checking path: every record shape, with the contract's errors.
+fn parse_checked(
+    line: &str,
+    mapper: &DisplayMapper,
+    last_path: &mut Option<(String, String)>,
+) -> Result<Record, SearchError> {
     if !line.trim_start().starts_with('{') {
         return match serde_json::from_str::<serde_json::Value>(line) {
             Err(_) => Err(malformed("a line is not JSON")),
@@ -238,14 +323,7 @@ fn read_typed(
             return Err(malformed("a match record has neither line text nor bytes").into());
         }
     };
-    let path = match last_path {
-        Some((raw, shown)) if *raw == path_text => shown.clone(),
-        _ => {
-            let shown = mapper.map(&path_text).into_owned();
-            *last_path = Some((path_text, shown.clone()));
-            shown
-        }
-    };
+    let path = shown_path(&path_text, mapper, last_path);
     let integral_ok = line_number.is_ok();
     Ok(Some((
         GrepMatch {
@@ -410,6 +488,53 @@ mod tests {
         assert_eq!(parse_grep_matches(line, "/w").unwrap().matches.len(), 1);
         let line = format!("{}\r", match_line("a", 1, "x"));
         assert_eq!(parse_grep_matches(&line, "/w").unwrap().matches.len(), 1);
+    }
+
+    fn both_paths(line: &str) -> (Record, Record) {
+        let mapper = DisplayMapper::new("/w");
+        let fast = fast_match(line).map(|m| {
+            let found = GrepMatch {
+                path: shown_path(&m.path.text, &mapper, &mut None),
+                line_number: m.line_number,
+                line: without_terminator(&m.lines.text).to_owned(),
+            };
+            (found, true)
+        });
+        let checked = parse_checked(line, &mapper, &mut None).ok().flatten();
+        (fast, checked)
+    }
+
+    proptest::proptest! {
+        /// The fast path accepts only what the checking path reads the same way.
+        #[test]
+        fn the_fast_path_agrees_with_the_checking_path(
+            path in "(/w/)?[a-zé\\\"/ ]{0,12}",
+            text in "\\PC{0,20}(\r?\n)?",
+            n in 0i64..1_000_000,
+        ) {
+            let line = match_line(&path, n as u64, &text);
+            let (fast, checked) = both_paths(&line);
+            proptest::prop_assert!(fast.is_some());
+            proptest::prop_assert_eq!(fast, checked);
+        }
+    }
+
+    #[test]
+    fn odd_records_leave_the_fast_path() {
+        for line in [
+            r#"{"type":"match","data":{"path":{"bytes":"YQ=="},"lines":{"text":"x"},"line_number":1}}"#,
+            r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"x"},"line_number":2.0}}"#,
+            r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"x"},"line_number":1},"data":{}}"#,
+            r#"{"type":"match","data":{"path":{"text":"a","text":"b"},"lines":{"text":"x"},"line_number":1}}"#,
+            r#"{"type":"match","type":"begin","data":{"path":{"text":"a"},"lines":{"text":"x"},"line_number":1}}"#,
+            r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"bytes":"AA=="},"line_number":1}}"#,
+        ] {
+            assert!(fast_match(line).is_none(), "{line}");
+        }
+        let line = r#"{"type":"match","data":{"path":{"text":"a\u0041"},"lines":{"text":"x\r\n"},"line_number":3,"submatches":[]}}"#;
+        let (fast, checked) = both_paths(line);
+        assert_eq!(fast.as_ref().map(|(m, _)| m.path.as_str()), Some("aA"));
+        assert_eq!(fast, checked);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! and turn the executor's result into complete raw stdout or a
 //! `SearchError`, checked strictly in the contract's order.
 
-use crate::bash::{BashExecutor, BashRequest};
+use crate::bash::{BashExecutor, BashRequest, CappedRun, OverCap};
 use crate::classify::classify_exit;
 use crate::error::{SearchCode, SearchError, ToolError};
 use crate::exec::ExecContext;
@@ -24,11 +24,22 @@ fn aborted(tool: &str) -> SearchError {
     )
 }
 
+/// The overflow of a stdout the executor did not keep whole (§7.2 step 7).
+fn truncated_overflow(tool: &str, raw_output_max_bytes: u64) -> SearchError {
+    SearchError::new(
+        SearchCode::RawOutputOverflow,
+        format!(
+            "{tool} produced more raw output than the bash executor retained within the {raw_output_max_bytes}-byte cap; narrow pattern, path, or include and retry"
+        ),
+    )
+}
+
 /// Runs `command` for `tool` through `bash`.
 pub async fn run_ripgrep(
     tool: &str,
     command: String,
     raw_output_max_bytes: u64,
+    over_cap: OverCap,
     bash: &dyn BashExecutor,
     exec: &ExecContext,
 ) -> Result<RawSearch, ToolError> {
@@ -45,8 +56,15 @@ pub async fn run_ripgrep(
         .map_err(|e| ToolError::Plain(e.to_string()))?;
     let spec_signal = spec.signal.clone();
     let workdir = spec.workdir.clone();
-    let result = match bash.run(spec).await {
-        Ok(result) => result,
+    // Stdout is used only when complete within the cap: the executor keeps
+    // nothing past it, and with `OverCap::Stop` (the `stopAtRawOutputCap`
+    // opt-in) ends rg there, giving the overflow of a truncated stdout
+    // (step 7) before steps 3 to 6 could see how rg would have ended.
+    let result = match bash.run_capped(spec, over_cap).await {
+        Ok(CappedRun::Finished(result)) => result,
+        Ok(CappedRun::StdoutOverCap) => {
+            return Err(truncated_overflow(tool, raw_output_max_bytes).into());
+        }
         Err(_) if spec_signal.is_some_and(|s| s.is_cancelled()) => return Err(aborted(tool).into()),
         Err(_) => {
             return Err(SearchError::new(
@@ -86,13 +104,7 @@ pub async fn run_ripgrep(
         return Err(classify_exit(tool, exit_code, &result.stderr).into());
     }
     if result.stdout.truncated {
-        return Err(SearchError::new(
-            SearchCode::RawOutputOverflow,
-            format!(
-                "{tool} produced more raw output than the bash executor retained within the {raw_output_max_bytes}-byte cap; narrow pattern, path, or include and retry"
-            ),
-        )
-        .into());
+        return Err(truncated_overflow(tool, raw_output_max_bytes).into());
     }
     let bytes = result.stdout.text.len();
     if bytes as u64 > raw_output_max_bytes {
@@ -109,4 +121,38 @@ pub async fn run_ripgrep(
         no_matches: exit_code == 1,
         workdir,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bash::{LocalBashConfig, LocalBashExecutor};
+
+    /// The overflow case ends as soon as stdout passes the cap, with the
+    /// exact text of a truncated stdout (§7.2 step 7).
+    #[tokio::test]
+    async fn an_endless_stdout_fails_fast_with_the_truncated_overflow_text() {
+        let bash = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
+        let exec = ExecContext::new("c1");
+        let started = std::time::Instant::now();
+        let err = run_ripgrep("grep", "yes".to_owned(), 4096, OverCap::Stop, &bash, &exec)
+            .await
+            .unwrap_err();
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        let ToolError::Search(err) = err else {
+            panic!("a SearchError");
+        };
+        assert_eq!(err.code, SearchCode::RawOutputOverflow);
+        assert_eq!(
+            err.message,
+            "grep produced more raw output than the bash executor retained within the 4096-byte cap; narrow pattern, path, or include and retry"
+        );
+        for over_cap in [OverCap::Stop, OverCap::Drain] {
+            let command = "printf 'a\\nb'".to_owned();
+            let raw = run_ripgrep("glob", command, 3, over_cap, &bash, &exec)
+                .await
+                .unwrap();
+            assert_eq!((raw.stdout.as_str(), raw.no_matches), ("a\nb", false));
+        }
+    }
 }

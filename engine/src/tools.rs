@@ -8,11 +8,12 @@ use serde_json::Value;
 
 use crate::args::{parse_glob_args, parse_grep_args};
 use crate::bash::BashExecutor;
-use crate::command::{build_glob_command, build_grep_command};
+use crate::command::{build_glob_command, build_grep_command, build_unsorted_glob_command};
 use crate::config::Config;
 use crate::error::ToolError;
 use crate::exec::ExecContext;
 use crate::meta::{SearchMeta, glob_search_meta, grep_search_meta};
+use crate::mtime_sort::sort_by_mtime;
 use crate::parse::{parse_glob_paths, parse_grep_matches};
 use crate::paths::to_workdir_relative;
 use crate::pipeline::run_ripgrep;
@@ -54,10 +55,16 @@ impl SearchTool {
         match self {
             Self::Glob => {
                 let args = parse_glob_args(args)?;
-                let raw = run_ripgrep(
+                let command = if config.glob_sort_in_engine {
+                    build_unsorted_glob_command(&args)
+                } else {
+                    build_glob_command(&args)
+                };
+                let mut raw = run_ripgrep(
                     "glob",
-                    build_glob_command(&args),
+                    command,
                     config.raw_output_max_bytes,
+                    config.over_cap(),
                     bash.as_ref(),
                     exec,
                 )
@@ -66,6 +73,15 @@ impl SearchTool {
                     None => ".".to_owned(),
                     Some(path) => to_workdir_relative(path, &raw.workdir).into_owned(),
                 };
+                if config.glob_sort_in_engine && !raw.no_matches {
+                    let (stdout, workdir) = (std::mem::take(&mut raw.stdout), raw.workdir.clone());
+                    raw.stdout =
+                        tokio::task::spawn_blocking(move || sort_by_mtime(&stdout, &workdir))
+                            .await
+                            .map_err(|e| {
+                                ToolError::Plain(format!("glob could not sort its result: {e}"))
+                            })?;
+                }
                 let paths = if raw.no_matches {
                     Vec::new()
                 } else {
@@ -79,6 +95,7 @@ impl SearchTool {
                     "grep",
                     build_grep_command(&args),
                     config.raw_output_max_bytes,
+                    config.over_cap(),
                     bash.as_ref(),
                     exec,
                 )

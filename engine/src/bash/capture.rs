@@ -93,6 +93,14 @@ impl Capture {
         }
     }
 
+    /// Counts `n` bytes past the window and drops everything kept: a
+    /// discarded stream reports itself truncated with empty text.
+    fn discard(&mut self, n: usize) {
+        self.total += n as u64;
+        self.window = Vec::new();
+        self.head = 0;
+    }
+
     async fn spill_chunk(&mut self, chunk: &[u8]) {
         if matches!(self.spill, Spill::None) {
             self.spill = self.open_spill().await;
@@ -169,11 +177,26 @@ impl Capture {
     }
 }
 
-/// Reads `pipe` into `capture` until EOF, an error, or `stop`.
+/// What a capture does with a stream that outgrows its window.
+#[derive(Debug, Clone)]
+pub enum PastCap {
+    /// Keep the tail window and spill the whole stream (`run`).
+    Keep,
+    /// Keep nothing and write nothing: count the bytes (the capture
+    /// reports itself truncated, with empty text) and read to the end.
+    Discard,
+    /// Like `Discard`, but stop reading at once and cancel the token so
+    /// the executor can end the command.
+    Stop(CancellationToken),
+}
+
+/// Reads `pipe` into `capture` until EOF, an error, or `stop`, treating
+/// bytes past the window as `past_cap` says.
 pub async fn collect<R: AsyncRead + Unpin>(
     mut pipe: R,
     mut capture: Capture,
     stop: CancellationToken,
+    past_cap: PastCap,
 ) -> Capture {
     let mut buf = vec![0u8; 64 * 1024];
     loop {
@@ -181,7 +204,19 @@ pub async fn collect<R: AsyncRead + Unpin>(
             biased;
             read = pipe.read(&mut buf) => match read {
                 Ok(0) | Err(_) => break,
-                Ok(n) => capture.push(&buf[..n]).await,
+                Ok(n) => {
+                    let past = capture.total + n as u64 > capture.max_bytes as u64;
+                    match &past_cap {
+                        PastCap::Keep => capture.push(&buf[..n]).await,
+                        _ if !past => capture.push(&buf[..n]).await,
+                        PastCap::Discard => capture.discard(n),
+                        PastCap::Stop(over_cap) => {
+                            capture.discard(n);
+                            over_cap.cancel();
+                            break;
+                        }
+                    }
+                }
             },
             () = stop.cancelled() => break,
         }
@@ -251,6 +286,58 @@ mod tests {
         assert_eq!(
             (out.text.as_str(), out.truncated, out.spill_path),
             ("gh", true, None)
+        );
+    }
+
+    #[tokio::test]
+    async fn stops_reading_at_the_first_chunk_past_the_window_when_asked() {
+        let over_cap = CancellationToken::new();
+        let pipe: &[u8] = b"abcdefghij";
+        let capture = collect(
+            pipe,
+            Capture::new(4, 1 << 20, "stdout", 1),
+            CancellationToken::new(),
+            PastCap::Stop(over_cap.clone()),
+        )
+        .await;
+        assert!(over_cap.is_cancelled());
+        let out = capture.finish().await;
+        assert_eq!(
+            (out.text.as_str(), out.truncated, out.spill_path),
+            ("", true, None)
+        );
+        let capture = collect(
+            &b"abcd"[..],
+            Capture::new(4, 1 << 20, "stdout", 1),
+            CancellationToken::new(),
+            PastCap::Stop(CancellationToken::new()),
+        )
+        .await;
+        let out = capture.finish().await;
+        assert_eq!((out.text.as_str(), out.truncated), ("abcd", false));
+    }
+
+    #[tokio::test]
+    async fn discarding_reads_to_the_end_and_keeps_nothing_past_the_window() {
+        let (mut writer, reader) = tokio::io::duplex(16);
+        let feed = tokio::spawn(async move {
+            for chunk in [&b"abc"[..], b"defgh", b"ij"] {
+                writer.write_all(chunk).await.unwrap();
+            }
+        });
+        let capture = collect(
+            reader,
+            Capture::new(4, 1 << 20, "stdout", 1),
+            CancellationToken::new(),
+            PastCap::Discard,
+        )
+        .await;
+        feed.await.unwrap();
+        assert_eq!(capture.total, 10);
+        let out = capture.finish().await;
+        assert_eq!(
+            (out.text.as_str(), out.truncated, out.spill_path),
+            ("", true, None)
         );
     }
 

@@ -14,8 +14,11 @@ use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, Command};
 use tokio_util::sync::CancellationToken;
 
-use super::capture::{Capture, collect};
-use super::{BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CollectedOutput};
+use super::capture::{Capture, PastCap, collect};
+use super::{
+    BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
+    OverCap,
+};
 
 /// Executor settings; every number must be positive.
 #[derive(Debug, Clone)]
@@ -119,6 +122,8 @@ fn signal_name(raw: i32) -> String {
 enum KillCause {
     Timeout,
     Abort,
+    /// Stdout outgrew its budget in a [`BashExecutor::run_capped`] run.
+    StdoutCap,
 }
 
 impl LocalBashExecutor {
@@ -186,6 +191,29 @@ impl BashExecutor for LocalBashExecutor {
     }
 
     async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
+        match self.run_foreground(spec, None).await? {
+            CappedRun::Finished(result) => Ok(result),
+            CappedRun::StdoutOverCap => Err(BashError::Other(
+                "stdout outgrew its budget in an uncapped run".to_owned(),
+            )),
+        }
+    }
+
+    /// Stdout past `spec.stdout_max_bytes` is neither kept nor spilled;
+    /// with [`OverCap::Stop`] reading stops there and the process group
+    /// is ended (SIGTERM, then SIGKILL after `graceMs`).
+    async fn run_capped(&self, spec: BashSpec, over_cap: OverCap) -> Result<CappedRun, BashError> {
+        self.run_foreground(spec, Some(over_cap)).await
+    }
+}
+
+impl LocalBashExecutor {
+    /// One foreground run; `capped` is `None` for `run`.
+    async fn run_foreground(
+        &self,
+        spec: BashSpec,
+        capped: Option<OverCap>,
+    ) -> Result<CappedRun, BashError> {
         let signal = spec.signal.clone().unwrap_or_default();
         if signal.is_cancelled() {
             return Err(BashError::AbortedBeforeSpawn(
@@ -220,6 +248,7 @@ impl BashExecutor for LocalBashExecutor {
             });
         }
         let stop = CancellationToken::new();
+        let over_cap = CancellationToken::new();
         let stdout_max = usize::try_from(spec.stdout_max_bytes).unwrap_or(usize::MAX);
         let stderr_max = usize::try_from(self.config.max_output_bytes).unwrap_or(usize::MAX);
         let readers = [
@@ -243,9 +272,14 @@ impl BashExecutor for LocalBashExecutor {
         .map(|(pipe, max, label)| {
             let capture = Capture::new(max, self.config.max_spill_bytes, label, pid);
             let stop = stop.clone();
+            let past_cap = match (label, capped) {
+                ("stdout", Some(OverCap::Stop)) => PastCap::Stop(over_cap.clone()),
+                ("stdout", Some(OverCap::Drain)) => PastCap::Discard,
+                _ => PastCap::Keep,
+            };
             tokio::spawn(async move {
                 match pipe {
-                    Some(pipe) => collect(pipe, capture, stop).await,
+                    Some(pipe) => collect(pipe, capture, stop, past_cap).await,
                     None => capture,
                 }
             })
@@ -256,11 +290,16 @@ impl BashExecutor for LocalBashExecutor {
             _ = child.wait() => None,
             () = signal.cancelled() => Some(KillCause::Abort),
             () = deadline => Some(KillCause::Timeout),
+            () = over_cap.cancelled() => Some(KillCause::StdoutCap),
         };
         if cause.is_some() {
             self.terminate_group(&mut child, pgid).await;
         }
         let status = child.wait().await.map_err(BashError::Spawn)?;
+        if cause == Some(KillCause::StdoutCap) {
+            stop.cancel();
+            return Ok(CappedRun::StdoutOverCap);
+        }
 
         let [stdout_task, stderr_task] = readers;
         let collected = async {
@@ -283,7 +322,7 @@ impl BashExecutor for LocalBashExecutor {
             }
         };
         use std::os::unix::process::ExitStatusExt;
-        Ok(BashRunResult {
+        Ok(CappedRun::Finished(BashRunResult {
             exit_code: status.code(),
             signal: status.signal().map(signal_name),
             timed_out: cause == Some(KillCause::Timeout),
@@ -291,7 +330,7 @@ impl BashExecutor for LocalBashExecutor {
             timeout_ms: spec.timeout_ms,
             stdout: finish(stdout).await,
             stderr: finish(stderr).await,
-        })
+        }))
     }
 }
 
@@ -434,6 +473,54 @@ mod tests {
             exec.run(s).await,
             Err(BashError::AbortedBeforeSpawn(_))
         ));
+    }
+
+    #[tokio::test]
+    async fn run_capped_ends_a_command_whose_stdout_outgrows_its_budget() {
+        let exec = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
+        let mut s = spec("yes; echo never");
+        s.stdout_max_bytes = 100_000;
+        let started = std::time::Instant::now();
+        assert_eq!(
+            exec.run_capped(s, OverCap::Stop).await.unwrap(),
+            CappedRun::StdoutOverCap
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+        for over_cap in [OverCap::Stop, OverCap::Drain] {
+            let mut s = spec("printf 'abc'; exit 1");
+            s.stdout_max_bytes = 3;
+            let CappedRun::Finished(out) = exec.run_capped(s, over_cap).await.unwrap() else {
+                panic!("a command within its budget finishes");
+            };
+            assert_eq!(
+                (
+                    out.exit_code,
+                    out.stdout.text.as_str(),
+                    out.stdout.truncated
+                ),
+                (Some(1), "abc", false)
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn run_capped_draining_keeps_the_exit_of_a_command_past_its_budget() {
+        let exec = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
+        let mut s = spec("head -c 300000 /dev/zero; echo late >&2; exit 2");
+        s.stdout_max_bytes = 1000;
+        let CappedRun::Finished(out) = exec.run_capped(s, OverCap::Drain).await.unwrap() else {
+            panic!("a drained command finishes");
+        };
+        assert_eq!(out.exit_code, Some(2));
+        assert_eq!(out.stderr.text, "late\n");
+        assert_eq!(
+            (
+                out.stdout.text.as_str(),
+                out.stdout.truncated,
+                out.stdout.spill_path
+            ),
+            ("", true, None)
+        );
     }
 
     #[tokio::test]

@@ -78,6 +78,29 @@ pub struct BashRunResult {
     pub stderr: CollectedOutput,
 }
 
+/// What [`BashExecutor::run_capped`] does once stdout outgrows
+/// `spec.stdout_max_bytes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverCap {
+    /// Keep reading to the end, keeping none of it: the result is exactly
+    /// `run`'s except that a truncated stdout has empty text and no spill.
+    Drain,
+    /// Stop reading and end the command: [`CappedRun::StdoutOverCap`].
+    Stop,
+}
+
+/// How a [`BashExecutor::run_capped`] run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CappedRun {
+    /// The command ended (or was killed by a timeout or an abort) exactly
+    /// as [`BashExecutor::run`] reports it.
+    Finished(BashRunResult),
+    /// Stdout outgrew `spec.stdout_max_bytes` while the command still ran:
+    /// the executor stopped reading, killed the process group, and kept
+    /// nothing of the streams.
+    StdoutOverCap,
+}
+
 /// Infrastructure failures: the only ways `resolve`/`run` fail.
 #[derive(Debug, Error)]
 pub enum BashError {
@@ -109,6 +132,15 @@ pub trait BashExecutor: Send + Sync {
     /// Runs the command. Non-zero exits, timeouts and aborts resolve with a
     /// result; only infrastructure failures are errors.
     async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError>;
+
+    /// `run` for a caller that uses stdout only when it is complete within
+    /// `spec.stdout_max_bytes` (it never reads a truncated stdout's text or
+    /// spill file): an executor may then keep nothing past the budget, and
+    /// with [`OverCap::Stop`] end the command as soon as stdout outgrows
+    /// it ([`CappedRun::StdoutOverCap`]). The default is exactly `run`.
+    async fn run_capped(&self, spec: BashSpec, _over_cap: OverCap) -> Result<CappedRun, BashError> {
+        self.run(spec).await.map(CappedRun::Finished)
+    }
 
     /// Starts a background process. The search tools never call it; the
     /// local executor does not offer it.

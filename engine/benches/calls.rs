@@ -1,0 +1,444 @@
+//! Whole-call benchmark: the engine's full call against the raw rg command
+//! of the contract, on the same tree, alternating, in one run.
+//!
+//! For each case and repetition the harness re-executes itself twice, in
+//! alternating order: (a) `--child raw` runs the contract's rg command line
+//! through `bash -c` with stdout read from a pipe and discarded (for the
+//! overflow case: until `rawOutputMaxBytes` bytes have arrived); (b)
+//! `--child engine` loads the plugin (not timed) and times one
+//! `Registry::call` with the `LocalBashExecutor` and a `LocalSpillStore`.
+//! Each child reports its wall time, its own peak RSS (`VmHWM`) and the
+//! peak RSS of its children (rg, through `getrusage(RUSAGE_CHILDREN)`).
+//! The parent prints medians and the ratio b/a per case.
+//!
+//! Environment: `FSB_TREE_10K`, `FSB_TREE_200K` (default `/tmp/fsb-10k`,
+//! `/tmp/fsb-200k`, generated with `shared/bench/make-tree.sh` when
+//! missing), `FSB_REPS` (default 7), `FSB_CASES` (comma-separated
+//! substrings of case names; default all).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Instant;
+
+use fs_search_engine::args::{GlobArgs, GrepArgs};
+use fs_search_engine::command::{build_glob_command, build_grep_command};
+use fs_search_engine::{
+    ExecContext, Host, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
+};
+use serde_json::{Value, json};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tree {
+    K10,
+    K200,
+}
+
+struct Case {
+    name: &'static str,
+    tree: Tree,
+    tool: &'static str,
+    args: Value,
+    config: Value,
+    /// The raw side stops once `rawOutputMaxBytes` bytes have arrived.
+    overflow: bool,
+}
+
+const DEFAULT_CAP: u64 = 20_000_000;
+
+fn cases() -> Vec<Case> {
+    let mut out = Vec::new();
+    for (tree, label) in [(Tree::K10, "10k"), (Tree::K200, "200k")] {
+        for (pattern, pname) in [("*", "star"), ("*.toml", "toml")] {
+            for sampling in [true, false] {
+                let name = format!(
+                    "glob {pname} {label} sampling={}",
+                    if sampling { "on" } else { "off" }
+                );
+                out.push(Case {
+                    name: Box::leak(name.into_boxed_str()),
+                    tree,
+                    tool: "glob",
+                    args: json!({ "pattern": pattern }),
+                    config: json!({ "sampleOverCapGlobResults": sampling }),
+                    overflow: false,
+                });
+            }
+        }
+    }
+    // The opt-in engine-side sort, against the contract's sorted rg.
+    for (tree, label) in [(Tree::K10, "10k"), (Tree::K200, "200k")] {
+        let name = format!("glob star {label} globSortInEngine (vs sorted rg)");
+        out.push(Case {
+            name: Box::leak(name.into_boxed_str()),
+            tree,
+            tool: "glob",
+            args: json!({ "pattern": "*" }),
+            config: json!({ "sampleOverCapGlobResults": false, "globSortInEngine": true }),
+            overflow: false,
+        });
+    }
+    let grep = |name, tree, pattern: &str, config: Value, overflow| Case {
+        name,
+        tree,
+        tool: "grep",
+        args: json!({ "pattern": pattern }),
+        config,
+        overflow,
+    };
+    let sampling = json!({ "sampleOverCapGlobResults": true });
+    out.push(grep(
+        "grep rare 10k",
+        Tree::K10,
+        "RARE_MARKER_q9",
+        sampling.clone(),
+        false,
+    ));
+    out.push(grep(
+        "grep rare 200k",
+        Tree::K200,
+        "RARE_MARKER_q9",
+        sampling.clone(),
+        false,
+    ));
+    out.push(grep(
+        "grep 20MB 200k (cap 32e6)",
+        Tree::K200,
+        r"Err\(Error::(Ka|Ri|To)",
+        json!({ "sampleOverCapGlobResults": true, "rawOutputMaxBytes": 32_000_000 }),
+        false,
+    ));
+    out.push(grep(
+        "grep just-under-cap 200k",
+        Tree::K200,
+        r"Err\(Error::(K|Gu)",
+        sampling.clone(),
+        false,
+    ));
+    out.push(grep(
+        "grep overflow 200k stopAtRawOutputCap",
+        Tree::K200,
+        "TODO",
+        json!({ "sampleOverCapGlobResults": true, "stopAtRawOutputCap": true }),
+        true,
+    ));
+    // The contract's default: rg runs to its end (its exit decides first).
+    out.push(grep(
+        "grep overflow 200k default (drain)",
+        Tree::K200,
+        "TODO",
+        sampling,
+        true,
+    ));
+    out
+}
+
+fn env_path(name: &str, default: &str) -> PathBuf {
+    std::env::var_os(name).map_or_else(|| PathBuf::from(default), PathBuf::from)
+}
+
+fn tree_dir(tree: Tree) -> PathBuf {
+    match tree {
+        Tree::K10 => env_path("FSB_TREE_10K", "/tmp/fsb-10k"),
+        Tree::K200 => env_path("FSB_TREE_200K", "/tmp/fsb-200k"),
+    }
+}
+
+fn ensure_tree(tree: Tree) {
+    let dir = tree_dir(tree);
+    if dir.exists() {
+        return;
+    }
+    let n = match tree {
+        Tree::K10 => "10000",
+        Tree::K200 => "200000",
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/bench/make-tree.sh");
+    eprintln!(
+        "generating {} ({n} files) with {}",
+        dir.display(),
+        script.display()
+    );
+    let status = Command::new("bash")
+        .arg(&script)
+        .arg(&dir)
+        .arg(n)
+        .status()
+        .expect("make-tree.sh runs");
+    assert!(status.success(), "make-tree.sh failed");
+}
+
+fn cap_of(case: &Case) -> u64 {
+    case.config
+        .get("rawOutputMaxBytes")
+        .and_then(Value::as_u64)
+        .unwrap_or(DEFAULT_CAP)
+}
+
+fn raw_command(case: &Case) -> String {
+    let pattern = case.args["pattern"].as_str().unwrap_or_default().to_owned();
+    match case.tool {
+        "glob" => build_glob_command(&GlobArgs {
+            pattern,
+            path: None,
+        }),
+        _ => build_grep_command(&GrepArgs {
+            pattern,
+            path: None,
+            include: None,
+        }),
+    }
+}
+
+/// Peak RSS of this process, in KiB.
+fn self_hwm_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Largest peak RSS of any waited-for child, in KiB.
+fn children_maxrss_kib() -> u64 {
+    use nix::sys::resource::{UsageWho, getrusage};
+    getrusage(UsageWho::RUSAGE_CHILDREN)
+        .map(|u| u.max_rss() as u64)
+        .unwrap_or(0)
+}
+
+/// One measurement, as a child reports it.
+#[derive(Clone, Default)]
+struct Sample {
+    wall_ms: f64,
+    self_kib: u64,
+    rg_kib: u64,
+    bytes: u64,
+    outcome: String,
+}
+
+impl Sample {
+    fn line(&self) -> String {
+        format!(
+            "SAMPLE\t{}\t{}\t{}\t{}\t{}",
+            self.wall_ms, self.self_kib, self.rg_kib, self.bytes, self.outcome
+        )
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        let line = text.lines().find(|l| l.starts_with("SAMPLE\t"))?;
+        let f: Vec<&str> = line.splitn(6, '\t').collect();
+        Some(Self {
+            wall_ms: f.get(1)?.parse().ok()?,
+            self_kib: f.get(2)?.parse().ok()?,
+            rg_kib: f.get(3)?.parse().ok()?,
+            bytes: f.get(4)?.parse().ok()?,
+            outcome: f.get(5)?.to_string(),
+        })
+    }
+}
+
+fn child_raw(case: &Case) -> Sample {
+    let cap = cap_of(case);
+    let start = Instant::now();
+    let mut child = Command::new("bash")
+        .arg("-c")
+        .arg(raw_command(case))
+        .current_dir(tree_dir(case.tree))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("bash spawns");
+    let mut pipe = child.stdout.take().expect("stdout pipe");
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut bytes = 0u64;
+    let mut stopped = false;
+    loop {
+        match pipe.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => bytes += n as u64,
+        }
+        if case.overflow && bytes > cap {
+            stopped = true;
+            break;
+        }
+    }
+    let elapsed = start.elapsed();
+    if stopped {
+        let _ = child.kill();
+    }
+    drop(pipe);
+    let status = child.wait().expect("rg is waited for");
+    Sample {
+        wall_ms: elapsed.as_secs_f64() * 1e3,
+        self_kib: self_hwm_kib(),
+        rg_kib: children_maxrss_kib(),
+        bytes,
+        outcome: if stopped {
+            format!("stopped after {bytes} bytes")
+        } else {
+            format!("exit {}", status.code().unwrap_or(-1))
+        },
+    }
+}
+
+fn child_engine(case: &Case) -> Sample {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let spill_root = tempfile::tempdir().expect("spill root");
+    let sample = runtime.block_on(async {
+        let bash = LocalBashExecutor::new(LocalBashConfig::default()).expect("executor");
+        let mut registry = Registry::new(Host {
+            bash: Some(Arc::new(bash)),
+            spill_store: Some(Arc::new(LocalSpillStore::new(Some(spill_root.path())))),
+            timeout_policy: true,
+        });
+        registry
+            .load_fs_search(&case.config)
+            .await
+            .expect("plugin loads");
+        let workdir = tree_dir(case.tree).to_string_lossy().into_owned();
+        let exec = ExecContext::new("bench-call").with_session(Some("bench"), Some(&workdir));
+        let start = Instant::now();
+        let result = registry.call(case.tool, &case.args, &exec).await;
+        let elapsed = start.elapsed();
+        let outcome = match (&result.error, &result.value) {
+            (Some(e), _) => format!("error {}", e.code.unwrap_or("(plain)")),
+            (None, Some(v)) => format!(
+                "ok {} results, text {} B, spill {} B",
+                v.len(),
+                result.text.len(),
+                result.spill.as_ref().map_or(0, |s| s.bytes)
+            ),
+            (None, None) => "ok".to_owned(),
+        };
+        Sample {
+            wall_ms: elapsed.as_secs_f64() * 1e3,
+            self_kib: self_hwm_kib(),
+            rg_kib: children_maxrss_kib(),
+            bytes: result.text.len() as u64,
+            outcome,
+        }
+    });
+    drop(runtime);
+    sample
+}
+
+fn run_child(mode: &str, index: usize) -> Sample {
+    let output = Command::new(std::env::current_exe().expect("own path"))
+        .args(["--child", mode, &index.to_string()])
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("child runs");
+    Sample::parse(&String::from_utf8_lossy(&output.stdout)).unwrap_or_else(|| {
+        panic!(
+            "child {mode} {index} printed no sample: {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
+}
+
+fn mib(kib: f64) -> f64 {
+    kib / 1024.0
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let all = cases();
+    if let Some(at) = args.iter().position(|a| a == "--child") {
+        let mode = &args[at + 1];
+        let index: usize = args[at + 2].parse().expect("case index");
+        let sample = match mode.as_str() {
+            "raw" => child_raw(&all[index]),
+            _ => child_engine(&all[index]),
+        };
+        println!("{}", sample.line());
+        return;
+    }
+    // `cargo test --benches` runs bench binaries with no `--bench`: build only.
+    if !args.iter().any(|a| a == "--bench") && std::env::var_os("FSB_RUN").is_none() {
+        println!("calls: skipped (run with `cargo bench --bench calls`)");
+        return;
+    }
+    let reps: usize = std::env::var("FSB_REPS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(7);
+    let filters: Vec<String> = std::env::var("FSB_CASES")
+        .map(|f| f.split(',').map(str::to_owned).collect())
+        .unwrap_or_default();
+    let selected: Vec<usize> = (0..all.len())
+        .filter(|&i| filters.is_empty() || filters.iter().any(|f| all[i].name.contains(f.as_str())))
+        .collect();
+    for tree in [Tree::K10, Tree::K200] {
+        if selected.iter().any(|&i| all[i].tree == tree) {
+            ensure_tree(tree);
+        }
+    }
+    // Warm the page cache and the binaries once per case.
+    for &i in &selected {
+        let _ = run_child("raw", i);
+    }
+    let mut raw: Vec<Vec<Sample>> = vec![Vec::new(); all.len()];
+    let mut engine: Vec<Vec<Sample>> = vec![Vec::new(); all.len()];
+    for rep in 0..reps {
+        for &i in &selected {
+            if rep % 2 == 0 {
+                raw[i].push(run_child("raw", i));
+                engine[i].push(run_child("engine", i));
+            } else {
+                engine[i].push(run_child("engine", i));
+                raw[i].push(run_child("raw", i));
+            }
+        }
+        eprintln!("rep {}/{reps} done", rep + 1);
+    }
+    println!(
+        "| case | raw rg ms | engine ms | ratio b/a | paired ratio | raw MB | rg RSS MiB | engine RSS MiB | engine RSS / raw | engine outcome |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    for &i in &selected {
+        let (a, b) = (&raw[i], &engine[i]);
+        let a_ms = median(a.iter().map(|s| s.wall_ms).collect());
+        let b_ms = median(b.iter().map(|s| s.wall_ms).collect());
+        let paired = median(
+            a.iter()
+                .zip(b)
+                .map(|(a, b)| b.wall_ms / a.wall_ms)
+                .collect(),
+        );
+        let raw_bytes = median(a.iter().map(|s| s.bytes as f64).collect());
+        let rg_rss = median(a.iter().map(|s| s.rg_kib as f64).collect());
+        let engine_rss = median(b.iter().map(|s| s.self_kib as f64).collect());
+        println!(
+            "| {} | {:.1} | {:.1} | {:.3} | {:.3} | {:.2} | {:.1} | {:.1} | {:.2} | {} |",
+            all[i].name,
+            a_ms,
+            b_ms,
+            b_ms / a_ms,
+            paired,
+            raw_bytes / 1e6,
+            mib(rg_rss),
+            mib(engine_rss),
+            engine_rss * 1024.0 / raw_bytes,
+            b.last().map_or("", |s| s.outcome.as_str()),
+        );
+    }
+}
