@@ -22,7 +22,12 @@ use fs_search_tests::reliability::{FakeRg, local_executor, registry_with};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+/// The grace period for rg that ignores SIGTERM (kept short: every such
+/// kill waits for all of it).
 const GRACE_MS: u64 = 300;
+/// The grace period for rg that honours SIGTERM: long, so that returning
+/// well inside it shows the executor did not wait for it.
+const LONG_GRACE_MS: u64 = 5000;
 const TIMEOUT_MS: u64 = 400;
 
 /// rg that ignores SIGTERM and leaves three children in its group (which
@@ -83,9 +88,9 @@ async fn wait_for(path: &Path) {
     }
 }
 
-async fn registry(fake: &FakeRg, trigger: Trigger) -> Registry {
+async fn registry(fake: &FakeRg, trigger: Trigger, grace_ms: u64) -> Registry {
     let mut bash_config = LocalBashConfig {
-        grace_ms: GRACE_MS,
+        grace_ms,
         ..LocalBashConfig::default()
     };
     let mut config = json!({"sampleOverCapGlobResults": true});
@@ -100,8 +105,23 @@ async fn registry(fake: &FakeRg, trigger: Trigger) -> Registry {
 }
 
 async fn run(script: &str, trigger: Trigger, tool: &str, args: Value) -> Run {
+    let grace_ms = if script == STUBBORN_RG {
+        GRACE_MS
+    } else {
+        LONG_GRACE_MS
+    };
+    run_with_grace(script, trigger, grace_ms, tool, args).await
+}
+
+async fn run_with_grace(
+    script: &str,
+    trigger: Trigger,
+    grace_ms: u64,
+    tool: &str,
+    args: Value,
+) -> Run {
     let fake = FakeRg::new(script).unwrap();
-    let registry = Arc::new(registry(&fake, trigger).await);
+    let registry = Arc::new(registry(&fake, trigger, grace_ms).await);
     let work = tempfile::tempdir().unwrap();
     let token = CancellationToken::new();
     let exec = ExecContext::new("c")
@@ -152,7 +172,7 @@ async fn run(script: &str, trigger: Trigger, tool: &str, args: Value) -> Run {
         trigger_to_group_gone: gone.saturating_duration_since(triggered),
     };
     eprintln!(
-        "METRIC {trigger:?} {tool} ({}): trigger-to-return {} ms, trigger-to-group-gone {} ms, group size {}",
+        "METRIC {trigger:?} {tool} ({}, grace {grace_ms} ms): trigger-to-return {} ms, trigger-to-group-gone {} ms, group size {}",
         if script == STUBBORN_RG {
             "ignores SIGTERM"
         } else {
@@ -242,7 +262,7 @@ async fn an_rg_that_honours_sigterm_ends_without_waiting_for_the_grace_period() 
             let run = run(BLOCKING_RG, trigger, tool, args).await;
             assert_eq!(run.result.text, expected(trigger, tool).2);
             assert!(
-                run.trigger_to_return < Duration::from_millis(GRACE_MS),
+                run.trigger_to_return < Duration::from_millis(LONG_GRACE_MS / 2),
                 "{trigger:?} {tool}: {:?}",
                 run.trigger_to_return
             );
@@ -253,7 +273,7 @@ async fn an_rg_that_honours_sigterm_ends_without_waiting_for_the_grace_period() 
 #[tokio::test]
 async fn a_call_cancelled_before_dispatch_never_starts_rg() {
     let fake = FakeRg::new(BLOCKING_RG).unwrap();
-    let registry = registry(&fake, Trigger::CallerCancel).await;
+    let registry = registry(&fake, Trigger::CallerCancel, GRACE_MS).await;
     let token = CancellationToken::new();
     token.cancel();
     for (tool, args) in calls() {
@@ -263,4 +283,15 @@ async fn a_call_cancelled_before_dispatch_never_starts_rg() {
         assert_eq!(result.code(), Some("ABORTED_BEFORE_DISPATCH"));
     }
     assert!(!fake.state_dir().join("ready").exists());
+}
+
+#[tokio::test]
+#[ignore = "slow: waits out the default 3 s grace period; run by the --ignored step of .ci/run"]
+async fn caller_cancellation_with_the_default_grace_period_kills_an_rg_that_ignores_sigterm() {
+    let grace_ms = LocalBashConfig::default().grace_ms;
+    let (tool, args) = calls()[1].clone();
+    let run = run_with_grace(STUBBORN_RG, Trigger::CallerCancel, grace_ms, tool, args).await;
+    assert_eq!(run.result.text, expected(Trigger::CallerCancel, tool).2);
+    assert!(run.trigger_to_return >= Duration::from_millis(grace_ms - 50));
+    assert!(run.trigger_to_return < Duration::from_millis(grace_ms + 5000));
 }
