@@ -170,3 +170,47 @@ async fn an_executor_timeout_after_stdout_over_the_cap_is_reported_as_the_timeou
         "Error: glob timed out after 1000ms in the bash executor; narrow pattern, path, or include and retry",
     );
 }
+
+/// An endless stdout from a group with a SIGTERM-ignoring child.
+const ENDLESS_RG: &str =
+    "echo $$ > \"$STATE/leader.pid\"\n(trap '' TERM; exec sleep 300) &\nyes aaaaaaaaaaaaaaaa\n";
+
+#[tokio::test]
+async fn the_stop_at_raw_output_cap_opt_in_ends_an_endless_flood_and_its_whole_group() {
+    use fs_search_tests::reliability::procfs::{kill_group, live_group_members, proc_info};
+    let fake = FakeRg::new(ENDLESS_RG).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let registry = registry(
+        Some(&fake),
+        LocalBashConfig {
+            grace_ms: 300,
+            ..LocalBashConfig::default()
+        },
+        json!({"sampleOverCapGlobResults": true, "rawOutputMaxBytes": 100000, "stopAtRawOutputCap": true}),
+    )
+    .await;
+    for tool in ["glob", "grep"] {
+        let result = registry
+            .call(tool, &json!({"pattern": "a"}), &exec(work.path()))
+            .await;
+        let leader: i32 = std::fs::read_to_string(fake.state_dir().join("leader.pid"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let pgid = proc_info(leader).map_or(leader, |p| p.pgid);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while !live_group_members(pgid).unwrap().is_empty() && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let survivors = live_group_members(pgid).unwrap();
+        kill_group(pgid);
+        assert!(survivors.is_empty(), "{survivors:?}");
+        assert_failure(
+            &result,
+            "SEARCH_RAW_OUTPUT_OVERFLOW",
+            &overflow_text(tool, 100000),
+        );
+    }
+}
