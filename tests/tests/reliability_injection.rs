@@ -180,34 +180,15 @@ fn placements(value: &str) -> Vec<(&'static str, Value)> {
     ]
 }
 
-/// The package's own argument checks reject a value before any command
-/// is built (CONTRACT §5.1, §6.1).
+/// The package's own argument checks (CONTRACT §5.1, §6.1, pinned in
+/// `reliability_config_args`) reject a value before any command is built.
 fn rejected_by_argument_checks(tool: &str, args: &Value) -> bool {
-    let blank = |v: &str| fs_search_engine::text::is_blank(v);
-    let s = |k: &str| args.get(k).and_then(Value::as_str);
-    if tool == "glob" && blank(s("pattern").unwrap()) {
-        return true;
+    use fs_search_engine::args::{parse_glob_args, parse_grep_args};
+    if tool == "glob" {
+        parse_glob_args(args).is_err()
+    } else {
+        parse_grep_args(args).is_err()
     }
-    if s("path").is_some_and(blank) {
-        return true;
-    }
-    if let Some(include) = s("include") {
-        let mut depth = 0usize;
-        let top_level_comma = include.chars().any(|c| match c {
-            '{' => {
-                depth += 1;
-                false
-            }
-            '}' => {
-                depth = depth.saturating_sub(1);
-                false
-            }
-            ',' => depth == 0,
-            _ => false,
-        });
-        return blank(include) || include.starts_with('!') || top_level_comma;
-    }
-    false
 }
 
 /// Linux's limit on one argv string, its terminating NUL included.
@@ -247,7 +228,7 @@ async fn hostile_values_reach_rg_as_one_literal_argument_and_run_nothing_else() 
             let result = f.registry.call(tool, &args, &f.exec()).await;
             let context = format!(
                 "{tool} {}",
-                &args.to_string()[..args.to_string().len().min(200)]
+                args.to_string().chars().take(200).collect::<String>()
             );
             assert_no_canary(&f.canary, &context);
             let runs = f.fake.recorded_argvs().unwrap();
