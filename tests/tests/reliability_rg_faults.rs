@@ -344,3 +344,29 @@ async fn bash_missing_fails_the_load_or_the_call_with_the_contract_texts() {
         );
     }
 }
+
+#[tokio::test]
+async fn rg_missing_at_load_registers_nothing_with_the_one_warning() {
+    // The child's PATH holds bash but no rg.
+    let fake = FakeRg::new("exit 0\n").unwrap();
+    fake.link_tool("bash").unwrap();
+    fake.remove().unwrap();
+    let bash = local_executor(
+        LocalBashConfig::default(),
+        &[("PATH", fake.isolated_path_env().as_str())],
+    )
+    .unwrap();
+    let (registry, outcome) = registry_with(bash, None, false, &config()).await.unwrap();
+    assert_eq!(
+        outcome,
+        fs_search_engine::LoadOutcome::RgMissing {
+            warning: "tool-fs-search: ripgrep (rg) not found on the bash executor PATH; glob/grep tools not registered".to_owned()
+        }
+    );
+    assert!(registry.tool_definitions().is_empty() && registry.prompt_sections().is_empty());
+    let result = registry
+        .call("glob", &json!({"pattern": "*"}), &ExecContext::new("c"))
+        .await;
+    assert_eq!(result.text, "Error: unknown tool \"glob\"");
+    assert_eq!(result.code(), Some("UNKNOWN_TOOL"));
+}
