@@ -237,22 +237,22 @@ async fn stubborn_group_is_killed(trigger: Trigger) {
 }
 
 #[tokio::test]
-async fn executor_timeout_kills_an_rg_that_ignores_sigterm_and_its_children() {
+async fn executor_timeout_kills_a_fake_rg_that_ignores_sigterm_and_its_children() {
     stubborn_group_is_killed(Trigger::ExecutorTimeout).await;
 }
 
 #[tokio::test]
-async fn timeout_policy_kills_an_rg_that_ignores_sigterm_and_its_children() {
+async fn timeout_policy_kills_a_fake_rg_that_ignores_sigterm_and_its_children() {
     stubborn_group_is_killed(Trigger::TimeoutPolicy).await;
 }
 
 #[tokio::test]
-async fn caller_cancellation_kills_an_rg_that_ignores_sigterm_and_its_children() {
+async fn caller_cancellation_kills_a_fake_rg_that_ignores_sigterm_and_its_children() {
     stubborn_group_is_killed(Trigger::CallerCancel).await;
 }
 
 #[tokio::test]
-async fn an_rg_that_honours_sigterm_ends_without_waiting_for_the_grace_period() {
+async fn a_fake_rg_that_honours_sigterm_ends_without_waiting_for_the_grace_period() {
     for trigger in [
         Trigger::ExecutorTimeout,
         Trigger::TimeoutPolicy,
@@ -271,7 +271,7 @@ async fn an_rg_that_honours_sigterm_ends_without_waiting_for_the_grace_period() 
 }
 
 #[tokio::test]
-async fn a_call_cancelled_before_dispatch_never_starts_rg() {
+async fn a_call_cancelled_before_dispatch_never_starts_the_fake_rg() {
     let fake = FakeRg::new(BLOCKING_RG).unwrap();
     let registry = registry(&fake, Trigger::CallerCancel, GRACE_MS).await;
     let token = CancellationToken::new();
@@ -287,7 +287,7 @@ async fn a_call_cancelled_before_dispatch_never_starts_rg() {
 
 #[tokio::test]
 #[ignore = "slow: waits out the default 3 s grace period; run by the --ignored step of .ci/run"]
-async fn caller_cancellation_with_the_default_grace_period_kills_an_rg_that_ignores_sigterm() {
+async fn caller_cancellation_with_the_default_grace_period_kills_a_fake_rg_that_ignores_sigterm() {
     let grace_ms = LocalBashConfig::default().grace_ms;
     let (tool, args) = calls()[1].clone();
     let run = run_with_grace(STUBBORN_RG, Trigger::CallerCancel, grace_ms, tool, args).await;

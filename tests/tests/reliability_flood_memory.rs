@@ -30,7 +30,7 @@ const FLOOD_RG: &str =
 
 #[test]
 #[ignore = "heavy: a 1 GiB flood; run by the --ignored step of .ci/run"]
-fn a_1_gib_stdout_flood_overflows_with_peak_memory_bounded_by_the_window() {
+fn a_fake_rg_1_gib_stdout_flood_overflows_with_peak_memory_bounded_by_the_window() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -64,7 +64,7 @@ async fn real_rg_stdout_over_the_raw_output_cap_is_an_overflow() {
 }
 
 #[tokio::test]
-async fn stdout_exactly_at_the_cap_is_kept_and_one_byte_more_overflows() {
+async fn fake_rg_stdout_exactly_at_the_cap_is_kept_and_one_byte_more_overflows() {
     // Ten 10-byte paths plus newlines: exactly 100 bytes of stdout.
     let fake = FakeRg::new("for i in 0 1 2 3 4 5 6 7 8 9; do printf 'path-%d.xy\\n' $i; done\nprintf \"$(cat \"$STATE/extra\")\"\n").unwrap();
     let work = tempfile::tempdir().unwrap();
@@ -93,7 +93,7 @@ async fn stdout_exactly_at_the_cap_is_kept_and_one_byte_more_overflows() {
 const STDERR_FLOOD_RG: &str = "seq -f 'diag %07.0f' 0 99999 >&2\nexit 2\n";
 
 #[tokio::test]
-async fn a_stderr_flood_keeps_a_bounded_tail_and_says_it_was_truncated() {
+async fn a_fake_rg_stderr_flood_keeps_a_bounded_tail_and_says_it_was_truncated() {
     let fake = FakeRg::new(STDERR_FLOOD_RG).unwrap();
     let work = tempfile::tempdir().unwrap();
     let max_output_bytes = 64_000;
@@ -123,7 +123,7 @@ async fn a_stderr_flood_keeps_a_bounded_tail_and_says_it_was_truncated() {
 }
 
 #[tokio::test]
-async fn a_non_zero_exit_after_stdout_over_the_cap_is_classified_by_its_exit_first() {
+async fn a_fake_rg_exit_2_after_stdout_over_the_cap_is_classified_by_its_exit_first() {
     // §7.2: the exit classification (step 6) precedes the raw-output check
     // (step 7), so an rg that printed past the cap and then failed on an
     // unreadable file reports that failure.
@@ -149,7 +149,7 @@ async fn a_non_zero_exit_after_stdout_over_the_cap_is_classified_by_its_exit_fir
 }
 
 #[tokio::test]
-async fn an_executor_timeout_after_stdout_over_the_cap_is_reported_as_the_timeout() {
+async fn an_executor_timeout_after_fake_rg_stdout_over_the_cap_is_reported_as_the_timeout() {
     // §7.2: `timedOut` (step 4) precedes the raw-output check (step 7).
     let fake = FakeRg::new("head -c 300000 /dev/zero | tr '\\0' 'a'\nexec sleep 30\n").unwrap();
     let work = tempfile::tempdir().unwrap();
@@ -178,7 +178,7 @@ const ENDLESS_RG: &str =
     "echo $$ > \"$STATE/leader.pid\"\n(trap '' TERM; exec sleep 300) &\nyes aaaaaaaaaaaaaaaa\n";
 
 #[tokio::test]
-async fn the_stop_at_raw_output_cap_opt_in_ends_an_endless_flood_and_its_whole_group() {
+async fn the_stop_at_raw_output_cap_opt_in_ends_an_endless_fake_rg_flood_and_its_whole_group() {
     use fs_search_tests::reliability::procfs::{kill_group, live_group_members, proc_info};
     let fake = FakeRg::new(ENDLESS_RG).unwrap();
     let work = tempfile::tempdir().unwrap();

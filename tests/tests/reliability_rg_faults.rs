@@ -83,7 +83,7 @@ async fn rg_vanishing_from_path_after_registration_fails_with_the_exit_127_wordi
 }
 
 #[tokio::test]
-async fn rg_killed_by_a_signal_fails_naming_the_signal() {
+async fn a_fake_rg_killed_by_a_signal_fails_naming_the_signal() {
     for signal in ["KILL", "HUP", "ABRT"] {
         let fake = FakeRg::new(&format!(
             "printf 'partial\\n'\nulimit -c 0\nkill -{signal} $$\n"
@@ -204,7 +204,7 @@ async fn real_match_record(work: &std::path::Path) -> String {
 }
 
 #[tokio::test]
-async fn malformed_and_truncated_json_lines_fail_with_every_detail_of_section_6_4() {
+async fn malformed_and_truncated_json_lines_from_a_fake_rg_fail_with_every_detail_of_section_6_4() {
     let fake = FakeRg::new("cat \"$STATE/stdout\"\nexit \"$(cat \"$STATE/exit\")\"\n").unwrap();
     let registry = registry_over(&fake).await;
     let work = work_tree();
