@@ -6,7 +6,8 @@
 //! - [`normalise`]: placeholders for temp roots and random locator parts.
 //! - [`runner`]: runs calls deterministically on a materialised tree.
 //! - [`replay`]: replays a transcript and diffs each changed record.
-//! - [`record`]: records calls headlessly, or a live session ([`Recorder`]).
+//! - [`record`]: records calls headlessly, or a live session ([`record::Recorder`]).
+//! - [`compare`]: recorded and current outcomes side by side (the TUI).
 //! - [`commands`]: `workbench replay` and `workbench record`.
 
 // A library API for the TUI and the tests as well as the headless
@@ -14,6 +15,7 @@
 #![allow(dead_code)]
 
 pub mod commands;
+pub mod compare;
 pub mod error;
 pub mod format;
 pub mod normalise;

@@ -20,6 +20,7 @@ use super::result_docs::{self, CallFacts};
 use super::runner::{AppEvent, Effect, LoadInfo, SpillContent};
 use super::surface_doc;
 use super::tabs::Tab;
+use super::transcript_pane::TranscriptPane;
 
 /// Where the session runs and logs; shown in the header and the help.
 #[derive(Debug, Clone, Default)]
@@ -191,12 +192,15 @@ pub struct App {
     pub pane_viewport: Cell<Viewport>,
     pub overlay_viewport: Cell<Viewport>,
     pub should_quit: bool,
+    /// The Transcript tab: recording and replay.
+    pub transcripts: TranscriptPane,
     next_id: u64,
     generation: u64,
 }
 
 impl App {
     pub fn new(session: SessionInfo, config: &Value) -> Self {
+        let transcripts = TranscriptPane::for_session(&session);
         let mut app = Self {
             session,
             editor: CallEditor::default(),
@@ -218,6 +222,7 @@ impl App {
             pane_viewport: Cell::new(Viewport { cols: 76, rows: 12 }),
             overlay_viewport: Cell::new(Viewport { cols: 70, rows: 16 }),
             should_quit: false,
+            transcripts,
             next_id: 1,
             generation: 0,
         };
@@ -264,7 +269,7 @@ impl App {
     pub fn tab_doc(&self, tab: Tab) -> Option<&Doc> {
         match tab {
             Tab::Surface => Some(&self.surface),
-            Tab::Config | Tab::History => None,
+            Tab::Config | Tab::History | Tab::Transcript => None,
             _ => match self.shown_record() {
                 Some(record) => record.doc(tab, &self.session.session_id),
                 None => Some(&self.welcome),
@@ -436,6 +441,7 @@ impl App {
                 return self.apply_config();
             }
             Action::ApplyConfig => return self.apply_config(),
+            Action::Transcript(action) => return self.transcript_action(action),
         }
         Vec::new()
     }
@@ -606,6 +612,9 @@ impl App {
                     );
                 }
             }
+            AppEvent::TranscriptReplayed { path, outcome } => {
+                self.transcripts.replayed(path, outcome);
+            }
             AppEvent::SpillRead { id, outcome } => {
                 if let Some(Overlay::Spill { call, state, .. }) = &mut self.overlay {
                     if *call != id {
@@ -649,6 +658,9 @@ impl App {
         };
         self.history
             .push(CallRecord::new(running, result, duration));
+        if let Some(record) = self.history.last() {
+            self.transcripts.record_call(record, &self.session);
+        }
         let last = self.history.len() - 1;
         self.shown = Some(last);
         self.history_selected = last;

@@ -7,6 +7,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::editor::Field;
 use super::tabs::Tab;
+use super::transcript_pane::TranscriptAction;
 
 /// What a key asks the app to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +41,8 @@ pub enum Action {
     EditConfig,
     ToggleSampling,
     ApplyConfig,
+    /// A key of the Transcript tab (R records from any tab).
+    Transcript(TranscriptAction),
 }
 
 /// Where a binding applies, looked up from the most specific context.
@@ -116,7 +119,11 @@ const fn b(
 use Action as A;
 use Context as C;
 use Key as K;
-use KeyCode::{BackTab, Down, End, Enter, Esc, Home, PageDown, PageUp, Tab as TabKey, Up};
+use KeyCode::{
+    BackTab, Backspace, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, Tab as TabKey,
+    Up,
+};
+use TranscriptAction as T;
 
 /// The whole key map. Within a context the first matching row wins.
 #[rustfmt::skip]
@@ -149,6 +156,14 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Tab(Tab::History), &[K::Code(Up), K::Char('k')], "↑/k", A::ScrollUp, "", "select the previous call"),
     b(C::Tab(Tab::History), &[K::Code(Down), K::Char('j')], "↓/j", A::ScrollDown, "select", "select the next call"),
     b(C::Tab(Tab::History), &[K::Code(Enter)], "Enter", A::ShowSelected, "show", "show that call's result"),
+    b(C::Tab(Tab::Transcript), &[K::Char('R')], "R", A::Transcript(T::ToggleRecording), "rec", "start recording this session's calls; R again stops and saves the transcript"),
+    b(C::Tab(Tab::Transcript), &[K::Code(Up), K::Char('k')], "↑/k", A::Transcript(T::Up), "", "choose a transcript, or scroll the record"),
+    b(C::Tab(Tab::Transcript), &[K::Code(Down), K::Char('j')], "↓/j", A::Transcript(T::Down), "move", "choose a transcript, or scroll the record"),
+    b(C::Tab(Tab::Transcript), &[K::Code(Enter)], "Enter", A::Transcript(T::Open), "replay", "replay the chosen transcript on a fresh copy of its tree"),
+    b(C::Tab(Tab::Transcript), &[K::Char('n'), K::Code(Right)], "n/→", A::Transcript(T::NextRecord), "next", "next record"),
+    b(C::Tab(Tab::Transcript), &[K::Char('p'), K::Code(Left)], "p/←", A::Transcript(T::PrevRecord), "prev", "previous record"),
+    b(C::Tab(Tab::Transcript), &[K::Char('d')], "d", A::Transcript(T::NextChanged), "next diff", "next record whose result changed"),
+    b(C::Tab(Tab::Transcript), &[K::Char('b'), K::Code(Backspace)], "b", A::Transcript(T::Back), "back", "back to the list of transcripts"),
     // Browsing: no field is being edited.
     b(C::Normal, &[K::Char('q')], "q", A::Quit, "quit", "quit"),
     b(C::Normal, &[K::Char('?')], "?", A::ToggleHelp, "help", "help"),
@@ -171,6 +186,7 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Normal, &[K::Code(End), K::Char('G')], "G", A::Bottom, "", "bottom (also End)"),
     b(C::Normal, &[K::Char('[')], "[", A::OlderCall, "", "show the previous call"),
     b(C::Normal, &[K::Char(']')], "]", A::NewerCall, "", "show the next call"),
+    b(C::Normal, &[K::Char('R')], "R", A::Transcript(T::ToggleRecording), "", "start/stop recording the session's calls to a transcript (tab 8)"),
 ];
 
 /// The contexts in force, most specific first.

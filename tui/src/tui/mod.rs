@@ -25,6 +25,7 @@ pub mod result_docs;
 pub mod runner;
 pub mod surface_doc;
 pub mod tabs;
+pub mod transcript_pane;
 pub mod views;
 
 #[cfg(test)]

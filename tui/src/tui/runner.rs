@@ -39,6 +39,8 @@ pub enum Effect {
     Cancel,
     /// Read a spill file for the viewer.
     ReadSpill { id: u64, path: String },
+    /// Replay a transcript (on its own materialised tree).
+    ReplayTranscript { path: PathBuf },
 }
 
 /// What a successful load registered.
@@ -84,6 +86,10 @@ pub enum AppEvent {
     SpillRead {
         id: u64,
         outcome: Result<SpillContent, String>,
+    },
+    TranscriptReplayed {
+        path: PathBuf,
+        outcome: Result<Box<crate::transcript::replay::Replay>, String>,
     },
 }
 
@@ -137,6 +143,17 @@ impl Runner {
                     tracing::info!("cancelling the running call");
                     token.cancel();
                 }
+            }
+            Effect::ReplayTranscript { path } => {
+                let events = self.events.clone();
+                tokio::spawn(async move {
+                    let outcome =
+                        crate::transcript::replay::replay_file(&path, &std::env::temp_dir())
+                            .await
+                            .map(Box::new)
+                            .map_err(|e| e.to_string());
+                    let _ = events.send(AppEvent::TranscriptReplayed { path, outcome });
+                });
             }
             Effect::ReadSpill { id, path } => {
                 let events = self.events.clone();

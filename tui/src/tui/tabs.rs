@@ -19,11 +19,13 @@ pub enum Tab {
     Config,
     /// Every call of the session.
     History,
+    /// Recording the session; replaying a transcript side by side.
+    Transcript,
 }
 
 impl Tab {
     /// Display order; the digit key of a tab is its position + 1.
-    pub const ALL: [Tab; 7] = [
+    pub const ALL: [Tab; 8] = [
         Tab::Text,
         Tab::Value,
         Tab::Meta,
@@ -31,6 +33,7 @@ impl Tab {
         Tab::Surface,
         Tab::Config,
         Tab::History,
+        Tab::Transcript,
     ];
 
     pub fn title(self) -> &'static str {
@@ -42,6 +45,7 @@ impl Tab {
             Tab::Surface => "Surface",
             Tab::Config => "Config",
             Tab::History => "History",
+            Tab::Transcript => "Transcript",
         }
     }
 

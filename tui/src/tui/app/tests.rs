@@ -511,7 +511,7 @@ fn tabs_cycle_and_digits_jump() {
     assert_eq!(app.tab, Tab::Value);
     press(&mut app, KeyCode::BackTab);
     press(&mut app, KeyCode::BackTab);
-    assert_eq!(app.tab, Tab::History);
+    assert_eq!(app.tab, Tab::Transcript);
     press(&mut app, KeyCode::Char('5'));
     assert_eq!(app.tab, Tab::Surface);
     press(&mut app, KeyCode::Char('9'));

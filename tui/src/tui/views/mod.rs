@@ -8,6 +8,7 @@ pub mod doc_view;
 pub mod editor;
 pub mod help;
 pub mod history;
+pub mod transcript;
 
 use std::time::Instant;
 
@@ -103,6 +104,14 @@ fn draw_header(frame: &mut Frame<'_>, area: Rect, app: &App) {
         Span::styled(" │ ", Style::new().dark_gray()),
         plugin,
     ]);
+    let mut line = line;
+    if let Some(r) = &app.transcripts.recording {
+        line.push_span(Span::raw(" "));
+        line.push_span(Span::styled(
+            format!(" ● REC {} ", r.recorder.len()),
+            Style::new().red().bold().reversed(),
+        ));
+    }
     frame.render_widget(Paragraph::new(line), area);
     frame.render_widget(
         Paragraph::new(Line::from(" ? help ").right_aligned().dark_gray()),
@@ -202,6 +211,7 @@ fn pane_title(app: &App) -> String {
         Tab::Surface => " Surface: what the model sees before any call ".to_owned(),
         Tab::Config => " Plugin config (a change reloads the plugin) ".to_owned(),
         Tab::History => format!(" History: {} call(s) ", app.history.len()),
+        Tab::Transcript => " Transcript: record this session · replay a transcript ".to_owned(),
     }
 }
 
@@ -233,6 +243,7 @@ fn draw_pane(frame: &mut Frame<'_>, area: Rect, app: &App, now: Instant) {
     match (app.tab, doc) {
         (Tab::Config, _) => config::draw(frame, inner, app),
         (Tab::History, _) => history::draw(frame, inner, app, now),
+        (Tab::Transcript, _) => transcript::draw(frame, inner, app),
         (_, Some(doc)) => {
             doc_view::draw_doc(frame, inner, doc, first);
         }
