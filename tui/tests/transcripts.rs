@@ -301,9 +301,31 @@ fn a_missing_file_or_tree_is_an_error_and_other_files_still_replay() {
     let out = workbench(&["replay", file.to_str().unwrap()], None, None);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("none-such"),
+        text(&out.stderr).starts_with(&format!(
+            "workbench replay: {}:1: the header's tree: ",
+            file.display()
+        )) && text(&out.stderr).contains("none-such"),
         "{}",
         text(&out.stderr)
+    );
+
+    // A record whose config cannot load names the record and its line.
+    let tree = repo().join("fixtures/trees/mixed");
+    let good = good.replacen("../trees/mixed", tree.to_str().unwrap(), 1);
+    let bad = good.replacen(
+        r#""options":{"spill":"store""#,
+        r#""options":{"config":{"globMaxResults":0},"spill":"store""#,
+        1,
+    );
+    std::fs::write(&file, bad).unwrap();
+    let out = workbench(&["replay", file.to_str().unwrap()], None, None);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "workbench replay: {}:2: record \"grep-no-matches\": the plugin did not load: tool-fs-search: globMaxResults must be a positive integer\n",
+            file.display()
+        )
     );
 }
 

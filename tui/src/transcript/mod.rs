@@ -1,7 +1,8 @@
 //! Transcripts (DESIGN.md §3): recorded tool calls with the result the
 //! model saw, replayed as snapshot tests.
 //!
-//! - [`format`]: the versioned JSON Lines format (read and write).
+//! - [`format`]: the versioned JSON Lines format and writing it;
+//!   [`parse`]: reading it.
 //! - [`tree`]: fixture-tree manifests and their materialiser (pinned mtimes).
 //! - [`normalise`]: placeholders for temp roots and random locator parts.
 //! - [`runner`]: runs calls deterministically on a materialised tree.
@@ -19,6 +20,7 @@ pub mod compare;
 pub mod error;
 pub mod format;
 pub mod normalise;
+pub mod parse;
 pub mod record;
 pub mod replay;
 pub mod runner;

@@ -108,7 +108,8 @@ pub async fn replay_transcript(
         header.config.clone(),
         &header.env.ripgrep_config,
         temp_parent,
-    )?;
+    )
+    .map_err(|e| TranscriptError::Other(format!("{label}:1: the header's tree: {e}")))?;
     let mut checks = Vec::with_capacity(transcript.records.len());
     for record in &transcript.records {
         let current = runner
