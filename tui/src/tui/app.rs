@@ -437,8 +437,10 @@ impl App {
             }
             Action::EditConfig => self.editing = Some(Editing::Config),
             Action::ToggleSampling => {
-                self.config.toggle_sampling();
-                return self.apply_config();
+                if self.config.toggle_selected() {
+                    return self.apply_config();
+                }
+                self.say("Space flips true/false keys; Enter edits this one", false);
             }
             Action::ApplyConfig => return self.apply_config(),
             Action::Transcript(action) => return self.transcript_action(action),

@@ -1,15 +1,19 @@
 //! The config panel: `sampleOverCapGlobResults` and every cap as a JSON
 //! literal the developer can edit (empty = key absent, so the engine's
-//! default applies), plus any other keys the starting config carried.
+//! default applies), then the engine's opt-in switches beyond the
+//! contract, plus any other keys the starting config carried.
 //! Applying builds the config object exactly as typed; the engine's load
 //! validates it, so an invalid value shows the contract's own error.
 
-use fs_search_engine::config::NUMERIC_KEYS;
+use fs_search_engine::config::{GLOB_SORT_IN_ENGINE, NUMERIC_KEYS, STOP_AT_RAW_OUTPUT_CAP};
 use serde_json::{Map, Value};
 use tui_input::Input;
 
 /// The sampling key, listed first.
 pub const SAMPLING_KEY: &str = "sampleOverCapGlobResults";
+
+/// The engine's opt-in switches beyond the contract (absent = `false`).
+pub const OPT_IN_KEYS: [&str; 2] = [GLOB_SORT_IN_ENGINE, STOP_AT_RAW_OUTPUT_CAP];
 
 /// The engine defaults of the numeric keys, for display.
 pub const DEFAULTS: [u64; 6] = [
@@ -29,6 +33,10 @@ pub struct ConfigField {
     pub input: Input,
     /// What the engine uses when the key is absent, if anything.
     pub default: Option<String>,
+    /// A true/false switch (Space flips it).
+    pub boolean: bool,
+    /// An engine opt-in beyond the contract.
+    pub opt_in: bool,
 }
 
 /// The panel's state.
@@ -58,12 +66,25 @@ impl ConfigPanel {
             key: SAMPLING_KEY,
             input: Input::new(literal(get(SAMPLING_KEY))),
             default: None,
+            boolean: true,
+            opt_in: false,
         }];
         for (key, default) in NUMERIC_KEYS.iter().zip(DEFAULTS) {
             fields.push(ConfigField {
                 key,
                 input: Input::new(literal(get(key))),
                 default: Some(default.to_string()),
+                boolean: false,
+                opt_in: false,
+            });
+        }
+        for key in OPT_IN_KEYS {
+            fields.push(ConfigField {
+                key,
+                input: Input::new(literal(get(key))),
+                default: Some("false".to_owned()),
+                boolean: true,
+                opt_in: true,
             });
         }
         let extra = object
@@ -120,10 +141,19 @@ impl ConfigPanel {
         self.fields.get_mut(self.selected).map(|f| &mut f.input)
     }
 
-    /// Flips the sampling switch (absent or not a boolean becomes `true`).
-    pub fn toggle_sampling(&mut self) {
+    /// Flips the selected switch (absent or not a boolean becomes
+    /// `true`); `false` when the selected key is not a switch.
+    pub fn toggle_selected(&mut self) -> bool {
+        let is_switch = self.fields.get(self.selected).is_some_and(|f| f.boolean);
+        if is_switch {
+            self.toggle(self.selected);
+        }
+        is_switch
+    }
+
+    fn toggle(&mut self, index: usize) {
         self.non_object = None;
-        if let Some(field) = self.fields.iter_mut().find(|f| f.key == SAMPLING_KEY) {
+        if let Some(field) = self.fields.get_mut(index) {
             let next = if field.input.value().trim() == "true" {
                 "false"
             } else {
@@ -139,11 +169,17 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn flip_sampling(panel: &mut ConfigPanel) {
+        let selected = std::mem::replace(&mut panel.selected, 0);
+        assert!(panel.toggle_selected());
+        panel.selected = selected;
+    }
+
     #[test]
     fn round_trips_the_starting_config_with_extra_keys() {
         let start = json!({"sampleOverCapGlobResults": true, "grepMaxMatches": 2, "other": [1]});
         let panel = ConfigPanel::from_value(&start);
-        assert_eq!(panel.fields.len(), 7);
+        assert_eq!(panel.fields.len(), 9);
         assert_eq!(panel.fields[2].input.value(), "2");
         assert_eq!(panel.fields[1].input.value(), "");
         assert_eq!(panel.to_config().unwrap(), start);
@@ -156,18 +192,33 @@ mod tests {
         if let Some(input) = panel.selected_input_mut() {
             *input = Input::new("0".into());
         }
-        panel.toggle_sampling();
+        flip_sampling(&mut panel);
         assert_eq!(
             panel.to_config().unwrap(),
             json!({"sampleOverCapGlobResults": true, "globMaxResults": 0})
         );
-        panel.toggle_sampling();
+        flip_sampling(&mut panel);
         assert_eq!(panel.to_config().unwrap()[SAMPLING_KEY], json!(false));
         panel.selected = 6;
         if let Some(input) = panel.selected_input_mut() {
             *input = Input::new("\"soon\"".into());
         }
         assert_eq!(panel.to_config().unwrap()["timeoutMs"], json!("soon"));
+    }
+
+    #[test]
+    fn space_flips_only_switches() {
+        let mut panel = ConfigPanel::from_value(&json!({"sampleOverCapGlobResults": true}));
+        panel.selected = 7;
+        assert_eq!(panel.fields[7].key, "globSortInEngine");
+        assert!(panel.toggle_selected());
+        assert_eq!(panel.to_config().unwrap()["globSortInEngine"], json!(true));
+        panel.selected = 1;
+        assert!(!panel.toggle_selected());
+        assert_eq!(
+            panel.to_config().unwrap(),
+            json!({"sampleOverCapGlobResults": true, "globSortInEngine": true})
+        );
     }
 
     #[test]
@@ -188,7 +239,7 @@ mod tests {
     fn a_non_object_config_is_sent_until_a_field_is_edited() {
         let mut panel = ConfigPanel::from_value(&json!([1]));
         assert_eq!(panel.to_config().unwrap(), json!([1]));
-        panel.toggle_sampling();
+        flip_sampling(&mut panel);
         assert_eq!(
             panel.to_config().unwrap(),
             json!({"sampleOverCapGlobResults": true})

@@ -151,7 +151,7 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Tab(Tab::Config), &[K::Code(Up), K::Char('k')], "↑/k", A::ScrollUp, "", "select the previous key"),
     b(C::Tab(Tab::Config), &[K::Code(Down), K::Char('j')], "↓/j", A::ScrollDown, "select", "select the next key"),
     b(C::Tab(Tab::Config), &[K::Code(Enter), K::Char('e')], "Enter", A::EditConfig, "edit", "edit the value (JSON; empty = absent), Enter applies"),
-    b(C::Tab(Tab::Config), &[K::Char(' ')], "Space", A::ToggleSampling, "flip sampling", "flip sampleOverCapGlobResults and reload"),
+    b(C::Tab(Tab::Config), &[K::Char(' ')], "Space", A::ToggleSampling, "flip", "flip the selected true/false key (sampling, opt-ins) and reload"),
     b(C::Tab(Tab::Config), &[K::Char('a')], "a", A::ApplyConfig, "apply", "apply the config: reload the plugin"),
     b(C::Tab(Tab::History), &[K::Code(Up), K::Char('k')], "↑/k", A::ScrollUp, "", "select the previous call"),
     b(C::Tab(Tab::History), &[K::Code(Down), K::Char('j')], "↓/j", A::ScrollDown, "select", "select the next call"),

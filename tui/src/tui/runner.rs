@@ -280,3 +280,98 @@ pub async fn read_spill(path: &str) -> Result<SpillContent, String> {
         total_bytes,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    async fn next(rx: &mut mpsc::UnboundedReceiver<AppEvent>) -> AppEvent {
+        tokio::time::timeout(Duration::from_secs(30), rx.recv())
+            .await
+            .expect("the runner answers")
+            .expect("the channel is open")
+    }
+
+    fn runner(dir: &std::path::Path) -> (Runner, mpsc::UnboundedReceiver<AppEvent>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let runner = Runner::new(dir.join("tree"), dir.join("spill"), "session-t".into(), tx);
+        (runner, rx)
+    }
+
+    #[tokio::test]
+    async fn a_failed_load_leaves_nothing_registered() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("tree")).unwrap();
+        let (mut runner, mut rx) = runner(dir.path());
+        runner.apply(Effect::Load {
+            generation: 1,
+            config: json!({}),
+        });
+        match next(&mut rx).await {
+            AppEvent::Loaded {
+                outcome: Err(e), ..
+            } => assert_eq!(
+                e,
+                "tool-fs-search: config.sampleOverCapGlobResults is required (true or false)"
+            ),
+            other => panic!("{other:?}"),
+        }
+        runner.apply(Effect::Run {
+            id: 1,
+            call_id: "c".into(),
+            tool: "glob".into(),
+            args: json!({"pattern": "*"}),
+        });
+        match next(&mut rx).await {
+            AppEvent::Finished { result, .. } => {
+                assert_eq!(result.code(), Some("UNKNOWN_TOOL"));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// rg blocks reading a FIFO nobody writes to, until the cancel kills it.
+    #[tokio::test]
+    async fn cancelling_a_running_call_kills_rg_and_yields_the_abort_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let tree = dir.path().join("tree");
+        std::fs::create_dir(&tree).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(tree.join("pipe"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (mut runner, mut rx) = runner(dir.path());
+        runner.apply(Effect::Load {
+            generation: 1,
+            config: json!({"sampleOverCapGlobResults": true}),
+        });
+        assert!(matches!(
+            next(&mut rx).await,
+            AppEvent::Loaded { outcome: Ok(_), .. }
+        ));
+        runner.apply(Effect::Run {
+            id: 7,
+            call_id: "c".into(),
+            tool: "grep".into(),
+            args: json!({"pattern": "x", "path": "pipe"}),
+        });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let cancelled = Instant::now();
+        runner.apply(Effect::Cancel);
+        match next(&mut rx).await {
+            AppEvent::Finished { id, result, .. } => {
+                assert_eq!(id, 7);
+                assert!(result.is_error);
+                assert_eq!(result.code(), Some("SEARCH_ABORTED"), "{}", result.text);
+                assert_eq!(
+                    result.text,
+                    "Error: grep was aborted before completion (tool timeout or caller cancellation)"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(cancelled.elapsed() < Duration::from_secs(10));
+    }
+}

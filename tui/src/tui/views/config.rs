@@ -49,9 +49,10 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
             Paragraph::new(Span::styled(format!("{marker}{}", field.key), key_style)),
             key_area,
         );
-        let placeholder = match &field.default {
-            Some(d) => format!("(absent: default {d})"),
-            None => "(absent: the load requires it)".to_owned(),
+        let placeholder = match (&field.default, field.opt_in) {
+            (Some(d), true) => format!("(absent: {d}; engine opt-in beyond the contract)"),
+            (Some(d), false) => format!("(absent: default {d})"),
+            (None, _) => "(absent: the load requires it)".to_owned(),
         };
         input(
             frame,
