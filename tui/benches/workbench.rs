@@ -97,6 +97,7 @@ fn startup(runs: usize) {
         cmd.arg(&tree);
         cmd.env("TERM", "xterm-256color");
         cmd.env("XDG_STATE_HOME", &state);
+        cmd.env("TMPDIR", dir.path());
         let started = Instant::now();
         let mut child = pair.slave.spawn_command(cmd).unwrap();
         let mut seen_first = None;

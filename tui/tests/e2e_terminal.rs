@@ -63,6 +63,19 @@ impl Screen {
     }
 }
 
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
 fn write_tree(root: &Path) {
     let lines: String = (1..=6).map(|i| format!("needle {i}\n")).collect();
     std::fs::write(root.join("notes.txt"), lines).unwrap();
@@ -101,6 +114,8 @@ fn types_a_grep_reads_page_and_footer_quits_and_restores_the_terminal() {
     cmd.cwd(dir.path());
     cmd.env("TERM", "xterm-256color");
     cmd.env("XDG_STATE_HOME", dir.path().join("state"));
+    // The session's spill root goes under the test's temp dir.
+    cmd.env("TMPDIR", dir.path());
     let mut child = pair.slave.spawn_command(cmd).unwrap();
 
     let start = screen.wait_for("the loaded workbench", |s| {
@@ -155,6 +170,15 @@ fn types_a_grep_reads_page_and_footer_quits_and_restores_the_terminal() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success(), "exit status {status:?}");
+
+    // The footer's spill file is where the locator said, with every match.
+    let spilled: Vec<String> = walk(dir.path())
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with("-grep-results.txt"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert_eq!(spilled.len(), 1, "one spill file under the temp dir");
+    assert!(spilled[0].starts_with("Found 6 matches\n\nnotes.txt\nLine 1: needle 1\n"));
 
     // Restored: back on the primary screen with the cursor shown...
     std::thread::sleep(Duration::from_millis(200));

@@ -90,7 +90,7 @@ pub async fn run(workdir: Option<PathBuf>, config: Option<String>) -> Result<(),
     let session = app::SessionInfo {
         workdir: workdir.display().to_string(),
         session_id: format!("session-{}", random_hex(6)),
-        spill_root: Some(spill_root),
+        spill_root: Some(spill_root.clone()),
         log_path: logging.as_ref().map(|l| l.path.clone()),
     };
     tracing::info!(workdir = %session.workdir, session = %session.session_id, %config, "workbench starting");
@@ -98,6 +98,9 @@ pub async fn run(workdir: Option<PathBuf>, config: Option<String>) -> Result<(),
     if let Err(e) = &outcome {
         tracing::error!(error = %e, "workbench ended with an error");
     }
+    // Spilled results stay for the developer to read; a spill root that
+    // nothing was saved to goes (remove_dir only removes an empty one).
+    let _ = std::fs::remove_dir(&spill_root);
     drop(logging);
     outcome
 }
