@@ -1,5 +1,5 @@
-//! The help: every key binding by context (from the key map), where the
-//! log file and spill files are, and how to read the Text tab.
+//! The help: where the log file and spill files are, every key binding
+//! by context (from the key map), and how to read the Text tab.
 
 use crate::tui::app::{App, PluginStatus};
 use crate::tui::doc::{Doc, LineKind};
@@ -18,6 +18,35 @@ fn help_contexts() -> Vec<Context> {
 /// The help document.
 pub fn help_doc(app: &App) -> Doc {
     let mut doc = Doc::default();
+    doc.push("Session", LineKind::Heading);
+    let log = app
+        .session
+        .log_path
+        .as_ref()
+        .map_or("(not logging)".to_owned(), |p| p.display().to_string());
+    doc.push(&format!("  log file   {log}"), LineKind::Body);
+    doc.push(
+        "             (WORKBENCH_LOG=debug for more; nothing is printed over the UI)",
+        LineKind::Note,
+    );
+    doc.push(
+        &format!("  workdir    {}", app.session.workdir),
+        LineKind::Body,
+    );
+    doc.push(
+        &format!("  session    {}", app.session.session_id),
+        LineKind::Body,
+    );
+    if let Some(root) = &app.session.spill_root {
+        doc.push(&format!("  spill root {}", root.display()), LineKind::Body);
+    }
+    if let PluginStatus::RgMissing(warning) = &app.plugin {
+        doc.push("ripgrep", LineKind::Heading);
+        doc.push(&format!("  {warning}"), LineKind::Alert);
+        for line in RG_INSTALL_HINT {
+            doc.push(&format!("  {line}"), LineKind::Note);
+        }
+    }
     for context in help_contexts() {
         let rows: Vec<String> = BINDINGS
             .iter()
@@ -48,35 +77,6 @@ pub fn help_doc(app: &App) -> Doc {
         "  o opens the spill file. Control characters show as ␉ ␍ … (one cell each).",
     ] {
         doc.push(line, LineKind::Body);
-    }
-    doc.push("Session", LineKind::Heading);
-    let log = app
-        .session
-        .log_path
-        .as_ref()
-        .map_or("(not logging)".to_owned(), |p| p.display().to_string());
-    doc.push(&format!("  log file   {log}"), LineKind::Body);
-    doc.push(
-        "             (WORKBENCH_LOG=debug for more; nothing is printed over the UI)",
-        LineKind::Note,
-    );
-    doc.push(
-        &format!("  workdir    {}", app.session.workdir),
-        LineKind::Body,
-    );
-    doc.push(
-        &format!("  session    {}", app.session.session_id),
-        LineKind::Body,
-    );
-    if let Some(root) = &app.session.spill_root {
-        doc.push(&format!("  spill root {}", root.display()), LineKind::Body);
-    }
-    if let PluginStatus::RgMissing(warning) = &app.plugin {
-        doc.push("ripgrep", LineKind::Heading);
-        doc.push(&format!("  {warning}"), LineKind::Alert);
-        for line in RG_INSTALL_HINT {
-            doc.push(&format!("  {line}"), LineKind::Note);
-        }
     }
     doc
 }
