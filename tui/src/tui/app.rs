@@ -658,6 +658,8 @@ impl App {
         let Some(running) = self.running.take_if(|r| r.id == id) else {
             return;
         };
+        // The new result's summary replaces any message about the call.
+        self.status = None;
         self.history
             .push(CallRecord::new(running, result, duration));
         if let Some(record) = self.history.last() {

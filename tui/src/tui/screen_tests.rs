@@ -349,3 +349,16 @@ async fn resizing_redraws_the_same_state_at_any_size() {
     let screen = h.screen();
     assert!(screen.contains("README.md"), "{screen}");
 }
+
+#[tokio::test]
+async fn history_of_calls() {
+    let mut h = Harness::new(TREE, sampling(true), 100, 24).await;
+    h.keys("e*.ts<Enter><Esc>te<C-u>fn<Enter><Tab>(<Enter><Esc>7")
+        .await;
+    assert_eq!(h.app.history.len(), 3);
+    assert_screen!("history_of_calls", h.screen());
+    // an earlier call's result, shown again
+    h.keys("gk<Enter>").await;
+    assert_eq!(h.app.shown, Some(0));
+    assert!(h.screen().contains("vendor/a.ts"));
+}

@@ -158,6 +158,10 @@ fn the_cancel_key_cancels_only_a_running_call() {
     let aborted = ToolResult::failure("glob", &ToolError::Aborted);
     finish(&mut app, id, aborted);
     assert!(app.running.is_none());
+    assert_eq!(
+        app.status, None,
+        "the result's summary replaces the message"
+    );
     let shown = app.shown_record().unwrap();
     assert_eq!(shown.result.code(), Some("ABORTED"));
     assert_eq!(shown.result.text, "Error: tool call aborted");

@@ -22,7 +22,7 @@ pub fn row_text(record: &CallRecord) -> String {
     };
     let args = serde_json::to_string(&record.args).unwrap_or_default();
     format!(
-        "#{:<3} {:<4} {:<28} {:>9.1} ms {:>7} B  {args}",
+        "#{:<3} {:<4} {:<26} {:>8.1} ms {:>6} B  {args}",
         record.id,
         record.tool,
         outcome,

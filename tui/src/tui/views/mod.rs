@@ -178,7 +178,7 @@ fn draw_summary(frame: &mut Frame<'_>, area: Rect, app: &App, now: Instant) {
         let args = serde_json::to_string(&running.args).unwrap_or_default();
         Line::styled(
             format!(
-                " {} running #{} {} {:.1} s · x cancels · {args}",
+                " {} running #{} {} {:.1} s · x/^X cancels · {args}",
                 SPINNER[frame_no],
                 running.id,
                 running.tool,
