@@ -28,6 +28,7 @@ use fs_search_engine::command::{build_glob_command, build_grep_command};
 use fs_search_engine::{
     ExecContext, Host, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
 };
+use nix::sys::resource::UsageWho;
 use serde_json::{Value, json};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -202,10 +203,19 @@ fn self_hwm_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU time (user + system) of this process, or of its waited-for
+/// children, in milliseconds.
+fn cpu_ms(who: nix::sys::resource::UsageWho) -> f64 {
+    let Ok(usage) = nix::sys::resource::getrusage(who) else {
+        return 0.0;
+    };
+    let ms = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 * 1e3 + t.tv_usec() as f64 / 1e3;
+    ms(usage.user_time()) + ms(usage.system_time())
+}
+
 /// Largest peak RSS of any waited-for child, in KiB.
 fn children_maxrss_kib() -> u64 {
-    use nix::sys::resource::{UsageWho, getrusage};
-    getrusage(UsageWho::RUSAGE_CHILDREN)
+    nix::sys::resource::getrusage(UsageWho::RUSAGE_CHILDREN)
         .map(|u| u.max_rss() as u64)
         .unwrap_or(0)
 }
@@ -214,6 +224,10 @@ fn children_maxrss_kib() -> u64 {
 #[derive(Clone, Default)]
 struct Sample {
     wall_ms: f64,
+    /// CPU of the measuring process during the measured span.
+    self_cpu_ms: f64,
+    /// CPU of its children (bash, rg).
+    rg_cpu_ms: f64,
     self_kib: u64,
     rg_kib: u64,
     bytes: u64,
@@ -223,26 +237,35 @@ struct Sample {
 impl Sample {
     fn line(&self) -> String {
         format!(
-            "SAMPLE\t{}\t{}\t{}\t{}\t{}",
-            self.wall_ms, self.self_kib, self.rg_kib, self.bytes, self.outcome
+            "SAMPLE\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            self.wall_ms,
+            self.self_cpu_ms,
+            self.rg_cpu_ms,
+            self.self_kib,
+            self.rg_kib,
+            self.bytes,
+            self.outcome
         )
     }
 
     fn parse(text: &str) -> Option<Self> {
         let line = text.lines().find(|l| l.starts_with("SAMPLE\t"))?;
-        let f: Vec<&str> = line.splitn(6, '\t').collect();
+        let f: Vec<&str> = line.splitn(8, '\t').collect();
         Some(Self {
             wall_ms: f.get(1)?.parse().ok()?,
-            self_kib: f.get(2)?.parse().ok()?,
-            rg_kib: f.get(3)?.parse().ok()?,
-            bytes: f.get(4)?.parse().ok()?,
-            outcome: f.get(5)?.to_string(),
+            self_cpu_ms: f.get(2)?.parse().ok()?,
+            rg_cpu_ms: f.get(3)?.parse().ok()?,
+            self_kib: f.get(4)?.parse().ok()?,
+            rg_kib: f.get(5)?.parse().ok()?,
+            bytes: f.get(6)?.parse().ok()?,
+            outcome: f.get(7)?.to_string(),
         })
     }
 }
 
 fn child_raw(case: &Case) -> Sample {
     let cap = cap_of(case);
+    let cpu_before = cpu_ms(UsageWho::RUSAGE_SELF);
     let start = Instant::now();
     let mut child = Command::new("bash")
         .arg("-c")
@@ -268,6 +291,7 @@ fn child_raw(case: &Case) -> Sample {
         }
     }
     let elapsed = start.elapsed();
+    let self_cpu_ms = cpu_ms(UsageWho::RUSAGE_SELF) - cpu_before;
     if stopped {
         let _ = child.kill();
     }
@@ -275,6 +299,8 @@ fn child_raw(case: &Case) -> Sample {
     let status = child.wait().expect("rg is waited for");
     Sample {
         wall_ms: elapsed.as_secs_f64() * 1e3,
+        self_cpu_ms,
+        rg_cpu_ms: cpu_ms(UsageWho::RUSAGE_CHILDREN),
         self_kib: self_hwm_kib(),
         rg_kib: children_maxrss_kib(),
         bytes,
@@ -302,9 +328,13 @@ fn child_engine(case: &Case) -> Sample {
             .expect("plugin loads");
         let workdir = tree_dir(case.tree).to_string_lossy().into_owned();
         let exec = ExecContext::new("bench-call").with_session(Some("bench"), Some(&workdir));
+        let children_before = cpu_ms(UsageWho::RUSAGE_CHILDREN);
+        let cpu_before = cpu_ms(UsageWho::RUSAGE_SELF);
         let start = Instant::now();
         let result = registry.call(case.tool, &case.args, &exec).await;
         let elapsed = start.elapsed();
+        let self_cpu_ms = cpu_ms(UsageWho::RUSAGE_SELF) - cpu_before;
+        let rg_cpu_ms = cpu_ms(UsageWho::RUSAGE_CHILDREN) - children_before;
         let outcome = match (&result.error, &result.value) {
             (Some(e), _) => format!("error {}", e.code.unwrap_or("(plain)")),
             (None, Some(v)) => format!(
@@ -317,6 +347,8 @@ fn child_engine(case: &Case) -> Sample {
         };
         Sample {
             wall_ms: elapsed.as_secs_f64() * 1e3,
+            self_cpu_ms,
+            rg_cpu_ms,
             self_kib: self_hwm_kib(),
             rg_kib: children_maxrss_kib(),
             bytes: result.text.len() as u64,
@@ -411,9 +443,9 @@ fn main() {
         eprintln!("rep {}/{reps} done", rep + 1);
     }
     println!(
-        "| case | raw rg ms | engine ms | ratio b/a | paired ratio | raw MB | rg RSS MiB | engine RSS MiB | engine RSS / raw | engine outcome |"
+        "| case | raw rg ms | engine ms | ratio b/a | paired ratio | rg CPU ms (a) | rg CPU ms (b) | engine CPU ms | raw MB | rg RSS MiB | engine RSS MiB | engine RSS / raw | engine outcome |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     for &i in &selected {
         let (a, b) = (&raw[i], &engine[i]);
         let a_ms = median(a.iter().map(|s| s.wall_ms).collect());
@@ -425,15 +457,21 @@ fn main() {
                 .collect(),
         );
         let raw_bytes = median(a.iter().map(|s| s.bytes as f64).collect());
+        let rg_cpu_a = median(a.iter().map(|s| s.rg_cpu_ms).collect());
+        let rg_cpu_b = median(b.iter().map(|s| s.rg_cpu_ms).collect());
+        let engine_cpu = median(b.iter().map(|s| s.self_cpu_ms).collect());
         let rg_rss = median(a.iter().map(|s| s.rg_kib as f64).collect());
         let engine_rss = median(b.iter().map(|s| s.self_kib as f64).collect());
         println!(
-            "| {} | {:.1} | {:.1} | {:.3} | {:.3} | {:.2} | {:.1} | {:.1} | {:.2} | {} |",
+            "| {} | {:.1} | {:.1} | {:.3} | {:.3} | {:.0} | {:.0} | {:.0} | {:.2} | {:.1} | {:.1} | {:.2} | {} |",
             all[i].name,
             a_ms,
             b_ms,
             b_ms / a_ms,
             paired,
+            rg_cpu_a,
+            rg_cpu_b,
+            engine_cpu,
             raw_bytes / 1e6,
             mib(rg_rss),
             mib(engine_rss),

@@ -342,21 +342,92 @@ fn decode_base64_lossy(encoded: &str) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// Every match of complete `rg --json` stdout, in output order.
-pub fn parse_grep_matches(stdout: &str, workdir: &str) -> Result<ParsedMatches, SearchError> {
-    let mapper = DisplayMapper::new(workdir);
+/// The matches of one run of whole lines, with the local index of its
+/// first non-integer line number.
+struct ParsedPart {
+    matches: Vec<GrepMatch>,
+    first_violation: Option<usize>,
+}
+
+fn parse_part(part: &str, mapper: &DisplayMapper) -> Result<ParsedPart, SearchError> {
     let mut last_path = None;
-    let mut parsed = ParsedMatches::default();
-    for line in stdout.split('\n').filter(|line| !line.is_empty()) {
-        if let Some((found, integral_ok)) = parse_record(line, &mapper, &mut last_path)? {
-            if !integral_ok && parsed.schema_violation.is_none() {
-                parsed.schema_violation = Some(format!(
-                    "/matches/{}/lineNumber must be integer",
-                    parsed.matches.len()
-                ));
+    let mut parsed = ParsedPart {
+        matches: Vec::new(),
+        first_violation: None,
+    };
+    for line in part.split('\n').filter(|line| !line.is_empty()) {
+        if let Some((found, integral_ok)) = parse_record(line, mapper, &mut last_path)? {
+            if !integral_ok && parsed.first_violation.is_none() {
+                parsed.first_violation = Some(parsed.matches.len());
             }
             parsed.matches.push(found);
         }
+    }
+    Ok(parsed)
+}
+
+/// Output below this size is parsed on the calling thread.
+const PARALLEL_FROM_BYTES: usize = 1 << 20;
+
+/// `stdout` cut into about `n` runs of whole lines.
+fn split_lines(stdout: &str, n: usize) -> Vec<&str> {
+    let mut parts = Vec::with_capacity(n);
+    let mut rest = stdout;
+    for i in (1..n).rev() {
+        let target = rest.len() / (i + 1);
+        let Some(cut) = rest.as_bytes()[target..].iter().position(|&b| b == b'\n') else {
+            break;
+        };
+        let (head, tail) = rest.split_at(target + cut + 1);
+        parts.push(head);
+        rest = tail;
+    }
+    parts.push(rest);
+    parts
+}
+
+/// Every match of complete `rg --json` stdout, in output order. Large
+/// output is parsed in runs of whole lines on all cores (rg has exited, so
+/// they are free); the runs are joined in order, so the result, the first
+/// malformed line's error and the first schema violation are exactly those
+/// of one pass from the top.
+pub fn parse_grep_matches(stdout: &str, workdir: &str) -> Result<ParsedMatches, SearchError> {
+    let mapper = DisplayMapper::new(workdir);
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let parts = if stdout.len() < PARALLEL_FROM_BYTES || threads < 2 {
+        vec![parse_part(stdout, &mapper)]
+    } else {
+        let runs = split_lines(stdout, threads.min(8));
+        std::thread::scope(|scope| {
+            let mapper = &mapper;
+            let workers: Vec<_> = runs
+                .iter()
+                .map(|run| scope.spawn(move || parse_part(run, mapper)))
+                .collect();
+            workers
+                .into_iter()
+                .zip(&runs)
+                .map(|(worker, run)| worker.join().unwrap_or_else(|_| parse_part(run, mapper)))
+                .collect()
+        })
+    };
+    let mut parsed = ParsedMatches::default();
+    let total: usize = parts
+        .iter()
+        .map(|p| p.as_ref().map_or(0, |p| p.matches.len()))
+        .sum();
+    parsed.matches.reserve_exact(total);
+    for part in parts {
+        let mut part = part?;
+        if parsed.schema_violation.is_none()
+            && let Some(local) = part.first_violation
+        {
+            parsed.schema_violation = Some(format!(
+                "/matches/{}/lineNumber must be integer",
+                parsed.matches.len() + local
+            ));
+        }
+        parsed.matches.append(&mut part.matches);
     }
     Ok(parsed)
 }
@@ -535,6 +606,44 @@ mod tests {
         let (fast, checked) = both_paths(line);
         assert_eq!(fast.as_ref().map(|(m, _)| m.path.as_str()), Some("aA"));
         assert_eq!(fast, checked);
+    }
+
+    #[test]
+    fn large_output_parsed_in_parallel_runs_equals_one_pass() {
+        let mut stdout = String::new();
+        for i in 0..12_000u64 {
+            stdout.push_str(&match_line(&format!("/w/d{}/f.rs", i / 7), i, "hit\n"));
+            stdout.push('\n');
+            if i % 5 == 0 {
+                stdout.push_str(r#"{"type":"end","data":{}}"#);
+                stdout.push('\n');
+            }
+        }
+        assert!(stdout.len() > PARALLEL_FROM_BYTES);
+        let mapper = DisplayMapper::new("/w");
+        let one_pass = parse_part(&stdout, &mapper).unwrap();
+        let parallel = parse_grep_matches(&stdout, "/w").unwrap();
+        assert_eq!(parallel.matches, one_pass.matches);
+        assert_eq!(parallel.schema_violation, None);
+        // The first violation keeps its global index; the first malformed
+        // line wins even when it is in a later run.
+        let late = format!(
+            "{stdout}{}\n",
+            r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"x"},"line_number":1.5}}"#
+        );
+        assert_eq!(
+            parse_grep_matches(&late, "/w").unwrap().schema_violation,
+            Some("/matches/12000/lineNumber must be integer".to_owned())
+        );
+        let broken = format!("{stdout}not json\n");
+        assert_eq!(
+            parse_grep_matches(&broken, "/w").unwrap_err().message,
+            "grep received malformed ripgrep --json output (a line is not JSON)"
+        );
+        for n in 1..6 {
+            assert_eq!(split_lines(&stdout, n).concat(), stdout);
+        }
+        assert_eq!(split_lines("no newline", 3).concat(), "no newline");
     }
 
     #[test]

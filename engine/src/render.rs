@@ -61,15 +61,47 @@ pub fn preview_matches(
 pub fn group_by_file<'m>(matches: &[PreviewedMatch<'m>]) -> Vec<(&'m str, Vec<usize>)> {
     let mut index_of: HashMap<&str, usize> = HashMap::new();
     let mut groups: Vec<(&'m str, Vec<usize>)> = Vec::new();
+    let mut last: Option<usize> = None;
     for (i, m) in matches.iter().enumerate() {
+        // rg prints a file's matches together: most rows join the group of
+        // the row before, without a hash lookup.
+        if let Some(at) = last
+            && groups[at].0 == m.path
+        {
+            groups[at].1.push(i);
+            continue;
+        }
         let next = groups.len();
         let at = *index_of.entry(m.path).or_insert(next);
         if at == next {
             groups.push((m.path, Vec::new()));
         }
         groups[at].1.push(i);
+        last = Some(at);
     }
     groups
+}
+
+/// Appends the decimal form of `n` (what `{}` formats) without the
+/// formatting machinery.
+fn push_integer(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
 }
 
 /// `formatGrepMatches`: each file's path, then `Line {n}: {line}` rows;
@@ -87,7 +119,10 @@ pub fn format_grep_matches(matches: &[PreviewedMatch<'_>]) -> String {
         out.push_str(path);
         for &i in rows {
             let m = &matches[i];
-            let _ = write!(out, "\nLine {}: {}", m.line_number, m.line);
+            out.push_str("\nLine ");
+            push_integer(&mut out, m.line_number);
+            out.push_str(": ");
+            out.push_str(&m.line);
         }
     }
     out
@@ -261,6 +296,31 @@ mod tests {
         assert_eq!(
             format_grep_matches(&previewed),
             "b.ts\nLine 2: x\nLine 5: z\n\na.ts\nLine 1: y"
+        );
+    }
+
+    #[test]
+    fn integers_are_written_like_display() {
+        for n in [0, 7, -7, 10, 1_234_567, i64::MAX, i64::MIN] {
+            let mut out = String::new();
+            push_integer(&mut out, n);
+            assert_eq!(out, n.to_string());
+        }
+    }
+
+    #[test]
+    fn interleaved_files_still_group_by_first_seen_order() {
+        let matches = [
+            m("a", 1, "1"),
+            m("a", 2, "2"),
+            m("b", 3, "3"),
+            m("a", 4, "4"),
+            m("b", 5, "5"),
+        ];
+        let previewed = preview_matches(&matches, usize::MAX, 100);
+        assert_eq!(
+            format_grep_matches(&previewed),
+            "a\nLine 1: 1\nLine 2: 2\nLine 4: 4\n\nb\nLine 3: 3\nLine 5: 5"
         );
     }
 

@@ -191,14 +191,19 @@ pub enum PastCap {
 }
 
 /// Reads `pipe` into `capture` until EOF, an error, or `stop`, treating
-/// bytes past the window as `past_cap` says.
+/// bytes past the window as `past_cap` says. With `batch`, a read that
+/// found the pipe nearly empty is followed by that pause, so that a
+/// writer's many small writes (rg writes once per file) arrive as few
+/// large reads instead of one wake-up each; the pipe must be large enough
+/// to hold what the writer produces meanwhile.
 pub async fn collect<R: AsyncRead + Unpin>(
     mut pipe: R,
     mut capture: Capture,
     stop: CancellationToken,
     past_cap: PastCap,
+    batch: Option<std::time::Duration>,
 ) -> Capture {
-    let mut buf = vec![0u8; 64 * 1024];
+    let mut buf = vec![0u8; 256 * 1024];
     loop {
         tokio::select! {
             biased;
@@ -214,6 +219,14 @@ pub async fn collect<R: AsyncRead + Unpin>(
                             capture.discard(n);
                             over_cap.cancel();
                             break;
+                        }
+                    }
+                    if let Some(pause) = batch
+                        && n < buf.len() / 4
+                    {
+                        tokio::select! {
+                            () = tokio::time::sleep(pause) => {}
+                            () = stop.cancelled() => break,
                         }
                     }
                 }
@@ -298,6 +311,7 @@ mod tests {
             Capture::new(4, 1 << 20, "stdout", 1),
             CancellationToken::new(),
             PastCap::Stop(over_cap.clone()),
+            None,
         )
         .await;
         assert!(over_cap.is_cancelled());
@@ -311,6 +325,7 @@ mod tests {
             Capture::new(4, 1 << 20, "stdout", 1),
             CancellationToken::new(),
             PastCap::Stop(CancellationToken::new()),
+            None,
         )
         .await;
         let out = capture.finish().await;
@@ -330,6 +345,7 @@ mod tests {
             Capture::new(4, 1 << 20, "stdout", 1),
             CancellationToken::new(),
             PastCap::Discard,
+            Some(std::time::Duration::from_millis(1)),
         )
         .await;
         feed.await.unwrap();

@@ -117,6 +117,11 @@ fn signal_name(raw: i32) -> String {
         .unwrap_or_else(|_| format!("SIG{raw}"))
 }
 
+/// The stdout pipe size of a capped run, and the reader's pause after a
+/// read that found the pipe nearly empty.
+const BATCH_PIPE_BYTES: i32 = 1 << 20;
+const BATCH_PAUSE: Duration = Duration::from_millis(1);
+
 /// Why the executor killed the command.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum KillCause {
@@ -247,6 +252,15 @@ impl LocalBashExecutor {
                 let _ = pipe.write_all(input.as_bytes()).await;
             });
         }
+        // For a capped run, a 1 MiB stdout pipe (Linux's default ceiling)
+        // holds tens of milliseconds of rg's output, so the reader can
+        // collect it in batches (one wake-up per millisecond rather than per
+        // write) without ever making rg wait.
+        let batch = capped.is_some()
+            && child.stdout.as_ref().is_some_and(|stdout| {
+                nix::fcntl::fcntl(stdout, nix::fcntl::FcntlArg::F_SETPIPE_SZ(BATCH_PIPE_BYTES))
+                    .is_ok_and(|size| size >= BATCH_PIPE_BYTES)
+            });
         let stop = CancellationToken::new();
         let over_cap = CancellationToken::new();
         let stdout_max = usize::try_from(spec.stdout_max_bytes).unwrap_or(usize::MAX);
@@ -277,9 +291,10 @@ impl LocalBashExecutor {
                 ("stdout", Some(OverCap::Drain)) => PastCap::Discard,
                 _ => PastCap::Keep,
             };
+            let batch = (batch && label == "stdout").then_some(BATCH_PAUSE);
             tokio::spawn(async move {
                 match pipe {
-                    Some(pipe) => collect(pipe, capture, stop, past_cap).await,
+                    Some(pipe) => collect(pipe, capture, stop, past_cap, batch).await,
                     None => capture,
                 }
             })
