@@ -8,11 +8,14 @@
 //! the keys in [`keymap`], the tabs in [`tabs`], and the loop that ties
 //! them to the terminal in [`event_loop`].
 //!
-//! Extending: a new tab is a [`tabs::Tab`] variant plus its arm in
-//! `views::draw_pane` (and `App::tab_doc` if it shows a document); a new
-//! key is a [`keymap::Action`] variant, a row of [`keymap::BINDINGS`] and
-//! its arm in `App::apply`; a new side effect is a [`runner::Effect`]
-//! variant and, for its outcome, a [`runner::AppEvent`] variant.
+//! Extending: a new tab is a [`tabs::Tab`] variant (listed in
+//! `Tab::ALL`, titled) plus its arms in `views::pane_title` and
+//! `views::draw_pane` (and in `App::tab_doc` if it shows a document); a
+//! new key is a [`keymap::Action`] variant, a row of [`keymap::BINDINGS`]
+//! and its arm in `App::apply` (the key bar and the help follow); a new
+//! side effect is a [`runner::Effect`] variant and, for its outcome, a
+//! [`runner::AppEvent`] variant handled in `App::on_event`. The Transcript
+//! tab (`transcript_pane`, `views::transcript`) is built this way.
 
 pub mod app;
 pub mod config_panel;
