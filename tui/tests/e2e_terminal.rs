@@ -202,3 +202,64 @@ fn types_a_grep_reads_page_and_footer_quits_and_restores_the_terminal() {
         "the terminal is still raw: {modes}"
     );
 }
+
+#[test]
+fn without_rg_on_the_path_it_starts_and_says_how_to_install_rg() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    write_tree(&tree);
+    // A PATH with bash and nothing else: the load's probe finds no rg.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let bash = ["/bin/bash", "/usr/bin/bash"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("bash is installed");
+    std::os::unix::fs::symlink(bash, bin.join("bash")).unwrap();
+
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: ROWS,
+            cols: COLS,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let screen = Screen::spawn_reader(pair.master.try_clone_reader().unwrap());
+    let mut keys = pair.master.take_writer().unwrap();
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_workbench"));
+    cmd.arg("--workdir");
+    cmd.arg(&tree);
+    cmd.arg("--config");
+    cmd.arg(r#"{"sampleOverCapGlobResults":true}"#);
+    cmd.env("PATH", &bin);
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("XDG_STATE_HOME", dir.path().join("state"));
+    cmd.env("TMPDIR", dir.path());
+    let mut child = pair.slave.spawn_command(cmd).unwrap();
+
+    let text = screen.wait_for("the rg-missing notice", |s| s.contains("rg missing"));
+    assert!(
+        text.contains("tool-fs-search: ripgrep (rg) not found on the bash executor PATH;"),
+        "{text}"
+    );
+    assert!(text.contains("sudo apt-get install ripgrep"), "{text}");
+    // A call gets the registry's unknown-tool result, not a crash.
+    keys.write_all(b"r").unwrap();
+    keys.flush().unwrap();
+    let text = screen.wait_for("the call's result", |s| s.contains("UNKNOWN_TOOL"));
+    assert!(text.contains(r#"Error: unknown tool "glob""#), "{text}");
+    std::thread::sleep(Duration::from_millis(150));
+    keys.write_all(b"q").unwrap();
+    keys.flush().unwrap();
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "exit status {status:?}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the workbench did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
