@@ -263,3 +263,55 @@ fn without_rg_on_the_path_it_starts_and_says_how_to_install_rg() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn sigterm_quits_like_q_and_restores_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    write_tree(&tree);
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: ROWS,
+            cols: COLS,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let screen = Screen::spawn_reader(pair.master.try_clone_reader().unwrap());
+    let _keys = pair.master.take_writer().unwrap();
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_workbench"));
+    cmd.arg("--workdir");
+    cmd.arg(&tree);
+    cmd.arg("--config");
+    cmd.arg(r#"{"sampleOverCapGlobResults":true}"#);
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("XDG_STATE_HOME", dir.path().join("state"));
+    cmd.env("TMPDIR", dir.path());
+    let mut child = pair.slave.spawn_command(cmd).unwrap();
+    screen.wait_for("the loaded workbench", |s| s.contains("plugin loaded"));
+    let pid = child.process_id().expect("a pid");
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the workbench did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "exit status {status:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        !screen.with(|s| s.alternate_screen()),
+        "left the alternate screen"
+    );
+    assert!(
+        !screen.with(|s| s.hide_cursor()),
+        "the cursor is shown again"
+    );
+}

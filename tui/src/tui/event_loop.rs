@@ -1,8 +1,9 @@
 //! The terminal loop: `ratatui::try_init` (raw mode, alternate screen,
 //! and a panic hook that restores the terminal), then `tokio::select!`
-//! over crossterm's event stream, the runner's outcomes and a spinner
-//! tick while a call runs; each turn updates the app, hands its effects
-//! to the runner and redraws. The terminal is restored on every exit.
+//! over crossterm's event stream, the runner's outcomes, SIGTERM/SIGHUP
+//! (handled like `q`) and a spinner tick while a call runs; each turn
+//! updates the app, hands its effects to the runner and redraws. The
+//! terminal is restored on every exit.
 
 use std::time::{Duration, Instant};
 
@@ -10,10 +11,12 @@ use futures::StreamExt;
 use ratatui::DefaultTerminal;
 use ratatui::crossterm::event::EventStream;
 use serde_json::Value;
+use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use super::TuiError;
 use super::app::{App, SessionInfo};
+use super::keymap::Action;
 use super::runner::{AppEvent, Runner};
 use super::views;
 
@@ -47,6 +50,8 @@ async fn drive(
     started: Instant,
 ) -> Result<(), TuiError> {
     let mut events = EventStream::new();
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut hangup = signal(SignalKind::hangup())?;
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let effects = app.start();
@@ -68,6 +73,14 @@ async fn drive(
                     runner.finished();
                 }
                 app.on_event(event)
+            }
+            _ = terminate.recv() => {
+                tracing::info!("SIGTERM: quitting");
+                app.apply(Action::Quit)
+            }
+            _ = hangup.recv() => {
+                tracing::info!("SIGHUP: quitting");
+                app.apply(Action::Quit)
             }
             _ = tick.tick(), if app.running.is_some() => Vec::new(),
         };
