@@ -55,16 +55,32 @@ pub fn sample_across_top_level<'a, S: AsRef<str>>(
     root: &str,
 ) -> Sample<'a> {
     let mut index_of: HashMap<&str, usize> = HashMap::new();
-    let mut groups: Vec<Vec<&'a str>> = Vec::new();
+    // Per group: its size, and its first paths (no group can take more
+    // than `max_items` slots, so later paths are only counted).
+    let mut groups: Vec<(usize, Vec<&'a str>)> = Vec::new();
+    let mut last: Option<(&str, usize)> = None;
     for path in paths {
         let path = path.as_ref();
         let key = group_key(path, root);
-        let next = groups.len();
-        let at = *index_of.entry(key).or_insert(next);
-        if at == next {
-            groups.push(Vec::new());
+        // rg lists a directory's entries together: most paths join the
+        // group of the path before, without a hash lookup.
+        let at = match last {
+            Some((last_key, at)) if last_key == key => at,
+            _ => {
+                let next = groups.len();
+                let at = *index_of.entry(key).or_insert(next);
+                if at == next {
+                    groups.push((0, Vec::new()));
+                }
+                last = Some((key, at));
+                at
+            }
+        };
+        let group = &mut groups[at];
+        group.0 += 1;
+        if group.1.len() < max_items {
+            group.1.push(path);
         }
-        groups[at].push(path);
     }
     // The slots a group receives are decided round by round; only the
     // count per group matters because a group's taken paths are its first
@@ -80,7 +96,7 @@ pub fn sample_across_top_level<'a, S: AsRef<str>>(
             }
             taken[group] += 1;
             count += 1;
-            if taken[group] < groups[group].len() {
+            if taken[group] < groups[group].0 {
                 next_round.push(group);
             }
         }
@@ -88,10 +104,10 @@ pub fn sample_across_top_level<'a, S: AsRef<str>>(
     }
     let mut items = Vec::with_capacity(count);
     let mut shown = 0;
-    for (group, &n) in groups.iter().zip(&taken) {
+    for ((_, first), &n) in groups.iter().zip(&taken) {
         if n > 0 {
             shown += 1;
-            items.extend_from_slice(&group[..n]);
+            items.extend_from_slice(&first[..n]);
         }
     }
     Sample {
