@@ -31,11 +31,35 @@ pub const NON_UTF8_LINE: &str = "(line is not valid UTF-8)";
 /// to display form.
 pub fn parse_glob_paths(stdout: &str, workdir: &str) -> Vec<String> {
     let mapper = DisplayMapper::new(workdir);
-    stdout
-        .split('\n')
-        .filter(|line| !line.is_empty())
-        .map(|line| mapper.map(line).into_owned())
-        .collect()
+    let map_run = |run: &str| -> Vec<String> {
+        run.split('\n')
+            .filter(|line| !line.is_empty())
+            .map(|line| mapper.map(line).into_owned())
+            .collect()
+    };
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    if stdout.len() < PARALLEL_FROM_BYTES || threads < 2 {
+        return map_run(stdout);
+    }
+    // Large output: runs of whole lines on all cores, joined in order.
+    let runs = split_lines(stdout, threads.min(8));
+    let parts: Vec<Vec<String>> = std::thread::scope(|scope| {
+        let map_run = &map_run;
+        let workers: Vec<_> = runs
+            .iter()
+            .map(|run| scope.spawn(move || map_run(run)))
+            .collect();
+        workers
+            .into_iter()
+            .zip(&runs)
+            .map(|(worker, run)| worker.join().unwrap_or_else(|_| map_run(run)))
+            .collect()
+    });
+    let mut paths = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for mut part in parts {
+        paths.append(&mut part);
+    }
+    paths
 }
 
 /// Parsed grep matches, plus the first output-schema violation (a
@@ -643,6 +667,10 @@ mod tests {
         for n in 1..6 {
             assert_eq!(split_lines(&stdout, n).concat(), stdout);
         }
+        let files: String = (0..100_000).map(|i| format!("/w/d{i}/f.rs\n")).collect();
+        assert!(files.len() > PARALLEL_FROM_BYTES);
+        let expected: Vec<String> = (0..100_000).map(|i| format!("d{i}/f.rs")).collect();
+        assert_eq!(parse_glob_paths(&files, "/w"), expected);
         assert_eq!(split_lines("no newline", 3).concat(), "no newline");
     }
 
