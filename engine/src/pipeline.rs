@@ -1,6 +1,8 @@
 //! The shared run pipeline of both tools (CONTRACT §7.2): resolve, run,
 //! and turn the executor's result into complete raw stdout or a
-//! `SearchError`, checked strictly in the contract's order.
+//! `SearchError`, checked strictly in the contract's order. (Only the
+//! `stopAtRawOutputCap` opt-in, `OverCap::Stop`, reports an overflow
+//! before rg's exit is known; see docs/performance.md.)
 
 use crate::bash::{BashExecutor, BashRequest, CappedRun, OverCap};
 use crate::classify::classify_exit;
