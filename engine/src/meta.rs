@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
-use crate::render::{glob_page, group_by_file, preview_matches};
+use crate::render::{GlobPage, glob_page, group_by_file, preview_matches};
 use crate::value::{GlobValue, GrepValue};
 
 /// One matched line on the card.
@@ -78,10 +78,14 @@ fn meta_cap(config: &Config) -> usize {
 
 /// The glob card: the inline page, `truncated` when over the cap.
 pub fn glob_search_meta(value: &GlobValue, config: &Config) -> SearchMeta {
-    let page = glob_page(value, config);
+    glob_meta_from_page(&glob_page(value, config), value.paths.len(), config)
+}
+
+/// The glob card of an already computed page of `total` paths.
+pub fn glob_meta_from_page(page: &GlobPage<'_>, total: usize, config: &Config) -> SearchMeta {
     let truncated = page.basis.is_some();
-    let paths: Vec<String> = page.paths.into_iter().map(str::to_owned).collect();
-    let total = value.paths.len() as u64;
+    let paths: Vec<String> = page.paths.iter().map(|p| (*p).to_owned()).collect();
+    let total = total as u64;
     cap_elements(paths, truncated, meta_cap(config), |paths, truncated| {
         SearchMeta::Paths {
             paths,

@@ -195,8 +195,7 @@ impl Registry {
         exec: &ExecContext,
     ) -> ToolResult {
         let tool = registered.tool;
-        let text = tool.render(&value, &registered.config, None);
-        let meta = (!exec.nested).then(|| tool.meta(&value, &registered.config));
+        let (text, meta) = tool.render_with_meta(&value, &registered.config, !exec.nested);
         ToolResult::success(tool.name(), text, value, meta)
     }
 

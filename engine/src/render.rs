@@ -192,17 +192,21 @@ pub fn glob_page<'a>(value: &'a GlobValue, config: &Config) -> GlobPage<'a> {
 
 /// The model-visible glob text, with `spill` naming the saved full list.
 pub fn render_glob(value: &GlobValue, config: &Config, spill: Option<&SpillRef>) -> String {
-    if value.paths.is_empty() {
+    render_glob_page(&glob_page(value, config), value.paths.len(), spill)
+}
+
+/// The model-visible text of an already computed page of `total` paths.
+pub fn render_glob_page(page: &GlobPage<'_>, total: usize, spill: Option<&SpillRef>) -> String {
+    if total == 0 {
         return "No files found".to_owned();
     }
-    let page = glob_page(value, config);
     let mut out = page.paths.join("\n");
-    if let Some(basis) = page.basis {
+    if let Some(basis) = &page.basis {
         let _ = write!(
             out,
             "\n\n(Showing {} of {} paths{} {})",
             page.paths.len(),
-            value.paths.len(),
+            total,
             basis,
             glob_recovery(spill)
         );

@@ -12,12 +12,14 @@ use crate::command::{build_glob_command, build_grep_command, build_unsorted_glob
 use crate::config::Config;
 use crate::error::ToolError;
 use crate::exec::ExecContext;
-use crate::meta::{SearchMeta, glob_search_meta, grep_search_meta};
+use crate::meta::{SearchMeta, glob_meta_from_page, glob_search_meta, grep_search_meta};
 use crate::mtime_sort::sort_by_mtime;
 use crate::parse::{parse_glob_paths, parse_grep_matches};
 use crate::paths::to_workdir_relative;
 use crate::pipeline::run_ripgrep;
-use crate::render::{glob_spill_content, grep_spill_content, render_glob, render_grep};
+use crate::render::{
+    glob_page, glob_spill_content, grep_spill_content, render_glob, render_glob_page, render_grep,
+};
 use crate::spill::SpillRef;
 use crate::value::{GlobValue, GrepValue, ToolValue};
 
@@ -148,6 +150,28 @@ impl SearchTool {
         match value {
             ToolValue::Glob(v) => glob_search_meta(v, config),
             ToolValue::Grep(v) => grep_search_meta(v, config),
+        }
+    }
+
+    /// The text of a fresh result and, when `with_meta`, its card, from
+    /// one computation of the glob page (sampling is the costly part).
+    pub fn render_with_meta(
+        self,
+        value: &ToolValue,
+        config: &Config,
+        with_meta: bool,
+    ) -> (String, Option<SearchMeta>) {
+        match value {
+            ToolValue::Glob(v) => {
+                let page = glob_page(v, config);
+                let text = render_glob_page(&page, v.paths.len(), None);
+                let meta = with_meta.then(|| glob_meta_from_page(&page, v.paths.len(), config));
+                (text, meta)
+            }
+            ToolValue::Grep(_) => (
+                self.render(value, config, None),
+                with_meta.then(|| self.meta(value, config)),
+            ),
         }
     }
 
