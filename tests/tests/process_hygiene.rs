@@ -6,47 +6,37 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fs_search_engine::quote::single_quote;
 use fs_search_engine::{
     ExecContext, Host, LocalBashConfig, LocalBashExecutor, Registry, ToolResult,
 };
+use fs_search_tests::reliability::FakeRg;
+use fs_search_tests::reliability::procfs::live_group_members;
 use serde_json::json;
 
 struct StubbornRg {
-    dir: tempfile::TempDir,
+    fake: FakeRg,
 }
 
 impl StubbornRg {
     fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let pgid_file = dir.path().join("pgid");
-        let script = format!(
-            "#!/bin/bash\ntrap '' TERM\nread -r _ _ _ _ pgid _ < /proc/$$/stat\nsleep 300 &\necho \"$pgid\" > {}\nwait\n",
-            single_quote(&pgid_file.to_string_lossy())
-        );
-        let rg = dir.path().join("rg");
-        std::fs::write(&rg, script).unwrap();
-        std::fs::set_permissions(&rg, std::fs::Permissions::from_mode(0o755)).unwrap();
-        Self { dir }
+        let body = "trap '' TERM\nread -r _ _ _ _ pgid _ < /proc/$$/stat\nsleep 300 &\necho \"$pgid\" > \"$STATE/pgid\"\nwait\n";
+        Self {
+            fake: FakeRg::new(body).unwrap(),
+        }
     }
 
     fn pgid_file(&self) -> PathBuf {
-        self.dir.path().join("pgid")
+        self.fake.state_dir().join("pgid")
     }
 
     async fn registry(&self, executor_timeout_ms: u64, policy_timeout_ms: Option<u64>) -> Registry {
-        let path = format!(
-            "{}:{}",
-            self.dir.path().display(),
-            std::env::var("PATH").unwrap()
-        );
+        let path = self.fake.path_env();
         let bash = LocalBashExecutor::new(LocalBashConfig {
-            cwd: Some(self.dir.path().to_string_lossy().into_owned()),
+            cwd: Some(self.fake.state_dir().to_string_lossy().into_owned()),
             timeout_ms: executor_timeout_ms,
             grace_ms: 300,
             env: BTreeMap::from([("PATH".to_owned(), path)]),
@@ -62,28 +52,6 @@ impl StubbornRg {
         registry.load_fs_search(&config).await.unwrap();
         registry
     }
-}
-
-/// Live (non-zombie) processes whose process group is `pgid`.
-fn live_members(pgid: i32) -> Vec<i32> {
-    let mut members = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // Fields after the parenthesised command name: state ppid pgrp ...
-        let Some(rest) = stat.rsplit_once(") ").map(|(_, r)| r) else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split(' ').collect();
-        if fields.get(2).and_then(|g| g.parse::<i32>().ok()) == Some(pgid) && fields[0] != "Z" {
-            members.push(pid);
-        }
-    }
-    members
 }
 
 async fn wait_for(path: &Path) -> i32 {
@@ -103,11 +71,8 @@ async fn wait_for(path: &Path) -> i32 {
 }
 
 fn assert_group_gone(pgid: i32) {
-    assert!(
-        live_members(pgid).is_empty(),
-        "group {pgid} still has {:?}",
-        live_members(pgid)
-    );
+    let live = live_group_members(pgid).unwrap();
+    assert!(live.is_empty(), "group {pgid} still has {live:?}");
 }
 
 fn text_and_code(result: &ToolResult) -> (&str, Option<&str>) {

@@ -5,7 +5,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -14,6 +13,7 @@ use fs_search_engine::quote::single_quote;
 use fs_search_engine::{
     ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, Registry,
 };
+use fs_search_tests::reliability::FakeRg;
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -68,44 +68,21 @@ fn a_quoted_command_substitution_does_not_execute() {
     assert!(!canary.exists());
 }
 
-/// A fake `rg` that writes its argv, NUL-separated, to `argv.bin` beside
-/// it and exits 1 (no matches). Injected to observe what rg receives.
-struct ArgvRecorder {
-    dir: tempfile::TempDir,
+/// A fake `rg` (injected first on the child's PATH to observe what rg
+/// receives) that records its argv and exits 1: no matches.
+fn argv_recorder() -> FakeRg {
+    FakeRg::new(
+        "for a in \"$@\"; do printf '%s\\0' \"$a\"; done > \"$(mktemp \"$STATE/argv.XXXXXX\")\"\nexit 1\n",
+    )
+    .unwrap()
 }
 
-impl ArgvRecorder {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let log = dir.path().join("argv.bin");
-        let script = format!(
-            "#!/bin/bash\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > {}\nexit 1\n",
-            single_quote(&log.to_string_lossy())
-        );
-        let rg = dir.path().join("rg");
-        std::fs::write(&rg, script).unwrap();
-        std::fs::set_permissions(&rg, std::fs::Permissions::from_mode(0o755)).unwrap();
-        Self { dir }
-    }
-
-    fn path_env(&self) -> String {
-        format!(
-            "{}:{}",
-            self.dir.path().display(),
-            std::env::var("PATH").unwrap()
-        )
-    }
-
-    fn take_argv(&self) -> Vec<Vec<u8>> {
-        let log = self.dir.path().join("argv.bin");
-        let bytes = std::fs::read(&log).unwrap();
-        std::fs::remove_file(&log).unwrap();
-        bytes
-            .split(|b| *b == 0)
-            .map(<[u8]>::to_vec)
-            .filter(|a| !a.is_empty())
-            .collect()
-    }
+/// The argv of the one run recorded since the last call.
+fn take_argv(recorder: &FakeRg) -> Vec<Vec<u8>> {
+    let mut runs = recorder.recorded_argvs().unwrap();
+    recorder.clear_records().unwrap();
+    assert_eq!(runs.len(), 1, "rg ran exactly once");
+    runs.remove(0)
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -115,7 +92,7 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-async fn registry(recorder: &ArgvRecorder, workdir: &Path) -> Registry {
+async fn registry(recorder: &FakeRg, workdir: &Path) -> Registry {
     let bash = LocalBashExecutor::new(LocalBashConfig {
         cwd: Some(workdir.to_string_lossy().into_owned()),
         env: BTreeMap::from([("PATH".to_owned(), recorder.path_env())]),
@@ -174,7 +151,7 @@ proptest! {
     /// and nothing else runs (the canary is never created).
     #[test]
     fn every_value_reaches_rg_byte_identical(pattern in hostile_value(), path in hostile_value(), include in hostile_value()) {
-        let recorder = ArgvRecorder::new();
+        let recorder = argv_recorder();
         let workdir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(canary_dir()).unwrap();
         let rt = runtime();
@@ -192,12 +169,12 @@ proptest! {
             let mut expected = vec![b"--json".to_vec(), format!("--regexp={pattern}").into_bytes()];
             if include_ok { expected.push(format!("--glob={include}").into_bytes()); }
             if args.get("path").is_some() { expected.push(b"--".to_vec()); expected.push(path.clone().into_bytes()); }
-            prop_assert_eq!(recorder.take_argv(), expected);
+            prop_assert_eq!(take_argv(&recorder), expected);
         }
         if !pattern.trim().is_empty() {
             let result = rt.block_on(registry.call("glob", &args, &exec));
             prop_assert_eq!(&result.text, "No files found");
-            let argv = recorder.take_argv();
+            let argv = take_argv(&recorder);
             prop_assert_eq!(&argv[0], b"--files");
             prop_assert_eq!(argv[1].clone(), format!("--glob={pattern}").into_bytes());
             let tail: Vec<Vec<u8>> = if args.get("path").is_some() {
@@ -216,7 +193,7 @@ proptest! {
 /// the contract's "could not start" SEARCH_FAILED, not a panic.
 #[test]
 fn a_nul_byte_gets_the_could_not_start_result() {
-    let recorder = ArgvRecorder::new();
+    let recorder = argv_recorder();
     let workdir = tempfile::tempdir().unwrap();
     let rt = runtime();
     let registry = rt.block_on(registry(&recorder, workdir.path()));

@@ -17,6 +17,13 @@ fn workbench(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `workbench call TOOL --workdir DIR --args ARGS EXTRA...`.
+fn call(dir: &tempfile::TempDir, tool: &str, args: &str, extra: &[&str]) -> Output {
+    let mut all = vec!["call", tool, "--workdir", root(dir.path()), "--args", args];
+    all.extend_from_slice(extra);
+    workbench(&all)
+}
+
 fn tree() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for (path, content) in [
@@ -50,16 +57,12 @@ fn json_of(out: &Output) -> Value {
 #[test]
 fn call_prints_exactly_the_model_visible_text() {
     let dir = tree();
-    let out = workbench(&[
-        "call",
+    let out = call(
+        &dir,
         "grep",
-        "--workdir",
-        root(dir.path()),
-        "--args",
         r#"{"pattern":"alpha","path":"notes.md"}"#,
-        "--config",
-        SAMPLING,
-    ]);
+        &["--config", SAMPLING],
+    );
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         stdout(&out),
@@ -70,18 +73,12 @@ fn call_prints_exactly_the_model_visible_text() {
 #[test]
 fn call_json_has_the_documented_shape() {
     let dir = tree();
-    let out = workbench(&[
-        "call",
+    let out = call(
+        &dir,
         "glob",
-        "--workdir",
-        root(dir.path()),
-        "--args",
         r#"{"pattern":"*.ts"}"#,
-        "--config",
-        SAMPLING,
-        "--no-spill",
-        "--json",
-    ]);
+        &["--config", SAMPLING, "--no-spill", "--json"],
+    );
     assert_eq!(out.status.code(), Some(0));
     let object = json_of(&out);
     let keys: Vec<&str> = object
@@ -124,21 +121,20 @@ fn an_over_cap_call_spills_under_the_given_spill_dir() {
     let dir = tree();
     let spill = tempfile::tempdir().unwrap();
     let config = r#"{"sampleOverCapGlobResults":false,"globMaxResults":1}"#;
-    let out = workbench(&[
-        "call",
+    let out = call(
+        &dir,
         "glob",
-        "--workdir",
-        root(dir.path()),
-        "--args",
         r#"{"pattern":"*"}"#,
-        "--config",
-        config,
-        "--spill-dir",
-        root(spill.path()),
-        "--session-id",
-        "s-1",
-        "--json",
-    ]);
+        &[
+            "--config",
+            config,
+            "--spill-dir",
+            root(spill.path()),
+            "--session-id",
+            "s-1",
+            "--json",
+        ],
+    );
     let object = json_of(&out);
     let locator = object["spill"]["locator"].as_str().unwrap();
     assert!(locator.starts_with(root(spill.path())));
@@ -156,18 +152,12 @@ fn an_over_cap_call_spills_under_the_given_spill_dir() {
 fn without_a_session_the_footer_says_the_result_could_not_be_saved() {
     let dir = tree();
     let config = r#"{"sampleOverCapGlobResults":false,"globMaxResults":1}"#;
-    let out = workbench(&[
-        "call",
+    let out = call(
+        &dir,
         "glob",
-        "--workdir",
-        root(dir.path()),
-        "--args",
         r#"{"pattern":"*"}"#,
-        "--config",
-        config,
-        "--no-session",
-        "--json",
-    ]);
+        &["--config", config, "--no-session", "--json"],
+    );
     let object = json_of(&out);
     assert!(
         object["text"].as_str().unwrap().ends_with(
@@ -185,18 +175,12 @@ fn without_a_session_the_footer_says_the_result_could_not_be_saved() {
 fn a_nested_call_has_no_meta_and_no_spill() {
     let dir = tree();
     let config = r#"{"sampleOverCapGlobResults":false,"globMaxResults":1}"#;
-    let out = workbench(&[
-        "call",
+    let out = call(
+        &dir,
         "glob",
-        "--workdir",
-        root(dir.path()),
-        "--args",
         r#"{"pattern":"*"}"#,
-        "--config",
-        config,
-        "--nested",
-        "--json",
-    ]);
+        &["--config", config, "--nested", "--json"],
+    );
     let object = json_of(&out);
     assert_eq!(object["meta"], Value::Null);
     assert_eq!(object["spill"], Value::Null);
@@ -206,17 +190,12 @@ fn a_nested_call_has_no_meta_and_no_spill() {
 #[test]
 fn error_results_exit_zero_with_their_metadata() {
     let dir = tree();
-    let out = workbench(&[
-        "call",
+    let out = call(
+        &dir,
         "grep",
-        "--workdir",
-        root(dir.path()),
-        "--args",
         r#"{"pattern":"x","include":"a,b"}"#,
-        "--config",
-        SAMPLING,
-        "--json",
-    ]);
+        &["--config", SAMPLING, "--json"],
+    );
     assert_eq!(out.status.code(), Some(0));
     let object = json_of(&out);
     assert_eq!(object["isError"], true);
@@ -229,30 +208,11 @@ fn error_results_exit_zero_with_their_metadata() {
         json!({"name": null, "code": null, "message": "include must be one glob, not a comma-separated list (use {a,b} alternation instead)"})
     );
 
-    let out = workbench(&[
-        "call",
-        "glob",
-        "--workdir",
-        root(dir.path()),
-        "--args",
-        "{}",
-        "--config",
-        SAMPLING,
-        "--json",
-    ]);
+    let out = call(&dir, "glob", "{}", &["--config", SAMPLING, "--json"]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(json_of(&out)["error"]["code"], "INVALID_ARGS");
 
-    let out = workbench(&[
-        "call",
-        "find",
-        "--workdir",
-        root(dir.path()),
-        "--args",
-        "{}",
-        "--config",
-        SAMPLING,
-    ]);
+    let out = call(&dir, "find", "{}", &["--config", SAMPLING]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(stdout(&out), "Error: unknown tool \"find\"");
 }
@@ -273,29 +233,11 @@ fn usage_and_config_failures_exit_two() {
     assert!(stdout(&out).is_empty());
 
     let config = r#"{"sampleOverCapGlobResults":true,"grepMaxLineBytes":1.5}"#;
-    let out = workbench(&[
-        "call",
-        "glob",
-        "--workdir",
-        root(dir.path()),
-        "--args",
-        r#"{"pattern":"*"}"#,
-        "--config",
-        config,
-    ]);
+    let out = call(&dir, "glob", r#"{"pattern":"*"}"#, &["--config", config]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("tool-fs-search: grepMaxLineBytes must be a positive integer"));
 
-    let out = workbench(&[
-        "call",
-        "glob",
-        "--workdir",
-        root(dir.path()),
-        "--args",
-        "{not json",
-        "--config",
-        SAMPLING,
-    ]);
+    let out = call(&dir, "glob", "{not json", &["--config", SAMPLING]);
     assert_eq!(out.status.code(), Some(2));
 
     let out = workbench(&["call", "glob", "--args", "{}"]);
@@ -316,17 +258,12 @@ fn config_can_come_from_a_file() {
     )
     .unwrap();
     let config = format!("@{}", file.display());
-    let out = workbench(&[
-        "call",
+    let out = call(
+        &dir,
         "grep",
-        "--workdir",
-        root(dir.path()),
-        "--args",
         r#"{"pattern":"alpha"}"#,
-        "--config",
-        &config,
-        "--no-spill",
-    ]);
+        &["--config", &config, "--no-spill"],
+    );
     assert!(
         stdout(&out).starts_with("Found 1 of 2 matches\n\n"),
         "{}",

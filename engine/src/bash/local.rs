@@ -155,28 +155,24 @@ impl LocalBashExecutor {
     }
 }
 
+/// A request's optional number, rejected when present and not positive.
+fn positive(value: Option<u64>, name: &str) -> Result<Option<u64>, BashError> {
+    match value {
+        Some(0) => Err(BashError::InvalidRequest(format!(
+            "bash-local: request.{name} must be a positive finite number"
+        ))),
+        other => Ok(other),
+    }
+}
+
 #[async_trait]
 impl BashExecutor for LocalBashExecutor {
     fn resolve(&self, request: BashRequest) -> Result<BashSpec, BashError> {
-        let timeout_ms = match request.timeout_ms {
-            Some(0) => {
-                return Err(BashError::InvalidRequest(
-                    "bash-local: request.timeoutMs must be a positive finite number".into(),
-                ));
-            }
-            Some(t) => t,
-            None => self.config.timeout_ms,
-        }
-        .min(self.config.max_timeout_ms);
-        let stdout_max_bytes = match request.stdout_max_bytes {
-            Some(0) => {
-                return Err(BashError::InvalidRequest(
-                    "bash-local: request.stdoutMaxBytes must be a positive finite number".into(),
-                ));
-            }
-            Some(n) => n,
-            None => self.config.max_output_bytes,
-        };
+        let timeout_ms = positive(request.timeout_ms, "timeoutMs")?
+            .unwrap_or(self.config.timeout_ms)
+            .min(self.config.max_timeout_ms);
+        let stdout_max_bytes = positive(request.stdout_max_bytes, "stdoutMaxBytes")?
+            .unwrap_or(self.config.max_output_bytes);
         let workdir = match request.workdir.or_else(|| self.config.cwd.clone()) {
             Some(dir) => dir,
             None => std::env::current_dir()
