@@ -5,25 +5,9 @@
 //! Applying builds the config object exactly as typed; the engine's load
 //! validates it, so an invalid value shows the contract's own error.
 
-use fs_search_engine::config::{GLOB_SORT_IN_ENGINE, NUMERIC_KEYS, STOP_AT_RAW_OUTPUT_CAP};
+use fs_search_engine::{CONFIG_KEYS, ConfigKind};
 use serde_json::{Map, Value};
 use tui_input::Input;
-
-/// The sampling key, listed first.
-pub const SAMPLING_KEY: &str = "sampleOverCapGlobResults";
-
-/// The engine's opt-in switches beyond the contract (absent = `false`).
-pub const OPT_IN_KEYS: [&str; 2] = [GLOB_SORT_IN_ENGINE, STOP_AT_RAW_OUTPUT_CAP];
-
-/// The engine defaults of the numeric keys, for display.
-pub const DEFAULTS: [u64; 6] = [
-    fs_search_engine::config::GLOB_MAX_RESULTS,
-    fs_search_engine::config::GREP_MAX_MATCHES,
-    fs_search_engine::config::GREP_MAX_LINE_BYTES,
-    fs_search_engine::config::SEARCH_META_MAX_BYTES,
-    fs_search_engine::config::RAW_OUTPUT_MAX_BYTES,
-    fs_search_engine::config::SEARCH_TIMEOUT_MS,
-];
 
 /// One editable key.
 #[derive(Debug, Clone)]
@@ -37,6 +21,8 @@ pub struct ConfigField {
     pub boolean: bool,
     /// An engine opt-in beyond the contract.
     pub opt_in: bool,
+    /// What the key changes, in one line (the engine's words).
+    pub description: &'static str,
 }
 
 /// The panel's state.
@@ -62,31 +48,24 @@ impl ConfigPanel {
     pub fn from_value(config: &Value) -> Self {
         let object = config.as_object();
         let get = |key: &str| object.and_then(|o| o.get(key));
-        let mut fields = vec![ConfigField {
-            key: SAMPLING_KEY,
-            input: Input::new(literal(get(SAMPLING_KEY))),
-            default: None,
-            boolean: true,
-            opt_in: false,
-        }];
-        for (key, default) in NUMERIC_KEYS.iter().zip(DEFAULTS) {
-            fields.push(ConfigField {
-                key,
-                input: Input::new(literal(get(key))),
-                default: Some(default.to_string()),
-                boolean: false,
-                opt_in: false,
-            });
-        }
-        for key in OPT_IN_KEYS {
-            fields.push(ConfigField {
-                key,
-                input: Input::new(literal(get(key))),
-                default: Some("false".to_owned()),
-                boolean: true,
-                opt_in: true,
-            });
-        }
+        let fields: Vec<ConfigField> = CONFIG_KEYS
+            .iter()
+            .map(|key| {
+                let (default, boolean) = match key.kind {
+                    ConfigKind::RequiredBoolean => (None, true),
+                    ConfigKind::PositiveInteger { default } => (Some(default.to_string()), false),
+                    ConfigKind::OptIn => (Some("false".to_owned()), true),
+                };
+                ConfigField {
+                    key: key.name,
+                    input: Input::new(literal(get(key.name))),
+                    default,
+                    boolean,
+                    opt_in: key.kind == ConfigKind::OptIn,
+                    description: key.description,
+                }
+            })
+            .collect();
         let extra = object
             .map(|o| {
                 o.iter()
@@ -198,7 +177,10 @@ mod tests {
             json!({"sampleOverCapGlobResults": true, "globMaxResults": 0})
         );
         flip_sampling(&mut panel);
-        assert_eq!(panel.to_config().unwrap()[SAMPLING_KEY], json!(false));
+        assert_eq!(
+            panel.to_config().unwrap()["sampleOverCapGlobResults"],
+            json!(false)
+        );
         panel.selected = 6;
         if let Some(input) = panel.selected_input_mut() {
             *input = Input::new("\"soon\"".into());

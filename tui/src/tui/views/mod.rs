@@ -147,8 +147,8 @@ pub fn record_summary(record: &CallRecord, index: usize, count: usize) -> String
     match &r.error {
         Some(e) => parts.push(format!(
             "isError {{name: {}, code: {}}}",
-            e.name.unwrap_or("null"),
-            e.code.unwrap_or("null")
+            e.name().unwrap_or("null"),
+            e.code_str().unwrap_or("null")
         )),
         None => parts.push("ok".to_owned()),
     }
