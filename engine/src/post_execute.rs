@@ -13,7 +13,8 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::exec::ExecContext;
-use crate::result::{Page, ToolResult};
+use crate::page::Page;
+use crate::result::ToolResult;
 use crate::spill::{SaveTextSpill, SpillRef, SpillStore};
 use crate::tools::ToolKind;
 

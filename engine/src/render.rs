@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::config::Config;
-use crate::result::{Page, TextParts};
+use crate::page::{Page, TextParts};
 use crate::sample::sample_across_top_level;
 use crate::spill::SpillRef;
 use crate::text::utf8_prefix;

@@ -14,13 +14,13 @@ use crate::error::ToolError;
 use crate::exec::ExecContext;
 use crate::meta::{SearchMeta, glob_meta_from_page, glob_search_meta, grep_search_meta};
 use crate::mtime_sort::sort_by_mtime;
+use crate::page::Page;
 use crate::parse::{parse_glob_paths, parse_grep_matches};
 use crate::paths::to_workdir_relative;
 use crate::pipeline::run_ripgrep;
 use crate::render::{
     glob_page, glob_spill_content, grep_spill_content, render_glob, render_glob_page, render_grep,
 };
-use crate::result::Page;
 use crate::spill::SpillRef;
 use crate::surface::{glob_output_schema, grep_output_schema};
 use crate::value::{GlobValue, GrepValue, ToolValue};

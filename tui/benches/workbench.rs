@@ -11,17 +11,7 @@
 //!
 //! Run: `cargo bench -p fs-search-workbench --bench workbench`.
 
-// The included modules are the binary's; the bench uses a part of them, and
-// their test modules compile here without the test harness.
-#![allow(dead_code, unused_imports, unused_macros)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[path = "../src/setup.rs"]
-mod setup;
-#[path = "../src/transcript/mod.rs"]
-mod transcript;
-#[path = "../src/tui/mod.rs"]
-mod tui;
 
 use std::io::Read;
 use std::sync::{Arc, Mutex};
@@ -33,11 +23,11 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
 
-use crate::setup::{SpillChoice, load_engine};
-use crate::tui::app::{App, SessionInfo};
-use crate::tui::keymap::Action;
-use crate::tui::runner::{AppEvent, Effect};
-use crate::tui::views;
+use fs_search_workbench::setup::{SpillChoice, load_engine};
+use fs_search_workbench::tui::app::{App, SessionInfo};
+use fs_search_workbench::tui::keymap::Action;
+use fs_search_workbench::tui::runner::{AppEvent, Effect};
+use fs_search_workbench::tui::views;
 
 fn stats(name: &str, mut samples: Vec<Duration>) {
     samples.sort();

@@ -1,63 +1,11 @@
-//! `workbench`: the fs-search workbench binary. With no subcommand it
-//! opens the TUI; `call` and `surface` run headless.
-
-mod cli;
-mod headless;
-mod setup;
-mod transcript;
-mod tui;
+//! `workbench`: parses the command line and runs it
+//! ([`fs_search_workbench::run`]). With no subcommand it opens the TUI.
 
 use std::process::ExitCode;
 
 use clap::Parser;
-
-use crate::cli::{Cli, Command};
+use fs_search_workbench::cli::Cli;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("workbench: cannot start the async runtime: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    // Transcripts have their own exit statuses (0, 1 changed, 2 error).
-    let cli = match cli.command {
-        Some(Command::Replay(args)) => {
-            let code = runtime.block_on(transcript::commands::replay(&args.files, args.update));
-            return ExitCode::from(code);
-        }
-        Some(Command::Record(args)) => {
-            let code = runtime.block_on(transcript::commands::record(
-                &args.tree,
-                args.config.as_deref(),
-                &args.out,
-            ));
-            return ExitCode::from(code);
-        }
-        command => Cli { command, ..cli },
-    };
-    if cli.command.is_none() {
-        return tui::main(&runtime, cli.workdir, cli.config);
-    }
-    let outcome = runtime.block_on(async {
-        match cli.command {
-            Some(Command::Call(args)) => headless::call(args).await,
-            Some(Command::Surface(args)) => headless::surface(args).await,
-            Some(Command::Replay(_) | Command::Record(_)) => Ok(()),
-            // The TUI, started above.
-            None => Ok(()),
-        }
-    });
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("workbench: {e}");
-            ExitCode::from(2)
-        }
-    }
+    fs_search_workbench::run(Cli::parse())
 }

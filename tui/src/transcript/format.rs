@@ -305,11 +305,10 @@ pub fn write(transcript: &Transcript) -> String {
     out
 }
 
-pub use super::parse::{parse, parse_call_line};
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transcript::parse::parse;
 
     fn sample() -> Transcript {
         let call = |name: &str, options: CallOptions| Call {

@@ -1,27 +1,24 @@
 //! Transcripts (DESIGN.md §3): recorded tool calls with the result the
-//! model saw, replayed as snapshot tests.
+//! model saw, replayed as snapshot tests. No terminal code: the headless
+//! commands, the TUI and the tests all use this library.
 //!
 //! - [`format`]: the versioned JSON Lines format and writing it;
 //!   [`parse`]: reading it.
 //! - [`tree`]: fixture-tree manifests and their materialiser (pinned mtimes).
 //! - [`normalise`]: placeholders for temp roots and random locator parts.
-//! - [`runner`]: runs calls deterministically on a materialised tree.
+//! - [`fixture_engine`]: the engine loaded on a materialised tree, running
+//!   recorded calls deterministically.
 //! - [`replay`]: replays a transcript and diffs each changed record.
 //! - [`record`]: records calls headlessly, or a live session ([`record::Recorder`]).
 //! - [`compare`]: recorded and current outcomes side by side (the TUI).
-//! - [`commands`]: `workbench replay` and `workbench record`.
+//! - [`error`]: what can go wrong reading or setting up a transcript.
 
-// A library API for the TUI and the tests as well as the headless
-// commands: not every item is used by every build of the binary.
-#![allow(dead_code)]
-
-pub mod commands;
 pub mod compare;
 pub mod error;
+pub mod fixture_engine;
 pub mod format;
 pub mod normalise;
 pub mod parse;
 pub mod record;
 pub mod replay;
-pub mod runner;
 pub mod tree;

@@ -7,9 +7,10 @@ use fs_search_engine::ToolResult;
 use serde_json::Value;
 
 use super::error::TranscriptError;
+use super::fixture_engine::{FixtureEngine, default_ripgrep_config, outcome_of, rg_version};
 use super::format::{self, Call, Header, Record, Transcript, TranscriptEnv};
 use super::normalise::{Normaliser, TREE};
-use super::runner::{Runner, default_ripgrep_config, outcome_of, rg_version};
+use super::parse;
 
 /// `target` relative to the directory `base` (both made absolute first),
 /// with `/` separators; falls back to the absolute target.
@@ -46,7 +47,7 @@ pub fn parse_calls(file: &str, text: &str) -> Result<Vec<NumberedCall>, Transcri
         if raw.trim().is_empty() {
             continue;
         }
-        let call = format::parse_call_line(file, i + 1, raw)?;
+        let call = parse::parse_call_line(file, i + 1, raw)?;
         if !names.insert(call.name.clone()) {
             return Err(TranscriptError::Parse {
                 file: file.to_owned(),
@@ -70,7 +71,7 @@ pub async fn record(
     out: &Path,
 ) -> Result<Transcript, TranscriptError> {
     let ripgrep_config = default_ripgrep_config();
-    let mut runner = Runner::new(tree, config.clone(), &ripgrep_config)?;
+    let mut engine = FixtureEngine::new(tree, config.clone(), &ripgrep_config)?;
     let out_dir = out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -85,7 +86,7 @@ pub async fn record(
     };
     let mut records = Vec::with_capacity(calls.len());
     for (line, call) in calls {
-        let outcome = runner
+        let outcome = engine
             .run(&call)
             .await
             .map_err(|message| TranscriptError::Setup {
@@ -103,7 +104,7 @@ pub async fn record(
     let transcript = Transcript { header, records };
     // Number the records as the written file will.
     let text = format::write(&transcript);
-    format::parse(&out.display().to_string(), &text)
+    parse::parse(&out.display().to_string(), &text)
 }
 
 /// Writes `transcript` to `path`.

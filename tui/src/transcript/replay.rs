@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use similar::TextDiff;
 
 use super::error::TranscriptError;
+use super::fixture_engine::{FixtureEngine, rg_version};
 use super::format::{self, Outcome, Record, Transcript};
-use super::runner::{Runner, rg_version};
+use super::parse;
 
 /// One record: recorded and current outcome.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,7 +104,7 @@ pub async fn replay_transcript(
 ) -> Result<Replay, TranscriptError> {
     let label = file.display().to_string();
     let header = &transcript.header;
-    let mut runner = Runner::new_in(
+    let mut engine = FixtureEngine::new_in(
         &tree_path(file, &header.tree),
         header.config.clone(),
         &header.env.ripgrep_config,
@@ -112,7 +113,7 @@ pub async fn replay_transcript(
     .map_err(|e| TranscriptError::Other(format!("{label}:1: the header's tree: {e}")))?;
     let mut checks = Vec::with_capacity(transcript.records.len());
     for record in &transcript.records {
-        let current = runner
+        let current = engine
             .run(&record.call)
             .await
             .map_err(|message| TranscriptError::Setup {
@@ -145,15 +146,15 @@ pub async fn replay_file(path: &Path, temp_parent: &Path) -> Result<Replay, Tran
             .count(),
         message: "not valid UTF-8".into(),
     })?;
-    let transcript = format::parse(&path.display().to_string(), &text)?;
+    let transcript = parse::parse(&path.display().to_string(), &text)?;
     replay_transcript(path, transcript, temp_parent).await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transcript::fixture_engine::default_ripgrep_config;
     use crate::transcript::format::{Call, CallOptions, Header, Record, TranscriptEnv};
-    use crate::transcript::runner::default_ripgrep_config;
     use serde_json::json;
 
     fn transcript() -> (PathBuf, Transcript) {

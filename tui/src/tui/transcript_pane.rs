@@ -358,7 +358,7 @@ mod flow_tests {
     use tokio::sync::mpsc;
 
     use super::*;
-    use crate::transcript::format;
+    use crate::transcript::parse;
     use crate::tui::runner::{AppEvent, Runner};
     use crate::tui::tabs::Tab;
 
@@ -482,7 +482,7 @@ mod flow_tests {
             format!("recorded 2 call(s) to {}", saved.display())
         );
         let text = std::fs::read_to_string(&saved).unwrap();
-        let t = format::parse("saved", &text).unwrap();
+        let t = parse::parse("saved", &text).unwrap();
         assert_eq!(t.header.tree, "../tree");
         assert_eq!(t.records.len(), 2);
         let grep = &t.records[0];

@@ -5,23 +5,18 @@
 //! changed record on stdout), 2 when a file cannot be read, parsed or set
 //! up (a message naming the file and line on stderr). Record: 0 or 2.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::error::TranscriptError;
-use super::record::{parse_calls, record as record_calls, save};
-use super::replay::replay_file;
+use super::print;
+use crate::transcript::error::TranscriptError;
+use crate::transcript::record::{parse_calls, record as record_calls, save};
+use crate::transcript::replay::replay_file;
 
 /// Exit status of a replay with changes.
 pub const EXIT_CHANGED: u8 = 1;
 /// Exit status of an unusable file or setup.
 pub const EXIT_ERROR: u8 = 2;
-
-fn out(text: &str) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
-    let _ = stdout.flush();
-}
 
 /// Replays `files`; with `update`, rewrites each changed file instead of
 /// failing. Returns the exit status.
@@ -51,19 +46,19 @@ async fn replay_one(file: &Path, update: bool, temp: &Path) -> Result<u8, Transc
         );
     }
     if changed == 0 {
-        out(&format!("ok {}: {total} records match\n", replay.file));
+        print(&format!("ok {}: {total} records match\n", replay.file));
         return Ok(0);
     }
     if update {
         save(file, &replay.updated())?;
-        out(&format!(
+        print(&format!(
             "updated {}: {changed} of {total} records rewritten\n",
             replay.file
         ));
         return Ok(0);
     }
-    out(&replay.diffs());
-    out(&format!(
+    print(&replay.diffs());
+    print(&format!(
         "CHANGED {}: {changed} of {total} records differ (run `workbench replay --update {}` to accept)\n",
         replay.file, replay.file
     ));
@@ -74,7 +69,7 @@ async fn replay_one(file: &Path, update: bool, temp: &Path) -> Result<u8, Transc
 pub async fn record(tree: &Path, config: Option<&str>, out_file: &Path) -> u8 {
     match record_inner(tree, config, out_file).await {
         Ok(count) => {
-            out(&format!(
+            print(&format!(
                 "recorded {count} calls to {}\n",
                 out_file.display()
             ));

@@ -1,20 +1,14 @@
-//! `workbench call` and `workbench surface`: the engine without a
-//! terminal, printing exactly what the model sees (or one JSON object).
+//! `workbench call`: one tool call through the registry, printing exactly
+//! the model-visible text (or one JSON object with the result's parts).
 
-use std::io::Write;
 use std::time::Instant;
 
 use fs_search_engine::ExecContext;
 use serde_json::{Value, json};
 
-use crate::cli::{CallArgs, SurfaceArgs};
+use super::print;
+use crate::cli::CallArgs;
 use crate::setup::{SetupError, SpillChoice, load_engine, read_config};
-
-fn print(text: &str) {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
-}
 
 /// Runs one call; the tool result (error results included) exits 0.
 pub async fn call(args: CallArgs) -> Result<(), SetupError> {
@@ -68,41 +62,5 @@ pub async fn call(args: CallArgs) -> Result<(), SetupError> {
     } else {
         print(&result.text);
     }
-    Ok(())
-}
-
-/// Prints the prompt sections and tool definitions.
-pub async fn surface(args: SurfaceArgs) -> Result<(), SetupError> {
-    let config = read_config(args.config.as_deref())?;
-    let loaded = load_engine(None, &config, SpillChoice::None).await?;
-    for warning in &loaded.warnings {
-        eprintln!("{warning}");
-    }
-    let sections = loaded.registry.prompt_sections();
-    let tools = loaded.registry.tool_definitions();
-    if args.json {
-        let object = json!({
-            "promptSections": sections,
-            "tools": tools,
-            "warnings": loaded.warnings,
-        });
-        print(&format!("{object}\n"));
-        return Ok(());
-    }
-    let mut out = String::new();
-    for section in &sections {
-        out.push_str(&format!(
-            "== prompt section {} (order {}) ==\n{}\n\n",
-            section.name, section.order, section.text
-        ));
-    }
-    for tool in &tools {
-        let schema = serde_json::to_string_pretty(&tool.parameters).unwrap_or_default();
-        out.push_str(&format!(
-            "== tool {} (timeoutMs {}, not sent to the model) ==\n{}\n\nparameters:\n{}\n\n",
-            tool.name, tool.timeout_ms, tool.description, schema
-        ));
-    }
-    print(&out);
     Ok(())
 }

@@ -82,7 +82,7 @@ struct EngineKey {
 }
 
 /// A materialised tree and the registries that run calls on it.
-pub struct Runner {
+pub struct FixtureEngine {
     root: PathBuf,
     /// Holds the materialised tree alive (None: a live directory).
     _tree: Option<MaterialisedTree>,
@@ -106,7 +106,7 @@ fn merged(base: &Value, overrides: &serde_json::Map<String, Value>) -> Value {
     Value::Object(config)
 }
 
-impl Runner {
+impl FixtureEngine {
     /// Prepares `tree` (a fixture tree is materialised in a fresh temp
     /// dir; any other directory is used in place) with `config` as the
     /// base plugin config and `ripgrep_config` as rg's config file lines.
@@ -118,7 +118,7 @@ impl Runner {
         Self::new_in(tree, config, ripgrep_config, &std::env::temp_dir())
     }
 
-    /// As [`Runner::new`], with every temp dir under `temp_parent`.
+    /// As [`FixtureEngine::new`], with every temp dir under `temp_parent`.
     pub fn new_in(
         tree: &Path,
         config: Value,

@@ -4,10 +4,11 @@
 //! small multiple of the `rawOutputMaxBytes` window — nowhere near the
 //! flood. The fake rg injects the flood.
 //!
-//! This file holds exactly one test so that no other test shares the
-//! process whose high-water mark is measured. It is heavy, so it is
-//! `#[ignore]`d and run by the `--ignored` step of `.ci/run`; it prints
-//! its figures as a `METRIC` line (`-- --ignored --nocapture`).
+//! No other test may share the process whose high-water mark is measured,
+//! so the test runs itself again in a child process of this test binary
+//! (filtered to this one test, marked by [`ALONE`]) and measures there. It
+//! is heavy, so it is `#[ignore]`d and run by the `--ignored` step of
+//! `.ci/run`; the child prints its figures as a `METRIC` line.
 
 // Test helpers outside #[test] functions unwrap too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -28,9 +29,38 @@ const CAP: u64 = 20_000_000;
 const FLOOD_RG: &str =
     "yes \"$(head -c 1023 /dev/zero | tr '\\0' a)\" | head -c 1073741824\nexit 0\n";
 
+/// Set in the child process that measures alone.
+const ALONE: &str = "FS_SEARCH_FLOOD_TEST_ALONE";
+
 #[test]
 #[ignore = "heavy: a 1 GiB flood; run by the --ignored step of .ci/run"]
 fn a_fake_rg_1_gib_stdout_flood_overflows_with_peak_memory_bounded_by_the_window() {
+    if std::env::var_os(ALONE).is_none() {
+        let name = "reliability_flood_memory::a_fake_rg_1_gib_stdout_flood_overflows_with_peak_memory_bounded_by_the_window";
+        let child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                name,
+                "--exact",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(ALONE, "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&child.stdout);
+        let stderr = String::from_utf8_lossy(&child.stderr);
+        eprint!("{stderr}");
+        assert!(
+            child.status.success(),
+            "the measuring child failed:\n{stdout}\n{stderr}"
+        );
+        assert!(
+            stdout.contains("1 passed"),
+            "the child ran no test:\n{stdout}"
+        );
+        return;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

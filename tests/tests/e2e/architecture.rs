@@ -1,0 +1,229 @@
+//! The layout the README's Architecture section promises: no module of a
+//! crate depends, through any chain of `crate::`/`super::`/`self::` paths,
+//! on a module that depends back on it. Read from the sources: a module is
+//! a file (or a `mod.rs` directory); a reference is a `use` tree or an
+//! inline path; the module it names is the longest prefix that is a
+//! module. `mod x;` declarations are containment, not dependency, and test
+//! modules (`#[cfg(test)] mod …`) are left out.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+type ModulePath = Vec<String>;
+
+/// Every module file under `src` with its module path.
+fn modules(src: &Path) -> BTreeMap<ModulePath, PathBuf> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let relative = path.strip_prefix(src).unwrap().with_extension("");
+            let mut parts: ModulePath = relative
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect();
+            if matches!(
+                parts.last().map(String::as_str),
+                Some("mod" | "lib" | "main")
+            ) {
+                parts.pop();
+            }
+            // A test-only module file (`#[cfg(test)] mod tests;`) is left out.
+            if parts.iter().any(|p| p == "tests" || p.ends_with("_tests")) {
+                continue;
+            }
+            out.insert(parts, path);
+        }
+    }
+    out
+}
+
+/// The source without comments and test modules, roughly enough for paths.
+fn code_of(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let text = match text.find("#[cfg(test)]\nmod ") {
+        Some(at) => &text[..at],
+        None => &text,
+    };
+    text.lines()
+        .map(|line| line.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Expands a `use` tree (`a::{b, c::{d}}`) into full paths.
+fn expand(tree: &str) -> Vec<String> {
+    let tree: String = tree.split_whitespace().collect();
+    let Some(open) = tree.find('{') else {
+        return vec![tree];
+    };
+    let prefix = &tree[..open];
+    let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&inner[start..]);
+    items
+        .into_iter()
+        .filter(|item| !item.is_empty())
+        .flat_map(|item| expand(item).into_iter().map(|p| format!("{prefix}{p}")))
+        .collect()
+}
+
+/// The `crate::`/`super::`/`self::` paths `code` mentions: in `use`
+/// statements (expanded) and inline.
+fn paths_in(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inline = String::new();
+    let mut lines = code.lines();
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        let Some(at) = trimmed.find("use ").filter(|&at| {
+            let visibility = &trimmed[..at];
+            visibility.is_empty() || visibility.starts_with("pub")
+        }) else {
+            inline.push_str(line);
+            inline.push('\n');
+            continue;
+        };
+        let mut statement = trimmed[at + 4..].to_owned();
+        while !statement.contains(';') {
+            let Some(next) = lines.next() else { break };
+            statement.push_str(next);
+        }
+        let tree = statement.split(';').next().unwrap_or("");
+        out.extend(expand(tree));
+    }
+    for root in ["crate::", "super::"] {
+        let mut rest = inline.as_str();
+        while let Some(at) = rest.find(root) {
+            let tail = &rest[at..];
+            let end = tail
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .unwrap_or(tail.len());
+            out.push(tail[..end].to_owned());
+            rest = &tail[end..];
+        }
+    }
+    out
+}
+
+/// The module a path names from module `from`, if it is one of `known`.
+fn target(
+    path: &str,
+    from: &ModulePath,
+    known: &BTreeMap<ModulePath, PathBuf>,
+) -> Option<ModulePath> {
+    let mut segments = path.split("::").filter(|s| !s.is_empty());
+    let mut base: ModulePath = match segments.next()? {
+        "crate" => Vec::new(),
+        "self" => from.clone(),
+        "super" => from[..from.len().checked_sub(1)?].to_vec(),
+        _ => return None,
+    };
+    let mut found = None;
+    for segment in segments {
+        if segment == "super" {
+            base.pop();
+            continue;
+        }
+        base.push(segment.to_owned());
+        if known.contains_key(&base) {
+            found = Some(base.clone());
+        }
+    }
+    found.or_else(|| known.contains_key(&base).then_some(base))
+}
+
+/// The cycles among the modules of the crate whose sources are `src`.
+fn cycles(src: &Path) -> Vec<Vec<String>> {
+    let known = modules(src);
+    let mut edges: BTreeMap<ModulePath, BTreeSet<ModulePath>> = BTreeMap::new();
+    for (module, file) in &known {
+        let to: BTreeSet<ModulePath> = paths_in(&code_of(file))
+            .iter()
+            .filter_map(|p| target(p, module, &known))
+            .filter(|t| t != module && !t.is_empty())
+            .collect();
+        edges.insert(module.clone(), to);
+    }
+    let mut found = Vec::new();
+    for start in known.keys() {
+        // A path back to `start` from one of its targets is a cycle.
+        let mut stack: Vec<(ModulePath, Vec<ModulePath>)> = edges[start]
+            .iter()
+            .map(|t| (t.clone(), vec![start.clone(), t.clone()]))
+            .collect();
+        let mut seen = BTreeSet::new();
+        while let Some((at, trail)) = stack.pop() {
+            if &at == start {
+                found.push(trail.iter().map(|m| m.join("::")).collect());
+                break;
+            }
+            if !seen.insert(at.clone()) {
+                continue;
+            }
+            for next in edges.get(&at).into_iter().flatten() {
+                let mut trail = trail.clone();
+                trail.push(next.clone());
+                stack.push((next.clone(), trail));
+            }
+        }
+    }
+    found
+}
+
+fn crate_src(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(name)
+        .join("src")
+}
+
+#[test]
+fn the_checker_sees_a_cycle_when_there_is_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir(src.join("app")).unwrap();
+    std::fs::write(src.join("lib.rs"), "mod app;\nmod view;\n").unwrap();
+    std::fs::write(
+        src.join("app/mod.rs"),
+        "mod state;\nuse crate::view::draw;\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("app/state.rs"), "pub struct S;\n").unwrap();
+    std::fs::write(src.join("view.rs"), "use crate::app::{App, state::S};\n").unwrap();
+    let found = cycles(src);
+    assert!(
+        found.iter().any(|c| c.contains(&"view".to_owned())),
+        "{found:?}"
+    );
+    std::fs::write(src.join("view.rs"), "use crate::app::{state::S};\n").unwrap();
+    assert_eq!(cycles(src), Vec::<Vec<String>>::new());
+}
+
+#[test]
+fn no_crate_has_a_module_cycle() {
+    for name in ["engine", "tui", "tests"] {
+        let found = cycles(&crate_src(name));
+        assert!(found.is_empty(), "{name}: module cycles {found:#?}");
+    }
+}

@@ -1,0 +1,21 @@
+//! The end-to-end tests of the engine: real bash, real rg, real temp trees
+//! (fake rg scripts only where a fault is injected, and the test names say
+//! so). One test binary, one module per theme.
+
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod appendix_a;
+mod architecture;
+mod integration;
+mod process_hygiene;
+mod reliability_cancellation;
+mod reliability_config_args;
+mod reliability_flood_memory;
+mod reliability_injection;
+mod reliability_load;
+mod reliability_non_utf8;
+mod reliability_output_bounds;
+mod reliability_rg_faults;
+mod reliability_spill_faults;
+mod shell_quote;

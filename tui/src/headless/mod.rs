@@ -1,0 +1,20 @@
+//! The headless commands: the engine without a terminal, for scripts and
+//! CI (DESIGN.md §2). Each prints exactly what the model sees, or one JSON
+//! object, and returns its exit status.
+//!
+//! - [`call`]: `workbench call`, one tool call;
+//! - [`surface`]: `workbench surface`, the prompt sections and tool definitions;
+//! - [`transcripts`]: `workbench replay` and `workbench record`.
+
+pub mod call;
+pub mod surface;
+pub mod transcripts;
+
+use std::io::Write;
+
+/// Writes `text` to stdout as is.
+pub(crate) fn print(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}

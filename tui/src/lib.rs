@@ -1,0 +1,65 @@
+//! `fs-search-workbench`: a workbench that shows exactly what a model sees
+//! from the `glob` and `grep` tools of `fs-search-engine`.
+//!
+//! - [`cli`]: the command line (clap), kept stable for scripts;
+//! - [`setup`]: loading the engine the way every front end runs it (the
+//!   local executor rooted at the workdir, a spill store, the timeout policy);
+//! - [`headless`]: the commands that run without a terminal (`call`,
+//!   `surface`, `replay`, `record`);
+//! - [`transcript`]: the transcript library: format, fixture trees,
+//!   normalisation, record and replay (no terminal code);
+//! - [`tui`]: the interactive workbench (ratatui).
+//!
+//! The `workbench` binary parses the command line and hands it to [`run`].
+
+pub mod cli;
+pub mod headless;
+pub mod setup;
+pub mod transcript;
+pub mod tui;
+
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+
+/// Exit status of a usage, config or load failure.
+pub const EXIT_USAGE: u8 = 2;
+
+/// Runs the command line `cli` to completion; its exit status.
+pub fn run(cli: Cli) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("workbench: cannot start the async runtime: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let outcome = match cli.command {
+        None => return tui::main(&runtime, cli.workdir, cli.config),
+        // Transcripts have their own exit statuses (0, 1 changed, 2 error).
+        Some(Command::Replay(args)) => {
+            let code = runtime.block_on(headless::transcripts::replay(&args.files, args.update));
+            return ExitCode::from(code);
+        }
+        Some(Command::Record(args)) => {
+            let code = runtime.block_on(headless::transcripts::record(
+                &args.tree,
+                args.config.as_deref(),
+                &args.out,
+            ));
+            return ExitCode::from(code);
+        }
+        Some(Command::Call(args)) => runtime.block_on(headless::call::call(args)),
+        Some(Command::Surface(args)) => runtime.block_on(headless::surface::surface(args)),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("workbench: {e}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}

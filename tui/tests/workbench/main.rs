@@ -1,0 +1,11 @@
+//! The workbench's integration tests: the built `workbench` binary with
+//! real bash and real rg — headless commands, transcript replays of
+//! `fixtures/`, and the TUI in a pseudo-terminal. One test binary, one
+//! module per theme.
+
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod cli_headless;
+mod e2e_terminal;
+mod transcripts;
