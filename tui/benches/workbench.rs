@@ -34,10 +34,11 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 
 use crate::setup::{SpillChoice, load_engine};
-use crate::tui::app::{App, SessionInfo};
+use crate::tui::app::App;
+use crate::tui::effects::{AppEvent, Effect};
+use crate::tui::event_loop;
 use crate::tui::keymap::Action;
-use crate::tui::runner::{AppEvent, Effect};
-use crate::tui::views;
+use crate::tui::state::session::SessionInfo;
 
 fn stats(name: &str, mut samples: Vec<Duration>) {
     samples.sort();
@@ -192,16 +193,12 @@ async fn render_250(iterations: usize) {
                 duration: Duration::from_millis(5),
             });
             let t = Instant::now();
-            terminal
-                .draw(|f| views::draw(f, &app, Instant::now()))
-                .unwrap();
+            event_loop::draw(&mut terminal, &mut app, Instant::now()).unwrap();
             cold.push(t.elapsed());
             for _ in 0..4 {
                 app.apply(Action::PageDown);
                 let t = Instant::now();
-                terminal
-                    .draw(|f| views::draw(f, &app, Instant::now()))
-                    .unwrap();
+                event_loop::draw(&mut terminal, &mut app, Instant::now()).unwrap();
                 warm.push(t.elapsed());
             }
         }

@@ -18,17 +18,15 @@
 //! tab (`transcript_pane`, `views::transcript`) is built this way.
 
 pub mod app;
-pub mod config_panel;
+pub mod content;
 pub mod doc;
-pub mod editor;
+pub mod effects;
+pub mod error;
 pub mod event_loop;
 pub mod keymap;
 pub mod logging;
-pub mod result_docs;
-pub mod runner;
-pub mod surface_doc;
+pub mod state;
 pub mod tabs;
-pub mod transcript_pane;
 pub mod views;
 
 #[cfg(test)]
@@ -38,22 +36,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use fs_search_engine::random_hex;
-use thiserror::Error;
 
-use crate::setup::{SetupError, read_config};
-
-/// Failures that keep the workbench from starting or end it.
-#[derive(Debug, Error)]
-pub enum TuiError {
-    #[error("{0}")]
-    Setup(#[from] SetupError),
-    #[error("--workdir {0}: not a directory")]
-    Workdir(String),
-    #[error("cannot create the spill root: {0}")]
-    SpillRoot(std::io::Error),
-    #[error("terminal: {0}")]
-    Terminal(#[from] std::io::Error),
-}
+use self::error::TuiError;
+use self::state::session::SessionInfo;
+use crate::setup::read_config;
 
 /// Runs the TUI to completion on `runtime`; the exit code for `main`.
 pub fn main(
@@ -90,7 +76,7 @@ pub async fn run(workdir: Option<PathBuf>, config: Option<String>) -> Result<(),
         .tempdir()
         .map_err(TuiError::SpillRoot)?
         .keep();
-    let session = app::SessionInfo {
+    let session = SessionInfo {
         workdir: workdir.display().to_string(),
         session_id: format!("session-{}", random_hex(6)),
         spill_root: Some(spill_root.clone()),

@@ -1,6 +1,11 @@
-//! The tabs of the lower pane. To add a view: add a variant here, list it
-//! in [`Tab::ALL`] (its digit key follows its position), give it a title,
-//! and draw it in `views::draw_tab`.
+//! The tabs of the lower pane, in one table: [`Tab::ALL`] gives their
+//! order (a tab's digit key is its position + 1) and [`Tab::title`] their
+//! labels. The tab bar, the key bar, the help and every hint that names a
+//! tab take its digit and label from here, never from prose.
+//!
+//! To add a view: add a variant, list it in [`Tab::ALL`], title it, and
+//! draw it in `views` (`pane_title`, `draw_pane`; `content::tab_doc` if it
+//! shows a document).
 
 /// One tab of the lower pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,6 +41,7 @@ impl Tab {
         Tab::Transcript,
     ];
 
+    /// The tab's label.
     pub fn title(self) -> &'static str {
         match self {
             Tab::Text => "Text",
@@ -51,6 +57,16 @@ impl Tab {
 
     pub fn index(self) -> usize {
         Self::ALL.iter().position(|t| *t == self).unwrap_or(0)
+    }
+
+    /// The digit key that shows the tab (1-based position).
+    pub fn digit(self) -> usize {
+        self.index() + 1
+    }
+
+    /// The digit and the label, as the tab bar and the help list a tab.
+    pub fn numbered_title(self) -> String {
+        format!("{} {}", self.digit(), self.title())
     }
 
     pub fn next(self) -> Self {

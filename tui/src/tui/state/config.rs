@@ -1,7 +1,8 @@
-//! The config panel: `sampleOverCapGlobResults` and every cap as a JSON
-//! literal the developer can edit (empty = key absent, so the engine's
-//! default applies), then the engine's opt-in switches beyond the
-//! contract, plus any other keys the starting config carried.
+//! The Config tab's state, a form: `sampleOverCapGlobResults` and every
+//! cap as a JSON literal the developer can edit (empty = key absent, so
+//! the engine's default applies), then the engine's opt-in switches
+//! beyond the contract, plus any other keys the starting config carried.
+//! The keys and their defaults come from one place, [`engine_keys`].
 //! Applying builds the config object exactly as typed; the engine's load
 //! validates it, so an invalid value shows the contract's own error.
 
@@ -13,10 +14,10 @@ use tui_input::Input;
 pub const SAMPLING_KEY: &str = "sampleOverCapGlobResults";
 
 /// The engine's opt-in switches beyond the contract (absent = `false`).
-pub const OPT_IN_KEYS: [&str; 2] = [GLOB_SORT_IN_ENGINE, STOP_AT_RAW_OUTPUT_CAP];
+const OPT_IN_KEYS: [&str; 2] = [GLOB_SORT_IN_ENGINE, STOP_AT_RAW_OUTPUT_CAP];
 
 /// The engine defaults of the numeric keys, for display.
-pub const DEFAULTS: [u64; 6] = [
+const DEFAULTS: [u64; 6] = [
     fs_search_engine::config::GLOB_MAX_RESULTS,
     fs_search_engine::config::GREP_MAX_MATCHES,
     fs_search_engine::config::GREP_MAX_LINE_BYTES,
@@ -24,6 +25,49 @@ pub const DEFAULTS: [u64; 6] = [
     fs_search_engine::config::RAW_OUTPUT_MAX_BYTES,
     fs_search_engine::config::SEARCH_TIMEOUT_MS,
 ];
+
+/// One key of the engine's config as the form shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeySpec {
+    pub key: &'static str,
+    /// What the engine uses when the key is absent, if anything.
+    pub default: Option<String>,
+    /// A true/false switch (Space flips it).
+    pub boolean: bool,
+    /// An engine opt-in beyond the contract.
+    pub opt_in: bool,
+}
+
+/// The keys the form edits, in display order: the sampling key, every
+/// cap, then the opt-ins. The one place that knows the engine's keys and
+/// defaults.
+pub fn engine_keys() -> Vec<KeySpec> {
+    let sampling = KeySpec {
+        key: SAMPLING_KEY,
+        default: None,
+        boolean: true,
+        opt_in: false,
+    };
+    let caps = NUMERIC_KEYS
+        .iter()
+        .zip(DEFAULTS)
+        .map(|(key, default)| KeySpec {
+            key,
+            default: Some(default.to_string()),
+            boolean: false,
+            opt_in: false,
+        });
+    let opt_ins = OPT_IN_KEYS.into_iter().map(|key| KeySpec {
+        key,
+        default: Some("false".to_owned()),
+        boolean: true,
+        opt_in: true,
+    });
+    std::iter::once(sampling)
+        .chain(caps)
+        .chain(opt_ins)
+        .collect()
+}
 
 /// One editable key.
 #[derive(Debug, Clone)]
@@ -62,31 +106,16 @@ impl ConfigPanel {
     pub fn from_value(config: &Value) -> Self {
         let object = config.as_object();
         let get = |key: &str| object.and_then(|o| o.get(key));
-        let mut fields = vec![ConfigField {
-            key: SAMPLING_KEY,
-            input: Input::new(literal(get(SAMPLING_KEY))),
-            default: None,
-            boolean: true,
-            opt_in: false,
-        }];
-        for (key, default) in NUMERIC_KEYS.iter().zip(DEFAULTS) {
-            fields.push(ConfigField {
-                key,
-                input: Input::new(literal(get(key))),
-                default: Some(default.to_string()),
-                boolean: false,
-                opt_in: false,
-            });
-        }
-        for key in OPT_IN_KEYS {
-            fields.push(ConfigField {
-                key,
-                input: Input::new(literal(get(key))),
-                default: Some("false".to_owned()),
-                boolean: true,
-                opt_in: true,
-            });
-        }
+        let fields: Vec<ConfigField> = engine_keys()
+            .into_iter()
+            .map(|spec| ConfigField {
+                key: spec.key,
+                input: Input::new(literal(get(spec.key))),
+                default: spec.default,
+                boolean: spec.boolean,
+                opt_in: spec.opt_in,
+            })
+            .collect();
         let extra = object
             .map(|o| {
                 o.iter()
