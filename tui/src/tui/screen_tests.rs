@@ -1,8 +1,11 @@
 //! Whole screens on ratatui's `TestBackend`, pinned with insta: the app is
-//! driven by keys, its effects carried out by the real runner (real bash,
-//! real rg, real spill store) on a small temp tree with pinned mtimes.
-//! Durations are pinned when results arrive; the temp dir's random name
-//! and the spill file's random prefix are redacted.
+//! driven by keys, its effects carried out by the real effect runner
+//! (real bash, real rg, real spill store) on a small temp tree with pinned
+//! mtimes, and each frame drawn as the loop draws it
+//! (`event_loop::draw`). Durations are pinned when results arrive; the
+//! temp dir's random name and the spill file's random prefix are
+//! redacted. The Transcript tab's flows (record, save, replay) are here
+//! too.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};

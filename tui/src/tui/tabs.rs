@@ -83,3 +83,19 @@ impl Tab {
         Self::ALL.get(i).copied()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tab_is_reached_by_its_own_digit_and_listed_with_it() {
+        for (i, tab) in Tab::ALL.into_iter().enumerate() {
+            assert_eq!(tab.digit(), i + 1);
+            assert_eq!(Tab::from_digit(u32::try_from(i + 1).unwrap()), Some(tab));
+            assert_eq!(tab.numbered_title(), format!("{} {}", i + 1, tab.title()));
+        }
+        assert_eq!(Tab::from_digit(0), None);
+        assert_eq!(Tab::from_digit(9), None);
+    }
+}

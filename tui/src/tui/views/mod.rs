@@ -24,6 +24,7 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 use super::content;
 use super::keymap;
 use super::state::calls::CallRecord;
+use super::state::config::SAMPLING_KEY;
 use super::state::session::PluginStatus;
 use super::state::{Editing, Overlay, SpillState, State, Viewport, Viewports};
 use super::tabs::Tab;
@@ -118,7 +119,7 @@ fn path_tail(path: &str, cols: usize) -> String {
 }
 
 fn plugin_text(state: &State) -> Span<'static> {
-    let sampling = match state.applied.get("sampleOverCapGlobResults") {
+    let sampling = match state.applied.get(SAMPLING_KEY) {
         Some(serde_json::Value::Bool(true)) => "sampling on",
         Some(serde_json::Value::Bool(false)) => "sampling off",
         _ => "sampling ?",
