@@ -23,11 +23,11 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Instant;
 
-use fs_search_engine::args::{GlobArgs, GrepArgs};
-use fs_search_engine::command::{build_glob_command, build_grep_command};
+use fs_search_engine::helpers::{build_glob_command, build_grep_command};
 use fs_search_engine::{
     ExecContext, Host, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
 };
+use fs_search_engine::{GlobArgs, GrepArgs};
 use nix::sys::resource::UsageWho;
 use serde_json::{Value, json};
 
@@ -336,7 +336,7 @@ fn child_engine(case: &Case) -> Sample {
         let self_cpu_ms = cpu_ms(UsageWho::RUSAGE_SELF) - cpu_before;
         let rg_cpu_ms = cpu_ms(UsageWho::RUSAGE_CHILDREN) - children_before;
         let outcome = match (&result.error, &result.value) {
-            (Some(e), _) => format!("error {}", e.code.unwrap_or("(plain)")),
+            (Some(e), _) => format!("error {}", e.code_str().unwrap_or("(plain)")),
             (None, Some(v)) => format!(
                 "ok {} results, text {} B, spill {} B",
                 v.len(),

@@ -8,11 +8,11 @@ use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use fs_search_engine::Config;
-use fs_search_engine::meta::{glob_search_meta, grep_search_meta};
-use fs_search_engine::parse::{parse_glob_paths, parse_grep_matches};
-use fs_search_engine::render::{glob_spill_content, grep_spill_content, render_glob, render_grep};
-use fs_search_engine::sample::sample_across_top_level;
-use fs_search_engine::value::{GlobValue, GrepMatch, GrepValue};
+use fs_search_engine::helpers::sample_across_top_level;
+use fs_search_engine::helpers::{glob_search_meta, grep_search_meta};
+use fs_search_engine::helpers::{glob_spill_content, grep_spill_content, render_glob, render_grep};
+use fs_search_engine::helpers::{parse_glob_paths, parse_grep_matches};
+use fs_search_engine::{GlobValue, GrepMatch, GrepValue};
 use serde_json::json;
 
 const WORKDIR: &str = "/tmp/fsb";

@@ -9,16 +9,47 @@ use crate::text::is_blank;
 /// Arguments of `glob`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GlobArgs {
+    /// The glob pattern (`--glob`).
     pub pattern: String,
+    /// The directory to search; the session workspace when absent.
     pub path: Option<String>,
 }
 
 /// Arguments of `grep`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GrepArgs {
+    /// The regex to search for.
     pub pattern: String,
+    /// The file or directory to search; the session workspace when absent.
     pub path: Option<String>,
+    /// A glob limiting which files are searched.
     pub include: Option<String>,
+}
+
+impl GlobArgs {
+    /// The arguments object a model would send.
+    pub fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("pattern".to_owned(), Value::String(self.pattern.clone()));
+        if let Some(path) = &self.path {
+            object.insert("path".to_owned(), Value::String(path.clone()));
+        }
+        Value::Object(object)
+    }
+}
+
+impl GrepArgs {
+    /// The arguments object a model would send.
+    pub fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("pattern".to_owned(), Value::String(self.pattern.clone()));
+        for (key, value) in [("path", &self.path), ("include", &self.include)] {
+            if let Some(value) = value {
+                object.insert(key.to_owned(), Value::String(value.clone()));
+            }
+        }
+        Value::Object(object)
+    }
 }
 
 /// Checks `args` against a parameter schema with one required string
@@ -168,7 +199,7 @@ mod tests {
             parse_glob_args(&json!({}))
                 .unwrap_err()
                 .info()
-                .map(|i| i.code),
+                .map(crate::error::ErrorCode::code),
             Some("INVALID_ARGS")
         );
     }

@@ -1,4 +1,5 @@
-//! Plugin config (CONTRACT §3): layer 1 (shape and types) and layer 2
+//! Plugin config (CONTRACT §3): the keys with their defaults and
+//! meanings ([`CONFIG_KEYS`]), layer 1 (shape and types) and layer 2
 //! (positive integers, checked in a fixed order at apply).
 
 use serde_json::Value;
@@ -14,12 +15,100 @@ pub const NUMERIC_KEYS: [&str; 6] = [
     "timeoutMs",
 ];
 
+/// Default of `globMaxResults`.
 pub const GLOB_MAX_RESULTS: u64 = 100;
+/// Default of `grepMaxMatches`.
 pub const GREP_MAX_MATCHES: u64 = 250;
+/// Default of `grepMaxLineBytes`.
 pub const GREP_MAX_LINE_BYTES: u64 = 2000;
+/// Default of `searchMetaMaxBytes`.
 pub const SEARCH_META_MAX_BYTES: u64 = 65536;
+/// Default of `rawOutputMaxBytes`.
 pub const RAW_OUTPUT_MAX_BYTES: u64 = 20_000_000;
+/// Default of `timeoutMs`.
 pub const SEARCH_TIMEOUT_MS: u64 = 30000;
+
+/// The value a config key takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigKind {
+    /// A boolean the config must carry (no default).
+    RequiredBoolean,
+    /// An integer ≥ 1, with its default when absent or null.
+    PositiveInteger {
+        /// The value used when the key is absent or null.
+        default: u64,
+    },
+    /// An opt-in switch beyond the contract: absent or null is `false`.
+    OptIn,
+}
+
+/// One key of the plugin config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConfigKey {
+    /// The key as written in the config object.
+    pub name: &'static str,
+    /// The value it takes.
+    pub kind: ConfigKind,
+    /// What it changes, in one line.
+    pub description: &'static str,
+}
+
+const fn positive(name: &'static str, default: u64, description: &'static str) -> ConfigKey {
+    ConfigKey {
+        name,
+        kind: ConfigKind::PositiveInteger { default },
+        description,
+    }
+}
+
+/// Every key the engine reads, in the contract's order, then the opt-ins.
+pub const CONFIG_KEYS: [ConfigKey; 9] = [
+    ConfigKey {
+        name: "sampleOverCapGlobResults",
+        kind: ConfigKind::RequiredBoolean,
+        description: "sample an over-cap glob page across top-level entries (false: the newest-first head)",
+    },
+    positive(
+        NUMERIC_KEYS[0],
+        GLOB_MAX_RESULTS,
+        "max paths shown inline by one glob call",
+    ),
+    positive(
+        NUMERIC_KEYS[1],
+        GREP_MAX_MATCHES,
+        "max matches shown inline by one grep call",
+    ),
+    positive(
+        NUMERIC_KEYS[2],
+        GREP_MAX_LINE_BYTES,
+        "max bytes of one matched-line preview",
+    ),
+    positive(
+        NUMERIC_KEYS[3],
+        SEARCH_META_MAX_BYTES,
+        "max bytes of one result's serialised UI card",
+    ),
+    positive(
+        NUMERIC_KEYS[4],
+        RAW_OUTPUT_MAX_BYTES,
+        "stdout budget asked of bash and max raw rg output parsed",
+    ),
+    positive(
+        NUMERIC_KEYS[5],
+        SEARCH_TIMEOUT_MS,
+        "cooperative timeout of one call, declared on both tools",
+    ),
+    ConfigKey {
+        name: GLOB_SORT_IN_ENGINE,
+        kind: ConfigKind::OptIn,
+        description: "opt-in: one global modification-time order for glob instead of rg's per-directory one",
+    },
+    ConfigKey {
+        name: STOP_AT_RAW_OUTPUT_CAP,
+        kind: ConfigKind::OptIn,
+        description: "opt-in: end rg as soon as its stdout outgrows rawOutputMaxBytes",
+    },
+];
 
 const DEFAULTS: [u64; 6] = [
     GLOB_MAX_RESULTS,
@@ -30,18 +119,28 @@ const DEFAULTS: [u64; 6] = [
     SEARCH_TIMEOUT_MS,
 ];
 
+/// A config the load rejects (nothing is registered).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ConfigError {
+    /// The config is not a JSON object.
     #[error("tool-fs-search: config must be an object")]
     NotAnObject,
+    /// `sampleOverCapGlobResults` is absent or null.
     #[error("tool-fs-search: config.sampleOverCapGlobResults is required (true or false)")]
     MissingSampling,
+    /// `sampleOverCapGlobResults` is not a boolean.
     #[error("tool-fs-search: config.sampleOverCapGlobResults must be a boolean")]
     SamplingNotBoolean,
+    /// A numeric key holds something other than a number (layer 1).
     #[error("tool-fs-search: config.{0} must be a number")]
     NotANumber(&'static str),
+    /// A numeric key is not an integer ≥ 1 (layer 2).
     #[error("tool-fs-search: {0} must be a positive integer")]
     NotPositiveInteger(&'static str),
+    /// A typed config could not be turned into its JSON object.
+    #[error("tool-fs-search: config could not be serialised: {0}")]
+    Unserialisable(String),
+    /// An opt-in key holds something other than a boolean.
     #[error("tool-fs-search: config.{0} must be a boolean")]
     OptInNotBoolean(&'static str),
 }
@@ -70,7 +169,7 @@ fn opt_in(object: &serde_json::Map<String, Value>, key: &'static str) -> Result<
 
 /// Config after layer 1: types checked, defaults applied, numbers unchecked.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RawConfig {
+pub(crate) struct RawConfig {
     pub sample_over_cap_glob_results: bool,
     /// The [`GLOB_SORT_IN_ENGINE`] opt-in.
     pub glob_sort_in_engine: bool,
@@ -80,28 +179,37 @@ pub struct RawConfig {
     pub numbers: [f64; 6],
 }
 
-/// A validated config.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
+/// A validated config. It serialises to the config object it stands for
+/// and deserialises through both validation layers, so a typed config is
+/// always one the load accepts.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", try_from = "Value")]
 pub struct Config {
+    /// `sampleOverCapGlobResults`.
     pub sample_over_cap_glob_results: bool,
+    /// `globMaxResults`.
     pub glob_max_results: u64,
+    /// `grepMaxMatches`.
     pub grep_max_matches: u64,
+    /// `grepMaxLineBytes`.
     pub grep_max_line_bytes: u64,
+    /// `searchMetaMaxBytes`.
     pub search_meta_max_bytes: u64,
+    /// `rawOutputMaxBytes`.
     pub raw_output_max_bytes: u64,
+    /// `timeoutMs`.
     pub timeout_ms: u64,
-    /// The [`GLOB_SORT_IN_ENGINE`] opt-in (not serialised when off).
+    /// The `globSortInEngine` opt-in (not serialised when off).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub glob_sort_in_engine: bool,
-    /// The [`STOP_AT_RAW_OUTPUT_CAP`] opt-in (not serialised when off).
+    /// The `stopAtRawOutputCap` opt-in (not serialised when off).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub stop_at_raw_output_cap: bool,
 }
 
 impl RawConfig {
     /// Layer 1: the config schema.
-    pub fn parse(value: &Value) -> Result<Self, ConfigError> {
+    pub(crate) fn parse(value: &Value) -> Result<Self, ConfigError> {
         let object = value.as_object().ok_or(ConfigError::NotAnObject)?;
         let sample_over_cap_glob_results = match object.get("sampleOverCapGlobResults") {
             None | Some(Value::Null) => return Err(ConfigError::MissingSampling),
@@ -125,7 +233,7 @@ impl RawConfig {
     }
 
     /// Layer 2: every numeric key is an integer ≥ 1 (first failure wins).
-    pub fn validate(&self) -> Result<Config, ConfigError> {
+    pub(crate) fn validate(&self) -> Result<Config, ConfigError> {
         let mut out = [0u64; 6];
         for (i, key) in NUMERIC_KEYS.iter().enumerate() {
             let n = self.numbers[i];
@@ -146,6 +254,14 @@ impl RawConfig {
             glob_sort_in_engine: self.glob_sort_in_engine,
             stop_at_raw_output_cap: self.stop_at_raw_output_cap,
         })
+    }
+}
+
+impl TryFrom<Value> for Config {
+    type Error = ConfigError;
+
+    fn try_from(value: Value) -> Result<Self, ConfigError> {
+        Self::from_json(&value)
     }
 }
 
@@ -256,6 +372,40 @@ mod tests {
                 format!("tool-fs-search: config.{key} must be a boolean")
             );
         }
+    }
+
+    #[test]
+    fn the_key_table_matches_the_parser_and_a_typed_config_round_trips() {
+        let mut object = serde_json::Map::new();
+        for key in CONFIG_KEYS {
+            let value = match key.kind {
+                ConfigKind::RequiredBoolean | ConfigKind::OptIn => json!(true),
+                ConfigKind::PositiveInteger { default } => json!(default + 1),
+            };
+            object.insert(key.name.to_owned(), value);
+        }
+        let config = Config::from_json(&Value::Object(object.clone())).unwrap();
+        assert_eq!(
+            serde_json::to_value(&config).unwrap(),
+            Value::Object(object)
+        );
+        let typed: Config = serde_json::from_value(serde_json::to_value(&config).unwrap()).unwrap();
+        assert_eq!(typed, config);
+        let defaults: Vec<u64> = CONFIG_KEYS
+            .iter()
+            .filter_map(|k| match k.kind {
+                ConfigKind::PositiveInteger { default } => Some(default),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(defaults, DEFAULTS);
+        let bad = serde_json::from_value::<Config>(
+            json!({"sampleOverCapGlobResults": true, "timeoutMs": 0}),
+        );
+        assert_eq!(
+            bad.unwrap_err().to_string(),
+            "tool-fs-search: timeoutMs must be a positive integer"
+        );
     }
 
     #[test]

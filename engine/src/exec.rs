@@ -15,6 +15,7 @@ pub struct SessionHeader {
 /// `exec` of the contract.
 #[derive(Debug, Clone, Default)]
 pub struct ExecContext {
+    /// The call's id (`exec.callId`), used in spill file names.
     pub call_id: String,
     /// `exec.signal`: cancelling it aborts the call and kills rg.
     pub signal: CancellationToken,
@@ -25,6 +26,7 @@ pub struct ExecContext {
 }
 
 impl ExecContext {
+    /// A call with id `call_id`, no session, not cancelled, not nested.
     pub fn new(call_id: impl Into<String>) -> Self {
         Self {
             call_id: call_id.into(),
@@ -32,6 +34,13 @@ impl ExecContext {
         }
     }
 
+    /// A fresh random id, `{prefix}-` and 12 hex digits, for a host with
+    /// no call or session ids of its own.
+    pub fn fresh_id(prefix: &str) -> String {
+        format!("{prefix}-{}", crate::ids::random_hex(6))
+    }
+
+    /// Sets the session header: the spill owner `id` and the workspace `cwd`.
     pub fn with_session(mut self, id: Option<&str>, cwd: Option<&str>) -> Self {
         self.session = Some(SessionHeader {
             id: id.map(str::to_owned),
@@ -40,11 +49,13 @@ impl ExecContext {
         self
     }
 
+    /// Uses `signal` as the call's cancellation signal.
     pub fn with_signal(mut self, signal: CancellationToken) -> Self {
         self.signal = signal;
         self
     }
 
+    /// Marks the call as a nested Code Mode dispatch (no card, no spill).
     pub fn nested(mut self) -> Self {
         self.nested = true;
         self

@@ -1,46 +1,131 @@
 //! `fs-search-engine`: the model-facing `glob` and `grep` tools of
-//! `@deepseek-ai/dsh-tool-fs-search`, re-implemented to the letter of
-//! CONTRACT.md, with the minimal host they need: a tool registry with its
-//! post-execute step and timeout policy, a bash executor seam with a local
-//! executor, and a spill store seam with a local store.
+//! `@deepseek-ai/dsh-tool-fs-search`, re-implemented to the letter of its
+//! contract, with the minimal host they need.
 //!
-//! One call flows one way: [`Registry::call`] → argument checks →
-//! [`command`] (quoting is the security boundary) → [`bash`] → [`parse`]
-//! → canonical [`value`] → [`render`] and [`meta`] → post-execute spill.
+//! A host loads the plugin into a [`Registry`] built on a [`Host`]: a bash
+//! executor ([`BashExecutor`]; [`LocalBashExecutor`] runs a local bash in
+//! its own process group), an optional spill store ([`SpillStore`];
+//! [`LocalSpillStore`] writes private temp files), and whether the timeout
+//! policy is on. The load probes `command -v rg` through the executor and
+//! registers nothing, with [`RG_MISSING_WARNING`], when rg is missing.
+//!
+//! Then there are two ways to call the tools:
+//! - by name with raw JSON arguments, exactly as a model sends them:
+//!   [`Registry::call`] (argument-schema check, timeout policy, spill);
+//! - typed, for a host with its own tool router: [`Registry::glob`] and
+//!   [`Registry::grep`] take [`GlobArgs`] / [`GrepArgs`] and run the same
+//!   path.
+//!
+//! Both return a [`ToolResult`]: the model-visible `text` with its parts
+//! ([`ToolResult::footer`], [`ToolResult::locator`]), the canonical
+//! [`ToolValue`], the [`SearchMeta`] card, the [`SpillRef`] of a saved full
+//! result, and a typed [`ErrorCode`]. The fixed surface the model sees on
+//! every request, prompt sections and tool definitions, comes from
+//! [`Registry::prompt_sections`] and [`Registry::tool_definitions`].
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use fs_search_engine::{
+//!     Config, ExecContext, GrepArgs, Host, LocalBashConfig, LocalBashExecutor,
+//!     LocalSpillStore, Registry,
+//! };
+//!
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! let bash = LocalBashExecutor::new(LocalBashConfig {
+//!     cwd: Some("/path/to/repo".into()),
+//!     ..LocalBashConfig::default()
+//! })?;
+//! let mut registry = Registry::new(Host {
+//!     bash: Some(Arc::new(bash)),
+//!     spill_store: Some(Arc::new(LocalSpillStore::new(None))),
+//!     timeout_policy: true,
+//! });
+//! registry.load(&Config::with_sampling(true)).await?;
+//! let exec = ExecContext::new("call-1").with_session(Some("session-1"), None);
+//! let args = GrepArgs { pattern: "fn main".into(), ..GrepArgs::default() };
+//! let result = registry.grep(&args, &exec).await;
+//! println!("{}", result.text);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! One call flows one way: registry → argument checks → the fixed rg
+//! command (shell quoting is the security boundary) → the bash seam →
+//! parsing rg's output → the canonical value → the rendered page and card
+//! → post-execute spill → the timeout policy.
+#![deny(missing_docs)]
 
-pub mod args;
-pub mod bash;
-pub mod classify;
-pub mod command;
-pub mod config;
-pub mod error;
-pub mod exec;
+mod args;
+mod bash;
+mod classify;
+mod command;
+mod config;
+mod error;
+mod exec;
 mod ids;
-pub mod meta;
-pub mod mtime_sort;
-pub mod parse;
-pub mod paths;
-pub mod pipeline;
-pub mod plugin;
-pub mod post_execute;
-pub mod present;
-pub mod quote;
-pub mod registry;
-pub mod render;
-pub mod result;
-pub mod sample;
-pub mod spill;
-pub mod surface;
-pub mod text;
-pub mod tools;
-pub mod value;
+mod meta;
+mod mtime_sort;
+mod parse;
+mod paths;
+mod pipeline;
+mod plugin;
+mod post_execute;
+mod present;
+mod quote;
+mod registry;
+mod render;
+mod result;
+mod sample;
+mod spill;
+mod surface;
+mod text;
+mod tools;
+mod value;
 
-pub use bash::{BashExecutor, LocalBashConfig, LocalBashExecutor};
-pub use config::Config;
-pub use error::{SearchCode, SearchError, ToolError};
+pub use args::{GlobArgs, GrepArgs};
+pub use bash::{
+    BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
+    LocalBashConfig, LocalBashExecutor, OverCap,
+};
+pub use config::{CONFIG_KEYS, Config, ConfigError, ConfigKey, ConfigKind};
+pub use error::{ErrorCode, SearchCode, SearchError, ToolError};
 pub use exec::{ExecContext, SessionHeader};
-pub use ids::random_hex;
-pub use plugin::{LoadError, LoadOutcome};
+pub use meta::{CardFile, CardLine, SearchMeta};
+pub use plugin::{LoadError, LoadOutcome, PROBE_COMMAND, RG_MISSING_WARNING};
+pub use post_execute::{Accept, Decision, PostExecuteCall, PostExecuteListener};
 pub use registry::{Host, Registry};
-pub use result::ToolResult;
-pub use spill::{LocalSpillStore, SpillStore};
+pub use result::{Page, ResultError, TextParts, ToolResult};
+pub use spill::{LocalSpillStore, SaveTextSpill, SpillError, SpillRef, SpillStore};
+pub use surface::{PromptSection, ToolDefinition};
+pub use tools::ToolKind;
+pub use value::{GlobValue, GrepMatch, GrepValue, ToolValue};
+
+/// The package's public helpers (CONTRACT §1.1 lists what the original
+/// exports for its tests): the constants, the argument parsers, the
+/// command builders and their quoting, the output parsers, the renderers
+/// and presenters, as pure functions. Hosts need none of them to call the
+/// tools; they serve tests and benchmarks that pin one step of a call.
+pub mod helpers {
+    pub use crate::args::{parse_glob_args, parse_grep_args};
+    pub use crate::command::{GLOB_VCS_EXCLUDES, build_glob_command, build_grep_command};
+    pub use crate::config::{
+        GLOB_MAX_RESULTS, GREP_MAX_LINE_BYTES, GREP_MAX_MATCHES, RAW_OUTPUT_MAX_BYTES,
+        SEARCH_META_MAX_BYTES, SEARCH_TIMEOUT_MS,
+    };
+    pub use crate::meta::{glob_search_meta, grep_search_meta};
+    pub use crate::parse::{parse_glob_paths, parse_grep_matches};
+    pub use crate::paths::to_workdir_relative;
+    pub use crate::present::{
+        CallCard, SearchView, present_glob_call, present_glob_result, present_grep_call,
+        present_grep_result,
+    };
+    pub use crate::quote::single_quote;
+    pub use crate::render::{
+        format_grep_matches, glob_spill_content, grep_spill_content, preview_line, render_glob,
+        render_grep,
+    };
+    pub use crate::sample::sample_across_top_level;
+    pub use crate::surface::{
+        GREP_PROMPT_TEXT, INJECT, PLUGIN_NAME, prompt_sections, tool_definitions,
+    };
+}

@@ -12,14 +12,18 @@ use crate::value::{GlobValue, GrepValue};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CardLine {
+    /// The 1-based line number.
     pub line_number: i64,
+    /// The previewed line.
     pub line: String,
 }
 
 /// One file on the card.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CardFile {
+    /// The file's display path.
     pub path: String,
+    /// Its matched lines, in order.
     pub matches: Vec<CardLine>,
 }
 
@@ -28,14 +32,22 @@ pub struct CardFile {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "shape", rename_all = "lowercase")]
 pub enum SearchMeta {
+    /// A glob card.
     Paths {
+        /// The paths shown.
         paths: Vec<String>,
+        /// Whether paths were left out.
         truncated: bool,
+        /// How many paths matched.
         total: u64,
     },
+    /// A grep card.
     Matches {
+        /// The files shown with their lines.
         files: Vec<CardFile>,
+        /// Whether matches were left out.
         truncated: bool,
+        /// How many matches were found.
         total: u64,
     },
 }

@@ -84,7 +84,7 @@ impl DisplayMapper {
     }
 }
 
-/// `toWorkdirRelative(path, workdir)`: see [`DisplayMapper::map`].
+/// `toWorkdirRelative(path, workdir)`: the display mapping of a path under `workdir`.
 pub fn to_workdir_relative<'a>(path: &'a str, workdir: &str) -> Cow<'a, str> {
     DisplayMapper::new(workdir).map(path)
 }

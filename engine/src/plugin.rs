@@ -8,11 +8,11 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::bash::{BashError, BashRequest};
-use crate::config::{ConfigError, RawConfig};
+use crate::config::{Config, ConfigError, RawConfig};
 use crate::post_execute::SpillListener;
 use crate::registry::{Owner, Registry};
 use crate::surface::prompt_sections;
-use crate::tools::SearchTool;
+use crate::tools::ToolKind;
 
 /// The probe command, exactly.
 pub const PROBE_COMMAND: &str = "command -v rg >/dev/null 2>&1";
@@ -26,7 +26,11 @@ pub enum LoadOutcome {
     /// rg was found: both tools, sections and listeners are registered.
     Registered,
     /// rg was not found: nothing registered; the warning was logged.
-    RgMissing { warning: String },
+    /// rg was not found: nothing registered; the warning was logged.
+    RgMissing {
+        /// [`RG_MISSING_WARNING`].
+        warning: String,
+    },
     /// No bash executor: the plugin waits, registering nothing.
     Pending,
 }
@@ -35,10 +39,13 @@ pub enum LoadOutcome {
 #[derive(Debug, Error)]
 pub enum LoadError {
     #[error(transparent)]
+    /// The config failed validation.
     Config(#[from] ConfigError),
     #[error("tool-fs-search: ripgrep availability probe could not start: Error: {0}")]
+    /// The executor could not start the probe.
     ProbeCouldNotStart(BashError),
     #[error("tool-fs-search: ripgrep availability probe did not complete")]
+    /// The probe was killed, timed out or ended by a signal.
     ProbeDidNotComplete,
     /// `resolve` rejected the probe request; propagated unchanged.
     #[error(transparent)]
@@ -46,7 +53,9 @@ pub enum LoadError {
 }
 
 impl Registry {
-    /// Loads (or reloads) the fs-search plugin with `config`.
+    /// Loads (or reloads) the fs-search plugin with the raw config object
+    /// (CONTRACT §2): both validation layers, the rg probe through the
+    /// bash seam, then registration — or nothing when rg is missing.
     pub async fn load_fs_search(&mut self, config: &Value) -> Result<LoadOutcome, LoadError> {
         self.unload_fs_search();
         let raw = RawConfig::parse(config)?;
@@ -78,8 +87,8 @@ impl Registry {
             .map_err(|_| LoadError::ProbeDidNotComplete)?;
         let store = self.host().spill_store.clone();
         for (tool, section) in [
-            (SearchTool::Glob, glob_section),
-            (SearchTool::Grep, grep_section),
+            (ToolKind::Glob, glob_section),
+            (ToolKind::Grep, grep_section),
         ] {
             self.add_section(Owner::FsSearch, section);
             self.add_tool(tool, config.clone(), bash.clone());
@@ -93,6 +102,14 @@ impl Registry {
             );
         }
         Ok(LoadOutcome::Registered)
+    }
+
+    /// Loads (or reloads) the plugin with a typed config: the same load as
+    /// [`Registry::load_fs_search`] on the object `config` stands for.
+    pub async fn load(&mut self, config: &Config) -> Result<LoadOutcome, LoadError> {
+        let raw = serde_json::to_value(config)
+            .map_err(|e| LoadError::Config(ConfigError::Unserialisable(e.to_string())))?;
+        self.load_fs_search(&raw).await
     }
 
     /// Disposes the plugin: removes its tools, sections and listeners.

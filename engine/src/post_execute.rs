@@ -13,17 +13,18 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::exec::ExecContext;
-use crate::result::ToolResult;
+use crate::result::{Page, ToolResult};
 use crate::spill::{SaveTextSpill, SpillRef, SpillStore};
-use crate::tools::SearchTool;
+use crate::tools::ToolKind;
 
 /// An accepted result, optionally with replacements.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Accept {
-    /// Replaces the rendered text only.
-    pub content: Option<String>,
+    /// Replaces the rendered page only.
+    pub content: Option<Page>,
     /// Replaces the canonical value (re-validated and re-rendered).
     pub value: Option<Value>,
+    /// Contexts to attach to the result.
     pub additional_contexts: Option<Vec<String>>,
     /// The spill that produced `content`, for callers that show it.
     pub spill: Option<SpillRef>,
@@ -32,8 +33,13 @@ pub struct Accept {
 /// A listener's decision.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {
+    /// Accept the result, optionally with replacements.
     Accept(Accept),
-    Block { feedback: String },
+    /// Replace the result with an error carrying `feedback`.
+    Block {
+        /// The error message the result carries.
+        feedback: String,
+    },
 }
 
 impl Default for Decision {
@@ -44,8 +50,11 @@ impl Default for Decision {
 
 /// What a listener sees of the call.
 pub struct PostExecuteCall<'a> {
+    /// The tool called.
     pub tool: &'a str,
+    /// The call's execution context.
     pub exec: &'a ExecContext,
+    /// The result so far.
     pub result: &'a ToolResult,
     pub(crate) warnings: &'a Mutex<Vec<String>>,
 }
@@ -61,6 +70,7 @@ impl PostExecuteCall<'_> {
 }
 
 #[async_trait]
+/// One link of the post-execute chain.
 pub trait PostExecuteListener: Send + Sync {
     /// Decides given `next`, the decision of the later listeners.
     async fn decide(&self, call: &PostExecuteCall<'_>, next: Decision) -> Decision;
@@ -68,7 +78,7 @@ pub trait PostExecuteListener: Send + Sync {
 
 /// The package's listener for one tool: spills an over-cap direct success.
 pub struct SpillListener {
-    pub tool: SearchTool,
+    pub tool: ToolKind,
     pub config: Arc<Config>,
     pub store: Option<Arc<dyn SpillStore>>,
 }

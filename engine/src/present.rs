@@ -11,17 +11,23 @@ use crate::meta::{CardFile, SearchMeta};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallCard {
+    /// The card kind.
     pub card: &'static str,
+    /// The card's title.
     pub title: String,
+    /// The call's kind.
     pub kind: &'static str,
+    /// The raw input shown on the card.
     pub raw_input: String,
 }
 
 /// The search result card: `{card: 'search', ...meta}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SearchView {
+    /// The card kind.
     pub card: &'static str,
     #[serde(flatten)]
+    /// The card's content.
     pub meta: SearchMeta,
 }
 

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::args::{GlobArgs, GrepArgs};
 use crate::bash::BashExecutor;
 use crate::config::Config;
 use crate::error::ToolError;
@@ -16,7 +17,7 @@ use crate::post_execute::{Decision, PostExecuteCall, PostExecuteListener};
 use crate::result::ToolResult;
 use crate::spill::SpillStore;
 use crate::surface::{PromptSection, ToolDefinition, tool_definitions};
-use crate::tools::SearchTool;
+use crate::tools::ToolKind;
 use crate::value::ToolValue;
 
 /// The largest delay the original's timers accept.
@@ -25,7 +26,9 @@ const MAX_TIMER_MS: u64 = 2_147_483_647;
 /// The host services a plugin can use.
 #[derive(Clone, Default)]
 pub struct Host {
+    /// The bash executor; without one the plugin stays pending.
     pub bash: Option<Arc<dyn BashExecutor>>,
+    /// The spill store, looked up at the moment of a save.
     pub spill_store: Option<Arc<dyn SpillStore>>,
     /// Whether the timeout policy enforces each tool's `timeoutMs`.
     pub timeout_policy: bool,
@@ -40,7 +43,7 @@ pub enum Owner {
 }
 
 struct RegisteredTool {
-    tool: SearchTool,
+    tool: ToolKind,
     config: Arc<Config>,
     bash: Arc<dyn BashExecutor>,
 }
@@ -54,6 +57,7 @@ pub struct Registry {
 }
 
 impl Registry {
+    /// An empty registry on `host`.
     pub fn new(host: Host) -> Self {
         Self {
             host,
@@ -63,13 +67,14 @@ impl Registry {
         }
     }
 
+    /// The host services.
     pub fn host(&self) -> &Host {
         &self.host
     }
 
     pub(crate) fn add_tool(
         &mut self,
-        tool: SearchTool,
+        tool: ToolKind,
         config: Arc<Config>,
         bash: Arc<dyn BashExecutor>,
     ) {
@@ -131,7 +136,23 @@ impl Registry {
         self.tools.iter().find(|t| t.tool.name() == name)
     }
 
-    /// Executes one call exactly as the host would.
+    /// Runs `glob` with typed arguments: the same path as [`Registry::call`]
+    /// with the arguments object they stand for.
+    pub async fn glob(&self, args: &GlobArgs, exec: &ExecContext) -> ToolResult {
+        self.call(ToolKind::Glob.name(), &args.to_json(), exec)
+            .await
+    }
+
+    /// Runs `grep` with typed arguments: the same path as [`Registry::call`]
+    /// with the arguments object they stand for.
+    pub async fn grep(&self, args: &GrepArgs, exec: &ExecContext) -> ToolResult {
+        self.call(ToolKind::Grep.name(), &args.to_json(), exec)
+            .await
+    }
+
+    /// Executes one call by tool name with raw JSON arguments, exactly as
+    /// a model sends them: unknown tool, argument-schema check, the tool,
+    /// rendering, post-execute (spill), the timeout policy, cancellation.
     pub async fn call(&self, name: &str, args: &Value, exec: &ExecContext) -> ToolResult {
         let Some(registered) = self.tool(name) else {
             return ToolResult::failure(name, &ToolError::UnknownTool(name.to_owned()));
@@ -195,8 +216,8 @@ impl Registry {
         exec: &ExecContext,
     ) -> ToolResult {
         let tool = registered.tool;
-        let (text, meta) = tool.render_with_meta(&value, &registered.config, !exec.nested);
-        ToolResult::success(tool.name(), text, value, meta)
+        let (page, meta) = tool.render_with_meta(&value, &registered.config, !exec.nested);
+        ToolResult::success(tool.name(), page, value, meta)
     }
 
     async fn post_execute(
@@ -232,7 +253,8 @@ impl Registry {
                     };
                 }
                 if let Some(content) = accept.content {
-                    result.text = content;
+                    result.text = content.text;
+                    result.parts = content.parts;
                     result.spill = accept.spill;
                 }
                 result

@@ -3,9 +3,9 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt::Write as _;
 
 use crate::config::Config;
+use crate::result::{Page, TextParts};
 use crate::sample::sample_across_top_level;
 use crate::spill::SpillRef;
 use crate::text::utf8_prefix;
@@ -20,7 +20,7 @@ const GREP_NOT_SAVED: &str =
     "The complete result could not be saved; narrow pattern, path, or include to see more.";
 
 /// `previewLine`: the longest whole-character prefix within `max_bytes`,
-/// plus [`LINE_TRUNCATED`] when anything was cut.
+/// plus ` (line truncated)` when anything was cut.
 pub fn preview_line(line: &str, max_bytes: usize) -> Cow<'_, str> {
     if line.len() <= max_bytes {
         return Cow::Borrowed(line);
@@ -128,23 +128,36 @@ pub fn format_grep_matches(matches: &[PreviewedMatch<'_>]) -> String {
     out
 }
 
-fn glob_recovery(spill: Option<&SpillRef>) -> Cow<'static, str> {
+/// Appends the footer paragraph `({lead}{recovery})` after a blank line:
+/// the recovery sentence names the saved full result at `spill`, or says
+/// it could not be saved. Returns where the footer and the locator are.
+fn push_footer(
+    out: &mut String,
+    lead: &str,
+    stored_at: &str,
+    not_saved: &str,
+    spill: Option<&SpillRef>,
+) -> TextParts {
+    out.push_str("\n\n");
+    let start = out.len();
+    out.push('(');
+    out.push_str(lead);
+    let mut locator = None;
     match spill {
-        Some(r) => Cow::Owned(format!(
-            "Full sorted result stored at: {}. {}",
-            r.locator, r.retrieval_hint
-        )),
-        None => Cow::Borrowed(GLOB_NOT_SAVED),
+        Some(r) => {
+            out.push_str(stored_at);
+            let at = out.len();
+            out.push_str(&r.locator);
+            locator = Some(at..out.len());
+            out.push_str(". ");
+            out.push_str(&r.retrieval_hint);
+        }
+        None => out.push_str(not_saved),
     }
-}
-
-fn grep_recovery(spill: Option<&SpillRef>) -> Cow<'static, str> {
-    match spill {
-        Some(r) => Cow::Owned(format!(
-            "Full grep result stored at: {}. {}",
-            r.locator, r.retrieval_hint
-        )),
-        None => Cow::Borrowed(GREP_NOT_SAVED),
+    out.push(')');
+    TextParts {
+        footer: Some(start..out.len()),
+        locator,
     }
 }
 
@@ -190,35 +203,36 @@ pub fn glob_page<'a>(value: &'a GlobValue, config: &Config) -> GlobPage<'a> {
     }
 }
 
-/// The model-visible glob text, with `spill` naming the saved full list.
-pub fn render_glob(value: &GlobValue, config: &Config, spill: Option<&SpillRef>) -> String {
+/// The model-visible glob page, with `spill` naming the saved full list.
+pub fn render_glob(value: &GlobValue, config: &Config, spill: Option<&SpillRef>) -> Page {
     render_glob_page(&glob_page(value, config), value.paths.len(), spill)
 }
 
-/// The model-visible text of an already computed page of `total` paths.
-pub fn render_glob_page(page: &GlobPage<'_>, total: usize, spill: Option<&SpillRef>) -> String {
+/// The model-visible page of an already computed page of `total` paths.
+pub fn render_glob_page(page: &GlobPage<'_>, total: usize, spill: Option<&SpillRef>) -> Page {
     if total == 0 {
-        return "No files found".to_owned();
+        return Page::plain("No files found".to_owned());
     }
     let mut out = page.paths.join("\n");
+    let mut parts = TextParts::default();
     if let Some(basis) = &page.basis {
-        let _ = write!(
-            out,
-            "\n\n(Showing {} of {} paths{} {})",
-            page.paths.len(),
-            total,
-            basis,
-            glob_recovery(spill)
+        let lead = format!("Showing {} of {} paths{} ", page.paths.len(), total, basis);
+        parts = push_footer(
+            &mut out,
+            &lead,
+            "Full sorted result stored at: ",
+            GLOB_NOT_SAVED,
+            spill,
         );
     }
-    out
+    Page { text: out, parts }
 }
 
-/// The model-visible grep text, with `spill` naming the saved full list.
-pub fn render_grep(value: &GrepValue, config: &Config, spill: Option<&SpillRef>) -> String {
+/// The model-visible grep page, with `spill` naming the saved full list.
+pub fn render_grep(value: &GrepValue, config: &Config, spill: Option<&SpillRef>) -> Page {
     let seen = value.matches.len();
     if seen == 0 {
-        return "No matches found".to_owned();
+        return Page::plain("No matches found".to_owned());
     }
     let cap = config.grep_cap();
     let kept = preview_matches(&value.matches, cap, config.line_budget());
@@ -232,10 +246,17 @@ pub fn render_grep(value: &GrepValue, config: &Config, spill: Option<&SpillRef>)
     let mut out = header;
     out.push_str("\n\n");
     out.push_str(&format_grep_matches(&kept));
+    let mut parts = TextParts::default();
     if seen > cap {
-        let _ = write!(out, "\n\n({})", grep_recovery(spill));
+        parts = push_footer(
+            &mut out,
+            "",
+            "Full grep result stored at: ",
+            GREP_NOT_SAVED,
+            spill,
+        );
     }
-    out
+    Page { text: out, parts }
 }
 
 /// The complete sorted path list a glob spill saves.
@@ -342,7 +363,7 @@ mod tests {
             ".",
         );
         assert_eq!(
-            render_glob(&six, &capped(true, 3, 250), None),
+            render_glob(&six, &capped(true, 3, 250), None).text,
             "vendor/a.ts\nsrc/d.ts\nguide/e.md\n\n(Showing 3 of 6 paths, sampled across 3 of the 4 top-level entries this pattern matched instead of taken in modification-time order. Narrow path to inspect a specific subtree. The complete result could not be saved; narrow pattern or path to see more.)"
         );
         let spill = SpillRef {
@@ -351,7 +372,7 @@ mod tests {
             retrieval_hint: "Use the fake retrieval hint.".into(),
         };
         assert_eq!(
-            render_glob(&six, &capped(true, 3, 250), Some(&spill)),
+            render_glob(&six, &capped(true, 3, 250), Some(&spill)).text,
             "vendor/a.ts\nsrc/d.ts\nguide/e.md\n\n(Showing 3 of 6 paths, sampled across 3 of the 4 top-level entries this pattern matched instead of taken in modification-time order. Narrow path to inspect a specific subtree. Full sorted result stored at: /spill/glob-results.txt. Use the fake retrieval hint.)"
         );
         let four = glob(
@@ -359,7 +380,7 @@ mod tests {
             ".",
         );
         assert_eq!(
-            render_glob(&four, &capped(true, 3, 250), Some(&spill)),
+            render_glob(&four, &capped(true, 3, 250), Some(&spill)).text,
             "vendor/a.ts\nvendor/b.ts\nsrc/d.ts\n\n(Showing 3 of 4 paths, sampled across 2 of the 2 top-level entries this pattern matched instead of taken in modification-time order. Full sorted result stored at: /spill/glob-results.txt. Use the fake retrieval hint.)"
         );
         assert_eq!(
@@ -367,7 +388,8 @@ mod tests {
                 &glob(&["a.ts", "b.ts", "c.ts"], "."),
                 &capped(true, 2, 250),
                 None
-            ),
+            )
+            .text,
             "a.ts\nb.ts\n\n(Showing 2 of 3 paths. The complete result could not be saved; narrow pattern or path to see more.)"
         );
         assert_eq!(
@@ -375,15 +397,16 @@ mod tests {
                 &glob(&["a.ts", "b.ts", "c.ts"], "."),
                 &capped(false, 2, 250),
                 Some(&spill)
-            ),
+            )
+            .text,
             "a.ts\nb.ts\n\n(Showing 2 of 3 paths. Full sorted result stored at: /spill/glob-results.txt. Use the fake retrieval hint.)"
         );
         assert_eq!(
-            render_glob(&glob(&[], "."), &capped(true, 2, 250), None),
+            render_glob(&glob(&[], "."), &capped(true, 2, 250), None).text,
             "No files found"
         );
         assert_eq!(
-            render_glob(&glob(&["a", "b"], "."), &capped(true, 2, 250), None),
+            render_glob(&glob(&["a", "b"], "."), &capped(true, 2, 250), None).text,
             "a\nb"
         );
     }
@@ -399,7 +422,7 @@ mod tests {
             ],
         };
         assert_eq!(
-            render_grep(&three, &config, None),
+            render_grep(&three, &config, None).text,
             "Found 2 of 3 matches\n\na.ts\nLine 1: one\nLine 2: two\n\n(The complete result could not be saved; narrow pattern, path, or include to see more.)"
         );
         assert_eq!(
@@ -410,12 +433,45 @@ mod tests {
             matches: vec![m("a.ts", 1, "hit")],
         };
         assert_eq!(
-            render_grep(&one, &config, None),
+            render_grep(&one, &config, None).text,
             "Found 1 match\n\na.ts\nLine 1: hit"
         );
         assert_eq!(
-            render_grep(&GrepValue { matches: vec![] }, &config, None),
+            render_grep(&GrepValue { matches: vec![] }, &config, None).text,
             "No matches found"
+        );
+    }
+
+    #[test]
+    fn pages_say_where_their_footer_and_locator_are() {
+        let spill = SpillRef {
+            locator: "/spill/glob-results.txt".into(),
+            bytes: 1,
+            retrieval_hint: "Use the fake retrieval hint.".into(),
+        };
+        let three = glob(&["a.ts", "b.ts", "c.ts"], ".");
+        let page = render_glob(&three, &capped(false, 2, 250), Some(&spill));
+        let footer = page.parts.footer.clone().unwrap();
+        assert_eq!(&page.text[..footer.start], "a.ts\nb.ts\n\n");
+        assert!(page.text[footer.clone()].starts_with("(Showing 2 of 3 paths."));
+        assert_eq!(footer.end, page.text.len());
+        assert_eq!(
+            &page.text[page.parts.locator.clone().unwrap()],
+            "/spill/glob-results.txt"
+        );
+        let unsaved = render_glob(&three, &capped(false, 2, 250), None);
+        assert!(unsaved.parts.footer.is_some() && unsaved.parts.locator.is_none());
+        let within = render_glob(&three, &capped(false, 3, 250), None);
+        assert_eq!(within.parts, TextParts::default());
+        let grep = GrepValue {
+            matches: vec![m("a.ts", 1, "one"), m("b.ts", 2, "two")],
+        };
+        let page = render_grep(&grep, &capped(true, 100, 1), Some(&spill));
+        let footer = page.parts.footer.clone().unwrap();
+        assert!(page.text[footer].starts_with("(Full grep result stored at: /spill/"));
+        assert_eq!(
+            &page.text[page.parts.locator.clone().unwrap()],
+            "/spill/glob-results.txt"
         );
     }
 }

@@ -14,8 +14,11 @@ pub const INJECT: [&str; 3] = ["tools", "systemPrompt", "bash"];
 /// One system-prompt section.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PromptSection {
+    /// The section's name.
     pub name: String,
+    /// Where it goes in the prompt (ascending).
     pub order: u32,
+    /// The text the model reads.
     pub text: String,
 }
 
@@ -23,9 +26,13 @@ pub struct PromptSection {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolDefinition {
+    /// The tool name.
     pub name: String,
+    /// The description the model reads.
     pub description: String,
+    /// The JSON Schema of the arguments.
     pub parameters: Value,
+    /// The declared cooperative timeout.
     pub timeout_ms: u64,
 }
 
@@ -132,6 +139,7 @@ pub fn glob_prompt_text(config: &Config) -> String {
     )
 }
 
+/// The grep prompt section's text.
 pub const GREP_PROMPT_TEXT: &str = "Use the grep tool \u{2014} not shell grep or rg \u{2014} to search file contents. Use read on a matched file when you need surrounding context.";
 
 /// The two prompt sections, in registration order.

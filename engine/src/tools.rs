@@ -20,17 +20,25 @@ use crate::pipeline::run_ripgrep;
 use crate::render::{
     glob_page, glob_spill_content, grep_spill_content, render_glob, render_glob_page, render_grep,
 };
+use crate::result::Page;
 use crate::spill::SpillRef;
+use crate::surface::{glob_output_schema, grep_output_schema};
 use crate::value::{GlobValue, GrepValue, ToolValue};
 
-/// Which tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SearchTool {
+/// Which of the two tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ToolKind {
+    /// `glob`: file discovery by path pattern.
     Glob,
+    /// `grep`: content search by regex.
     Grep,
 }
 
-impl SearchTool {
+impl ToolKind {
+    /// Both tools, in registration order.
+    pub const ALL: [Self; 2] = [Self::Glob, Self::Grep];
+
+    /// The tool name a model calls.
     pub fn name(self) -> &'static str {
         match self {
             Self::Glob => "glob",
@@ -38,6 +46,16 @@ impl SearchTool {
         }
     }
 
+    /// The JSON Schema of the tool's canonical value (`output.schema`),
+    /// which the registry checks a replacement value against.
+    pub fn output_schema(self) -> Value {
+        match self {
+            Self::Glob => glob_output_schema(),
+            Self::Grep => grep_output_schema(),
+        }
+    }
+
+    /// The tool called `name`, if it is one of the two.
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "glob" => Some(Self::Glob),
@@ -137,8 +155,8 @@ impl SearchTool {
         }
     }
 
-    /// The model-visible text of `value`.
-    pub fn render(self, value: &ToolValue, config: &Config, spill: Option<&SpillRef>) -> String {
+    /// The model-visible page of `value`.
+    pub fn render(self, value: &ToolValue, config: &Config, spill: Option<&SpillRef>) -> Page {
         match value {
             ToolValue::Glob(v) => render_glob(v, config, spill),
             ToolValue::Grep(v) => render_grep(v, config, spill),
@@ -160,7 +178,7 @@ impl SearchTool {
         value: &ToolValue,
         config: &Config,
         with_meta: bool,
-    ) -> (String, Option<SearchMeta>) {
+    ) -> (Page, Option<SearchMeta>) {
         match value {
             ToolValue::Glob(v) => {
                 let page = glob_page(v, config);

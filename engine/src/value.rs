@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GlobValue {
+    /// The searched directory, relative to the workspace (`.` for it).
     pub root: String,
+    /// The matched paths in rg's order.
     pub paths: Vec<String>,
 }
 
@@ -15,8 +17,11 @@ pub struct GlobValue {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct GrepMatch {
+    /// The file's display path.
     pub path: String,
+    /// The 1-based line number.
     pub line_number: i64,
+    /// The matched line, without its line terminator.
     pub line: String,
 }
 
@@ -24,6 +29,7 @@ pub struct GrepMatch {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GrepValue {
+    /// The matches in rg's order.
     pub matches: Vec<GrepMatch>,
 }
 
@@ -31,7 +37,9 @@ pub struct GrepValue {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum ToolValue {
+    /// A glob value.
     Glob(GlobValue),
+    /// A grep value.
     Grep(GrepValue),
 }
 
@@ -44,6 +52,7 @@ impl ToolValue {
         }
     }
 
+    /// Whether nothing matched.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -61,7 +61,7 @@ async fn call(tree: &TempTree, tool: &str, args: Value, config: Value) -> ToolRe
 }
 
 fn info(result: &ToolResult) -> Option<(Option<&str>, Option<&str>)> {
-    result.error.as_ref().map(|e| (e.name, e.code))
+    result.error.as_ref().map(|e| (e.name(), e.code_str()))
 }
 
 /// CONTRACT A.1

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 
-use fs_search_engine::value::ToolValue;
+use fs_search_engine::ToolValue;
 use fs_search_engine::{
     ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
     SpillStore, ToolResult,
@@ -88,7 +88,7 @@ fn code(result: &ToolResult) -> (Option<&str>, Option<&str>) {
     result
         .error
         .as_ref()
-        .map_or((None, None), |e| (e.name, e.code))
+        .map_or((None, None), |e| (e.name(), e.code_str()))
 }
 
 /// CONTRACT §10.14 I1

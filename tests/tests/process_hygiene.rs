@@ -78,7 +78,7 @@ fn assert_group_gone(pgid: i32) {
 fn text_and_code(result: &ToolResult) -> (&str, Option<&str>) {
     (
         result.text.as_str(),
-        result.error.as_ref().and_then(|e| e.code),
+        result.error.as_ref().and_then(|e| e.code_str()),
     )
 }
 
@@ -138,7 +138,7 @@ async fn the_timeout_policy_kills_the_whole_group() {
         )
     );
     assert_eq!(
-        result.error.as_ref().and_then(|e| e.name),
+        result.error.as_ref().and_then(|e| e.name()),
         Some("ToolTimeoutError")
     );
     assert_group_gone(wait_for(&rg.pgid_file()).await);

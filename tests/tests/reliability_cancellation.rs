@@ -222,7 +222,7 @@ async fn stubborn_group_is_killed(trigger: Trigger) {
         let (name, code, text) = expected(trigger, tool);
         let error = run.result.error.as_ref().unwrap();
         assert!(run.result.is_error);
-        assert_eq!((error.name, error.code), (Some(name), Some(code)));
+        assert_eq!((error.name(), error.code_str()), (Some(name), Some(code)));
         assert_eq!(run.result.text, text);
         assert!(run.members_before >= 4, "leader and three children");
         // SIGTERM was ignored, so only the SIGKILL after the grace period
@@ -280,7 +280,10 @@ async fn a_call_cancelled_before_dispatch_never_starts_the_fake_rg() {
         let exec = ExecContext::new("c").with_signal(token.clone());
         let result = registry.call(tool, &args, &exec).await;
         assert_eq!(result.text, "Error: tool call aborted before dispatch");
-        assert_eq!(result.code(), Some("ABORTED_BEFORE_DISPATCH"));
+        assert_eq!(
+            result.code().map(|c| c.code()),
+            Some("ABORTED_BEFORE_DISPATCH")
+        );
     }
     assert!(!fake.state_dir().join("ready").exists());
 }

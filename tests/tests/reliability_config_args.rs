@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
-use fs_search_engine::bash::{BashError, BashRequest, BashRunResult, BashSpec};
-use fs_search_engine::parse::parse_grep_matches;
+use fs_search_engine::helpers::parse_grep_matches;
+use fs_search_engine::{BashError, BashRequest, BashRunResult, BashSpec};
 use fs_search_engine::{BashExecutor, ExecContext, LocalBashConfig, LocalBashExecutor, Registry};
 use fs_search_tests::reliability::registry_with;
 use proptest::prelude::*;
@@ -157,7 +157,10 @@ async fn huge_config_values_load_and_only_the_timeout_policy_rejects_an_oversize
         if policy {
             // §11.2: past the largest timer delay every call fails with a
             // plain (uncoded) error.
-            assert!(result.is_error && result.code().is_none(), "{result:?}");
+            assert!(
+                result.is_error && result.code().map(|c| c.code()).is_none(),
+                "{result:?}"
+            );
             assert!(result.text.starts_with("Error: "));
         } else {
             assert_eq!(result.text, "Found 1 match\n\na.txt\nLine 1: alpha");
@@ -216,8 +219,8 @@ async fn every_argument_violation_gets_its_exact_error_without_reaching_bash() {
         let result = registry.call(tool, &args, &ExecContext::new("c")).await;
         assert_eq!(result.text, text, "{tool} {args}");
         assert!(result.is_error);
-        assert_eq!(result.code(), code, "{tool} {args}");
-        let name = result.error.as_ref().unwrap().name;
+        assert_eq!(result.code().map(|c| c.code()), code, "{tool} {args}");
+        let name = result.error.as_ref().unwrap().name();
         assert_eq!(name, code.map(|_| "ToolArgsError"));
     }
     assert_eq!(
@@ -239,8 +242,8 @@ async fn every_argument_violation_gets_its_exact_error_without_reaching_bash() {
     ] {
         let result = registry.call(tool, &args, &ExecContext::new("c")).await;
         // Accepted: whatever rg makes of it, it is not an argument error.
-        let argument_error =
-            result.is_error && matches!(result.code(), None | Some("INVALID_ARGS"));
+        let argument_error = result.is_error
+            && matches!(result.code().map(|c| c.code()), None | Some("INVALID_ARGS"));
         assert!(!argument_error, "{tool} {args}: {}", result.text);
     }
     assert_eq!(bash.resolves(), after_probe + 5);
@@ -322,7 +325,7 @@ fn assert_parse_contract(stdout: &str, workdir: &str) -> Result<(), TestCaseErro
     match parse_grep_matches(stdout, workdir) {
         Ok(_) => {}
         Err(e) => {
-            prop_assert_eq!(e.code.as_str(), "SEARCH_FAILED");
+            prop_assert_eq!(e.code.code(), "SEARCH_FAILED");
             prop_assert!(
                 e.message
                     .starts_with("grep received malformed ripgrep --json output ("),

@@ -49,7 +49,7 @@ fn a_fake_rg_1_gib_stdout_flood_overflows_with_peak_memory_bounded_by_the_window
         let started = Instant::now();
         for tool in ["glob", "grep"] {
             let result = registry.call(tool, &json!({"pattern": "a"}), &exec).await;
-            assert_eq!(result.code(), Some("SEARCH_RAW_OUTPUT_OVERFLOW"), "{}", result.text);
+            assert_eq!(result.code().map(|c| c.code()), Some("SEARCH_RAW_OUTPUT_OVERFLOW"), "{}", result.text);
             assert_eq!(
                 result.text,
                 format!(

@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use fs_search_engine::command::GLOB_VCS_EXCLUDES;
+use fs_search_engine::helpers::GLOB_VCS_EXCLUDES;
 use fs_search_engine::{ExecContext, LocalBashConfig, Registry};
 use fs_search_tests::reliability::{FakeRg, load, local_executor};
 use serde_json::{Value, json};
@@ -183,7 +183,7 @@ fn placements(value: &str) -> Vec<(&'static str, Value)> {
 /// The package's own argument checks (CONTRACT §5.1, §6.1, pinned in
 /// `reliability_config_args`) reject a value before any command is built.
 fn rejected_by_argument_checks(tool: &str, args: &Value) -> bool {
-    use fs_search_engine::args::{parse_glob_args, parse_grep_args};
+    use fs_search_engine::helpers::{parse_glob_args, parse_grep_args};
     if tool == "glob" {
         parse_glob_args(args).is_err()
     } else {
@@ -196,8 +196,8 @@ const MAX_ARG_STRLEN: usize = 128 * 1024;
 
 /// The length of the command string the tool hands to `bash -c`.
 fn command_len(tool: &str, args: &Value) -> usize {
-    use fs_search_engine::args::{parse_glob_args, parse_grep_args};
-    use fs_search_engine::command::{build_glob_command, build_grep_command};
+    use fs_search_engine::helpers::{build_glob_command, build_grep_command};
+    use fs_search_engine::helpers::{parse_glob_args, parse_grep_args};
     if tool == "glob" {
         build_glob_command(&parse_glob_args(args).unwrap()).len()
     } else {
@@ -234,7 +234,7 @@ async fn hostile_values_reach_rg_as_one_literal_argument_and_run_nothing_else() 
             let runs = f.fake.recorded_argvs().unwrap();
             if rejected_by_argument_checks(tool, &args) {
                 assert!(
-                    result.is_error && result.code().is_none(),
+                    result.is_error && result.code().map(|c| c.code()).is_none(),
                     "{context}: {result:?}"
                 );
                 assert!(runs.is_empty(), "{context}: rg ran for rejected arguments");
@@ -254,7 +254,7 @@ async fn hostile_values_reach_rg_as_one_literal_argument_and_run_nothing_else() 
             assert!(
                 !result.is_error
                     || matches!(
-                        result.code(),
+                        result.code().map(|c| c.code()),
                         Some("SEARCH_FAILED" | "SEARCH_INVALID_PATTERN")
                     ),
                 "{context}: {result:?}"
@@ -299,7 +299,11 @@ async fn a_nul_byte_in_any_value_ends_with_search_failed_could_not_start() {
         f.fake.clear_records().unwrap();
         let result = f.registry.call(tool, &args, &f.exec()).await;
         assert!(result.is_error, "{args}");
-        assert_eq!(result.code(), Some("SEARCH_FAILED"), "{args}");
+        assert_eq!(
+            result.code().map(|c| c.code()),
+            Some("SEARCH_FAILED"),
+            "{args}"
+        );
         assert_eq!(result.text, could_not_start(tool));
         assert!(f.fake.recorded_argvs().unwrap().is_empty(), "rg ran");
     }
@@ -316,7 +320,7 @@ async fn a_value_beyond_the_kernel_argument_limit_ends_with_could_not_start() {
             .registry
             .call(tool, &json!({"pattern": huge}), &f.exec())
             .await;
-        assert_eq!(result.code(), Some("SEARCH_FAILED"));
+        assert_eq!(result.code().map(|c| c.code()), Some("SEARCH_FAILED"));
         assert_eq!(result.text, could_not_start(tool));
     }
     assert!(f.fake.recorded_argvs().unwrap().is_empty());

@@ -28,7 +28,12 @@ fn exec(work: &std::path::Path) -> ExecContext {
 
 fn assert_failure(result: &ToolResult, code: &str, text: &str) {
     assert!(result.is_error, "{result:?}");
-    assert_eq!(result.code(), Some(code), "{}", result.text);
+    assert_eq!(
+        result.code().map(|c| c.code()),
+        Some(code),
+        "{}",
+        result.text
+    );
     assert_eq!(result.text, text);
 }
 

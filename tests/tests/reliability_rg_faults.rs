@@ -44,7 +44,10 @@ async fn registry_over(fake: &FakeRg) -> Registry {
 fn assert_failure(result: &ToolResult, code: &str, text: &str) {
     assert!(result.is_error, "{result:?}");
     let error = result.error.as_ref().unwrap();
-    assert_eq!((error.name, error.code), (Some("SearchError"), Some(code)));
+    assert_eq!(
+        (error.name(), error.code_str()),
+        (Some("SearchError"), Some(code))
+    );
     assert_eq!(result.text, text);
     assert!(result.value.is_none() && result.meta.is_none());
 }
@@ -167,7 +170,11 @@ async fn real_rg_exit_2_on_an_unreadable_or_missing_target_fails_the_whole_searc
         .await;
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
     if enforced {
-        assert_eq!(result.code(), Some("SEARCH_FAILED"), "{result:?}");
+        assert_eq!(
+            result.code().map(|c| c.code()),
+            Some("SEARCH_FAILED"),
+            "{result:?}"
+        );
         assert!(
             result
                 .text
@@ -368,5 +375,5 @@ async fn rg_missing_at_load_registers_nothing_with_the_one_warning() {
         .call("glob", &json!({"pattern": "*"}), &ExecContext::new("c"))
         .await;
     assert_eq!(result.text, "Error: unknown tool \"glob\"");
-    assert_eq!(result.code(), Some("UNKNOWN_TOOL"));
+    assert_eq!(result.code().map(|c| c.code()), Some("UNKNOWN_TOOL"));
 }

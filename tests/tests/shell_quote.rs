@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use fs_search_engine::quote::single_quote;
+use fs_search_engine::helpers::single_quote;
 use fs_search_engine::{
     ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, Registry,
 };
@@ -203,7 +203,7 @@ fn a_nul_byte_gets_the_could_not_start_result() {
         &ExecContext::new("n"),
     ));
     assert_eq!(
-        result.error.as_ref().and_then(|e| e.code),
+        result.error.as_ref().and_then(|e| e.code_str()),
         Some("SEARCH_FAILED")
     );
     assert_eq!(

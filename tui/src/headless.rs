@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::time::Instant;
 
-use fs_search_engine::{ExecContext, random_hex};
+use fs_search_engine::ExecContext;
 use serde_json::{Value, json};
 
 use crate::cli::{CallArgs, SurfaceArgs};
@@ -32,12 +32,12 @@ pub async fn call(args: CallArgs) -> Result<(), SetupError> {
     let workdir = args.workdir.to_string_lossy().into_owned();
     let mut exec = ExecContext::new(
         args.call_id
-            .unwrap_or_else(|| format!("call-{}", random_hex(6))),
+            .unwrap_or_else(|| ExecContext::fresh_id("call")),
     );
     if !args.no_session {
         let id = args
             .session_id
-            .unwrap_or_else(|| format!("session-{}", random_hex(6)));
+            .unwrap_or_else(|| ExecContext::fresh_id("session"));
         exec = exec.with_session(Some(&id), Some(&workdir));
     }
     if args.nested {

@@ -25,11 +25,15 @@ use super::{
 pub struct LocalBashConfig {
     /// Default working directory (else the process cwd).
     pub cwd: Option<String>,
+    /// Default timeout of a request without one, in ms.
     pub timeout_ms: u64,
+    /// The largest timeout a request may ask for, in ms.
     pub max_timeout_ms: u64,
     /// Default stdout budget, and the stderr budget.
     pub max_output_bytes: u64,
+    /// The most bytes of a stream kept in the executor's spill file.
     pub max_spill_bytes: u64,
+    /// Grace between SIGTERM and SIGKILL of the process group, in ms.
     pub grace_ms: u64,
     /// Extra variables for every child, set after the fixed overlay and
     /// before a request's own `env` (e.g. `RIPGREP_CONFIG_PATH` for a
@@ -58,6 +62,7 @@ pub struct LocalBashExecutor {
 }
 
 impl LocalBashExecutor {
+    /// An executor with `config`; fails when no usable working directory is given.
     pub fn new(config: LocalBashConfig) -> Result<Self, BashError> {
         for (name, value) in [
             ("timeoutMs", config.timeout_ms),

@@ -20,26 +20,38 @@ pub struct BashRequest {
     pub command: String,
     /// Working directory; `None` lets the executor choose.
     pub workdir: Option<String>,
+    /// Timeout in ms; the executor's default when absent.
     pub timeout_ms: Option<u64>,
     /// Foreground stdout capture budget in bytes.
     pub stdout_max_bytes: Option<u64>,
     /// Kills the command when cancelled.
     pub signal: Option<CancellationToken>,
+    /// Text for the command's stdin.
     pub stdin: Option<String>,
+    /// Extra environment variables.
     pub env: Option<BTreeMap<String, String>>,
+    /// Extra environment variables of the dsh namespace.
     pub dsh_env: Option<BTreeMap<String, String>>,
 }
 
 /// A request with the executor's defaults and caps applied.
 #[derive(Debug, Clone)]
 pub struct BashSpec {
+    /// The command, run by `bash -c`.
     pub command: String,
+    /// The working directory.
     pub workdir: String,
+    /// The timeout in ms after which the process group is killed.
     pub timeout_ms: u64,
+    /// How many bytes of stdout are kept.
     pub stdout_max_bytes: u64,
+    /// Cancelling it aborts the run and kills the process group.
     pub signal: Option<CancellationToken>,
+    /// Text for the command's stdin.
     pub stdin: Option<String>,
+    /// Extra environment variables.
     pub env: Option<BTreeMap<String, String>>,
+    /// Extra environment variables of the dsh namespace.
     pub dsh_env: Option<BTreeMap<String, String>>,
 }
 
@@ -47,12 +59,16 @@ pub struct BashSpec {
 /// were dropped, and optionally a file holding the whole stream.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CollectedOutput {
+    /// The captured text (the tail window when truncated).
     pub text: String,
+    /// Whether more was written than was kept.
     pub truncated: bool,
+    /// The executor's spill file of the stream, if it kept one.
     pub spill_path: Option<PathBuf>,
 }
 
 impl CollectedOutput {
+    /// A stream captured whole.
     pub fn complete(text: impl Into<String>) -> Self {
         Self {
             text: text.into(),
@@ -73,8 +89,11 @@ pub struct BashRunResult {
     pub timed_out: bool,
     /// The caller's signal was the first cause of the kill.
     pub aborted: bool,
+    /// The timeout the run had.
     pub timeout_ms: u64,
+    /// The captured stdout.
     pub stdout: CollectedOutput,
+    /// The captured stderr.
     pub stderr: CollectedOutput,
 }
 
@@ -105,14 +124,17 @@ pub enum CappedRun {
 #[derive(Debug, Error)]
 pub enum BashError {
     #[error("{0}")]
+    /// `resolve` rejected the request.
     InvalidRequest(String),
     #[error("aborted before spawn: {0}")]
+    /// The signal was cancelled before the process started.
     AbortedBeforeSpawn(String),
     /// Spawning failed (missing shell, unusable working directory, a NUL
     /// byte in the command): `spawn bash ENOENT` like the original.
     #[error("spawn bash {}", errno_name(.0))]
     Spawn(std::io::Error),
     #[error("{0}")]
+    /// Any other infrastructure failure.
     Other(String),
 }
 

@@ -7,18 +7,22 @@ use async_trait::async_trait;
 use serde::Serialize;
 use thiserror::Error;
 
-pub use local::{LocalSpillStore, RETRIEVAL_HINT, encode_segment};
+pub use local::LocalSpillStore;
 
 /// What to save, for whom, and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SaveTextSpill {
     /// The owning session id (storage namespace).
     pub session_id: String,
+    /// The tool whose result it is.
     pub tool_name: String,
+    /// The call whose result it is.
     pub call_id: String,
+    /// What the text is (`result`).
     pub label: String,
     /// A file name hint; the backend sanitises it.
     pub suggested_name: String,
+    /// The text to save.
     pub content: String,
 }
 
@@ -26,9 +30,11 @@ pub struct SaveTextSpill {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SpillRef {
+    /// Where the text is, as the model reads it.
     pub locator: String,
     /// UTF-8 length of the saved content.
     pub bytes: u64,
+    /// How the model can read it back.
     pub retrieval_hint: String,
 }
 
@@ -36,12 +42,16 @@ pub struct SpillRef {
 #[derive(Debug, Error)]
 pub enum SpillError {
     #[error("{0}")]
+    /// A file-system failure.
     Io(#[from] std::io::Error),
     #[error("{0}")]
+    /// Any other failure.
     Other(String),
 }
 
 #[async_trait]
+/// The spill store seam: where over-cap results are saved.
 pub trait SpillStore: Send + Sync {
+    /// Saves `input.content`; the locator names where it went.
     async fn save_text(&self, input: SaveTextSpill) -> Result<SpillRef, SpillError>;
 }

@@ -9,13 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use fs_search_engine::bash::{
+use fs_search_engine::PROBE_COMMAND;
+use fs_search_engine::{Accept, Decision, PostExecuteCall, PostExecuteListener};
+use fs_search_engine::{
     BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CollectedOutput,
 };
-use fs_search_engine::plugin::PROBE_COMMAND;
-use fs_search_engine::post_execute::{Accept, Decision, PostExecuteCall, PostExecuteListener};
-use fs_search_engine::spill::{SaveTextSpill, SpillError, SpillRef, SpillStore};
 use fs_search_engine::{ExecContext, Host, LoadError, LoadOutcome, Registry, ToolResult};
+use fs_search_engine::{SaveTextSpill, SpillError, SpillRef, SpillStore};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -264,7 +264,7 @@ pub fn match_line(path: &str, n: u64, text: &str) -> String {
 
 pub fn info(result: &ToolResult) -> (Option<&'static str>, Option<&'static str>) {
     match &result.error {
-        Some(e) => (e.name, e.code),
+        Some(e) => (e.name(), e.code_str()),
         None => (None, None),
     }
 }

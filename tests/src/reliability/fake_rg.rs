@@ -12,7 +12,7 @@ use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use fs_search_engine::quote::single_quote;
+use fs_search_engine::helpers::single_quote;
 use tempfile::TempDir;
 
 /// A fake `rg` and its state directory.

@@ -56,8 +56,8 @@ pub fn outcome_of(result: &ToolResult, normaliser: &Normaliser) -> Outcome {
     Outcome {
         is_error: result.is_error,
         error: result.error.as_ref().map(|e| OutcomeError {
-            name: e.name.map(str::to_owned),
-            code: e.code.map(str::to_owned),
+            name: e.name().map(str::to_owned),
+            code: e.code_str().map(str::to_owned),
         }),
         spill: result.spill.as_ref().map(|s| OutcomeSpill {
             locator: normaliser.apply(&s.locator),

@@ -12,9 +12,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fs_search_engine::plugin::RG_MISSING_WARNING;
-use fs_search_engine::surface::{PromptSection, ToolDefinition};
+use fs_search_engine::RG_MISSING_WARNING;
 use fs_search_engine::{ExecContext, Host, Registry, ToolResult};
+use fs_search_engine::{PromptSection, ToolDefinition};
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 use tokio::sync::{mpsc, watch};
@@ -229,7 +229,7 @@ impl EffectRunner {
                 tool,
                 %args,
                 is_error = result.is_error,
-                code = result.code().unwrap_or(""),
+                code = result.code().map_or("", |c| c.code()),
                 bytes = result.text.len(),
                 ms = duration.as_secs_f64() * 1000.0,
                 "call finished"
@@ -327,7 +327,7 @@ mod tests {
         });
         match next(&mut rx).await {
             AppEvent::Finished { result, .. } => {
-                assert_eq!(result.code(), Some("UNKNOWN_TOOL"));
+                assert_eq!(result.code().map(|c| c.code()), Some("UNKNOWN_TOOL"));
             }
             other => panic!("{other:?}"),
         }
@@ -366,7 +366,12 @@ mod tests {
             AppEvent::Finished { id, result, .. } => {
                 assert_eq!(id, 7);
                 assert!(result.is_error);
-                assert_eq!(result.code(), Some("SEARCH_ABORTED"), "{}", result.text);
+                assert_eq!(
+                    result.code().map(|c| c.code()),
+                    Some("SEARCH_ABORTED"),
+                    "{}",
+                    result.text
+                );
                 assert_eq!(
                     result.text,
                     "Error: grep was aborted before completion (tool timeout or caller cancellation)"

@@ -54,7 +54,7 @@ mod screen_tests;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use fs_search_engine::random_hex;
+use fs_search_engine::ExecContext;
 
 use self::error::TuiError;
 use self::state::session::SessionInfo;
@@ -97,7 +97,7 @@ pub async fn run(workdir: Option<PathBuf>, config: Option<String>) -> Result<(),
         .keep();
     let session = SessionInfo {
         workdir: workdir.display().to_string(),
-        session_id: format!("session-{}", random_hex(6)),
+        session_id: ExecContext::fresh_id("session"),
         spill_root: Some(spill_root.clone()),
         log_path: logging.as_ref().map(|l| l.path.clone()),
     };

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use fs_search_engine::plugin::RG_MISSING_WARNING;
+use fs_search_engine::RG_MISSING_WARNING;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -269,7 +269,10 @@ async fn error_result_with_metadata() {
     h.keys("te(<Enter><Esc>").await;
     let result = &h.app.state.shown_record().unwrap().result;
     assert!(result.is_error);
-    assert_eq!(result.code(), Some("SEARCH_INVALID_PATTERN"));
+    assert_eq!(
+        result.code().map(|c| c.code()),
+        Some("SEARCH_INVALID_PATTERN")
+    );
     assert_screen!("error_result_text", h.screen());
     h.keys("4").await;
     assert_screen!("error_result_call_details", h.screen());
@@ -297,7 +300,7 @@ async fn config_panel_with_an_invalid_value() {
     // calls now get the unknown-tool result, as after any failed load
     h.keys("r").await;
     let result = &h.app.state.shown_record().unwrap().result;
-    assert_eq!(result.code(), Some("UNKNOWN_TOOL"));
+    assert_eq!(result.code().map(|c| c.code()), Some("UNKNOWN_TOOL"));
 }
 
 #[tokio::test]

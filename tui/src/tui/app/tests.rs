@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
-use fs_search_engine::meta::SearchMeta;
-use fs_search_engine::plugin::RG_MISSING_WARNING;
-use fs_search_engine::spill::SpillRef;
-use fs_search_engine::value::{GlobValue, ToolValue};
-use fs_search_engine::{SearchCode, SearchError, ToolError, ToolResult};
+use fs_search_engine::RG_MISSING_WARNING;
+use fs_search_engine::SearchMeta;
+use fs_search_engine::SpillRef;
+use fs_search_engine::{GlobValue, ToolValue};
+use fs_search_engine::{Page, SearchCode, SearchError, ToolError, ToolResult};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 
@@ -55,7 +55,12 @@ fn glob_result(paths: &[&str], text: &str, spill: Option<SpillRef>) -> ToolResul
         truncated: spill.is_some(),
         total: paths.len() as u64,
     };
-    let mut result = ToolResult::success("glob", text.into(), ToolValue::Glob(value), Some(meta));
+    let mut result = ToolResult::success(
+        "glob",
+        Page::plain(text.into()),
+        ToolValue::Glob(value),
+        Some(meta),
+    );
     result.spill = spill;
     result
 }
@@ -166,7 +171,7 @@ fn the_cancel_key_cancels_only_a_running_call() {
         "the result's summary replaces the message"
     );
     let shown = app.state.shown_record().unwrap();
-    assert_eq!(shown.result.code(), Some("ABORTED"));
+    assert_eq!(shown.result.code().map(|c| c.code()), Some("ABORTED"));
     assert_eq!(shown.result.text, "Error: tool call aborted");
 }
 
@@ -376,8 +381,8 @@ fn a_loaded_plugin_fills_the_surface_and_rg_missing_explains_the_fix() {
     app.start();
     let config = fs_search_engine::Config::with_sampling(true);
     let info = LoadInfo {
-        sections: fs_search_engine::surface::prompt_sections(&config),
-        tools: fs_search_engine::surface::tool_definitions(&config),
+        sections: fs_search_engine::helpers::prompt_sections(&config),
+        tools: fs_search_engine::helpers::tool_definitions(&config),
         warnings: Vec::new(),
     };
     app.on_event(AppEvent::Loaded {
@@ -393,7 +398,7 @@ fn a_loaded_plugin_fills_the_surface_and_rg_missing_explains_the_fix() {
         .map(|l| l.text.as_str())
         .collect();
     assert!(surface.contains(&"== section tool:glob · order 103 =="));
-    assert!(surface.contains(&fs_search_engine::surface::GREP_PROMPT_TEXT));
+    assert!(surface.contains(&fs_search_engine::helpers::GREP_PROMPT_TEXT));
 
     let effects = app.apply(Action::ApplyConfig);
     assert_eq!(effects.len(), 1);

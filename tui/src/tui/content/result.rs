@@ -105,8 +105,8 @@ pub fn details_doc(f: &CallFacts<'_>) -> Doc {
     doc.push(&format!("isError     {}", r.is_error), LineKind::Body);
     match &r.error {
         Some(e) => {
-            let name = e.name.map_or("null".to_owned(), |n| format!("{n:?}"));
-            let code = e.code.map_or("null".to_owned(), |c| format!("{c:?}"));
+            let name = e.name().map_or("null".to_owned(), |n| format!("{n:?}"));
+            let code = e.code_str().map_or("null".to_owned(), |c| format!("{c:?}"));
             doc.push(
                 &format!("error       {{name: {name}, code: {code}}}"),
                 LineKind::Alert,

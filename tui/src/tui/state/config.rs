@@ -2,72 +2,14 @@
 //! cap as a JSON literal the developer can edit (empty = key absent, so
 //! the engine's default applies), then the engine's opt-in switches
 //! beyond the contract, plus any other keys the starting config carried.
-//! The keys and their defaults come from one place, [`engine_keys`].
+//! The keys, their defaults and descriptions are the engine's
+//! ([`CONFIG_KEYS`]).
 //! Applying builds the config object exactly as typed; the engine's load
 //! validates it, so an invalid value shows the contract's own error.
 
-use fs_search_engine::config::{GLOB_SORT_IN_ENGINE, NUMERIC_KEYS, STOP_AT_RAW_OUTPUT_CAP};
+use fs_search_engine::{CONFIG_KEYS, ConfigKind};
 use serde_json::{Map, Value};
 use tui_input::Input;
-
-/// The sampling key, listed first.
-pub const SAMPLING_KEY: &str = "sampleOverCapGlobResults";
-
-/// The engine's opt-in switches beyond the contract (absent = `false`).
-const OPT_IN_KEYS: [&str; 2] = [GLOB_SORT_IN_ENGINE, STOP_AT_RAW_OUTPUT_CAP];
-
-/// The engine defaults of the numeric keys, for display.
-const DEFAULTS: [u64; 6] = [
-    fs_search_engine::config::GLOB_MAX_RESULTS,
-    fs_search_engine::config::GREP_MAX_MATCHES,
-    fs_search_engine::config::GREP_MAX_LINE_BYTES,
-    fs_search_engine::config::SEARCH_META_MAX_BYTES,
-    fs_search_engine::config::RAW_OUTPUT_MAX_BYTES,
-    fs_search_engine::config::SEARCH_TIMEOUT_MS,
-];
-
-/// One key of the engine's config as the form shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeySpec {
-    pub key: &'static str,
-    /// What the engine uses when the key is absent, if anything.
-    pub default: Option<String>,
-    /// A true/false switch (Space flips it).
-    pub boolean: bool,
-    /// An engine opt-in beyond the contract.
-    pub opt_in: bool,
-}
-
-/// The keys the form edits, in display order: the sampling key, every
-/// cap, then the opt-ins. The one place that knows the engine's keys and
-/// defaults.
-pub fn engine_keys() -> Vec<KeySpec> {
-    let sampling = KeySpec {
-        key: SAMPLING_KEY,
-        default: None,
-        boolean: true,
-        opt_in: false,
-    };
-    let caps = NUMERIC_KEYS
-        .iter()
-        .zip(DEFAULTS)
-        .map(|(key, default)| KeySpec {
-            key,
-            default: Some(default.to_string()),
-            boolean: false,
-            opt_in: false,
-        });
-    let opt_ins = OPT_IN_KEYS.into_iter().map(|key| KeySpec {
-        key,
-        default: Some("false".to_owned()),
-        boolean: true,
-        opt_in: true,
-    });
-    std::iter::once(sampling)
-        .chain(caps)
-        .chain(opt_ins)
-        .collect()
-}
 
 /// One editable key.
 #[derive(Debug, Clone)]
@@ -81,6 +23,8 @@ pub struct ConfigField {
     pub boolean: bool,
     /// An engine opt-in beyond the contract.
     pub opt_in: bool,
+    /// What the key changes, in one line (the engine's words).
+    pub description: &'static str,
 }
 
 /// The panel's state.
@@ -106,14 +50,22 @@ impl ConfigPanel {
     pub fn from_value(config: &Value) -> Self {
         let object = config.as_object();
         let get = |key: &str| object.and_then(|o| o.get(key));
-        let fields: Vec<ConfigField> = engine_keys()
-            .into_iter()
-            .map(|spec| ConfigField {
-                key: spec.key,
-                input: Input::new(literal(get(spec.key))),
-                default: spec.default,
-                boolean: spec.boolean,
-                opt_in: spec.opt_in,
+        let fields: Vec<ConfigField> = CONFIG_KEYS
+            .iter()
+            .map(|key| {
+                let (default, boolean) = match key.kind {
+                    ConfigKind::RequiredBoolean => (None, true),
+                    ConfigKind::PositiveInteger { default } => (Some(default.to_string()), false),
+                    ConfigKind::OptIn => (Some("false".to_owned()), true),
+                };
+                ConfigField {
+                    key: key.name,
+                    input: Input::new(literal(get(key.name))),
+                    default,
+                    boolean,
+                    opt_in: key.kind == ConfigKind::OptIn,
+                    description: key.description,
+                }
             })
             .collect();
         let extra = object
@@ -227,7 +179,10 @@ mod tests {
             json!({"sampleOverCapGlobResults": true, "globMaxResults": 0})
         );
         flip_sampling(&mut panel);
-        assert_eq!(panel.to_config().unwrap()[SAMPLING_KEY], json!(false));
+        assert_eq!(
+            panel.to_config().unwrap()["sampleOverCapGlobResults"],
+            json!(false)
+        );
         panel.selected = 6;
         if let Some(input) = panel.selected_input_mut() {
             *input = Input::new("\"soon\"".into());

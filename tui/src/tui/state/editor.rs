@@ -8,10 +8,10 @@ use tui_input::Input;
 
 /// The tool being called: the engine's own tool kinds (one source for
 /// their names).
-pub type Tool = fs_search_engine::tools::SearchTool;
+pub type Tool = fs_search_engine::ToolKind;
 
 /// The tools the editor offers, in the order shown and toggled.
-pub const TOOLS: [Tool; 2] = [Tool::Glob, Tool::Grep];
+pub const TOOLS: [Tool; 2] = Tool::ALL;
 
 /// The tool after `tool` in [`TOOLS`] (the `t` key).
 fn toggled(tool: Tool) -> Tool {

@@ -76,6 +76,9 @@ pub fn draw(
     }
 
     let mut lines = Vec::new();
+    if let Some(field) = panel.fields.get(panel.selected) {
+        lines.push(Line::from(format!("{}: {}", field.key, field.description)).dark_gray());
+    }
     if !panel.extra.is_empty() {
         let extra = serde_json::to_string(&panel.extra).unwrap_or_default();
         lines.push(Line::from(format!("other keys, sent as given: {extra}")));

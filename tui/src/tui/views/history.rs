@@ -14,7 +14,10 @@ use crate::tui::state::calls::{CallRecord, Running};
 /// One call as a history row.
 pub fn row_text(record: &CallRecord) -> String {
     let outcome = if record.result.is_error {
-        format!("ERR {}", record.result.code().unwrap_or("(plain)"))
+        format!(
+            "ERR {}",
+            record.result.code().map_or("(plain)", |c| c.code())
+        )
     } else if record.result.spill.is_some() {
         "ok, spilled".to_owned()
     } else {

@@ -24,7 +24,6 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 use super::content;
 use super::keymap;
 use super::state::calls::CallRecord;
-use super::state::config::SAMPLING_KEY;
 use super::state::session::PluginStatus;
 use super::state::{Editing, Overlay, SpillState, State, Viewport, Viewports};
 use super::tabs::Tab;
@@ -119,7 +118,7 @@ fn path_tail(path: &str, cols: usize) -> String {
 }
 
 fn plugin_text(state: &State) -> Span<'static> {
-    let sampling = match state.applied.get(SAMPLING_KEY) {
+    let sampling = match state.applied.get("sampleOverCapGlobResults") {
         Some(serde_json::Value::Bool(true)) => "sampling on",
         Some(serde_json::Value::Bool(false)) => "sampling off",
         _ => "sampling ?",
@@ -189,8 +188,8 @@ pub fn record_summary(record: &CallRecord, index: usize, count: usize) -> String
     match &r.error {
         Some(e) => parts.push(format!(
             "isError {{name: {}, code: {}}}",
-            e.name.unwrap_or("null"),
-            e.code.unwrap_or("null")
+            e.name().unwrap_or("null"),
+            e.code_str().unwrap_or("null")
         )),
         None => parts.push("ok".to_owned()),
     }
