@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use self::calls::{CallRecord, Running};
-use self::config::ConfigPanel;
+use self::config::ConfigForm;
 use self::editor::{CallEditor, Field};
 use self::session::{PluginStatus, SessionInfo, Status};
 use self::transcript::TranscriptState;
@@ -83,7 +83,7 @@ impl Default for Viewports {
 pub struct State {
     pub session: SessionInfo,
     pub editor: CallEditor,
-    pub config: ConfigPanel,
+    pub config: ConfigForm,
     pub plugin: PluginStatus,
     /// The config the current plugin status came from.
     pub applied: Value,
@@ -116,7 +116,7 @@ impl State {
         Self {
             session,
             editor: CallEditor::default(),
-            config: ConfigPanel::from_value(config),
+            config: ConfigForm::from_value(config),
             plugin: PluginStatus::Loading,
             applied: config.clone(),
             surface: Doc::default(),

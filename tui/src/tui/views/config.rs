@@ -11,17 +11,17 @@ use ratatui::widgets::{Paragraph, Wrap};
 use serde_json::Value;
 
 use super::editor::input;
-use crate::tui::state::config::ConfigPanel;
+use crate::tui::state::config::ConfigForm;
 use crate::tui::state::session::PluginStatus;
 
 const KEY_COLS: u16 = 28;
 
-/// Draws the form `panel` (its selected value in edit when `editing`),
+/// Draws the config form `panel` (its selected value in edit when `editing`),
 /// the config the plugin was last loaded with and that load's outcome.
 pub fn draw(
     frame: &mut Frame<'_>,
     area: Rect,
-    panel: &ConfigPanel,
+    panel: &ConfigForm,
     editing: bool,
     applied: &Value,
     plugin: &PluginStatus,
