@@ -1,5 +1,7 @@
 //! The help: where the log file and spill files are, every key binding
-//! by context (from the key map), and how to read the Text tab.
+//! by context (from the key map), the tabs (from their table), and how to
+//! read the Text tab. Composed here, not in `views`, so the update logic
+//! can size it for scrolling too.
 
 use super::surface::RG_INSTALL_HINT;
 use crate::tui::doc::{Doc, LineKind};

@@ -1,6 +1,7 @@
 //! Draws the Config tab: each key with its JSON literal (or the default
-//! that applies when absent), the object the next load will get, and
-//! the outcome of the last load in the contract's own words.
+//! that applies when absent), the selected key's description, the object
+//! the next load will get, and the outcome of the last load in the
+//! contract's own words.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
