@@ -24,10 +24,11 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 
 use fs_search_workbench::setup::{SpillChoice, load_engine};
-use fs_search_workbench::tui::app::{App, SessionInfo};
+use fs_search_workbench::tui::app::App;
+use fs_search_workbench::tui::effects::{AppEvent, Effect};
+use fs_search_workbench::tui::event_loop;
 use fs_search_workbench::tui::keymap::Action;
-use fs_search_workbench::tui::runner::{AppEvent, Effect};
-use fs_search_workbench::tui::views;
+use fs_search_workbench::tui::state::session::SessionInfo;
 
 fn stats(name: &str, mut samples: Vec<Duration>) {
     samples.sort();
@@ -182,16 +183,12 @@ async fn render_250(iterations: usize) {
                 duration: Duration::from_millis(5),
             });
             let t = Instant::now();
-            terminal
-                .draw(|f| views::draw(f, &app, Instant::now()))
-                .unwrap();
+            event_loop::draw(&mut terminal, &mut app, Instant::now()).unwrap();
             cold.push(t.elapsed());
             for _ in 0..4 {
                 app.apply(Action::PageDown);
                 let t = Instant::now();
-                terminal
-                    .draw(|f| views::draw(f, &app, Instant::now()))
-                    .unwrap();
+                event_loop::draw(&mut terminal, &mut app, Instant::now()).unwrap();
                 warm.push(t.elapsed());
             }
         }

@@ -1,10 +1,11 @@
-//! The workbench's state and its update logic: keys and runner outcomes
-//! come in, state changes and [`Effect`]s go out. No terminal here, so
-//! every behaviour is unit-testable; `views` draws this state.
+//! The workbench's update logic, the one home of `impl App`: terminal
+//! events and keys come in, are looked up in the key map as [`Action`]s
+//! and carried out on the [`State`]; the effect runner's outcomes
+//! ([`AppEvent`]) come in the same way; what must happen off the UI goes
+//! out as [`Effect`]s. No terminal and no screen layout here (the sizes of
+//! the scrollable areas arrive through [`App::resize`]), so every
+//! behaviour is unit-testable; `views` draws `app.state`.
 
-use std::cell::{Cell, OnceCell};
-use std::collections::HashMap;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use fs_search_engine::ToolResult;
@@ -12,217 +13,33 @@ use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind};
 use serde_json::Value;
 use tui_input::backend::crossterm::to_input_request;
 
-use super::config_panel::ConfigPanel;
+use super::content;
 use super::doc::{Doc, LineKind};
-use super::editor::{CallEditor, Field, Tool};
+use super::effects::{AppEvent, Effect, LoadInfo, SpillContent};
 use super::keymap::{self, Action};
-use super::result_docs::{self, CallFacts};
-use super::runner::{AppEvent, Effect, LoadInfo, SpillContent};
-use super::surface_doc;
+use super::state::calls::{CallRecord, Running};
+use super::state::editor::{Field, Tool};
+use super::state::session::{PluginStatus, SessionInfo, Status};
+use super::state::transcript::TranscriptAction;
+use super::state::{Editing, Overlay, SpillState, State, Viewports};
 use super::tabs::Tab;
-use super::transcript_pane::TranscriptPane;
 
-/// Where the session runs and logs; shown in the header and the help.
-#[derive(Debug, Clone, Default)]
-pub struct SessionInfo {
-    pub workdir: String,
-    pub session_id: String,
-    pub spill_root: Option<PathBuf>,
-    pub log_path: Option<PathBuf>,
-}
-
-/// The plugin as last loaded.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PluginStatus {
-    Loading,
-    Registered,
-    /// Loaded, but rg is missing: nothing registered.
-    RgMissing(String),
-    /// The load failed (config error): nothing registered.
-    Failed(String),
-}
-
-/// One finished call of the session.
-#[derive(Debug)]
-pub struct CallRecord {
-    pub id: u64,
-    pub call_id: String,
-    pub tool: String,
-    pub args: Value,
-    /// The config the plugin was loaded with when the call ran.
-    pub config: Value,
-    pub duration: Duration,
-    pub result: ToolResult,
-    text: OnceCell<Doc>,
-    value: OnceCell<Doc>,
-    meta: OnceCell<Doc>,
-    details: OnceCell<Doc>,
-}
-
-impl CallRecord {
-    pub fn new(running: Running, result: ToolResult, duration: Duration) -> Self {
-        Self {
-            id: running.id,
-            call_id: running.call_id,
-            tool: running.tool,
-            args: running.args,
-            config: running.config,
-            duration,
-            result,
-            text: OnceCell::new(),
-            value: OnceCell::new(),
-            meta: OnceCell::new(),
-            details: OnceCell::new(),
-        }
-    }
-
-    pub fn duration_ms(&self) -> f64 {
-        self.duration.as_secs_f64() * 1000.0
-    }
-
-    /// The document of `tab` for this call, if the tab shows one.
-    pub fn doc(&self, tab: Tab, session_id: &str) -> Option<&Doc> {
-        Some(match tab {
-            Tab::Text => self
-                .text
-                .get_or_init(|| result_docs::text_doc(&self.result)),
-            Tab::Value => self.value.get_or_init(|| {
-                result_docs::json_doc(
-                    self.result.value.as_ref(),
-                    "null — no canonical value (only successes carry one)",
-                )
-            }),
-            Tab::Meta => self.meta.get_or_init(|| {
-                result_docs::json_doc(
-                    self.result.meta.as_ref(),
-                    "null — no presentation meta (errors and nested calls carry none)",
-                )
-            }),
-            Tab::Call => self.details.get_or_init(|| {
-                result_docs::details_doc(&CallFacts {
-                    id: self.id,
-                    call_id: &self.call_id,
-                    session_id,
-                    tool: &self.tool,
-                    args: &self.args,
-                    config: &self.config,
-                    duration_ms: self.duration_ms(),
-                    result: &self.result,
-                })
-            }),
-            _ => return None,
-        })
-    }
-}
-
-/// The call in flight.
-#[derive(Debug, Clone)]
-pub struct Running {
-    pub id: u64,
-    pub call_id: String,
-    pub tool: String,
-    pub args: Value,
-    pub config: Value,
-    pub started: Instant,
-}
-
-/// Which text field has the keyboard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Editing {
-    Call(Field),
-    Config,
-}
-
-/// The spill file viewer's content.
-#[derive(Debug)]
-pub enum SpillState {
-    Loading,
-    Loaded { doc: Doc, total_bytes: u64 },
-    Failed(String),
-}
-
-/// What is drawn over the panes.
-#[derive(Debug)]
-pub enum Overlay {
-    Help,
-    Spill {
-        call: u64,
-        path: String,
-        state: SpillState,
-    },
-}
-
-/// A one-off message, shown until the next key.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
-    pub text: String,
-    pub alert: bool,
-}
-
-/// The size of the scrollable areas at the last draw (set by `views`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Viewport {
-    pub cols: u16,
-    pub rows: u16,
-}
-
-/// The whole state of the workbench.
+/// The workbench: its state and the bookkeeping of its effects.
 pub struct App {
-    pub session: SessionInfo,
-    pub editor: CallEditor,
-    pub config: ConfigPanel,
-    pub plugin: PluginStatus,
-    /// The config the current plugin status came from.
-    pub applied: Value,
-    pub surface: Doc,
-    /// Shown in the Text tab before the first call.
-    pub welcome: Doc,
-    pub history: Vec<CallRecord>,
-    /// Index into `history` of the call the result tabs show.
-    pub shown: Option<usize>,
-    pub history_selected: usize,
-    pub running: Option<Running>,
-    pub tab: Tab,
-    pub editing: Option<Editing>,
-    pub overlay: Option<Overlay>,
-    pub overlay_scroll: usize,
-    pub status: Option<Status>,
-    scroll: HashMap<(Tab, Option<u64>), usize>,
-    /// The document area and the overlay area at the last draw.
-    pub pane_viewport: Cell<Viewport>,
-    pub overlay_viewport: Cell<Viewport>,
-    pub should_quit: bool,
-    /// The Transcript tab: recording and replay.
-    pub transcripts: TranscriptPane,
+    /// Everything the views draw.
+    pub state: State,
+    /// The id of the next call.
     next_id: u64,
+    /// The latest plugin load; outcomes of older loads are ignored.
     generation: u64,
 }
 
 impl App {
+    /// The app of a new session with the starting `config` (loaded by
+    /// the effects of [`App::start`]).
     pub fn new(session: SessionInfo, config: &Value) -> Self {
-        let transcripts = TranscriptPane::for_session(&session);
         let mut app = Self {
-            session,
-            editor: CallEditor::default(),
-            config: ConfigPanel::from_value(config),
-            plugin: PluginStatus::Loading,
-            applied: config.clone(),
-            surface: Doc::default(),
-            welcome: Doc::default(),
-            history: Vec::new(),
-            shown: None,
-            history_selected: 0,
-            running: None,
-            tab: Tab::Text,
-            editing: None,
-            overlay: None,
-            overlay_scroll: 0,
-            status: None,
-            scroll: HashMap::new(),
-            pane_viewport: Cell::new(Viewport { cols: 76, rows: 12 }),
-            overlay_viewport: Cell::new(Viewport { cols: 70, rows: 16 }),
-            should_quit: false,
-            transcripts,
+            state: State::new(session, config),
             next_id: 1,
             generation: 0,
         };
@@ -230,15 +47,21 @@ impl App {
         app
     }
 
+    /// The loop's report of the scrollable areas' sizes (before each
+    /// frame); paging and scroll limits follow them.
+    pub fn resize(&mut self, viewports: Viewports) {
+        self.state.viewports = viewports;
+    }
+
     /// The first effects: load the plugin with the starting config.
     pub fn start(&mut self) -> Vec<Effect> {
-        self.load(self.applied.clone())
+        self.load(self.state.applied.clone())
     }
 
     fn load(&mut self, config: Value) -> Vec<Effect> {
         self.generation += 1;
-        self.plugin = PluginStatus::Loading;
-        self.applied = config.clone();
+        self.state.plugin = PluginStatus::Loading;
+        self.state.applied = config.clone();
         self.refresh_plugin_docs();
         vec![Effect::Load {
             generation: self.generation,
@@ -247,52 +70,17 @@ impl App {
     }
 
     fn refresh_plugin_docs(&mut self) {
-        self.welcome = surface_doc::welcome(&self.plugin);
-        if !matches!(self.plugin, PluginStatus::Registered) {
-            self.surface = surface_doc::unloaded(&self.plugin);
+        self.state.welcome = content::surface::welcome(&self.state.plugin);
+        if !matches!(self.state.plugin, PluginStatus::Registered) {
+            self.state.surface = content::surface::unloaded(&self.state.plugin);
         }
     }
 
     fn say(&mut self, text: impl Into<String>, alert: bool) {
-        self.status = Some(Status {
+        self.state.status = Some(Status {
             text: text.into(),
             alert,
         });
-    }
-
-    /// The shown call, if any.
-    pub fn shown_record(&self) -> Option<&CallRecord> {
-        self.shown.and_then(|i| self.history.get(i))
-    }
-
-    /// The document `tab` shows now, if it is a document tab.
-    pub fn tab_doc(&self, tab: Tab) -> Option<&Doc> {
-        match tab {
-            Tab::Surface => Some(&self.surface),
-            Tab::Config | Tab::History | Tab::Transcript => None,
-            _ => match self.shown_record() {
-                Some(record) => record.doc(tab, &self.session.session_id),
-                None => Some(&self.welcome),
-            },
-        }
-    }
-
-    fn scroll_key(&self, tab: Tab) -> (Tab, Option<u64>) {
-        let call = match tab {
-            Tab::Text | Tab::Value | Tab::Meta | Tab::Call => self.shown_record().map(|r| r.id),
-            _ => None,
-        };
-        (tab, call)
-    }
-
-    /// The first row `tab` shows.
-    pub fn scroll(&self, tab: Tab) -> usize {
-        self.scroll.get(&self.scroll_key(tab)).copied().unwrap_or(0)
-    }
-
-    fn set_scroll(&mut self, tab: Tab, row: usize) {
-        let key = self.scroll_key(tab);
-        self.scroll.insert(key, row);
     }
 
     // ---- input ----
@@ -302,7 +90,7 @@ impl App {
         match event {
             Event::Key(key) if key.kind != KeyEventKind::Release => self.handle_key(key),
             Event::Paste(text) => {
-                if let Some(Editing::Call(_) | Editing::Config) = self.editing {
+                if let Some(Editing::Call(_) | Editing::Config) = self.state.editing {
                     for c in text.chars().filter(|c| !c.is_control()) {
                         let key = KeyEvent::from(KeyCode::Char(c));
                         self.edit_field(&key);
@@ -316,8 +104,12 @@ impl App {
 
     /// Handles one key.
     pub fn handle_key(&mut self, key: &KeyEvent) -> Vec<Effect> {
-        self.status = None;
-        let contexts = keymap::contexts(self.editing.is_some(), self.overlay.is_some(), self.tab);
+        self.state.status = None;
+        let contexts = keymap::contexts(
+            self.state.editing.is_some(),
+            self.state.overlay.is_some(),
+            self.state.tab,
+        );
         match keymap::lookup(&contexts, key) {
             Some(Action::GoTab) => {
                 let digit = match key.code {
@@ -325,13 +117,13 @@ impl App {
                     _ => None,
                 };
                 if let Some(tab) = digit.and_then(Tab::from_digit) {
-                    self.tab = tab;
+                    self.state.tab = tab;
                 }
                 Vec::new()
             }
             Some(action) => self.apply(action),
             None => {
-                if self.editing.is_some() {
+                if self.state.editing.is_some() {
                     self.edit_field(key);
                 }
                 Vec::new()
@@ -343,15 +135,15 @@ impl App {
         let Some(request) = to_input_request(&Event::Key(*key)) else {
             return;
         };
-        match self.editing {
+        match self.state.editing {
             Some(Editing::Call(field)) => {
-                let changed = self.editor.input_mut(field).handle(request);
+                let changed = self.state.editor.input_mut(field).handle(request);
                 if changed.is_some_and(|c| c.value) {
-                    self.editor.changed(field);
+                    self.state.editor.changed(field);
                 }
             }
             Some(Editing::Config) => {
-                if let Some(input) = self.config.selected_input_mut() {
+                if let Some(input) = self.state.config.selected_input_mut() {
                     input.handle(request);
                 }
             }
@@ -363,29 +155,29 @@ impl App {
     pub fn apply(&mut self, action: Action) -> Vec<Effect> {
         match action {
             Action::Quit => {
-                self.should_quit = true;
-                if self.running.is_some() {
+                self.state.should_quit = true;
+                if self.state.running.is_some() {
                     return vec![Effect::Cancel];
                 }
             }
             Action::ToggleHelp => {
-                self.overlay = match self.overlay {
+                self.state.overlay = match self.state.overlay {
                     Some(Overlay::Help) => None,
                     _ => Some(Overlay::Help),
                 };
-                self.overlay_scroll = 0;
+                self.state.overlay_scroll = 0;
             }
-            Action::CloseOverlay => self.overlay = None,
-            Action::Submit => match self.editing {
+            Action::CloseOverlay => self.state.overlay = None,
+            Action::Submit => match self.state.editing {
                 Some(Editing::Config) => {
-                    self.editing = None;
+                    self.state.editing = None;
                     return self.apply_config();
                 }
                 _ => return self.run(),
             },
             Action::Run => return self.run(),
             Action::Cancel => {
-                if self.running.is_some() {
+                if self.state.running.is_some() {
                     self.say(
                         "cancelling: the call's signal is aborted and rg is killed",
                         false,
@@ -395,32 +187,32 @@ impl App {
                 self.say("no call is running", false);
             }
             Action::Edit(field) => {
-                self.editing = Some(Editing::Call(field));
+                self.state.editing = Some(Editing::Call(field));
                 self.include_note(field);
             }
-            Action::StopEditing => self.editing = None,
-            Action::NextField | Action::PrevField => match self.editing {
+            Action::StopEditing => self.state.editing = None,
+            Action::NextField | Action::PrevField => match self.state.editing {
                 Some(Editing::Call(field)) => {
                     let next = if action == Action::NextField {
                         field.next()
                     } else {
                         field.prev()
                     };
-                    self.editing = Some(Editing::Call(next));
+                    self.state.editing = Some(Editing::Call(next));
                     self.include_note(next);
                 }
                 Some(Editing::Config) => {
                     if action == Action::NextField {
-                        self.config.select_next();
+                        self.state.config.select_next();
                     } else {
-                        self.config.select_prev();
+                        self.state.config.select_prev();
                     }
                 }
                 None => {}
             },
-            Action::ToggleTool => self.editor.toggle_tool(),
-            Action::NextTab => self.tab = self.tab.next(),
-            Action::PrevTab => self.tab = self.tab.prev(),
+            Action::ToggleTool => self.state.editor.toggle_tool(),
+            Action::NextTab => self.state.tab = self.state.tab.next(),
+            Action::PrevTab => self.state.tab = self.state.tab.prev(),
             Action::GoTab => {}
             Action::ScrollUp => self.move_by(-1),
             Action::ScrollDown => self.move_by(1),
@@ -429,15 +221,15 @@ impl App {
             Action::Top => self.move_by(isize::MIN / 2),
             Action::Bottom => self.move_by(isize::MAX / 2),
             Action::OpenSpill => return self.open_spill(),
-            Action::OlderCall => self.show_call(self.shown.map(|i| i.saturating_sub(1))),
-            Action::NewerCall => self.show_call(self.shown.map(|i| i + 1)),
+            Action::OlderCall => self.show_call(self.state.shown.map(|i| i.saturating_sub(1))),
+            Action::NewerCall => self.show_call(self.state.shown.map(|i| i + 1)),
             Action::ShowSelected => {
-                self.show_call(Some(self.history_selected));
-                self.tab = Tab::Text;
+                self.show_call(Some(self.state.history_selected));
+                self.state.tab = Tab::Text;
             }
-            Action::EditConfig => self.editing = Some(Editing::Config),
+            Action::EditConfig => self.state.editing = Some(Editing::Config),
             Action::ToggleSampling => {
-                if self.config.toggle_selected() {
+                if self.state.config.toggle_selected() {
                     return self.apply_config();
                 }
                 self.say("Space flips true/false keys; Enter edits this one", false);
@@ -449,7 +241,7 @@ impl App {
     }
 
     fn include_note(&mut self, field: Field) {
-        if field == Field::Include && self.editor.tool == Tool::Glob {
+        if field == Field::Include && self.state.editor.tool == Tool::Glob {
             self.say(
                 "include is sent with grep only; edit the raw args to send it to glob",
                 false,
@@ -458,77 +250,89 @@ impl App {
     }
 
     fn page(&self) -> usize {
-        let viewport = if self.overlay.is_some() {
-            self.overlay_viewport.get()
+        let viewport = if self.state.overlay.is_some() {
+            self.state.viewports.overlay
         } else {
-            self.pane_viewport.get()
+            self.state.viewports.pane
         };
         usize::from(viewport.rows.max(2) - 1)
     }
 
     fn move_by(&mut self, delta: isize) {
-        if self.overlay.is_some() {
+        if self.state.overlay.is_some() {
             let max = self.overlay_max_scroll();
-            self.overlay_scroll = self.overlay_scroll.saturating_add_signed(delta).min(max);
+            self.state.overlay_scroll = self
+                .state
+                .overlay_scroll
+                .saturating_add_signed(delta)
+                .min(max);
             return;
         }
-        match self.tab {
+        match self.state.tab {
             Tab::Config => {
-                let last = self.config.fields.len().saturating_sub(1);
-                self.config.selected = self.config.selected.saturating_add_signed(delta).min(last);
+                let last = self.state.config.fields.len().saturating_sub(1);
+                self.state.config.selected = self
+                    .state
+                    .config
+                    .selected
+                    .saturating_add_signed(delta)
+                    .min(last);
             }
             Tab::History => {
-                let last = self.history.len().saturating_sub(1);
-                self.history_selected =
-                    self.history_selected.saturating_add_signed(delta).min(last);
+                let last = self.state.history.len().saturating_sub(1);
+                self.state.history_selected = self
+                    .state
+                    .history_selected
+                    .saturating_add_signed(delta)
+                    .min(last);
             }
             tab => {
                 let max = self.max_scroll(tab);
-                let row = self.scroll(tab).saturating_add_signed(delta).min(max);
-                self.set_scroll(tab, row);
+                let row = self.state.scroll(tab).saturating_add_signed(delta).min(max);
+                self.state.set_scroll(tab, row);
             }
         }
     }
 
     /// The largest first row of `tab` that still fills the pane.
-    pub fn max_scroll(&self, tab: Tab) -> usize {
-        let viewport = self.pane_viewport.get();
-        self.tab_doc(tab).map_or(0, |doc| {
-            doc.row_count(super::views::doc_text_cols(doc, viewport.cols))
+    fn max_scroll(&self, tab: Tab) -> usize {
+        let viewport = self.state.viewports.pane;
+        content::tab_doc(&self.state, tab).map_or(0, |doc| {
+            doc.row_count(doc.text_cols(viewport.cols))
                 .saturating_sub(usize::from(viewport.rows))
         })
     }
 
     fn overlay_max_scroll(&self) -> usize {
-        let viewport = self.overlay_viewport.get();
-        let rows = match &self.overlay {
+        let viewport = self.state.viewports.overlay;
+        let rows = match &self.state.overlay {
             Some(Overlay::Help) => {
-                let doc = super::views::help::help_doc(self);
-                doc.row_count(super::views::doc_text_cols(&doc, viewport.cols))
+                let doc = content::help::help_doc(&self.state.session, &self.state.plugin);
+                doc.row_count(doc.text_cols(viewport.cols))
             }
             Some(Overlay::Spill {
                 state: SpillState::Loaded { doc, .. },
                 ..
-            }) => doc.row_count(super::views::doc_text_cols(doc, viewport.cols)),
+            }) => doc.row_count(doc.text_cols(viewport.cols)),
             _ => 0,
         };
         rows.saturating_sub(usize::from(viewport.rows))
     }
 
     fn show_call(&mut self, index: Option<usize>) {
-        if let Some(i) = index.filter(|i| *i < self.history.len()) {
-            self.shown = Some(i);
-            self.history_selected = i;
+        if let Some(i) = index.filter(|i| *i < self.state.history.len()) {
+            self.state.shown = Some(i);
+            self.state.history_selected = i;
         }
     }
 
     fn run(&mut self) -> Vec<Effect> {
-        if let Some(running) = &self.running {
+        if let Some(running) = &self.state.running {
             let text = format!("call #{} is still running; x cancels it", running.id);
             self.say(text, true);
             return Vec::new();
         }
-        let args = match self.editor.args_to_send() {
+        let args = match self.state.editor.args_to_send() {
             Ok(args) => args,
             Err(e) => {
                 self.say(e, true);
@@ -538,17 +342,20 @@ impl App {
         let id = self.next_id;
         self.next_id += 1;
         let call_id = format!("call-{id}");
-        let tool = self.editor.tool.name().to_owned();
-        self.running = Some(Running {
+        let tool = self.state.editor.tool.name().to_owned();
+        self.state.running = Some(Running {
             id,
             call_id: call_id.clone(),
             tool: tool.clone(),
             args: args.clone(),
-            config: self.applied.clone(),
+            config: self.state.applied.clone(),
             started: Instant::now(),
         });
-        if !matches!(self.tab, Tab::Text | Tab::Value | Tab::Meta | Tab::Call) {
-            self.tab = Tab::Text;
+        if !matches!(
+            self.state.tab,
+            Tab::Text | Tab::Value | Tab::Meta | Tab::Call
+        ) {
+            self.state.tab = Tab::Text;
         }
         vec![Effect::Run {
             id,
@@ -559,7 +366,7 @@ impl App {
     }
 
     fn apply_config(&mut self) -> Vec<Effect> {
-        match self.config.to_config() {
+        match self.state.config.to_config() {
             Ok(config) => self.load(config),
             Err(e) => {
                 self.say(e, true);
@@ -569,7 +376,7 @@ impl App {
     }
 
     fn open_spill(&mut self) -> Vec<Effect> {
-        let Some(record) = self.shown_record() else {
+        let Some(record) = self.state.shown_record() else {
             self.say("no call yet", false);
             return Vec::new();
         };
@@ -578,18 +385,38 @@ impl App {
             return Vec::new();
         };
         let (call, path) = (record.id, spill.locator.clone());
-        self.overlay = Some(Overlay::Spill {
+        self.state.overlay = Some(Overlay::Spill {
             call,
             path: path.clone(),
             state: SpillState::Loading,
         });
-        self.overlay_scroll = 0;
+        self.state.overlay_scroll = 0;
         vec![Effect::ReadSpill { id: call, path }]
     }
 
-    // ---- runner outcomes ----
+    /// Carries out a key of the Transcript tab (or R).
+    fn transcript_action(&mut self, action: TranscriptAction) -> Vec<Effect> {
+        if action == TranscriptAction::ToggleRecording {
+            let state = &mut self.state;
+            let (text, alert) = match state
+                .transcripts
+                .toggle_recording(&state.session, &state.applied)
+            {
+                Ok(text) => (text, false),
+                Err(text) => (text, true),
+            };
+            self.say(text, alert);
+            return Vec::new();
+        }
+        match self.state.transcripts.apply(action) {
+            Some(path) => vec![Effect::ReplayTranscript { path }],
+            None => Vec::new(),
+        }
+    }
 
-    /// Handles one outcome of the runner.
+    // ---- effect outcomes ----
+
+    /// Handles one outcome of the effect runner.
     pub fn on_event(&mut self, event: AppEvent) -> Vec<Effect> {
         match event {
             AppEvent::Loaded {
@@ -606,8 +433,8 @@ impl App {
                 duration,
             } => self.finished(id, *result, duration),
             AppEvent::Lost { id, reason } => {
-                if self.running.as_ref().is_some_and(|r| r.id == id) {
-                    self.running = None;
+                if self.state.running.as_ref().is_some_and(|r| r.id == id) {
+                    self.state.running = None;
                     self.say(
                         format!("call #{id} failed without a result: {reason}"),
                         true,
@@ -615,10 +442,10 @@ impl App {
                 }
             }
             AppEvent::TranscriptReplayed { path, outcome } => {
-                self.transcripts.replayed(path, outcome);
+                self.state.transcripts.replayed(path, outcome);
             }
             AppEvent::SpillRead { id, outcome } => {
-                if let Some(Overlay::Spill { call, state, .. }) = &mut self.overlay {
+                if let Some(Overlay::Spill { call, state, .. }) = &mut self.state.overlay {
                     if *call != id {
                         return Vec::new();
                     }
@@ -639,35 +466,40 @@ impl App {
         match outcome {
             Ok(info) => {
                 if let Some(warning) = info.rg_missing() {
-                    self.plugin = PluginStatus::RgMissing(warning.to_owned());
-                    self.say("ripgrep (rg) is missing: see the Text tab", true);
+                    self.state.plugin = PluginStatus::RgMissing(warning.to_owned());
+                    let text =
+                        format!("ripgrep (rg) is missing: see the {} tab", Tab::Text.title());
+                    self.say(text, true);
                 } else {
-                    self.plugin = PluginStatus::Registered;
-                    self.surface = surface_doc::surface(&info);
+                    self.state.plugin = PluginStatus::Registered;
+                    self.state.surface = content::surface::surface(&info);
                 }
             }
             Err(error) => {
                 self.say(error.clone(), true);
-                self.plugin = PluginStatus::Failed(error);
+                self.state.plugin = PluginStatus::Failed(error);
             }
         }
         self.refresh_plugin_docs();
     }
 
     fn finished(&mut self, id: u64, result: ToolResult, duration: Duration) {
-        let Some(running) = self.running.take_if(|r| r.id == id) else {
+        let Some(running) = self.state.running.take_if(|r| r.id == id) else {
             return;
         };
         // The new result's summary replaces any message about the call.
-        self.status = None;
-        self.history
+        self.state.status = None;
+        self.state
+            .history
             .push(CallRecord::new(running, result, duration));
-        if let Some(record) = self.history.last() {
-            self.transcripts.record_call(record, &self.session);
+        if let Some(record) = self.state.history.last() {
+            self.state
+                .transcripts
+                .record_call(record, &self.state.session);
         }
-        let last = self.history.len() - 1;
-        self.shown = Some(last);
-        self.history_selected = last;
+        let last = self.state.history.len() - 1;
+        self.state.shown = Some(last);
+        self.state.history_selected = last;
     }
 }
 

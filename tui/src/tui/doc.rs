@@ -1,6 +1,7 @@
 //! A read-only, scrollable document: the lines of a model-visible text
 //! (or of a JSON value, the surface, a spill file) with a kind per line,
-//! and the word wrap that turns lines into screen rows.
+//! the word wrap that turns lines into screen rows, and the width of the
+//! gutter those rows are drawn after.
 //!
 //! The text itself is never changed: a line's characters are only mapped
 //! for display (control characters become their visible Control Pictures,
@@ -203,6 +204,18 @@ impl Doc {
         }
         let rows = cache.as_ref().map(|(_, r)| r.as_slice()).unwrap_or(&[]);
         f(rows)
+    }
+
+    /// Width of the gutter: line numbers and a marker, or only the
+    /// continuation marker for unnumbered documents.
+    pub fn gutter_width(&self) -> usize {
+        let last = self.lines.iter().rev().find_map(|l| l.number);
+        last.map_or(2, |n| n.to_string().len().max(2) + 2)
+    }
+
+    /// Columns left for text in an area `cols` wide.
+    pub fn text_cols(&self, cols: u16) -> usize {
+        usize::from(cols).saturating_sub(self.gutter_width()).max(1)
     }
 
     /// Number of screen rows at `cols`.

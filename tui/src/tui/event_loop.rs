@@ -1,29 +1,48 @@
 //! The terminal loop: `ratatui::try_init` (raw mode, alternate screen,
 //! and a panic hook that restores the terminal), then `tokio::select!`
-//! over crossterm's event stream, the runner's outcomes, SIGTERM/SIGHUP
-//! (handled like `q`) and a spinner tick while a call runs; each turn
-//! updates the app, hands its effects to the runner and redraws. The
-//! terminal is restored on every exit.
+//! over crossterm's event stream, the effect runner's outcomes,
+//! SIGTERM/SIGHUP (handled like `q`) and a spinner tick while a call
+//! runs; each turn updates the app, hands its effects to the
+//! [`EffectRunner`] and redraws ([`draw`]: the app first learns the sizes
+//! of the scrollable areas, then the views draw its state). The terminal
+//! is restored on every exit.
 
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use ratatui::DefaultTerminal;
+use ratatui::backend::Backend;
 use ratatui::crossterm::event::EventStream;
+use ratatui::layout::Rect;
+use ratatui::{DefaultTerminal, Terminal};
 use serde_json::Value;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
-use super::TuiError;
-use super::app::{App, SessionInfo};
+use super::app::App;
+use super::effects::{AppEvent, EffectRunner};
+use super::error::TuiError;
 use super::keymap::Action;
-use super::runner::{AppEvent, Runner};
+use super::state::session::SessionInfo;
 use super::views;
 
 /// How often the spinner and elapsed time move while a call runs.
 const TICK: Duration = Duration::from_millis(100);
 /// How long quitting waits for a cancelled call to let go of rg.
 const QUIT_GRACE: Duration = Duration::from_millis(1500);
+
+/// Draws one frame of `app` on `terminal`: tells the app the sizes of
+/// the scrollable areas at the terminal's current size, then draws its
+/// state.
+pub fn draw<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    now: Instant,
+) -> Result<(), B::Error> {
+    let size = terminal.size()?;
+    app.resize(views::viewports(Rect::from(size)));
+    terminal.draw(|frame| views::draw(frame, &app.state, now))?;
+    Ok(())
+}
 
 /// Opens the terminal, runs the app, restores the terminal.
 pub async fn run(session: SessionInfo, config: Value, started: Instant) -> Result<(), TuiError> {
@@ -33,7 +52,7 @@ pub async fn run(session: SessionInfo, config: Value, started: Instant) -> Resul
         .spill_root
         .clone()
         .unwrap_or_else(std::env::temp_dir);
-    let mut runner = Runner::new(workdir, spill_root, session.session_id.clone(), tx);
+    let mut runner = EffectRunner::new(workdir, spill_root, session.session_id.clone(), tx);
     let mut app = App::new(session, &config);
     let mut terminal = ratatui::try_init()?;
     let outcome = drive(&mut terminal, &mut app, &mut runner, rx, started).await;
@@ -45,7 +64,7 @@ pub async fn run(session: SessionInfo, config: Value, started: Instant) -> Resul
 async fn drive(
     terminal: &mut DefaultTerminal,
     app: &mut App,
-    runner: &mut Runner,
+    runner: &mut EffectRunner,
     mut rx: mpsc::UnboundedReceiver<AppEvent>,
     started: Instant,
 ) -> Result<(), TuiError> {
@@ -56,7 +75,7 @@ async fn drive(
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let effects = app.start();
     runner.apply_all(effects);
-    terminal.draw(|frame| views::draw(frame, app, Instant::now()))?;
+    draw(terminal, app, Instant::now())?;
     tracing::info!(
         ms = started.elapsed().as_secs_f64() * 1000.0,
         "first frame drawn"
@@ -82,15 +101,15 @@ async fn drive(
                 tracing::info!("SIGHUP: quitting");
                 app.apply(Action::Quit)
             }
-            _ = tick.tick(), if app.running.is_some() => Vec::new(),
+            _ = tick.tick(), if app.state.running.is_some() => Vec::new(),
         };
         runner.apply_all(effects);
-        if app.should_quit {
+        if app.state.should_quit {
             break;
         }
-        terminal.draw(|frame| views::draw(frame, app, Instant::now()))?;
+        draw(terminal, app, Instant::now())?;
     }
-    if app.running.is_some() {
+    if app.state.running.is_some() {
         // The cancel went out with the quit; give the call a moment to
         // kill rg's process group before the runtime is torn down.
         let deadline = tokio::time::sleep(QUIT_GRACE);

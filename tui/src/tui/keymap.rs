@@ -1,13 +1,17 @@
 //! Every key binding, in one table: which key does what in which context,
 //! and how it is labelled in the key bar and the help. To add a binding,
 //! add an [`Action`] variant (handled in `App::apply`) and a row to
-//! [`BINDINGS`]; the key bar and the help follow.
+//! [`BINDINGS`]; the key bar and the help follow. A help text that names
+//! a tab takes the tab's digit and label from [`Tab`].
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::editor::Field;
+use super::state::editor::Field;
+use super::state::transcript::TranscriptAction;
 use super::tabs::Tab;
-use super::transcript_pane::TranscriptAction;
 
 /// What a key asks the app to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,7 +90,7 @@ impl Key {
 }
 
 /// One row of the table.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Binding {
     pub context: Context,
     pub keys: &'static [Key],
@@ -95,16 +99,16 @@ pub struct Binding {
     pub action: Action,
     /// The key bar's word for it; empty: shown in the help only.
     pub short: &'static str,
-    pub help: &'static str,
+    pub help: Cow<'static, str>,
 }
 
-const fn b(
+fn b(
     context: Context,
     keys: &'static [Key],
     label: &'static str,
     action: Action,
     short: &'static str,
-    help: &'static str,
+    help: impl Into<Cow<'static, str>>,
 ) -> Binding {
     Binding {
         context,
@@ -112,7 +116,7 @@ const fn b(
         label,
         action,
         short,
-        help,
+        help: help.into(),
     }
 }
 
@@ -126,11 +130,16 @@ use KeyCode::{
 use TranscriptAction as T;
 
 /// The whole key map. Within a context the first matching row wins.
+pub static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(bindings);
+
 #[rustfmt::skip]
-pub const BINDINGS: &[Binding] = &[
+fn bindings() -> Vec<Binding> {
+    let config = Tab::Config.title();
+    let transcript = Tab::Transcript.digit();
+    vec![
     b(C::Global, &[K::Ctrl('c')], "^C", A::Quit, "", "quit (restores the terminal)"),
     // Editing a field: other keys edit its text (tui-input).
-    b(C::Editing, &[K::Code(Enter)], "Enter", A::Submit, "run", "run the call (in the Config tab: apply and reload)"),
+    b(C::Editing, &[K::Code(Enter)], "Enter", A::Submit, "run", format!("run the call (in the {config} tab: apply and reload)")),
     b(C::Editing, &[K::Code(Esc)], "Esc", A::StopEditing, "done", "stop editing"),
     b(C::Editing, &[K::Code(TabKey)], "Tab", A::NextField, "next field", "next field"),
     b(C::Editing, &[K::Code(BackTab)], "S-Tab", A::PrevField, "", "previous field"),
@@ -186,8 +195,9 @@ pub const BINDINGS: &[Binding] = &[
     b(C::Normal, &[K::Code(End), K::Char('G')], "G", A::Bottom, "", "bottom (also End)"),
     b(C::Normal, &[K::Char('[')], "[", A::OlderCall, "", "show the previous call"),
     b(C::Normal, &[K::Char(']')], "]", A::NewerCall, "", "show the next call"),
-    b(C::Normal, &[K::Char('R')], "R", A::Transcript(T::ToggleRecording), "", "start/stop recording the session's calls to a transcript (tab 8)"),
-];
+    b(C::Normal, &[K::Char('R')], "R", A::Transcript(T::ToggleRecording), "", format!("start/stop recording the session's calls to a transcript (tab {transcript})")),
+    ]
+}
 
 /// The contexts in force, most specific first.
 pub fn contexts(editing: bool, overlay: bool, tab: Tab) -> Vec<Context> {

@@ -3,32 +3,49 @@
 //! commands: the local executor rooted at the workdir, a local spill
 //! store, the timeout policy.
 //!
-//! State and update live in [`app`] (no terminal), drawing in [`views`],
-//! side effects (loads, calls, spill reads on tokio tasks) in [`runner`],
-//! the keys in [`keymap`], the tabs in [`tabs`], and the loop that ties
-//! them to the terminal in [`event_loop`].
+//! It has the Elm shape (state, update, view, effects) and its modules
+//! depend on each other in one direction only, from the leaves up:
 //!
-//! Extending: a new tab is a [`tabs::Tab`] variant (listed in
-//! `Tab::ALL`, titled) plus its arms in `views::pane_title` and
-//! `views::draw_pane` (and in `App::tab_doc` if it shows a document); a
-//! new key is a [`keymap::Action`] variant, a row of [`keymap::BINDINGS`]
-//! and its arm in `App::apply` (the key bar and the help follow); a new
-//! side effect is a [`runner::Effect`] variant and, for its outcome, a
-//! [`runner::AppEvent`] variant handled in `App::on_event`. The Transcript
-//! tab (`transcript_pane`, `views::transcript`) is built this way.
+//! - leaves: [`tabs`] (the one table of tab digits and labels), [`doc`]
+//!   (a scrollable document and its wrap), [`state`] (plain data: the
+//!   session, the calls, the call editor, the config form, the Transcript
+//!   tab, who has the keyboard, the viewports), [`effects`] (the
+//!   [`effects::Effect`]s the app asks for, the [`effects::EffectRunner`]
+//!   that carries them out on tokio tasks, their [`effects::AppEvent`]
+//!   outcomes), [`error`], [`logging`];
+//! - [`keymap`]: every key binding and its [`keymap::Action`];
+//! - [`content`]: the documents the panes show, composed from the state;
+//! - [`app`]: the one `impl App`, the update logic: keys and outcomes in,
+//!   state changes and effects out (no terminal, no layout);
+//! - [`views`]: draw the state, never change it;
+//! - [`event_loop`]: ties them to the terminal: events to the app, effects
+//!   to the runner, viewports to the app, the state to the views.
+//!
+//! Extending: a new tab is a [`tabs::Tab`] variant (listed in `Tab::ALL`,
+//! titled) plus its arms in `views::pane_title` and `views::draw_pane`
+//! (and in [`content::tab_doc`] if it shows a document); prose that names
+//! a tab takes its digit and label from the table. A new key is a
+//! [`keymap::Action`] variant, a row of [`keymap::BINDINGS`] and its arm
+//! in `App::apply` (the key bar and the help follow). A new side effect
+//! is an [`effects::Effect`] variant carried out in
+//! `EffectRunner::apply` and, for its outcome, an [`effects::AppEvent`]
+//! variant handled in `App::on_event`. New state is a field of
+//! [`state::State`] (or a leaf module under `state/`), changed only in
+//! `app.rs` and drawn by a view that takes it as an argument. The
+//! Transcript tab is built this way: [`state::transcript`] (its state),
+//! `App::transcript_action` (its keys), `Effect::ReplayTranscript`,
+//! [`views::transcript`] (drawing it).
 
 pub mod app;
-pub mod config_panel;
+pub mod content;
 pub mod doc;
-pub mod editor;
+pub mod effects;
+pub mod error;
 pub mod event_loop;
 pub mod keymap;
 pub mod logging;
-pub mod result_docs;
-pub mod runner;
-pub mod surface_doc;
+pub mod state;
 pub mod tabs;
-pub mod transcript_pane;
 pub mod views;
 
 #[cfg(test)]
@@ -38,22 +55,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use fs_search_engine::ExecContext;
-use thiserror::Error;
 
-use crate::setup::{SetupError, read_config};
-
-/// Failures that keep the workbench from starting or end it.
-#[derive(Debug, Error)]
-pub enum TuiError {
-    #[error("{0}")]
-    Setup(#[from] SetupError),
-    #[error("--workdir {0}: not a directory")]
-    Workdir(String),
-    #[error("cannot create the spill root: {0}")]
-    SpillRoot(std::io::Error),
-    #[error("terminal: {0}")]
-    Terminal(#[from] std::io::Error),
-}
+use self::error::TuiError;
+use self::state::session::SessionInfo;
+use crate::setup::read_config;
 
 /// Runs the TUI to completion on `runtime`; the exit code for `main`.
 pub fn main(
@@ -90,7 +95,7 @@ pub async fn run(workdir: Option<PathBuf>, config: Option<String>) -> Result<(),
         .tempdir()
         .map_err(TuiError::SpillRoot)?
         .keep();
-    let session = app::SessionInfo {
+    let session = SessionInfo {
         workdir: workdir.display().to_string(),
         session_id: ExecContext::fresh_id("session"),
         spill_root: Some(spill_root.clone()),

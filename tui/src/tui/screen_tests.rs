@@ -1,8 +1,11 @@
 //! Whole screens on ratatui's `TestBackend`, pinned with insta: the app is
-//! driven by keys, its effects carried out by the real runner (real bash,
-//! real rg, real spill store) on a small temp tree with pinned mtimes.
-//! Durations are pinned when results arrive; the temp dir's random name
-//! and the spill file's random prefix are redacted.
+//! driven by keys, its effects carried out by the real effect runner
+//! (real bash, real rg, real spill store) on a small temp tree with pinned
+//! mtimes, and each frame drawn as the loop draws it
+//! (`event_loop::draw`). Durations are pinned when results arrive; the
+//! temp dir's random name and the spill file's random prefix are
+//! redacted. The Transcript tab's flows (record, save, replay) are here
+//! too.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -14,9 +17,10 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::app::{App, SessionInfo};
-use super::runner::{AppEvent, Effect, LoadInfo, Runner};
-use super::views;
+use super::app::App;
+use super::effects::{AppEvent, Effect, EffectRunner, LoadInfo};
+use super::event_loop;
+use super::state::session::SessionInfo;
 
 /// The fixed session id: its spill directory name is deterministic.
 const SESSION: &str = "session-snapshots";
@@ -57,11 +61,11 @@ impl Fixture {
     }
 }
 
-/// The app, the real runner and a test terminal.
+/// The app, the real effect runner and a test terminal.
 struct Harness {
     fixture: Fixture,
     app: App,
-    runner: Runner,
+    runner: EffectRunner,
     events: mpsc::UnboundedReceiver<AppEvent>,
     terminal: Terminal<TestBackend>,
 }
@@ -77,7 +81,7 @@ impl Harness {
             log_path: Some(fixture.root.join("state/workbench.log")),
         };
         let (tx, events) = mpsc::unbounded_channel();
-        let runner = Runner::new(fixture.tree(), spill_root, SESSION.into(), tx);
+        let runner = EffectRunner::new(fixture.tree(), spill_root, SESSION.into(), tx);
         let app = App::new(session, &config);
         let terminal = Terminal::new(TestBackend::new(cols, rows)).unwrap();
         let mut harness = Self {
@@ -154,14 +158,13 @@ impl Harness {
 
     /// The screen as text, one line per row, trailing spaces trimmed.
     fn screen(&mut self) -> String {
-        let app = &self.app;
-        let now = app
+        let now = self
+            .app
+            .state
             .running
             .as_ref()
             .map_or_else(Instant::now, |r| r.started + Duration::from_millis(1300));
-        self.terminal
-            .draw(|frame| views::draw(frame, app, now))
-            .unwrap();
+        event_loop::draw(&mut self.terminal, &mut self.app, now).unwrap();
         buffer_text(self.terminal.backend().buffer())
     }
 }
@@ -230,7 +233,7 @@ async fn sampled_over_cap_glob_with_spill() {
     let config = json!({"sampleOverCapGlobResults": true, "globMaxResults": 3});
     let mut h = Harness::new(TREE, config, 100, 30).await;
     h.keys("e*<Enter><Esc>").await;
-    let record = h.app.shown_record().unwrap();
+    let record = h.app.state.shown_record().unwrap();
     let spill = record.result.spill.clone().expect("a spill");
     assert!(record.result.text.ends_with(&format!(
         "Full sorted result stored at: {}. {})",
@@ -243,7 +246,7 @@ async fn sampled_over_cap_glob_with_spill() {
     let [Effect::ReadSpill { id, path }] = effects.as_slice() else {
         panic!("{effects:?}")
     };
-    let outcome = super::runner::read_spill(path).await;
+    let outcome = super::effects::read_spill(path).await;
     h.app.on_event(AppEvent::SpillRead { id: *id, outcome });
     assert_screen!("spill_file_open", h.screen());
 }
@@ -255,7 +258,7 @@ async fn grep_with_truncated_lines() {
     let config = json!({"sampleOverCapGlobResults": false, "grepMaxLineBytes": 40});
     let mut h = Harness::new(&files, config, 100, 30).await;
     h.keys("te<C-u>needle<Enter><Esc>").await;
-    let text = &h.app.shown_record().unwrap().result.text;
+    let text = &h.app.state.shown_record().unwrap().result.text;
     assert!(text.contains(" (line truncated)"), "{text}");
     assert_screen!("grep_with_truncated_lines", h.screen());
 }
@@ -264,7 +267,7 @@ async fn grep_with_truncated_lines() {
 async fn error_result_with_metadata() {
     let mut h = Harness::new(TREE, sampling(true), 100, 30).await;
     h.keys("te(<Enter><Esc>").await;
-    let result = &h.app.shown_record().unwrap().result;
+    let result = &h.app.state.shown_record().unwrap().result;
     assert!(result.is_error);
     assert_eq!(
         result.code().map(|c| c.code()),
@@ -296,7 +299,7 @@ async fn config_panel_with_an_invalid_value() {
     assert_screen!("config_panel_with_an_invalid_value", h.screen());
     // calls now get the unknown-tool result, as after any failed load
     h.keys("r").await;
-    let result = &h.app.shown_record().unwrap().result;
+    let result = &h.app.state.shown_record().unwrap().result;
     assert_eq!(result.code().map(|c| c.code()), Some("UNKNOWN_TOOL"));
 }
 
@@ -333,7 +336,7 @@ async fn rg_missing_shows_the_load_warning_and_how_to_install_rg() {
             warnings: vec![RG_MISSING_WARNING.to_owned()],
         }),
     });
-    h.app.status = None;
+    h.app.state.status = None;
     assert_screen!("rg_missing", h.screen());
 }
 
@@ -358,10 +361,237 @@ async fn history_of_calls() {
     let mut h = Harness::new(TREE, sampling(true), 100, 24).await;
     h.keys("e*.ts<Enter><Esc>te<C-u>fn<Enter><Tab>(<Enter><Esc>7")
         .await;
-    assert_eq!(h.app.history.len(), 3);
+    assert_eq!(h.app.state.history.len(), 3);
     assert_screen!("history_of_calls", h.screen());
     // an earlier call's result, shown again
     h.keys("gk<Enter>").await;
-    assert_eq!(h.app.shown, Some(0));
+    assert_eq!(h.app.state.shown, Some(0));
     assert!(h.screen().contains("vendor/a.ts"));
+}
+
+/// The Transcript tab driven by keys, with the real effect runner (real
+/// bash, real rg): recording, saving, replaying side by side.
+mod transcript_tab {
+    use std::path::Path;
+    use std::time::{Duration, Instant};
+
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use serde_json::json;
+    use tokio::sync::mpsc;
+
+    use crate::transcript::parse;
+    use crate::tui::app::App;
+    use crate::tui::effects::{AppEvent, Effect, EffectRunner};
+    use crate::tui::event_loop;
+    use crate::tui::state::session::SessionInfo;
+    use crate::tui::state::transcript::ReplayState;
+    use crate::tui::tabs::Tab;
+
+    struct Session {
+        dir: tempfile::TempDir,
+        app: App,
+        runner: EffectRunner,
+        events: mpsc::UnboundedReceiver<AppEvent>,
+    }
+
+    impl Session {
+        async fn new() -> Self {
+            // A fixed-length name, so the screen's layout never depends on it.
+            let dir = tempfile::Builder::new()
+                .prefix("fswbt-")
+                .rand_bytes(6)
+                .tempdir_in("/tmp")
+                .unwrap();
+            let tree = dir.path().join("tree");
+            std::fs::create_dir_all(tree.join("b")).unwrap();
+            std::fs::write(tree.join("a.txt"), "needle one\n").unwrap();
+            std::fs::write(tree.join("b/c.txt"), "needle two\n").unwrap();
+            std::fs::create_dir(dir.path().join("saved")).unwrap();
+            let info = SessionInfo {
+                workdir: tree.display().to_string(),
+                session_id: "session-rec".into(),
+                spill_root: Some(dir.path().join("spill")),
+                log_path: None,
+            };
+            let (tx, events) = mpsc::unbounded_channel();
+            let runner =
+                EffectRunner::new(tree, dir.path().join("spill"), "session-rec".into(), tx);
+            let config = json!({"sampleOverCapGlobResults": true, "grepMaxMatches": 1});
+            let mut app = App::new(info, &config);
+            app.state.transcripts.save_dir = dir.path().join("saved");
+            let mut session = Self {
+                dir,
+                app,
+                runner,
+                events,
+            };
+            let effects = session.app.start();
+            session.settle(effects).await;
+            session
+        }
+
+        /// Carries out `effects` and every effect their outcomes ask for.
+        async fn settle(&mut self, effects: Vec<Effect>) {
+            let mut pending = effects.iter().filter(|e| **e != Effect::Cancel).count();
+            self.runner.apply_all(effects);
+            while pending > 0 {
+                let event = tokio::time::timeout(Duration::from_secs(30), self.events.recv())
+                    .await
+                    .unwrap()
+                    .unwrap();
+                if matches!(event, AppEvent::Finished { .. } | AppEvent::Lost { .. }) {
+                    self.runner.finished();
+                }
+                pending -= 1;
+                let more = self.app.on_event(event);
+                pending += more.len();
+                self.runner.apply_all(more);
+            }
+        }
+
+        async fn key(&mut self, code: KeyCode) {
+            let effects = self
+                .app
+                .handle_key(&KeyEvent::new(code, KeyModifiers::NONE));
+            self.settle(effects).await;
+        }
+
+        async fn keys(&mut self, text: &str) {
+            for c in text.chars() {
+                self.key(KeyCode::Char(c)).await;
+            }
+        }
+
+        fn screen(&mut self) -> String {
+            let mut terminal = Terminal::new(TestBackend::new(110, 32)).unwrap();
+            event_loop::draw(&mut terminal, &mut self.app, Instant::now()).unwrap();
+            let buffer = terminal.backend().buffer();
+            (0..buffer.area.height)
+                .map(|y| {
+                    (0..buffer.area.width)
+                        .map(|x| buffer[(x, y)].symbol())
+                        .collect::<String>()
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+
+        async fn open(&mut self, file: &Path) {
+            self.app.state.transcripts.replay = ReplayState::List;
+            let index = self
+                .app
+                .state
+                .transcripts
+                .files
+                .iter()
+                .position(|f| f == file);
+            self.app.state.transcripts.selected = index.unwrap();
+            self.key(KeyCode::Enter).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn r_records_the_calls_and_the_saved_transcript_replays_clean_side_by_side() {
+        let mut s = Session::new().await;
+        s.keys("8R").await;
+        assert_eq!(s.app.state.tab, Tab::Transcript);
+        assert!(s.app.state.transcripts.recording.is_some());
+        assert!(s.screen().contains("● REC 0"), "{}", s.screen());
+        // A grep over its cap (saved to the spill store), then a glob.
+        s.keys("te").await;
+        s.keys("needle").await;
+        s.key(KeyCode::Enter).await;
+        s.key(KeyCode::Esc).await;
+        s.keys("tr").await;
+        assert_eq!(s.app.state.history.len(), 2);
+        s.keys("8R").await;
+        let saved = s.dir.path().join("saved/workbench-session-rec.jsonl");
+        let status = s.app.state.status.clone().unwrap();
+        assert_eq!(
+            status.text,
+            format!("recorded 2 call(s) to {}", saved.display())
+        );
+        let text = std::fs::read_to_string(&saved).unwrap();
+        let t = parse::parse("saved", &text).unwrap();
+        assert_eq!(t.header.tree, "../tree");
+        assert_eq!(t.records.len(), 2);
+        let grep = &t.records[0];
+        assert_eq!(
+            (grep.call.tool.as_str(), &grep.call.args),
+            ("grep", &json!({"pattern": "needle"}))
+        );
+        let spill = grep.outcome.spill.as_ref().unwrap();
+        assert!(spill.locator.starts_with("<SPILL>/session-"), "{spill:?}");
+        assert!(grep.outcome.text.starts_with("Found 1 of 2 matches"));
+        assert_eq!(t.records[1].outcome.text, "No files found");
+
+        s.open(&saved).await;
+        let ReplayState::Loaded { replay, .. } = &s.app.state.transcripts.replay else {
+            panic!("{:?}", s.app.state.transcripts.replay);
+        };
+        assert!(replay.all_match(), "{}", replay.diffs());
+        let screen = s.screen();
+        for needle in [
+            "✓ matches",
+            "record 1/2 \"call-1-grep\"",
+            " recorded ",
+            " current (replayed now) ",
+            "Found 1 of 2 matches",
+        ] {
+            assert!(screen.contains(needle), "{needle}\n{screen}");
+        }
+        s.keys("n").await;
+        assert!(s.screen().contains("record 2/2 \"call-2-glob\""));
+    }
+
+    #[tokio::test]
+    async fn a_changed_record_is_shown_first_with_both_sides_marked() {
+        let mut s = Session::new().await;
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/transcripts/grep-footers.jsonl");
+        let text = std::fs::read_to_string(&fixture)
+            .unwrap()
+            .replace(
+                "../trees/mixed",
+                &fixture
+                    .parent()
+                    .unwrap()
+                    .join("../trees/mixed")
+                    .display()
+                    .to_string(),
+            )
+            .replacen(
+                r#"{"text":"Line 1: export const spaced = 'needle in a spaced name'"}"#,
+                r#"{"text":"Line 1: a stale expectation"}"#,
+                1,
+            );
+        let changed = s.app.state.transcripts.save_dir.join("changed.jsonl");
+        std::fs::write(&changed, text).unwrap();
+        s.app.state.transcripts.files.push(changed.clone());
+        s.keys("8").await;
+        s.open(&changed).await;
+        let screen = s.screen();
+        for needle in [
+            "≠ differs",
+            "record 2/8 \"grep-one-match\"",
+            "1 of 8 record(s) differ",
+            "- Line 1: a stale expectation",
+            "+ Line 1: export const spaced",
+        ] {
+            assert!(screen.contains(needle), "{needle}\n{screen}");
+        }
+        insta::with_settings!({
+            prepend_module_to_snapshot => false,
+            filters => vec![(r"fswbt-[A-Za-z0-9]{6}", "fswbt-RANDOM")],
+        }, {
+            insta::assert_snapshot!("transcript_replay_changed_record", screen);
+        });
+        // d cycles through the differences: there is only this one.
+        s.keys("nd").await;
+        assert!(s.screen().contains("record 2/8"));
+        s.keys("b").await;
+        assert!(matches!(s.app.state.transcripts.replay, ReplayState::List));
+    }
 }

@@ -1,6 +1,11 @@
-//! The tabs of the lower pane. To add a view: add a variant here, list it
-//! in [`Tab::ALL`] (its digit key follows its position), give it a title,
-//! and draw it in `views::draw_tab`.
+//! The tabs of the lower pane, in one table: [`Tab::ALL`] gives their
+//! order (a tab's digit key is its position + 1) and [`Tab::title`] their
+//! labels. The tab bar, the key bar, the help and every hint that names a
+//! tab take its digit and label from here, never from prose.
+//!
+//! To add a view: add a variant, list it in [`Tab::ALL`], title it, and
+//! draw it in `views` (`pane_title`, `draw_pane`; `content::tab_doc` if it
+//! shows a document).
 
 /// One tab of the lower pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,6 +41,7 @@ impl Tab {
         Tab::Transcript,
     ];
 
+    /// The tab's label.
     pub fn title(self) -> &'static str {
         match self {
             Tab::Text => "Text",
@@ -53,6 +59,16 @@ impl Tab {
         Self::ALL.iter().position(|t| *t == self).unwrap_or(0)
     }
 
+    /// The digit key that shows the tab (1-based position).
+    pub fn digit(self) -> usize {
+        self.index() + 1
+    }
+
+    /// The digit and the label, as the tab bar and the help list a tab.
+    pub fn numbered_title(self) -> String {
+        format!("{} {}", self.digit(), self.title())
+    }
+
     pub fn next(self) -> Self {
         Self::ALL[(self.index() + 1) % Self::ALL.len()]
     }
@@ -65,5 +81,21 @@ impl Tab {
     pub fn from_digit(n: u32) -> Option<Self> {
         let i = usize::try_from(n).ok()?.checked_sub(1)?;
         Self::ALL.get(i).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tab_is_reached_by_its_own_digit_and_listed_with_it() {
+        for (i, tab) in Tab::ALL.into_iter().enumerate() {
+            assert_eq!(tab.digit(), i + 1);
+            assert_eq!(Tab::from_digit(u32::try_from(i + 1).unwrap()), Some(tab));
+            assert_eq!(tab.numbered_title(), format!("{} {}", i + 1, tab.title()));
+        }
+        assert_eq!(Tab::from_digit(0), None);
+        assert_eq!(Tab::from_digit(9), None);
     }
 }

@@ -1,5 +1,5 @@
 //! Unit tests of the app's update logic, without a terminal: keys and
-//! runner outcomes in, state and effects out.
+//! effect outcomes in, state and effects out.
 
 use std::time::Duration;
 
@@ -12,7 +12,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 
 use super::*;
-use crate::tui::runner::SpillContent;
+use crate::tui::state::Viewport;
 
 fn app() -> App {
     let session = SessionInfo {
@@ -95,7 +95,7 @@ fn start_loads_the_plugin_with_the_starting_config() {
             config: json!({"sampleOverCapGlobResults": true})
         }]
     );
-    assert_eq!(app.plugin, PluginStatus::Loading);
+    assert_eq!(app.state.plugin, PluginStatus::Loading);
 }
 
 #[test]
@@ -103,7 +103,7 @@ fn typing_a_grep_and_pressing_enter_runs_it_with_the_exact_arguments() {
     let mut app = app();
     press(&mut app, KeyCode::Char('t'));
     press(&mut app, KeyCode::Char('e'));
-    assert_eq!(app.editing, Some(Editing::Call(Field::Pattern)));
+    assert_eq!(app.state.editing, Some(Editing::Call(Field::Pattern)));
     type_text(&mut app, "fn main");
     press(&mut app, KeyCode::Tab);
     type_text(&mut app, "src");
@@ -115,7 +115,7 @@ fn typing_a_grep_and_pressing_enter_runs_it_with_the_exact_arguments() {
         serde_json::to_string(&args).unwrap(),
         r#"{"pattern":"fn main","path":"src","include":"*.rs"}"#
     );
-    let running = app.running.as_ref().expect("running");
+    let running = app.state.running.as_ref().expect("running");
     assert_eq!(running.config, json!({"sampleOverCapGlobResults": true}));
 }
 
@@ -124,7 +124,7 @@ fn a_second_run_while_one_is_running_is_refused() {
     let mut app = app();
     run_effect(&press(&mut app, KeyCode::Enter));
     assert!(press(&mut app, KeyCode::Char('r')).is_empty());
-    let status = app.status.as_ref().expect("status");
+    let status = app.state.status.as_ref().expect("status");
     assert!(
         status.alert && status.text.contains("still running"),
         "{status:?}"
@@ -136,11 +136,11 @@ fn q_types_into_a_field_but_quits_when_browsing() {
     let mut app = app();
     press(&mut app, KeyCode::Char('e'));
     type_text(&mut app, "q?");
-    assert_eq!(app.editor.pattern.value(), "q?");
-    assert!(!app.should_quit && app.overlay.is_none());
+    assert_eq!(app.state.editor.pattern.value(), "q?");
+    assert!(!app.state.should_quit && app.state.overlay.is_none());
     press(&mut app, KeyCode::Esc);
     assert!(press(&mut app, KeyCode::Char('q')).is_empty());
-    assert!(app.should_quit);
+    assert!(app.state.should_quit);
 }
 
 #[test]
@@ -149,25 +149,28 @@ fn ctrl_c_quits_even_while_editing_and_cancels_a_running_call() {
     run_effect(&press(&mut app, KeyCode::Enter));
     press(&mut app, KeyCode::Char('e'));
     assert_eq!(ctrl(&mut app, 'c'), vec![Effect::Cancel]);
-    assert!(app.should_quit);
+    assert!(app.state.should_quit);
 }
 
 #[test]
 fn the_cancel_key_cancels_only_a_running_call() {
     let mut app = app();
     assert!(press(&mut app, KeyCode::Char('x')).is_empty());
-    assert_eq!(app.status.as_ref().unwrap().text, "no call is running");
+    assert_eq!(
+        app.state.status.as_ref().unwrap().text,
+        "no call is running"
+    );
     let (id, _, _) = run_effect(&press(&mut app, KeyCode::Enter));
     assert_eq!(press(&mut app, KeyCode::Char('x')), vec![Effect::Cancel]);
     // the abort result comes back like any other result
     let aborted = ToolResult::failure("glob", &ToolError::Aborted);
     finish(&mut app, id, aborted);
-    assert!(app.running.is_none());
+    assert!(app.state.running.is_none());
     assert_eq!(
-        app.status, None,
+        app.state.status, None,
         "the result's summary replaces the message"
     );
-    let shown = app.shown_record().unwrap();
+    let shown = app.state.shown_record().unwrap();
     assert_eq!(shown.result.code().map(|c| c.code()), Some("ABORTED"));
     assert_eq!(shown.result.text, "Error: tool call aborted");
 }
@@ -189,9 +192,9 @@ fn a_finished_call_is_recorded_shown_and_its_footer_marked() {
         "*",
         glob_result(&["a", "b", "c"], &text, Some(spill)),
     );
-    assert_eq!(app.history.len(), 1);
-    assert_eq!(app.shown, Some(0));
-    let doc = app.tab_doc(Tab::Text).unwrap();
+    assert_eq!(app.state.history.len(), 1);
+    assert_eq!(app.state.shown, Some(0));
+    let doc = content::tab_doc(&app.state, Tab::Text).unwrap();
     let kinds: Vec<LineKind> = doc.lines.iter().map(|l| l.kind).collect();
     assert_eq!(
         kinds,
@@ -214,7 +217,7 @@ fn value_meta_and_call_tabs_show_the_structured_parts() {
     let mut app = app();
     run_and_finish(&mut app, "*", glob_result(&["a"], "a", None));
     let text_of = |app: &App, tab| {
-        app.tab_doc(tab)
+        content::tab_doc(&app.state, tab)
             .unwrap()
             .lines
             .iter()
@@ -240,8 +243,7 @@ fn an_error_result_keeps_its_name_and_code() {
     let mut app = app();
     let error = ToolError::from(SearchError::new(SearchCode::InvalidPattern, "bad regex"));
     run_and_finish(&mut app, "(", ToolResult::failure("grep", &error));
-    let details: Vec<String> = app
-        .tab_doc(Tab::Call)
+    let details: Vec<String> = content::tab_doc(&app.state, Tab::Call)
         .unwrap()
         .lines
         .iter()
@@ -254,7 +256,7 @@ fn an_error_result_keeps_its_name_and_code() {
         "{details:?}"
     );
     assert!(
-        app.tab_doc(Tab::Value).unwrap().lines[0]
+        content::tab_doc(&app.state, Tab::Value).unwrap().lines[0]
             .text
             .starts_with("null")
     );
@@ -265,8 +267,8 @@ fn a_result_for_another_call_is_ignored() {
     let mut app = app();
     run_effect(&press(&mut app, KeyCode::Enter));
     finish(&mut app, 99, glob_result(&["a"], "a", None));
-    assert!(app.history.is_empty());
-    assert!(app.running.is_some());
+    assert!(app.state.history.is_empty());
+    assert!(app.state.running.is_some());
 }
 
 #[test]
@@ -277,8 +279,8 @@ fn a_lost_call_stops_running_and_says_so() {
         id,
         reason: "panicked".into(),
     });
-    assert!(app.running.is_none());
-    assert!(app.status.as_ref().unwrap().text.contains("panicked"));
+    assert!(app.state.running.is_none());
+    assert!(app.state.status.as_ref().unwrap().text.contains("panicked"));
 }
 
 #[test]
@@ -290,7 +292,7 @@ fn hand_edited_raw_arguments_are_sent_exactly() {
     let (_, tool, args) = run_effect(&press(&mut app, KeyCode::Enter));
     assert_eq!(tool, "glob");
     assert_eq!(args, json!({"pattern": 1, "extra": "x"}));
-    assert!(app.editor.raw_edited);
+    assert!(app.state.editor.raw_edited);
 }
 
 #[test]
@@ -299,9 +301,10 @@ fn raw_arguments_that_are_not_json_are_not_sent() {
     press(&mut app, KeyCode::Char('A'));
     type_text(&mut app, "}");
     assert!(press(&mut app, KeyCode::Enter).is_empty());
-    assert!(app.running.is_none());
+    assert!(app.state.running.is_none());
     assert!(
-        app.status
+        app.state
+            .status
             .as_ref()
             .unwrap()
             .text
@@ -314,10 +317,10 @@ fn editing_a_cap_and_pressing_enter_reloads_with_the_typed_value() {
     let mut app = app();
     app.start();
     press(&mut app, KeyCode::Char('6'));
-    assert_eq!(app.tab, Tab::Config);
+    assert_eq!(app.state.tab, Tab::Config);
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.editing, Some(Editing::Config));
+    assert_eq!(app.state.editing, Some(Editing::Config));
     type_text(&mut app, "0");
     let effects = press(&mut app, KeyCode::Enter);
     assert_eq!(
@@ -327,16 +330,17 @@ fn editing_a_cap_and_pressing_enter_reloads_with_the_typed_value() {
             config: json!({"sampleOverCapGlobResults": true, "globMaxResults": 0})
         }]
     );
-    assert_eq!(app.editing, None);
+    assert_eq!(app.state.editing, None);
     let error = "tool-fs-search: globMaxResults must be a positive integer";
     app.on_event(AppEvent::Loaded {
         generation: 2,
         outcome: Err(error.into()),
     });
-    assert_eq!(app.plugin, PluginStatus::Failed(error.into()));
-    assert_eq!(app.status.as_ref().unwrap().text, error);
+    assert_eq!(app.state.plugin, PluginStatus::Failed(error.into()));
+    assert_eq!(app.state.status.as_ref().unwrap().text, error);
     assert!(
-        app.surface
+        app.state
+            .surface
             .lines
             .iter()
             .any(|l| l.text.contains("globMaxResults must be a positive integer"))
@@ -353,7 +357,7 @@ fn a_stale_load_outcome_is_ignored() {
         generation: 1,
         outcome: Err("old".into()),
     });
-    assert_eq!(app.plugin, PluginStatus::Loading);
+    assert_eq!(app.state.plugin, PluginStatus::Loading);
 }
 
 #[test]
@@ -385,8 +389,14 @@ fn a_loaded_plugin_fills_the_surface_and_rg_missing_explains_the_fix() {
         generation: 1,
         outcome: Ok(info),
     });
-    assert_eq!(app.plugin, PluginStatus::Registered);
-    let surface: Vec<&str> = app.surface.lines.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(app.state.plugin, PluginStatus::Registered);
+    let surface: Vec<&str> = app
+        .state
+        .surface
+        .lines
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect();
     assert!(surface.contains(&"== section tool:glob · order 103 =="));
     assert!(surface.contains(&fs_search_engine::helpers::GREP_PROMPT_TEXT));
 
@@ -401,10 +411,16 @@ fn a_loaded_plugin_fills_the_surface_and_rg_missing_explains_the_fix() {
         }),
     });
     assert_eq!(
-        app.plugin,
+        app.state.plugin,
         PluginStatus::RgMissing(RG_MISSING_WARNING.to_owned())
     );
-    let welcome: Vec<&str> = app.welcome.lines.iter().map(|l| l.text.as_str()).collect();
+    let welcome: Vec<&str> = app
+        .state
+        .welcome
+        .lines
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect();
     assert!(welcome.iter().any(|l| l.contains(RG_MISSING_WARNING)));
     assert!(
         welcome
@@ -417,11 +433,11 @@ fn a_loaded_plugin_fills_the_surface_and_rg_missing_explains_the_fix() {
 fn the_spill_key_opens_the_file_of_the_shown_result() {
     let mut app = app();
     press(&mut app, KeyCode::Char('o'));
-    assert_eq!(app.status.as_ref().unwrap().text, "no call yet");
+    assert_eq!(app.state.status.as_ref().unwrap().text, "no call yet");
     run_and_finish(&mut app, "*", glob_result(&["a"], "a", None));
     assert!(press(&mut app, KeyCode::Char('o')).is_empty());
     assert_eq!(
-        app.status.as_ref().unwrap().text,
+        app.state.status.as_ref().unwrap().text,
         "this result has no spill file"
     );
 
@@ -446,7 +462,7 @@ fn the_spill_key_opens_the_file_of_the_shown_result() {
             total_bytes: 3,
         }),
     });
-    match &app.overlay {
+    match &app.state.overlay {
         Some(Overlay::Spill {
             state: SpillState::Loaded { doc, total_bytes },
             ..
@@ -457,20 +473,20 @@ fn the_spill_key_opens_the_file_of_the_shown_result() {
         other => panic!("{other:?}"),
     }
     press(&mut app, KeyCode::Esc);
-    assert!(app.overlay.is_none());
+    assert!(app.state.overlay.is_none());
 }
 
 #[test]
 fn help_opens_and_closes_and_scrolls_itself_not_the_result() {
     let mut app = app();
     press(&mut app, KeyCode::Char('?'));
-    assert!(matches!(app.overlay, Some(Overlay::Help)));
-    app.overlay_viewport.set(Viewport { cols: 60, rows: 5 });
+    assert!(matches!(app.state.overlay, Some(Overlay::Help)));
+    app.state.viewports.overlay = Viewport { cols: 60, rows: 5 };
     press(&mut app, KeyCode::Down);
-    assert_eq!(app.overlay_scroll, 1);
-    assert_eq!(app.scroll(Tab::Text), 0);
+    assert_eq!(app.state.overlay_scroll, 1);
+    assert_eq!(app.state.scroll(Tab::Text), 0);
     press(&mut app, KeyCode::Char('?'));
-    assert!(app.overlay.is_none());
+    assert!(app.state.overlay.is_none());
 }
 
 #[test]
@@ -479,17 +495,17 @@ fn scrolling_is_clamped_to_the_document() {
     let paths: Vec<String> = (0..30).map(|i| format!("f{i}")).collect();
     let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
     run_and_finish(&mut app, "*", glob_result(&refs, &paths.join("\n"), None));
-    app.pane_viewport.set(Viewport { cols: 40, rows: 10 });
+    app.state.viewports.pane = Viewport { cols: 40, rows: 10 };
     press(&mut app, KeyCode::PageDown);
-    assert_eq!(app.scroll(Tab::Text), 9);
+    assert_eq!(app.state.scroll(Tab::Text), 9);
     press(&mut app, KeyCode::End);
-    assert_eq!(app.scroll(Tab::Text), 20);
+    assert_eq!(app.state.scroll(Tab::Text), 20);
     press(&mut app, KeyCode::Down);
-    assert_eq!(app.scroll(Tab::Text), 20);
+    assert_eq!(app.state.scroll(Tab::Text), 20);
     press(&mut app, KeyCode::Home);
-    assert_eq!(app.scroll(Tab::Text), 0);
+    assert_eq!(app.state.scroll(Tab::Text), 0);
     press(&mut app, KeyCode::Up);
-    assert_eq!(app.scroll(Tab::Text), 0);
+    assert_eq!(app.state.scroll(Tab::Text), 0);
 }
 
 #[test]
@@ -497,34 +513,34 @@ fn history_selects_and_shows_an_earlier_call() {
     let mut app = app();
     run_and_finish(&mut app, "first", glob_result(&["a"], "a", None));
     run_and_finish(&mut app, "second", glob_result(&["b"], "b", None));
-    assert_eq!(app.shown, Some(1));
+    assert_eq!(app.state.shown, Some(1));
     press(&mut app, KeyCode::Char('7'));
-    assert_eq!(app.tab, Tab::History);
+    assert_eq!(app.state.tab, Tab::History);
     press(&mut app, KeyCode::Up);
-    assert_eq!(app.history_selected, 0);
+    assert_eq!(app.state.history_selected, 0);
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.shown, Some(0));
-    assert_eq!(app.tab, Tab::Text);
+    assert_eq!(app.state.shown, Some(0));
+    assert_eq!(app.state.tab, Tab::Text);
     assert_eq!(
-        app.shown_record().unwrap().args,
+        app.state.shown_record().unwrap().args,
         json!({"pattern": "first"})
     );
     press(&mut app, KeyCode::Char(']'));
-    assert_eq!(app.shown, Some(1));
+    assert_eq!(app.state.shown, Some(1));
 }
 
 #[test]
 fn tabs_cycle_and_digits_jump() {
     let mut app = app();
     press(&mut app, KeyCode::Tab);
-    assert_eq!(app.tab, Tab::Value);
+    assert_eq!(app.state.tab, Tab::Value);
     press(&mut app, KeyCode::BackTab);
     press(&mut app, KeyCode::BackTab);
-    assert_eq!(app.tab, Tab::Transcript);
+    assert_eq!(app.state.tab, Tab::Transcript);
     press(&mut app, KeyCode::Char('5'));
-    assert_eq!(app.tab, Tab::Surface);
+    assert_eq!(app.state.tab, Tab::Surface);
     press(&mut app, KeyCode::Char('9'));
-    assert_eq!(app.tab, Tab::Surface);
+    assert_eq!(app.state.tab, Tab::Surface);
 }
 
 #[test]
@@ -532,5 +548,5 @@ fn running_from_a_non_result_tab_switches_to_the_text() {
     let mut app = app();
     press(&mut app, KeyCode::Char('5'));
     run_effect(&press(&mut app, KeyCode::Char('r')));
-    assert_eq!(app.tab, Tab::Text);
+    assert_eq!(app.state.tab, Tab::Text);
 }

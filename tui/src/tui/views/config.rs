@@ -1,6 +1,7 @@
 //! Draws the Config tab: each key with its JSON literal (or the default
-//! that applies when absent), the object the next load will get, and
-//! the outcome of the last load in the contract's own words.
+//! that applies when absent), the selected key's description, the object
+//! the next load will get, and the outcome of the last load in the
+//! contract's own words.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -8,13 +9,24 @@ use ratatui::style::{Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+use serde_json::Value;
+
 use super::editor::input;
-use crate::tui::app::{App, Editing, PluginStatus};
+use crate::tui::state::config::ConfigForm;
+use crate::tui::state::session::PluginStatus;
 
 const KEY_COLS: u16 = 28;
 
-pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
-    let panel = &app.config;
+/// Draws the config form `panel` (its selected value in edit when `editing`),
+/// the config the plugin was last loaded with and that load's outcome.
+pub fn draw(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    panel: &ConfigForm,
+    editing: bool,
+    applied: &Value,
+    plugin: &PluginStatus,
+) {
     let rows = u16::try_from(panel.fields.len()).unwrap_or(u16::MAX);
     let [list, rest] =
         Layout::vertical([Constraint::Length(rows + 1), Constraint::Fill(1)]).areas(area);
@@ -36,7 +48,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
             ..list
         };
         let selected = i == panel.selected;
-        let editing = selected && app.editing == Some(Editing::Config);
+        let editing = selected && editing;
         let [key_area, value_area] =
             Layout::horizontal([Constraint::Length(KEY_COLS), Constraint::Fill(1)]).areas(row);
         let marker = if selected { "▶ " } else { "  " };
@@ -75,7 +87,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     match panel.to_config() {
         Ok(config) => {
             let next = serde_json::to_string(&config).unwrap_or_default();
-            if config != app.applied {
+            if config != *applied {
                 lines.push(Line::from(vec![
                     Span::styled("edited, not applied (a applies): ", Style::new().yellow()),
                     Span::raw(next),
@@ -84,12 +96,12 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         }
         Err(e) => lines.push(Line::from(format!("✗ {e}")).red()),
     }
-    let applied = serde_json::to_string(&app.applied).unwrap_or_default();
+    let applied = serde_json::to_string(applied).unwrap_or_default();
     lines.push(Line::from(vec![
         Span::styled("loaded with: ", Style::new().dark_gray()),
         Span::raw(applied),
     ]));
-    lines.push(match &app.plugin {
+    lines.push(match plugin {
         PluginStatus::Loading => Line::from("… loading the plugin"),
         PluginStatus::Registered => Line::from(
             "✓ loaded: glob and grep, their prompt sections and spill listeners registered",

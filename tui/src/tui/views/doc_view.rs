@@ -11,18 +11,6 @@ use ratatui::widgets::Paragraph;
 
 use crate::tui::doc::{Doc, DocLine, LineKind, Row};
 
-/// Width of the gutter of `doc`: line numbers and a marker, or only the
-/// continuation marker for unnumbered documents.
-pub fn gutter_width(doc: &Doc) -> usize {
-    let last = doc.lines.iter().rev().find_map(|l| l.number);
-    last.map_or(2, |n| n.to_string().len().max(2) + 2)
-}
-
-/// Columns left for text in an area `cols` wide.
-pub fn doc_text_cols(doc: &Doc, cols: u16) -> usize {
-    usize::from(cols).saturating_sub(gutter_width(doc)).max(1)
-}
-
 fn kind_style(kind: LineKind) -> Style {
     match kind {
         LineKind::Body => Style::new(),
@@ -76,8 +64,8 @@ fn row_line<'a>(doc: &'a Doc, row: &Row, gutter_cols: usize) -> Line<'a> {
 /// Draws `doc` from row `first` (clamped); returns the first row drawn
 /// and the total number of rows.
 pub fn draw_doc(frame: &mut Frame<'_>, area: Rect, doc: &Doc, first: usize) -> (usize, usize) {
-    let gutter_cols = gutter_width(doc);
-    let cols = doc_text_cols(doc, area.width);
+    let gutter_cols = doc.gutter_width();
+    let cols = doc.text_cols(area.width);
     let height = usize::from(area.height);
     doc.with_rows(cols, |rows| {
         let first = first.min(rows.len().saturating_sub(height));

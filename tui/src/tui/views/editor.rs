@@ -9,8 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 use tui_input::Input;
 
-use crate::tui::app::{App, Editing};
-use crate::tui::editor::{Field, Tool};
+use crate::tui::state::editor::{CallEditor, Field, TOOLS, Tool};
 
 fn label(frame: &mut Frame<'_>, area: Rect, text: &str, active: bool) {
     let (marker, style) = if active {
@@ -64,17 +63,15 @@ pub fn input(
     }
 }
 
-pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
-    let editing = match app.editing {
-        Some(Editing::Call(field)) => Some(field),
-        _ => None,
-    };
+/// Draws the call editor, with the cursor in `editing` if a field of it
+/// has the keyboard.
+pub fn draw(frame: &mut Frame<'_>, area: Rect, editor: &CallEditor, editing: Option<Field>) {
     let title = match editing {
         Some(field) => format!(" Call · editing {} ", field.label()),
         None => " Call ".to_owned(),
     };
     let mut block = Block::bordered().title(title);
-    if app.editor.raw_edited {
+    if editor.raw_edited {
         block = block.title(
             Line::from(" args edited by hand: sent as typed ")
                 .right_aligned()
@@ -92,29 +89,20 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
         Constraint::Fill(1),
     ])
     .areas(r0);
-    let (glob, grep) = match app.editor.tool {
-        Tool::Glob => ("[glob]", " grep "),
-        Tool::Grep => (" glob ", "[grep]"),
-    };
-    let on = Style::new().bold();
-    let off = Style::new().dark_gray();
-    let (glob_style, grep_style) = match app.editor.tool {
-        Tool::Glob => (on, off),
-        Tool::Grep => (off, on),
-    };
-    frame.render_widget(
-        Paragraph::new(Line::from(vec![
-            Span::styled(" tool ", Style::new().dark_gray()),
-            Span::styled(glob, glob_style),
-            Span::styled(grep, grep_style),
-        ])),
-        tool_area,
-    );
+    let mut tools = vec![Span::styled(" tool ", Style::new().dark_gray())];
+    for tool in TOOLS {
+        tools.push(if tool == editor.tool {
+            Span::styled(format!("[{}]", tool.name()), Style::new().bold())
+        } else {
+            Span::styled(format!(" {} ", tool.name()), Style::new().dark_gray())
+        });
+    }
+    frame.render_widget(Paragraph::new(Line::from(tools)), tool_area);
     label(frame, pattern_label, "pattern", is(Field::Pattern));
     input(
         frame,
         pattern_area,
-        &app.editor.pattern,
+        &editor.pattern,
         is(Field::Pattern),
         "(empty)  e edits",
         false,
@@ -131,17 +119,17 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     input(
         frame,
         path_area,
-        &app.editor.path,
+        &editor.path,
         is(Field::Path),
         "(workspace)",
         false,
     );
-    let include_off = app.editor.tool == Tool::Glob;
+    let include_off = editor.tool == Tool::Glob;
     label(frame, include_label, "include", is(Field::Include));
     input(
         frame,
         include_area,
-        &app.editor.include,
+        &editor.include,
         is(Field::Include),
         if include_off { "(grep only)" } else { "(none)" },
         include_off,
@@ -150,12 +138,5 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let [args_label, args_area] =
         Layout::horizontal([Constraint::Length(6), Constraint::Fill(1)]).areas(r2);
     label(frame, args_label, "args", is(Field::Args));
-    input(
-        frame,
-        args_area,
-        &app.editor.raw,
-        is(Field::Args),
-        "",
-        false,
-    );
+    input(frame, args_area, &editor.raw, is(Field::Args), "", false);
 }

@@ -9,7 +9,7 @@ use ratatui::style::{Style, Stylize};
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
-use crate::tui::app::{App, CallRecord};
+use crate::tui::state::calls::{CallRecord, Running};
 
 /// One call as a history row.
 pub fn row_text(record: &CallRecord) -> String {
@@ -34,24 +34,30 @@ pub fn row_text(record: &CallRecord) -> String {
     )
 }
 
-pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App, now: Instant) {
+/// Draws `history` with the `selected` and the `shown` call marked, and
+/// the `running` call last.
+pub fn draw(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    history: &[CallRecord],
+    (selected, shown): (usize, Option<usize>),
+    running: Option<&Running>,
+    now: Instant,
+) {
     let height = usize::from(area.height);
     let mut lines: Vec<Line<'_>> = Vec::new();
-    if app.history.is_empty() && app.running.is_none() {
+    if history.is_empty() && running.is_none() {
         lines.push(Line::from("No calls yet.").dark_gray());
     }
-    let first = app
-        .history_selected
-        .saturating_sub(height.saturating_sub(2));
-    for (i, record) in app.history.iter().enumerate().skip(first) {
-        let selected = i == app.history_selected;
-        let shown = app.shown == Some(i);
-        let marker = match (selected, shown) {
+    let first = selected.saturating_sub(height.saturating_sub(2));
+    for (i, record) in history.iter().enumerate().skip(first) {
+        let is_selected = i == selected;
+        let marker = match (is_selected, shown == Some(i)) {
             (true, _) => "▶",
             (false, true) => "·",
             _ => " ",
         };
-        let style = if selected {
+        let style = if is_selected {
             Style::new().reversed()
         } else if record.result.is_error {
             Style::new().red()
@@ -60,7 +66,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App, now: Instant) {
         };
         lines.push(Line::styled(format!("{marker}{}", row_text(record)), style));
     }
-    if let Some(running) = &app.running {
+    if let Some(running) = running {
         let elapsed = now.saturating_duration_since(running.started).as_secs_f64();
         lines.push(
             Line::from(format!(

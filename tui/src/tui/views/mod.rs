@@ -1,12 +1,15 @@
-//! Rendering: draws an [`App`] into a frame and nothing else (no state
-//! changes besides recording the scrollable areas' sizes). The screen,
-//! top to bottom: header, call editor, tab bar, summary of the shown
-//! call (or a status message), the pane of the current tab, key bar.
+//! Rendering: draws the [`State`] into a frame and nothing else (views
+//! read the state, never change it, and know nothing of the update
+//! logic). The screen, top to bottom: header, call editor, tab bar,
+//! summary of the shown call (or a status message), the pane of the
+//! current tab, key bar; the help or the spill file over it.
+//! [`viewports`] tells the loop the sizes of the scrollable areas this
+//! layout gives a screen, so the update logic can page without knowing
+//! the layout.
 
 pub mod config;
 pub mod doc_view;
 pub mod editor;
-pub mod help;
 pub mod history;
 pub mod transcript;
 
@@ -18,17 +21,18 @@ use ratatui::style::{Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-pub use doc_view::doc_text_cols;
-
-use super::app::{App, CallRecord, Overlay, PluginStatus, SpillState, Viewport};
+use super::content;
 use super::keymap;
+use super::state::calls::CallRecord;
+use super::state::session::PluginStatus;
+use super::state::{Editing, Overlay, SpillState, State, Viewport, Viewports};
 use super::tabs::Tab;
 
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-/// Draws the whole screen; `now` drives the spinner and elapsed time.
-pub fn draw(frame: &mut Frame<'_>, app: &App, now: Instant) {
-    let [header, editor_area, tabs, summary, pane, keys] = Layout::vertical([
+/// The screen's rows: header, call editor, tab bar, summary, pane, key bar.
+fn screen_areas(screen: Rect) -> [Rect; 6] {
+    Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(5),
         Constraint::Length(1),
@@ -36,15 +40,52 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, now: Instant) {
         Constraint::Min(3),
         Constraint::Length(1),
     ])
-    .areas(frame.area());
-    draw_header(frame, header, app);
-    editor::draw(frame, editor_area, app);
-    draw_tabs(frame, tabs, app);
-    draw_summary(frame, summary, app, now);
-    draw_pane(frame, pane, app, now);
-    draw_keys(frame, keys, app);
-    if app.overlay.is_some() {
-        draw_overlay(frame, frame.area(), app);
+    .areas(screen)
+}
+
+/// Where the help and the spill file are drawn: over all but the header
+/// and the key bar.
+fn overlay_area(screen: Rect) -> Rect {
+    Rect {
+        y: screen.y + 1,
+        height: screen.height.saturating_sub(2),
+        ..screen
+    }
+}
+
+fn inner_size(area: Rect) -> Viewport {
+    let inner = Block::bordered().inner(area);
+    Viewport {
+        cols: inner.width,
+        rows: inner.height,
+    }
+}
+
+/// The sizes of the scrollable areas (inside the pane's and the
+/// overlay's borders) on a screen of `screen`'s size.
+pub fn viewports(screen: Rect) -> Viewports {
+    let [_, _, _, _, pane, _] = screen_areas(screen);
+    Viewports {
+        pane: inner_size(pane),
+        overlay: inner_size(overlay_area(screen)),
+    }
+}
+
+/// Draws the whole screen; `now` drives the spinner and elapsed time.
+pub fn draw(frame: &mut Frame<'_>, state: &State, now: Instant) {
+    let [header, editor_area, tabs, summary, pane, keys] = screen_areas(frame.area());
+    draw_header(frame, header, state);
+    let editing_call = match state.editing {
+        Some(Editing::Call(field)) => Some(field),
+        _ => None,
+    };
+    editor::draw(frame, editor_area, &state.editor, editing_call);
+    draw_tabs(frame, tabs, state);
+    draw_summary(frame, summary, state, now);
+    draw_pane(frame, pane, state, now);
+    draw_keys(frame, keys, state);
+    if state.overlay.is_some() {
+        draw_overlay(frame, frame.area(), state);
     }
 }
 
@@ -76,13 +117,13 @@ fn path_tail(path: &str, cols: usize) -> String {
     }
 }
 
-fn plugin_text(app: &App) -> Span<'static> {
-    let sampling = match app.applied.get("sampleOverCapGlobResults") {
+fn plugin_text(state: &State) -> Span<'static> {
+    let sampling = match state.applied.get("sampleOverCapGlobResults") {
         Some(serde_json::Value::Bool(true)) => "sampling on",
         Some(serde_json::Value::Bool(false)) => "sampling off",
         _ => "sampling ?",
     };
-    match &app.plugin {
+    match &state.plugin {
         PluginStatus::Loading => Span::raw("plugin loading…"),
         PluginStatus::Registered => Span::raw(format!("plugin loaded, {sampling}")),
         PluginStatus::RgMissing(_) => Span::styled("⚠ rg missing: no tools", Style::new().yellow()),
@@ -90,11 +131,11 @@ fn plugin_text(app: &App) -> Span<'static> {
     }
 }
 
-fn draw_header(frame: &mut Frame<'_>, area: Rect, app: &App) {
-    let plugin = plugin_text(app);
+fn draw_header(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    let plugin = plugin_text(state);
     let fixed = 14 + plugin.width() + 9;
     let workdir = path_tail(
-        &app.session.workdir,
+        &state.session.workdir,
         usize::from(area.width).saturating_sub(fixed),
     );
     let line = Line::from(vec![
@@ -105,7 +146,7 @@ fn draw_header(frame: &mut Frame<'_>, area: Rect, app: &App) {
         plugin,
     ]);
     let mut line = line;
-    if let Some(r) = &app.transcripts.recording {
+    if let Some(r) = &state.transcripts.recording {
         line.push_span(Span::raw(" "));
         line.push_span(Span::styled(
             format!(" ● REC {} ", r.recorder.len()),
@@ -119,11 +160,11 @@ fn draw_header(frame: &mut Frame<'_>, area: Rect, app: &App) {
     );
 }
 
-fn draw_tabs(frame: &mut Frame<'_>, area: Rect, app: &App) {
+fn draw_tabs(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let mut spans = vec![Span::raw(" ")];
-    for (i, tab) in Tab::ALL.iter().enumerate() {
-        let text = format!("{} {}", i + 1, tab.title());
-        if *tab == app.tab {
+    for tab in Tab::ALL {
+        let text = tab.numbered_title();
+        if tab == state.tab {
             spans.push(Span::styled(
                 format!("[{text}]"),
                 Style::new().bold().reversed(),
@@ -158,13 +199,17 @@ pub fn record_summary(record: &CallRecord, index: usize, count: usize) -> String
         parts.push(format!("spill {} B (o)", spill.bytes));
     }
     if !r.warnings.is_empty() {
-        parts.push(format!("⚠ {} warning(s): tab 4", r.warnings.len()));
+        parts.push(format!(
+            "⚠ {} warning(s): tab {}",
+            r.warnings.len(),
+            Tab::Call.digit()
+        ));
     }
     parts.join(" · ")
 }
 
-fn draw_summary(frame: &mut Frame<'_>, area: Rect, app: &App, now: Instant) {
-    let line = if let Some(status) = &app.status {
+fn draw_summary(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) {
+    let line = if let Some(status) = &state.status {
         let style = if status.alert {
             Style::new().red().bold()
         } else {
@@ -172,7 +217,7 @@ fn draw_summary(frame: &mut Frame<'_>, area: Rect, app: &App, now: Instant) {
         };
         let mark = if status.alert { "✗ " } else { "• " };
         Line::styled(format!(" {mark}{}", status.text), style)
-    } else if let Some(running) = &app.running {
+    } else if let Some(running) = &state.running {
         let elapsed = now.saturating_duration_since(running.started);
         let frame_no = (elapsed.as_millis() / 100) as usize % SPINNER.len();
         let args = serde_json::to_string(&running.args).unwrap_or_default();
@@ -186,10 +231,10 @@ fn draw_summary(frame: &mut Frame<'_>, area: Rect, app: &App, now: Instant) {
             ),
             Style::new().yellow(),
         )
-    } else if let Some(record) = app.shown_record() {
+    } else if let Some(record) = state.shown_record() {
         let text = format!(
             " {}",
-            record_summary(record, app.shown.unwrap_or(0), app.history.len())
+            record_summary(record, state.shown.unwrap_or(0), state.history.len())
         );
         if record.result.is_error {
             Line::styled(text, Style::new().red())
@@ -202,48 +247,67 @@ fn draw_summary(frame: &mut Frame<'_>, area: Rect, app: &App, now: Instant) {
     frame.render_widget(Paragraph::new(line), area);
 }
 
-fn pane_title(app: &App) -> String {
-    match app.tab {
-        Tab::Text => " Text: exactly what the model sees (│ page ▶ footer) ".to_owned(),
+fn pane_title(state: &State) -> String {
+    let tab = state.tab;
+    match tab {
+        Tab::Text => format!(
+            " {}: exactly what the model sees (│ page ▶ footer) ",
+            tab.title()
+        ),
         Tab::Value => " Canonical value ".to_owned(),
         Tab::Meta => " Presentation meta (search card) ".to_owned(),
         Tab::Call => " Call details ".to_owned(),
-        Tab::Surface => " Surface: what the model sees before any call ".to_owned(),
+        Tab::Surface => format!(" {}: what the model sees before any call ", tab.title()),
         Tab::Config => " Plugin config (a change reloads the plugin) ".to_owned(),
-        Tab::History => format!(" History: {} call(s) ", app.history.len()),
-        Tab::Transcript => " Transcript: record this session · replay a transcript ".to_owned(),
+        Tab::History => format!(" {}: {} call(s) ", tab.title(), state.history.len()),
+        Tab::Transcript => format!(
+            " {}: record this session · replay a transcript ",
+            tab.title()
+        ),
     }
 }
 
-fn draw_pane(frame: &mut Frame<'_>, area: Rect, app: &App, now: Instant) {
-    let mut block = Block::bordered().title(pane_title(app));
+fn draw_pane(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) {
+    let mut block = Block::bordered().title(pane_title(state));
     let inner = block.inner(area);
     // The document's position goes on the bottom edge, right; the spill
     // locator gets the rest of that edge.
-    let doc = app.tab_doc(app.tab);
+    let doc = content::tab_doc(state, state.tab);
     let mut first = 0;
     let mut position = String::new();
     if let Some(doc) = doc {
-        app.pane_viewport.set(Viewport {
-            cols: inner.width,
-            rows: inner.height,
-        });
-        first = app.scroll(app.tab).min(app.max_scroll(app.tab));
-        let total = doc.row_count(doc_text_cols(doc, inner.width));
+        let total = doc.row_count(doc.text_cols(inner.width));
+        first = state
+            .scroll(state.tab)
+            .min(total.saturating_sub(usize::from(inner.height)));
         position = doc_view::position(first, total, inner.height);
         block = block.title_bottom(Line::from(position.clone()).right_aligned().dark_gray());
     }
-    let spill = app.shown_record().and_then(|r| r.result.spill.as_ref());
-    if let Some(spill) = spill.filter(|_| app.tab == Tab::Text) {
+    let spill = state.shown_record().and_then(|r| r.result.spill.as_ref());
+    if let Some(spill) = spill.filter(|_| state.tab == Tab::Text) {
         let room = usize::from(area.width).saturating_sub(24 + position.chars().count());
         let text = format!(" spill ▸ {} · o opens ", path_tail(&spill.locator, room));
         block = block.title_bottom(Line::from(text).yellow());
     }
     frame.render_widget(block, area);
-    match (app.tab, doc) {
-        (Tab::Config, _) => config::draw(frame, inner, app),
-        (Tab::History, _) => history::draw(frame, inner, app, now),
-        (Tab::Transcript, _) => transcript::draw(frame, inner, app),
+    match (state.tab, doc) {
+        (Tab::Config, _) => config::draw(
+            frame,
+            inner,
+            &state.config,
+            state.editing == Some(Editing::Config),
+            &state.applied,
+            &state.plugin,
+        ),
+        (Tab::History, _) => history::draw(
+            frame,
+            inner,
+            &state.history,
+            (state.history_selected, state.shown),
+            state.running.as_ref(),
+            now,
+        ),
+        (Tab::Transcript, _) => transcript::draw(frame, inner, &state.transcripts),
         (_, Some(doc)) => {
             doc_view::draw_doc(frame, inner, doc, first);
         }
@@ -251,8 +315,8 @@ fn draw_pane(frame: &mut Frame<'_>, area: Rect, app: &App, now: Instant) {
     }
 }
 
-fn draw_keys(frame: &mut Frame<'_>, area: Rect, app: &App) {
-    let contexts = keymap::contexts(app.editing.is_some(), app.overlay.is_some(), app.tab);
+fn draw_keys(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    let contexts = keymap::contexts(state.editing.is_some(), state.overlay.is_some(), state.tab);
     let mut spans = Vec::new();
     for binding in keymap::bar(&contexts) {
         spans.push(Span::styled(
@@ -264,17 +328,13 @@ fn draw_keys(frame: &mut Frame<'_>, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-fn draw_overlay(frame: &mut Frame<'_>, screen: Rect, app: &App) {
-    let area = Rect {
-        y: screen.y + 1,
-        height: screen.height.saturating_sub(2),
-        ..screen
-    };
+fn draw_overlay(frame: &mut Frame<'_>, screen: Rect, state: &State) {
+    let area = overlay_area(screen);
     frame.render_widget(Clear, area);
-    let (title, doc_owned, note) = match &app.overlay {
+    let (title, doc_owned, note) = match &state.overlay {
         Some(Overlay::Help) => (
             " Help · Esc closes · ↑↓ PgUp PgDn scroll ".to_owned(),
-            Some(help::help_doc(app)),
+            Some(content::help::help_doc(&state.session, &state.plugin)),
             None,
         ),
         Some(Overlay::Spill { path, state, .. }) => {
@@ -291,11 +351,7 @@ fn draw_overlay(frame: &mut Frame<'_>, screen: Rect, app: &App) {
     };
     let mut block = Block::bordered().title(title);
     let inner = block.inner(area);
-    app.overlay_viewport.set(Viewport {
-        cols: inner.width,
-        rows: inner.height,
-    });
-    let doc = match (&doc_owned, &app.overlay) {
+    let doc = match (&doc_owned, &state.overlay) {
         (Some(doc), _) => Some(doc),
         (
             None,
@@ -308,7 +364,7 @@ fn draw_overlay(frame: &mut Frame<'_>, screen: Rect, app: &App) {
     };
     match doc {
         Some(doc) => {
-            let (first, total) = doc_view::draw_doc(frame, inner, doc, app.overlay_scroll);
+            let (first, total) = doc_view::draw_doc(frame, inner, doc, state.overlay_scroll);
             let position = doc_view::position(first, total, inner.height);
             block = block.title_bottom(Line::from(position).right_aligned().dark_gray());
         }

@@ -11,12 +11,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::transcript::compare::Side;
-use crate::tui::app::App;
 use crate::tui::doc::{visible, width};
-use crate::tui::transcript_pane::{ReplayState, TranscriptPane};
+use crate::tui::state::transcript::{ReplayState, TranscriptState};
 
-fn recording_line(pane: &TranscriptPane) -> Line<'static> {
-    match &pane.recording {
+fn recording_line(transcripts: &TranscriptState) -> Line<'static> {
+    match &transcripts.recording {
         Some(r) => Line::from(vec![
             Span::styled(" ● REC ", Style::new().red().bold().reversed()),
             Span::raw(format!(
@@ -27,7 +26,7 @@ fn recording_line(pane: &TranscriptPane) -> Line<'static> {
         ]),
         None => Line::from(format!(
             " ○ not recording · R records this session's calls to {}/",
-            pane.save_dir.display()
+            transcripts.save_dir.display()
         ))
         .dark_gray(),
     }
@@ -68,24 +67,36 @@ fn side_line(side: &Side, mark: char, changed_style: Style, cols: usize) -> Line
     ])
 }
 
-fn draw_list(frame: &mut Frame<'_>, area: Rect, pane: &TranscriptPane) {
+fn draw_list(frame: &mut Frame<'_>, area: Rect, transcripts: &TranscriptState) {
     let mut lines =
         vec![Line::from(" Replay a transcript: ↑↓ choose · Enter replays it on its tree").bold()];
-    if pane.files.is_empty() {
+    if transcripts.files.is_empty() {
         lines.push(
             Line::from(" (no transcripts found in fixtures/transcripts or the save directory)")
                 .dark_gray(),
         );
     }
     let height = usize::from(area.height).saturating_sub(1);
-    let first = pane.selected.saturating_sub(height.saturating_sub(1));
-    for (i, file) in pane.files.iter().enumerate().skip(first).take(height) {
+    let first = transcripts
+        .selected
+        .saturating_sub(height.saturating_sub(1));
+    for (i, file) in transcripts
+        .files
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(height)
+    {
         let text = format!(
             "{} {}",
-            if i == pane.selected { "▶" } else { " " },
+            if i == transcripts.selected {
+                "▶"
+            } else {
+                " "
+            },
             file.display()
         );
-        lines.push(if i == pane.selected {
+        lines.push(if i == transcripts.selected {
             Line::styled(text, Style::new().reversed())
         } else {
             Line::from(text)
@@ -94,13 +105,13 @@ fn draw_list(frame: &mut Frame<'_>, area: Rect, pane: &TranscriptPane) {
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-fn draw_replay(frame: &mut Frame<'_>, area: Rect, pane: &TranscriptPane) {
+fn draw_replay(frame: &mut Frame<'_>, area: Rect, transcripts: &TranscriptState) {
     let ReplayState::Loaded {
         replay,
         record,
         scroll,
         rows,
-    } = &pane.replay
+    } = &transcripts.replay
     else {
         return;
     };
@@ -170,12 +181,11 @@ fn draw_replay(frame: &mut Frame<'_>, area: Rect, pane: &TranscriptPane) {
 }
 
 /// Draws the tab into `area` (inside the pane's border).
-pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
-    let pane = &app.transcripts;
+pub fn draw(frame: &mut Frame<'_>, area: Rect, transcripts: &TranscriptState) {
     let [rec, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
-    frame.render_widget(Paragraph::new(recording_line(pane)), rec);
-    match &pane.replay {
-        ReplayState::List => draw_list(frame, rest, pane),
+    frame.render_widget(Paragraph::new(recording_line(transcripts)), rec);
+    match &transcripts.replay {
+        ReplayState::List => draw_list(frame, rest, transcripts),
         ReplayState::Loading(path) => frame.render_widget(
             Paragraph::new(format!(
                 " replaying {} on a fresh copy of its tree…",
@@ -192,6 +202,6 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) {
             ]),
             rest,
         ),
-        ReplayState::Loaded { .. } => draw_replay(frame, rest, pane),
+        ReplayState::Loaded { .. } => draw_replay(frame, rest, transcripts),
     }
 }

@@ -1,4 +1,4 @@
-//! The call editor: the tool choice, the pattern/path/include fields
+//! The call editor's state: the tool choice, the pattern/path/include fields
 //! (tui-input), and the raw JSON arguments actually sent — generated from
 //! the fields, or edited by hand so missing, extra or mistyped arguments
 //! reach the registry exactly as a model might send them.
@@ -6,27 +6,17 @@
 use serde_json::{Map, Value};
 use tui_input::Input;
 
-/// The tool being called.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tool {
-    Glob,
-    Grep,
-}
+/// The tool being called: the engine's own tool kinds (one source for
+/// their names).
+pub type Tool = fs_search_engine::ToolKind;
 
-impl Tool {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Glob => "glob",
-            Self::Grep => "grep",
-        }
-    }
+/// The tools the editor offers, in the order shown and toggled.
+pub const TOOLS: [Tool; 2] = Tool::ALL;
 
-    pub fn toggled(self) -> Self {
-        match self {
-            Self::Glob => Self::Grep,
-            Self::Grep => Self::Glob,
-        }
-    }
+/// The tool after `tool` in [`TOOLS`] (the `t` key).
+fn toggled(tool: Tool) -> Tool {
+    let i = TOOLS.iter().position(|t| *t == tool).unwrap_or(0);
+    TOOLS[(i + 1) % TOOLS.len()]
 }
 
 /// The editable fields, in Tab order.
@@ -131,7 +121,7 @@ impl CallEditor {
     }
 
     pub fn toggle_tool(&mut self) {
-        self.tool = self.tool.toggled();
+        self.tool = toggled(self.tool);
         if !self.raw_edited {
             self.sync_raw();
         }

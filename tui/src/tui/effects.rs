@@ -1,6 +1,8 @@
-//! The side effects the app asks for, carried out off the UI: plugin
-//! (re)loads and tool calls run on tokio tasks, spill files are read
-//! asynchronously, and each outcome comes back as an [`AppEvent`].
+//! The side effects the app asks for ([`Effect`]), carried out off the UI
+//! by the [`EffectRunner`]: plugin (re)loads and tool calls run on tokio
+//! tasks, spill files are read asynchronously, transcripts are replayed,
+//! and each outcome comes back as an [`AppEvent`]. The messages are plain
+//! data; this module knows nothing of the app's state or the screen.
 //!
 //! One session: one workdir (the executor's cwd and the session header's
 //! cwd), one session id (the spill owner) and one spill root shared by
@@ -23,7 +25,7 @@ use crate::setup::{SpillChoice, load_engine};
 /// The most of a spill file the viewer reads.
 pub const SPILL_VIEW_LIMIT: u64 = 8 * 1024 * 1024;
 
-/// What the app asks the runner to do.
+/// What the app asks the effect runner to do.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     /// (Re)load the plugin with `config`.
@@ -93,8 +95,8 @@ pub enum AppEvent {
     },
 }
 
-/// Carries out effects; owns the current registry.
-pub struct Runner {
+/// Carries out effects on tokio tasks; owns the current registry.
+pub struct EffectRunner {
     workdir: PathBuf,
     spill_root: PathBuf,
     session_id: String,
@@ -104,7 +106,7 @@ pub struct Runner {
     events: mpsc::UnboundedSender<AppEvent>,
 }
 
-impl Runner {
+impl EffectRunner {
     pub fn new(
         workdir: PathBuf,
         spill_root: PathBuf,
@@ -293,9 +295,9 @@ mod tests {
             .expect("the channel is open")
     }
 
-    fn runner(dir: &std::path::Path) -> (Runner, mpsc::UnboundedReceiver<AppEvent>) {
+    fn runner(dir: &std::path::Path) -> (EffectRunner, mpsc::UnboundedReceiver<AppEvent>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let runner = Runner::new(dir.join("tree"), dir.join("spill"), "session-t".into(), tx);
+        let runner = EffectRunner::new(dir.join("tree"), dir.join("spill"), "session-t".into(), tx);
         (runner, rx)
     }
 

@@ -6,7 +6,7 @@ use fs_search_engine::ToolResult;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::doc::{Doc, LineKind, visible};
+use crate::tui::doc::{Doc, LineKind, visible};
 
 /// Openings of the footer paragraph the engine appends to an over-cap
 /// page (CONTRACT §5.8, §6.5, §8.4).
@@ -27,11 +27,17 @@ pub fn footer_start(text: &str) -> Option<usize> {
     is_footer.then_some(start)
 }
 
+/// Byte offset of the footer paragraph in `result`'s text, if it has
+/// one (errors never do). The one place that decides where a footer is.
+fn footer_of(result: &ToolResult) -> Option<usize> {
+    footer_start(&result.text).filter(|_| !result.is_error)
+}
+
 /// The model-visible text, numbered; the footer line is marked as such
 /// and the spill locator inside it is marked for emphasis.
 pub fn text_doc(result: &ToolResult) -> Doc {
     let mut doc = Doc::numbered(&result.text, LineKind::Body);
-    let Some(start) = footer_start(&result.text).filter(|_| !result.is_error) else {
+    let Some(start) = footer_of(result) else {
         return doc;
     };
     let footer_line = result.text[..start].matches('\n').count();

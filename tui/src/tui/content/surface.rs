@@ -2,9 +2,10 @@
 //! (prompt sections, tool definitions), and what the workbench says
 //! when nothing is registered (config error, rg missing) or no call ran.
 
-use super::app::PluginStatus;
-use super::doc::{Doc, LineKind};
-use super::runner::LoadInfo;
+use crate::tui::doc::{Doc, LineKind};
+use crate::tui::effects::LoadInfo;
+use crate::tui::state::session::PluginStatus;
+use crate::tui::tabs::Tab;
 
 /// How to get rg, shown when the load found none.
 pub const RG_INSTALL_HINT: [&str; 5] = [
@@ -80,8 +81,13 @@ fn not_registered(doc: &mut Doc, status: &PluginStatus) {
                 LineKind::Alert,
             );
             doc.push(&format!("  {error}"), LineKind::Alert);
+            let config = Tab::Config;
             doc.push(
-                "Nothing is registered: calls get the unknown-tool result. Fix the config in the Config tab (6).",
+                &format!(
+                    "Nothing is registered: calls get the unknown-tool result. Fix the config in the {} tab ({}).",
+                    config.title(),
+                    config.digit()
+                ),
                 LineKind::Note,
             );
         }
@@ -110,14 +116,22 @@ pub fn welcome(status: &PluginStatus) -> Doc {
         "No call yet. Build one above and run it:",
         LineKind::Heading,
     );
-    for line in [
-        "  e      edit the pattern (Tab: path, include, raw args; Esc: done)",
-        "  t      switch the tool between glob and grep",
-        "  Enter  run: the exact text the model would get appears here",
-        "  6      the Config tab: sampling and every cap",
-        "  ?      every key",
+    let config_key = Tab::Config.digit().to_string();
+    let config_tab = format!("the {} tab: sampling and every cap", Tab::Config.title());
+    for (key, what) in [
+        (
+            "e",
+            "edit the pattern (Tab: path, include, raw args; Esc: done)",
+        ),
+        ("t", "switch the tool between glob and grep"),
+        (
+            "Enter",
+            "run: the exact text the model would get appears here",
+        ),
+        (config_key.as_str(), config_tab.as_str()),
+        ("?", "every key"),
     ] {
-        doc.push(line, LineKind::Note);
+        doc.push(&format!("  {key:<7}{what}"), LineKind::Note);
     }
     doc
 }

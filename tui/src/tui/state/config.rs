@@ -1,7 +1,9 @@
-//! The config panel: `sampleOverCapGlobResults` and every cap as a JSON
-//! literal the developer can edit (empty = key absent, so the engine's
-//! default applies), then the engine's opt-in switches beyond the
-//! contract, plus any other keys the starting config carried.
+//! The Config tab's state, a form: `sampleOverCapGlobResults` and every
+//! cap as a JSON literal the developer can edit (empty = key absent, so
+//! the engine's default applies), then the engine's opt-in switches
+//! beyond the contract, plus any other keys the starting config carried.
+//! The keys, their defaults and descriptions are the engine's
+//! ([`CONFIG_KEYS`]).
 //! Applying builds the config object exactly as typed; the engine's load
 //! validates it, so an invalid value shows the contract's own error.
 
@@ -25,11 +27,11 @@ pub struct ConfigField {
     pub description: &'static str,
 }
 
-/// The panel's state.
+/// The Config tab's form: one field per engine key.
 #[derive(Debug, Clone)]
-pub struct ConfigPanel {
+pub struct ConfigForm {
     pub fields: Vec<ConfigField>,
-    /// Keys of the starting config the panel does not edit (sent as is).
+    /// Keys of the starting config the form does not edit (sent as is).
     pub extra: Map<String, Value>,
     /// A starting config that was not an object, sent as is until a
     /// field is edited.
@@ -43,8 +45,8 @@ fn literal(value: Option<&Value>) -> String {
         .unwrap_or_default()
 }
 
-impl ConfigPanel {
-    /// The panel showing `config` (typically `--config`).
+impl ConfigForm {
+    /// The form showing `config` (typically `--config`).
     pub fn from_value(config: &Value) -> Self {
         let object = config.as_object();
         let get = |key: &str| object.and_then(|o| o.get(key));
@@ -148,7 +150,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn flip_sampling(panel: &mut ConfigPanel) {
+    fn flip_sampling(panel: &mut ConfigForm) {
         let selected = std::mem::replace(&mut panel.selected, 0);
         assert!(panel.toggle_selected());
         panel.selected = selected;
@@ -157,7 +159,7 @@ mod tests {
     #[test]
     fn round_trips_the_starting_config_with_extra_keys() {
         let start = json!({"sampleOverCapGlobResults": true, "grepMaxMatches": 2, "other": [1]});
-        let panel = ConfigPanel::from_value(&start);
+        let panel = ConfigForm::from_value(&start);
         assert_eq!(panel.fields.len(), 9);
         assert_eq!(panel.fields[2].input.value(), "2");
         assert_eq!(panel.fields[1].input.value(), "");
@@ -166,7 +168,7 @@ mod tests {
 
     #[test]
     fn values_are_sent_exactly_as_typed_json() {
-        let mut panel = ConfigPanel::from_value(&json!({}));
+        let mut panel = ConfigForm::from_value(&json!({}));
         panel.selected = 1;
         if let Some(input) = panel.selected_input_mut() {
             *input = Input::new("0".into());
@@ -190,7 +192,7 @@ mod tests {
 
     #[test]
     fn space_flips_only_switches() {
-        let mut panel = ConfigPanel::from_value(&json!({"sampleOverCapGlobResults": true}));
+        let mut panel = ConfigForm::from_value(&json!({"sampleOverCapGlobResults": true}));
         panel.selected = 7;
         assert_eq!(panel.fields[7].key, "globSortInEngine");
         assert!(panel.toggle_selected());
@@ -205,7 +207,7 @@ mod tests {
 
     #[test]
     fn text_that_is_not_json_is_refused_with_a_hint() {
-        let mut panel = ConfigPanel::from_value(&json!({}));
+        let mut panel = ConfigForm::from_value(&json!({}));
         panel.selected = 3;
         if let Some(input) = panel.selected_input_mut() {
             *input = Input::new("lots".into());
@@ -219,7 +221,7 @@ mod tests {
 
     #[test]
     fn a_non_object_config_is_sent_until_a_field_is_edited() {
-        let mut panel = ConfigPanel::from_value(&json!([1]));
+        let mut panel = ConfigForm::from_value(&json!([1]));
         assert_eq!(panel.to_config().unwrap(), json!([1]));
         flip_sampling(&mut panel);
         assert_eq!(

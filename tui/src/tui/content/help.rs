@@ -1,10 +1,12 @@
 //! The help: where the log file and spill files are, every key binding
-//! by context (from the key map), and how to read the Text tab.
+//! by context (from the key map), the tabs (from their table), and how to
+//! read the Text tab. Composed here, not in `views`, so the update logic
+//! can size it for scrolling too.
 
-use crate::tui::app::{App, PluginStatus};
+use super::surface::RG_INSTALL_HINT;
 use crate::tui::doc::{Doc, LineKind};
 use crate::tui::keymap::{self, BINDINGS, Context};
-use crate::tui::surface_doc::RG_INSTALL_HINT;
+use crate::tui::state::session::{PluginStatus, SessionInfo};
 use crate::tui::tabs::Tab;
 
 /// The order in which contexts are listed.
@@ -15,12 +17,11 @@ fn help_contexts() -> Vec<Context> {
     contexts
 }
 
-/// The help document.
-pub fn help_doc(app: &App) -> Doc {
+/// The help document of a session with the plugin in `plugin`'s state.
+pub fn help_doc(session: &SessionInfo, plugin: &PluginStatus) -> Doc {
     let mut doc = Doc::default();
     doc.push("Session", LineKind::Heading);
-    let log = app
-        .session
+    let log = session
         .log_path
         .as_ref()
         .map_or("(not logging)".to_owned(), |p| p.display().to_string());
@@ -29,18 +30,15 @@ pub fn help_doc(app: &App) -> Doc {
         "             (WORKBENCH_LOG=debug for more; nothing is printed over the UI)",
         LineKind::Note,
     );
+    doc.push(&format!("  workdir    {}", session.workdir), LineKind::Body);
     doc.push(
-        &format!("  workdir    {}", app.session.workdir),
+        &format!("  session    {}", session.session_id),
         LineKind::Body,
     );
-    doc.push(
-        &format!("  session    {}", app.session.session_id),
-        LineKind::Body,
-    );
-    if let Some(root) = &app.session.spill_root {
+    if let Some(root) = &session.spill_root {
         doc.push(&format!("  spill root {}", root.display()), LineKind::Body);
     }
-    if let PluginStatus::RgMissing(warning) = &app.plugin {
+    if let PluginStatus::RgMissing(warning) = plugin {
         doc.push("ripgrep", LineKind::Heading);
         doc.push(&format!("  {warning}"), LineKind::Alert);
         for line in RG_INSTALL_HINT {
@@ -62,13 +60,12 @@ pub fn help_doc(app: &App) -> Doc {
         }
     }
     doc.push("Tabs", LineKind::Heading);
-    let tabs: Vec<String> = Tab::ALL
-        .iter()
-        .enumerate()
-        .map(|(i, t)| format!("{} {}", i + 1, t.title()))
-        .collect();
+    let tabs: Vec<String> = Tab::ALL.iter().map(|t| t.numbered_title()).collect();
     doc.push(&format!("  {}", tabs.join("  ")), LineKind::Body);
-    doc.push("Reading the Text tab", LineKind::Heading);
+    doc.push(
+        &format!("Reading the {} tab", Tab::Text.title()),
+        LineKind::Heading,
+    );
     for line in [
         "  The pane shows the model-visible text exactly; long lines wrap.",
         "  gutter: N│ a line of the page   ┆ its wrapped continuation",

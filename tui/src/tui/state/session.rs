@@ -1,0 +1,31 @@
+//! The session facts every part of the workbench shares: where it runs
+//! and logs, the plugin as last loaded, and the one-off status message.
+
+use std::path::PathBuf;
+
+/// Where the session runs and logs; shown in the header and the help.
+#[derive(Debug, Clone, Default)]
+pub struct SessionInfo {
+    pub workdir: String,
+    pub session_id: String,
+    pub spill_root: Option<PathBuf>,
+    pub log_path: Option<PathBuf>,
+}
+
+/// The plugin as last loaded.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PluginStatus {
+    Loading,
+    Registered,
+    /// Loaded, but rg is missing: nothing registered.
+    RgMissing(String),
+    /// The load failed (config error): nothing registered.
+    Failed(String),
+}
+
+/// A one-off message, shown until the next key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub alert: bool,
+}
