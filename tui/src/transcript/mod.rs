@@ -2,7 +2,7 @@
 //! model saw, replayed as snapshot tests. No terminal code: the headless
 //! commands, the TUI and the tests all use this library.
 //!
-//! - [`format`]: the versioned JSON Lines format and writing it;
+//! - [`format`](mod@format): the versioned JSON Lines format and writing it;
 //!   [`parse`]: reading it.
 //! - [`tree`]: fixture-tree manifests and their materialiser (pinned mtimes).
 //! - [`normalise`]: placeholders for temp roots and random locator parts.

@@ -6,8 +6,9 @@ use std::time::Duration;
 use fs_search_engine::RG_MISSING_WARNING;
 use fs_search_engine::SearchMeta;
 use fs_search_engine::SpillRef;
+use fs_search_engine::helpers::render_glob;
+use fs_search_engine::{Config, SearchCode, SearchError, ToolError, ToolResult};
 use fs_search_engine::{GlobValue, ToolValue};
-use fs_search_engine::{Page, SearchCode, SearchError, ToolError, ToolResult};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 
@@ -45,22 +46,24 @@ fn run_effect(effects: &[Effect]) -> (u64, String, Value) {
     }
 }
 
-fn glob_result(paths: &[&str], text: &str, spill: Option<SpillRef>) -> ToolResult {
+/// A glob result as the engine renders it for `paths` with `cap` paths
+/// inline (modification-time head, no sampling) and `spill` saved.
+fn glob_result(paths: &[&str], cap: u64, spill: Option<SpillRef>) -> ToolResult {
     let value = GlobValue {
         root: ".".into(),
         paths: paths.iter().map(|p| (*p).to_owned()).collect(),
     };
+    let config = Config {
+        glob_max_results: cap,
+        ..Config::with_sampling(false)
+    };
+    let page = render_glob(&value, &config, spill.as_ref());
     let meta = SearchMeta::Paths {
         paths: value.paths.clone(),
         truncated: spill.is_some(),
         total: paths.len() as u64,
     };
-    let mut result = ToolResult::success(
-        "glob",
-        Page::plain(text.into()),
-        ToolValue::Glob(value),
-        Some(meta),
-    );
+    let mut result = ToolResult::success("glob", page, ToolValue::Glob(value), Some(meta));
     result.spill = spill;
     result
 }
@@ -187,11 +190,8 @@ fn a_finished_call_is_recorded_shown_and_its_footer_marked() {
         bytes: 5,
         retrieval_hint: "Use read.".into(),
     };
-    run_and_finish(
-        &mut app,
-        "*",
-        glob_result(&["a", "b", "c"], &text, Some(spill)),
-    );
+    run_and_finish(&mut app, "*", glob_result(&["a", "b", "c"], 2, Some(spill)));
+    assert_eq!(app.state.history[0].result.text, text);
     assert_eq!(app.state.history.len(), 1);
     assert_eq!(app.state.shown, Some(0));
     let doc = content::tab_doc(&app.state, Tab::Text).unwrap();
@@ -215,7 +215,7 @@ fn a_finished_call_is_recorded_shown_and_its_footer_marked() {
 #[test]
 fn value_meta_and_call_tabs_show_the_structured_parts() {
     let mut app = app();
-    run_and_finish(&mut app, "*", glob_result(&["a"], "a", None));
+    run_and_finish(&mut app, "*", glob_result(&["a"], 100, None));
     let text_of = |app: &App, tab| {
         content::tab_doc(&app.state, tab)
             .unwrap()
@@ -266,7 +266,7 @@ fn an_error_result_keeps_its_name_and_code() {
 fn a_result_for_another_call_is_ignored() {
     let mut app = app();
     run_effect(&press(&mut app, KeyCode::Enter));
-    finish(&mut app, 99, glob_result(&["a"], "a", None));
+    finish(&mut app, 99, glob_result(&["a"], 100, None));
     assert!(app.state.history.is_empty());
     assert!(app.state.running.is_some());
 }
@@ -434,7 +434,7 @@ fn the_spill_key_opens_the_file_of_the_shown_result() {
     let mut app = app();
     press(&mut app, KeyCode::Char('o'));
     assert_eq!(app.state.status.as_ref().unwrap().text, "no call yet");
-    run_and_finish(&mut app, "*", glob_result(&["a"], "a", None));
+    run_and_finish(&mut app, "*", glob_result(&["a"], 100, None));
     assert!(press(&mut app, KeyCode::Char('o')).is_empty());
     assert_eq!(
         app.state.status.as_ref().unwrap().text,
@@ -446,7 +446,7 @@ fn the_spill_key_opens_the_file_of_the_shown_result() {
         bytes: 3,
         retrieval_hint: "hint".into(),
     };
-    let id = run_and_finish(&mut app, "*", glob_result(&["a", "b"], "a", Some(spill)));
+    let id = run_and_finish(&mut app, "*", glob_result(&["a", "b"], 1, Some(spill)));
     let effects = press(&mut app, KeyCode::Char('o'));
     assert_eq!(
         effects,
@@ -494,7 +494,7 @@ fn scrolling_is_clamped_to_the_document() {
     let mut app = app();
     let paths: Vec<String> = (0..30).map(|i| format!("f{i}")).collect();
     let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
-    run_and_finish(&mut app, "*", glob_result(&refs, &paths.join("\n"), None));
+    run_and_finish(&mut app, "*", glob_result(&refs, 100_000, None));
     app.state.viewports.pane = Viewport { cols: 40, rows: 10 };
     press(&mut app, KeyCode::PageDown);
     assert_eq!(app.state.scroll(Tab::Text), 9);
@@ -511,8 +511,8 @@ fn scrolling_is_clamped_to_the_document() {
 #[test]
 fn history_selects_and_shows_an_earlier_call() {
     let mut app = app();
-    run_and_finish(&mut app, "first", glob_result(&["a"], "a", None));
-    run_and_finish(&mut app, "second", glob_result(&["b"], "b", None));
+    run_and_finish(&mut app, "first", glob_result(&["a"], 100, None));
+    run_and_finish(&mut app, "second", glob_result(&["b"], 100, None));
     assert_eq!(app.state.shown, Some(1));
     press(&mut app, KeyCode::Char('7'));
     assert_eq!(app.state.tab, Tab::History);

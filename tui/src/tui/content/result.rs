@@ -8,29 +8,10 @@ use serde_json::Value;
 
 use crate::tui::doc::{Doc, LineKind, visible};
 
-/// Openings of the footer paragraph the engine appends to an over-cap
-/// page (CONTRACT §5.8, §6.5, §8.4).
-const FOOTER_OPENINGS: [&str; 3] = [
-    "(Showing ",
-    "(Full grep result stored at: ",
-    "(The complete result could not be saved",
-];
-
-/// Byte offset where the footer paragraph of `text` starts, if it has one:
-/// the last paragraph, a single line in parentheses with a footer opening.
-pub fn footer_start(text: &str) -> Option<usize> {
-    let start = text.rfind("\n\n")? + 2;
-    let last = &text[start..];
-    let is_footer = !last.contains('\n')
-        && last.ends_with(')')
-        && FOOTER_OPENINGS.iter().any(|o| last.starts_with(o));
-    is_footer.then_some(start)
-}
-
-/// Byte offset of the footer paragraph in `result`'s text, if it has
-/// one (errors never do). The one place that decides where a footer is.
+/// Byte offset of the footer paragraph in `result`'s text, as the engine
+/// rendered it (errors never have one).
 fn footer_of(result: &ToolResult) -> Option<usize> {
-    footer_start(&result.text).filter(|_| !result.is_error)
+    result.parts.footer.as_ref().map(|footer| footer.start)
 }
 
 /// The model-visible text, numbered; the footer line is marked as such
@@ -43,8 +24,8 @@ pub fn text_doc(result: &ToolResult) -> Doc {
     let footer_line = result.text[..start].matches('\n').count();
     if let Some(line) = doc.lines.get_mut(footer_line) {
         line.kind = LineKind::Footer;
-        if let Some(spill) = &result.spill {
-            let locator = visible(&spill.locator);
+        if let Some(locator) = result.locator() {
+            let locator = visible(locator);
             line.mark = line.text.find(&locator).map(|at| at..at + locator.len());
         }
     }
@@ -145,29 +126,4 @@ pub fn details_doc(f: &CallFacts<'_>) -> Doc {
         doc.push(&format!("context     {c}"), LineKind::Body);
     }
     doc
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn finds_the_footer_paragraph_of_every_shape() {
-        let glob = "a\nb\n\n(Showing 2 of 5 paths. The complete result could not be saved; narrow pattern or path to see more.)";
-        assert_eq!(footer_start(glob), Some(5));
-        let grep = "Found 1 of 2 matches\n\nx\nLine 1: y\n\n(Full grep result stored at: /s/1-grep.txt. Use read.)";
-        assert!(footer_start(grep).is_some_and(|s| grep[s..].starts_with("(Full grep")));
-        let grep_unsaved = "Found 1 of 2 matches\n\nx\nLine 1: y\n\n(The complete result could not be saved; narrow pattern, path, or include to see more.)";
-        assert!(footer_start(grep_unsaved).is_some());
-    }
-
-    #[test]
-    fn a_page_without_a_footer_has_none() {
-        assert_eq!(footer_start("a\nb"), None);
-        assert_eq!(footer_start("Found 2 matches\n\nx\nLine 1: (y)"), None);
-        assert_eq!(
-            footer_start("Found 2 matches\n\n(Showing x)\nLine 1: y)"),
-            None
-        );
-    }
 }
