@@ -1,8 +1,10 @@
 //! `workbench`: the fs-search workbench binary. With no subcommand it
-//! opens the TUI; `call` and `surface` run headless.
+//! opens the TUI; `call` and `surface` run headless; `mcp` serves the
+//! tools over stdio.
 
 mod cli;
 mod headless;
+mod mcp;
 mod setup;
 mod transcript;
 mod tui;
@@ -39,6 +41,16 @@ fn main() -> ExitCode {
             ));
             return ExitCode::from(code);
         }
+        Some(Command::Mcp(args)) => {
+            let code = runtime.block_on(mcp::run(args));
+            // stdin's reader thread may still sit in a blocking read.
+            runtime.shutdown_background();
+            return ExitCode::from(code);
+        }
+        Some(Command::Freeze(args)) => {
+            let code = runtime.block_on(transcript::freeze::command(&args));
+            return ExitCode::from(code);
+        }
         command => Cli { command, ..cli },
     };
     if cli.command.is_none() {
@@ -48,7 +60,9 @@ fn main() -> ExitCode {
         match cli.command {
             Some(Command::Call(args)) => headless::call(args).await,
             Some(Command::Surface(args)) => headless::surface(args).await,
-            Some(Command::Replay(_) | Command::Record(_)) => Ok(()),
+            Some(
+                Command::Replay(_) | Command::Record(_) | Command::Mcp(_) | Command::Freeze(_),
+            ) => Ok(()),
             // The TUI, started above.
             None => Ok(()),
         }

@@ -10,6 +10,7 @@
 //! - [`record`]: records calls headlessly, or a live session ([`record::Recorder`]).
 //! - [`compare`]: recorded and current outcomes side by side (the TUI).
 //! - [`commands`]: `workbench replay` and `workbench record`.
+//! - [`freeze`]: `workbench freeze`, a live recording made self-contained.
 
 // A library API for the TUI and the tests as well as the headless
 // commands: not every item is used by every build of the binary.
@@ -19,6 +20,7 @@ pub mod commands;
 pub mod compare;
 pub mod error;
 pub mod format;
+pub mod freeze;
 pub mod normalise;
 pub mod parse;
 pub mod record;

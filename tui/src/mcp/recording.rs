@@ -1,0 +1,166 @@
+//! `workbench mcp --record FILE`: every completed call is appended to a
+//! transcript (format version 1, see `transcript::format`) as it finishes,
+//! in one `write` of its lines to a file opened with `O_APPEND`, so the
+//! file is a valid transcript after every call, and after a crash.
+//!
+//! The header is written when the file is new or empty: its tree is the
+//! live workdir (relative to the file's directory), its config the
+//! server's, and its env lists no rg config lines (a live session does not
+//! pin rg's order), so `workbench replay FILE` replays against the live
+//! workdir. An existing recording is appended to when its header names the
+//! same workdir and config. Each call is recorded with the connection's
+//! session id (so spill locators replay to the same session directory),
+//! cwd `.`, and the spill mode the server runs with; results are
+//! normalised like the TUI's recordings (`<TREE>`, `<SPILL>`, `<RAND>`).
+//! Calls the client cancelled, or that shutdown aborted, are not recorded:
+//! a replay could not reproduce the moment they were cancelled.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use fs_search_engine::ToolResult;
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::transcript::format::{
+    self, Call, CallOptions, Header, SessionOption, SpillMode, TranscriptEnv,
+};
+use crate::transcript::normalise::{Normaliser, TREE};
+use crate::transcript::record::relative_path;
+use crate::transcript::runner::{outcome_of, rg_version};
+
+#[derive(Debug, Error)]
+pub enum RecordingError {
+    #[error("--record {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("--record {}: {message}", path.display())]
+    Existing { path: PathBuf, message: String },
+}
+
+/// The recording of one server run.
+pub struct Recording {
+    path: PathBuf,
+    file: Mutex<File>,
+    normaliser: Normaliser,
+    spill: SpillMode,
+    session_id: String,
+    /// Records already in the file, so new names stay unique.
+    offset: u64,
+}
+
+impl Recording {
+    /// Opens (or creates) `path` for a server on `workdir` with `config`.
+    pub fn open(
+        path: &Path,
+        workdir: &Path,
+        config: &Value,
+        spill: SpillMode,
+        session_id: &str,
+    ) -> Result<Self, RecordingError> {
+        let io = |source| RecordingError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut file = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(io)?;
+        let out_dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or_else(|| Path::new("."));
+        let header = Header {
+            tree: relative_path(out_dir, workdir),
+            config: config.clone(),
+            env: TranscriptEnv {
+                rg: rg_version(),
+                ripgrep_config: Vec::new(),
+            },
+        };
+        let existing = std::fs::read_to_string(path).map_err(io)?;
+        let offset = if existing.is_empty() {
+            file.write_all(format::header_line(&header).as_bytes())
+                .map_err(io)?;
+            0
+        } else {
+            let transcript =
+                format::parse(&path.display().to_string(), &existing).map_err(|e| {
+                    RecordingError::Existing {
+                        path: path.to_path_buf(),
+                        message: format!("cannot append to it: {e}"),
+                    }
+                })?;
+            let old = &transcript.header;
+            if old.tree != header.tree || old.config != header.config {
+                return Err(RecordingError::Existing {
+                    path: path.to_path_buf(),
+                    message: format!(
+                        "it records tree {} with config {}; this server runs on {} with {} (record to another file)",
+                        old.tree, old.config, header.tree, header.config
+                    ),
+                });
+            }
+            transcript.records.len() as u64
+        };
+        Ok(Self {
+            path: path.to_path_buf(),
+            file: Mutex::new(file),
+            normaliser: Normaliser::new().with_root(workdir, TREE),
+            spill,
+            session_id: session_id.to_owned(),
+            offset,
+        })
+    }
+
+    /// The record lines of call `number` (one call line, one result line,
+    /// the text lines).
+    pub fn lines(&self, number: u64, tool: &str, args: &Value, result: &ToolResult) -> String {
+        let call = Call {
+            name: format!("call-{}-{tool}", self.offset + number),
+            tool: tool.to_owned(),
+            args: args.clone(),
+            options: CallOptions {
+                spill: self.spill,
+                session: Some(SessionOption {
+                    id: Some(self.session_id.clone()),
+                    cwd: Some(".".to_owned()),
+                }),
+                ..CallOptions::default()
+            },
+        };
+        let outcome = outcome_of(result, &self.normaliser);
+        let mut lines = format::call_line(&call);
+        lines.push_str(&format::outcome_lines(&call.name, &outcome));
+        lines
+    }
+
+    /// Appends call `number` in one write.
+    pub fn append(&self, number: u64, tool: &str, args: &Value, result: &ToolResult) {
+        let lines = self.lines(number, tool, args, result);
+        let Ok(mut file) = self.file.lock() else {
+            tracing::error!("the recording's lock is poisoned; call {number} not recorded");
+            return;
+        };
+        if let Err(e) = file.write_all(lines.as_bytes()) {
+            tracing::error!(
+                "cannot append call {number} to {}: {e}",
+                self.path.display()
+            );
+        }
+    }
+
+    /// Makes the appended records durable.
+    pub fn flush(&self) {
+        if let Ok(file) = self.file.lock()
+            && let Err(e) = file.sync_data()
+        {
+            tracing::warn!("cannot sync {}: {e}", self.path.display());
+        }
+    }
+}
