@@ -17,7 +17,7 @@ pub const EXIT_CHANGED: u8 = 1;
 /// Exit status of an unusable file or setup.
 pub const EXIT_ERROR: u8 = 2;
 
-fn out(text: &str) {
+pub(crate) fn out(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
