@@ -6,8 +6,8 @@
 //! The header is written when the file is new or empty: its tree is the
 //! live workdir (relative to the file's directory), its config the
 //! server's, and its env lists no rg config lines (a live session does not
-//! pin rg's order), so `workbench replay FILE` replays against the live
-//! workdir. An existing recording is appended to when its header names the
+//! pin rg's order unless `RIPGREP_CONFIG_PATH` does: then its lines), so
+//! `workbench replay FILE` replays against the live workdir. An existing recording is appended to when its header names the
 //! same workdir and config. Each call is recorded with the connection's
 //! session id (so spill locators replay to the same session directory),
 //! cwd `.`, and the spill mode the server runs with; results are
@@ -40,6 +40,26 @@ pub enum RecordingError {
     },
     #[error("--record {}: {message}", path.display())]
     Existing { path: PathBuf, message: String },
+}
+
+/// The rg config lines the server's rg runs with: the lines of the file
+/// `RIPGREP_CONFIG_PATH` names (comments and blank lines dropped, as rg
+/// reads it), none when it is unset or unreadable. Replays pass the same
+/// lines to rg, so a server run with `--sort=path` there records a grep
+/// file order that replays.
+pub fn live_ripgrep_config() -> Vec<String> {
+    let Some(path) = std::env::var_os("RIPGREP_CONFIG_PATH").filter(|p| !p.is_empty()) else {
+        return Vec::new();
+    };
+    std::fs::read_to_string(&path)
+        .map(|text| {
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The recording of one server run.
@@ -80,7 +100,7 @@ impl Recording {
             config: config.clone(),
             env: TranscriptEnv {
                 rg: rg_version(),
-                ripgrep_config: Vec::new(),
+                ripgrep_config: live_ripgrep_config(),
             },
         };
         let existing = std::fs::read_to_string(path).map_err(io)?;

@@ -19,6 +19,7 @@
 use std::future::Future;
 
 use rmcp::RoleServer;
+use rmcp::model::{ClientRequest, JsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
@@ -149,6 +150,43 @@ pub fn answer_to_unusable(line: &[u8]) -> Option<Vec<u8>> {
     }
 }
 
+/// The MCP requests this server knows by name: rmcp reads one whose params
+/// do not fit as a custom request (and would answer "method not found").
+const KNOWN_METHODS: [&str; 13] = [
+    "initialize",
+    "ping",
+    "tools/call",
+    "tools/list",
+    "logging/setLevel",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "completion/complete",
+];
+
+/// The `-32602` answer to a known request with malformed params.
+fn malformed_known_request(message: &RxJsonRpcMessage<RoleServer>) -> Option<Vec<u8>> {
+    let JsonRpcMessage::Request(request) = message else {
+        return None;
+    };
+    let ClientRequest::CustomRequest(custom) = &request.request else {
+        return None;
+    };
+    if !KNOWN_METHODS.contains(&custom.method.as_str()) {
+        return None;
+    }
+    let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+    Some(error_line(
+        id,
+        INVALID_PARAMS,
+        &format!("Invalid params for {}", custom.method),
+    ))
+}
+
 /// One bounded line read.
 enum LineRead {
     Line,
@@ -270,7 +308,10 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
                 continue;
             }
             match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
-                Ok(message) => return Some(message),
+                Ok(message) => match malformed_known_request(&message) {
+                    Some(answer) => drop(self.writer.queue(answer)),
+                    None => return Some(message),
+                },
                 Err(e) => {
                     tracing::debug!("an unusable message: {e}");
                     if let Some(answer) = answer_to_unusable(text) {
