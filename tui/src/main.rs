@@ -48,7 +48,11 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
         Some(Command::Freeze(args)) => {
-            let code = runtime.block_on(transcript::freeze::command(&args));
+            let code = runtime.block_on(transcript::freeze::command(
+                &args.recording,
+                &args.out,
+                &args.tree_out,
+            ));
             return ExitCode::from(code);
         }
         command => Cli { command, ..cli },

@@ -35,7 +35,6 @@ use super::format;
 use super::record::{relative_path, save};
 use super::replay::{replay_file, tree_path};
 use super::tree::{MANIFEST_FILE, MANIFEST_NAME, MANIFEST_VERSION, is_fixture_tree};
-use crate::cli::FreezeArgs;
 
 /// The most files a frozen tree may hold.
 pub const MAX_FILES: usize = 5_000;
@@ -258,8 +257,8 @@ pub fn freeze(recording: &Path, out: &Path, tree_out: &Path) -> Result<Frozen, T
 
 /// `workbench freeze`: the exit status (0 frozen and replaying with no
 /// differences, 1 frozen but differing, 2 error).
-pub async fn command(args: &FreezeArgs) -> u8 {
-    let frozen = match freeze(&args.recording, &args.out, &args.tree_out) {
+pub async fn command(recording: &Path, out_file: &Path, tree_out: &Path) -> u8 {
+    let frozen = match freeze(recording, out_file, tree_out) {
         Ok(frozen) => frozen,
         Err(e) => {
             eprintln!("workbench freeze: {e}");
@@ -270,7 +269,7 @@ pub async fn command(args: &FreezeArgs) -> u8 {
         eprintln!("workbench freeze: note: skipped {skipped} (not a file or directory)");
     }
     let temp = std::env::temp_dir();
-    let replay = match replay_file(&args.out, &temp).await {
+    let replay = match replay_file(out_file, &temp).await {
         Ok(replay) => replay,
         Err(e) => {
             eprintln!("workbench freeze: the frozen transcript does not replay: {e}");
@@ -280,7 +279,7 @@ pub async fn command(args: &FreezeArgs) -> u8 {
     let summary = format!(
         "froze {} records to {} (tree {}: {} files, {} bytes)",
         frozen.records,
-        args.out.display(),
+        out_file.display(),
         frozen.manifest.display(),
         frozen.files,
         frozen.bytes
