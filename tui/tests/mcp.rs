@@ -665,11 +665,11 @@ async fn a_cancelled_call_kills_rg_and_progress_came_while_it_ran() {
     c.service.cancel().await.unwrap();
 }
 
-#[test]
-fn stdin_eof_mid_call_kills_rg_and_exits_0() {
-    let dir = tree();
-    mkfifo(&dir.path().join("fifo"));
-    let mut raw = Raw::spawn(dir.path(), &["--config", SAMPLING]);
+/// A raw client whose one call (id 1) has rg blocked on a FIFO; the
+/// processes of the call (bash, rg).
+fn raw_blocked_on_fifo(dir: &Path) -> (Raw, Vec<i32>) {
+    mkfifo(&dir.join("fifo"));
+    let mut raw = Raw::spawn(dir, &["--config", SAMPLING]);
     raw.initialize();
     raw.send_json(
         json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
@@ -679,7 +679,14 @@ fn stdin_eof_mid_call_kills_rg_and_exits_0() {
     wait_until("rg on the FIFO", Duration::from_secs(20), || {
         rg_running_under(pid)
     });
-    let call_processes: Vec<i32> = descendants(pid).iter().map(|(p, _)| *p).collect();
+    let call_processes = descendants(pid).iter().map(|(p, _)| *p).collect();
+    (raw, call_processes)
+}
+
+#[test]
+fn stdin_eof_mid_call_kills_rg_and_exits_0() {
+    let dir = tree();
+    let (mut raw, call_processes) = raw_blocked_on_fifo(dir.path());
     drop(raw.stdin.take());
     let status = raw.wait_exit(Duration::from_secs(10));
     assert_eq!(status.code(), Some(0));
@@ -698,28 +705,19 @@ fn stdin_eof_mid_call_kills_rg_and_exits_0() {
 }
 
 #[test]
-fn sigterm_mid_call_kills_rg_and_exits_143() {
-    let dir = tree();
-    mkfifo(&dir.path().join("fifo"));
-    let mut raw = Raw::spawn(dir.path(), &["--config", SAMPLING]);
-    raw.initialize();
-    raw.send_json(
-        json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
-        "name":"grep","arguments":{"pattern":"x","path":"fifo"}}}),
-    );
-    let pid = raw.pid();
-    wait_until("rg on the FIFO", Duration::from_secs(20), || {
-        rg_running_under(pid)
-    });
-    let call_processes: Vec<i32> = descendants(pid).iter().map(|(p, _)| *p).collect();
-    let status = Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let status = raw.wait_exit(Duration::from_secs(10));
-    assert_eq!(status.code(), Some(143));
-    assert!(all_gone(&call_processes));
+fn sigterm_and_sigint_mid_call_kill_rg_and_exit_128_plus_the_signal() {
+    for (signal, code) in [("-TERM", 143), ("-INT", 130)] {
+        let dir = tree();
+        let (mut raw, call_processes) = raw_blocked_on_fifo(dir.path());
+        let status = Command::new("kill")
+            .args([signal, &raw.pid().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let status = raw.wait_exit(Duration::from_secs(10));
+        assert_eq!(status.code(), Some(code), "{signal}");
+        assert!(all_gone(&call_processes), "{signal}");
+    }
 }
 
 #[test]
