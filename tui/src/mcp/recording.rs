@@ -103,6 +103,14 @@ impl Recording {
                 ripgrep_config: live_ripgrep_config(),
             },
         };
+        if let (Ok(file_path), Ok(root)) = (path.canonicalize(), workdir.canonicalize())
+            && file_path.starts_with(&root)
+        {
+            tracing::warn!(
+                "{} is inside the workdir: the calls see it grow, so replays may differ",
+                path.display()
+            );
+        }
         let existing = std::fs::read_to_string(path).map_err(io)?;
         let offset = if existing.is_empty() {
             file.write_all(format::header_line(&header).as_bytes())
