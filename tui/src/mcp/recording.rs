@@ -192,3 +192,53 @@ impl Recording {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fs_search_engine::ToolResult;
+    use serde_json::json;
+
+    fn result(text: &str) -> ToolResult {
+        let mut result =
+            ToolResult::failure("grep", &fs_search_engine::ToolError::Plain("x".to_owned()));
+        result.text = text.to_owned();
+        result
+    }
+
+    #[test]
+    fn every_append_leaves_a_valid_transcript_and_a_reopen_continues_the_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let workdir = dir.path().join("work");
+        std::fs::create_dir(&workdir).unwrap();
+        let path = dir.path().join("rec.jsonl");
+        let config = json!({"sampleOverCapGlobResults": true});
+        let rec = Recording::open(&path, &workdir, &config, SpillMode::None, "s1").unwrap();
+        let read = || format::parse("rec.jsonl", &std::fs::read_to_string(&path).unwrap());
+        assert_eq!(read().unwrap().records.len(), 0);
+        assert_eq!(read().unwrap().header.tree, "work");
+        rec.append(1, "grep", &json!({"pattern": 1}), &result("a\nb"));
+        let t = read().unwrap();
+        assert_eq!(t.records[0].call.name, "call-1-grep");
+        assert_eq!(t.records[0].outcome.text, "a\nb");
+        assert_eq!(t.records[0].call.options.spill, SpillMode::None);
+        drop(rec);
+        let again = Recording::open(&path, &workdir, &config, SpillMode::None, "s2").unwrap();
+        again.append(1, "grep", &json!({}), &result(""));
+        let t = read().unwrap();
+        assert_eq!(t.records[1].call.name, "call-2-grep");
+        assert_eq!(
+            t.records[1]
+                .call
+                .options
+                .session
+                .as_ref()
+                .unwrap()
+                .id
+                .as_deref(),
+            Some("s2")
+        );
+        let other = Recording::open(&path, &workdir, &json!({}), SpillMode::None, "s3");
+        assert!(matches!(other, Err(RecordingError::Existing { .. })));
+    }
+}

@@ -295,3 +295,42 @@ pub async fn command(recording: &Path, out_file: &Path, tree_out: &Path) -> u8 {
     ));
     1
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::tree::{Manifest, MaterialisedTree};
+    use std::os::unix::fs::MetadataExt;
+
+    #[test]
+    fn a_walked_tree_round_trips_through_its_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("sub/.git/objects")).unwrap();
+        std::fs::write(root.join("sub/.git/objects/blob"), "hidden").unwrap();
+        std::fs::write(root.join("sub/a.txt"), "a\r\n").unwrap();
+        std::fs::write(root.join(OsStr::from_bytes(b"latin\xe9.bin")), b"\xff\x00x").unwrap();
+        std::fs::write(root.join("empty"), "").unwrap();
+        std::os::unix::fs::symlink("sub/a.txt", root.join("link")).unwrap();
+        let walked = walk(root).unwrap();
+        assert_eq!(walked.files, 3);
+        assert_eq!(walked.skipped, vec!["link".to_owned()]);
+        let text = manifest_text("test", &walked.entries);
+        let manifest = Manifest::parse("m.json", &text).unwrap();
+        let built = MaterialisedTree::new(&manifest).unwrap();
+        let copy = built.root();
+        assert_eq!(std::fs::read(copy.join("sub/a.txt")).unwrap(), b"a\r\n");
+        assert_eq!(
+            std::fs::read(copy.join(OsStr::from_bytes(b"latin\xe9.bin"))).unwrap(),
+            b"\xff\x00x"
+        );
+        assert!(copy.join("sub/.git").is_dir());
+        assert!(!copy.join("sub/.git/objects").exists());
+        let mtime = |p: &Path| std::fs::metadata(p).unwrap().mtime();
+        assert_eq!(
+            mtime(&copy.join("sub/a.txt")),
+            mtime(&root.join("sub/a.txt"))
+        );
+        assert_eq!(mtime(copy), mtime(root));
+    }
+}
