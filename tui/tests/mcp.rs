@@ -254,6 +254,13 @@ fn descendants(pid: i32) -> Vec<(i32, String)> {
     found
 }
 
+/// `VmHWM` of process `pid`, in KiB.
+fn peak_rss_kib(pid: i32) -> i64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
 fn wait_until(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
     let start = Instant::now();
     while !check() {
@@ -735,12 +742,18 @@ fn a_malformed_line_gets_a_parse_error_and_the_server_keeps_serving() {
     raw.send_json(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":7}}));
     let invalid = raw.response(2);
     assert_eq!(invalid["error"]["code"], -32602);
-    // Over 8 MiB: refused while it is skipped, not buffered.
-    let mut huge = vec![b' '; 9 * 1024 * 1024];
+    // Over 8 MiB: refused while it is skipped, never buffered whole.
+    let before = peak_rss_kib(raw.pid());
+    let mut huge = vec![b' '; 32 * 1024 * 1024];
     huge.push(b'\n');
     raw.send(&huge);
     let refused = raw.next();
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    let grown = peak_rss_kib(raw.pid()) - before;
+    assert!(
+        grown < 16 * 1024,
+        "the server grew by {grown} KiB on a 32 MiB line"
+    );
     raw.send_json(
         json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{
         "name":"glob","arguments":{"pattern":"*.ts"}}}),
