@@ -220,6 +220,20 @@ fn cli_call(dir: &Path, tool: &str, args: &Value, extra: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The call through the server (`--config SAMPLING --no-spill`) and
+/// through `workbench call`, whose text and isError must be equal.
+async fn same_as_cli(c: &Connected, dir: &Path, tool: &str, args: &Value) -> (Value, Value) {
+    let mcp = mcp_call(c, tool, args.clone()).await;
+    let cli = cli_call(dir, tool, args, &["--config", SAMPLING, "--no-spill"]);
+    assert_eq!(
+        text_of(&mcp),
+        cli["text"].as_str().unwrap(),
+        "{tool} {args}"
+    );
+    assert_eq!(mcp["isError"], cli["isError"], "{tool} {args}");
+    (mcp, cli)
+}
+
 fn surface(config: &str) -> Value {
     let out = workbench(&["surface", "--config", config, "--json"]);
     assert_eq!(out.status.code(), Some(0));
@@ -444,19 +458,7 @@ async fn calls_equal_workbench_call_byte_for_byte_without_spill() {
         ("glob", json!({"pattern": "*.md"})),
         ("glob", json!({"pattern": "*", "path": "src"})),
     ] {
-        let mcp = mcp_call(&c, tool, args.clone()).await;
-        let cli = cli_call(
-            dir.path(),
-            tool,
-            &args,
-            &["--config", SAMPLING, "--no-spill"],
-        );
-        assert_eq!(
-            text_of(&mcp),
-            cli["text"].as_str().unwrap(),
-            "{tool} {args}"
-        );
-        assert_eq!(mcp["isError"], cli["isError"]);
+        let (mcp, _) = same_as_cli(&c, dir.path(), tool, &args).await;
         let meta = &mcp["_meta"][META_KEY];
         assert_eq!(meta["error"], Value::Null);
         assert_eq!(meta["spill"], Value::Null);
@@ -505,19 +507,7 @@ async fn bad_arguments_get_the_engines_own_error_results() {
         ("grep", json!({"pattern": "x", "extra": true})),
         ("glob", json!({"pattern": "*.md", "path": ["a"]})),
     ] {
-        let mcp = mcp_call(&c, tool, args.clone()).await;
-        let cli = cli_call(
-            dir.path(),
-            tool,
-            &args,
-            &["--config", SAMPLING, "--no-spill"],
-        );
-        assert_eq!(
-            text_of(&mcp),
-            cli["text"].as_str().unwrap(),
-            "{tool} {args}"
-        );
-        assert_eq!(mcp["isError"], cli["isError"], "{tool} {args}");
+        let (mcp, cli) = same_as_cli(&c, dir.path(), tool, &args).await;
         let error = &mcp["_meta"][META_KEY]["error"];
         assert_eq!(error["name"], cli["error"]["name"]);
         assert_eq!(error["code"], cli["error"]["code"]);
