@@ -14,7 +14,8 @@
 //!
 //! Everything written to stdout goes through one writer task, so messages
 //! never interleave and an error line queued by `receive` (which rmcp polls
-//! inside a `select!`) cannot be cut off by that future being dropped.
+//! inside a `select!`) cannot be cut off by that future being dropped;
+//! `receive` waits for its error line to be written before it reads on.
 
 use std::future::Future;
 
@@ -220,6 +221,13 @@ impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
         self.closed.clone()
     }
 
+    /// Writes an error answer before reading on, so a peer that floods bad
+    /// lines without reading is held back rather than queued without end.
+    /// Cancel-safe: a dropped wait leaves the answer queued.
+    async fn answer(&mut self, line: Vec<u8>) {
+        let _ = self.writer.queue(line).await;
+    }
+
     /// Reads up to a newline into `self.line`, never past the limit.
     /// Cancel-safe: a partial line stays in `self.line` for the next call.
     async fn read_line(&mut self) -> LineRead {
@@ -291,11 +299,12 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
                 }
                 LineRead::Oversized => {
                     tracing::warn!("refused a message over {MAX_MESSAGE_BYTES} bytes");
-                    drop(self.writer.queue(error_line(
+                    self.answer(error_line(
                         Value::Null,
                         INVALID_REQUEST,
                         "Invalid Request: the message exceeds 8 MiB",
-                    )));
+                    ))
+                    .await;
                     continue;
                 }
                 LineRead::Line => {}
@@ -309,13 +318,13 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
             }
             match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
                 Ok(message) => match malformed_known_request(&message) {
-                    Some(answer) => drop(self.writer.queue(answer)),
+                    Some(answer) => self.answer(answer).await,
                     None => return Some(message),
                 },
                 Err(e) => {
                     tracing::debug!("an unusable message: {e}");
                     if let Some(answer) = answer_to_unusable(text) {
-                        drop(self.writer.queue(answer));
+                        self.answer(answer).await;
                     }
                 }
             }
