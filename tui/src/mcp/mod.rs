@@ -38,6 +38,9 @@ use self::transport::{StdioTransport, Writer};
 /// How long shutdown waits for the calls in flight to return.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
 
+/// How long the session may take to write the last answers.
+const SESSION_DRAIN: Duration = Duration::from_secs(3);
+
 /// Exit status of a setup failure.
 const EXIT_SETUP: u8 = 2;
 
@@ -149,12 +152,19 @@ async fn serve(args: &McpArgs) -> Result<u8, String> {
     match started {
         Ok(running) => {
             let service = running.cancellation_token();
-            let stopping = stop.clone();
-            let quit = tokio::select! {
-                quit = running.waiting() => quit.map(|q| format!("{q:?}")),
-                () = stopping.cancelled() => {
+            let waiting = running.waiting();
+            tokio::pin!(waiting);
+            let ended = tokio::select! {
+                quit = &mut waiting => Some(quit),
+                () = stop.cancelled() => None,
+            };
+            let quit = match ended {
+                Some(quit) => Ok(quit),
+                None => {
+                    // The calls have returned: let rmcp write their
+                    // answers, then end the session.
                     service.cancel();
-                    Ok("stopped".to_owned())
+                    tokio::time::timeout(SESSION_DRAIN, waiting).await
                 }
             };
             tracing::info!(?quit, "the MCP session ended");
