@@ -119,7 +119,7 @@ impl CallRunner {
                     tracing::info!(number, tool, "the client cancelled the call");
                     signal.cancel();
                 }
-                _ = ticker.tick(), if progress.is_some() => {
+                _ = ticker.tick(), if progress.is_some() && !signal.is_cancelled() => {
                     ticks += 1;
                     if let Some(progress) = progress.as_mut() {
                         progress.tick(ticks).await;
