@@ -32,6 +32,10 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Record the calls on stdin (one JSON call per line) to a transcript.
     Record(RecordArgs),
+    /// Serve the tools to an MCP client over stdio (JSON-RPC on stdin/stdout).
+    Mcp(McpArgs),
+    /// Turn a live recording into a self-contained fixture (tree manifest + transcript).
+    Freeze(FreezeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -101,4 +105,35 @@ pub struct RecordArgs {
     /// The transcript to write.
     #[arg(long)]
     pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The workspace the tools search (the session cwd of every call).
+    #[arg(long)]
+    pub workdir: PathBuf,
+    /// Plugin config as JSON, or @FILE.
+    #[arg(long)]
+    pub config: Option<String>,
+    /// Root the local spill store here.
+    #[arg(long, conflicts_with = "no_spill")]
+    pub spill_dir: Option<PathBuf>,
+    /// Load no spill store.
+    #[arg(long)]
+    pub no_spill: bool,
+    /// Append every completed call to this transcript (created if missing).
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct FreezeArgs {
+    /// A recording made by `workbench mcp --record` (or the TUI's `R`).
+    pub recording: PathBuf,
+    /// The self-contained transcript to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The directory to write the tree manifest (manifest.json) into.
+    #[arg(long)]
+    pub tree_out: PathBuf,
 }

@@ -5,7 +5,9 @@
 //! - [`setup`]: loading the engine the way every front end runs it (the
 //!   local executor rooted at the workdir, a spill store, the timeout policy);
 //! - [`headless`]: the commands that run without a terminal (`call`,
-//!   `surface`, `replay`, `record`);
+//!   `surface`, `replay`, `record`, `freeze`);
+//! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
+//! - [`logging`]: the log file every front end writes to;
 //! - [`transcript`]: the transcript library: format, fixture trees,
 //!   normalisation, record and replay (no terminal code);
 //! - [`tui`]: the interactive workbench (ratatui).
@@ -14,6 +16,8 @@
 
 pub mod cli;
 pub mod headless;
+pub mod logging;
+pub mod mcp;
 pub mod setup;
 pub mod transcript;
 pub mod tui;
@@ -50,6 +54,20 @@ pub fn run(cli: Cli) -> ExitCode {
                 args.config.as_deref(),
                 &args.out,
             ));
+            return ExitCode::from(code);
+        }
+        Some(Command::Freeze(args)) => {
+            let code = runtime.block_on(headless::transcripts::freeze(
+                &args.recording,
+                &args.out,
+                &args.tree_out,
+            ));
+            return ExitCode::from(code);
+        }
+        Some(Command::Mcp(args)) => {
+            let code = runtime.block_on(mcp::run(args));
+            // stdin's reader thread may still sit in a blocking read.
+            runtime.shutdown_background();
             return ExitCode::from(code);
         }
         Some(Command::Call(args)) => runtime.block_on(headless::call::call(args)),

@@ -4,12 +4,15 @@
 //! matches (or was updated), 1 when any record changed (a unified diff per
 //! changed record on stdout), 2 when a file cannot be read, parsed or set
 //! up (a message naming the file and line on stderr). Record: 0 or 2.
+//! `workbench freeze RECORDING --out TRANSCRIPT --tree-out DIR` makes a
+//! live recording self-contained and replays it: 0, 1 or 2 likewise.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::print;
 use crate::transcript::error::TranscriptError;
+use crate::transcript::freeze::freeze as freeze_recording;
 use crate::transcript::record::{parse_calls, record as record_calls, save};
 use crate::transcript::replay::replay_file;
 
@@ -97,4 +100,45 @@ async fn record_inner(
     let transcript = record_calls(tree, config, calls, "<stdin>", out_file).await?;
     save(out_file, &transcript)?;
     Ok(transcript.records.len())
+}
+
+/// `workbench freeze`: the exit status (0 frozen and replaying with no
+/// differences, 1 frozen but differing, 2 error).
+pub async fn freeze(recording: &Path, out_file: &Path, tree_out: &Path) -> u8 {
+    let frozen = match freeze_recording(recording, out_file, tree_out) {
+        Ok(frozen) => frozen,
+        Err(e) => {
+            eprintln!("workbench freeze: {e}");
+            return 2;
+        }
+    };
+    for skipped in &frozen.skipped {
+        eprintln!("workbench freeze: note: skipped {skipped} (not a file or directory)");
+    }
+    let temp = std::env::temp_dir();
+    let replay = match replay_file(out_file, &temp).await {
+        Ok(replay) => replay,
+        Err(e) => {
+            eprintln!("workbench freeze: the frozen transcript does not replay: {e}");
+            return 2;
+        }
+    };
+    let summary = format!(
+        "froze {} records to {} (tree {}: {} files, {} bytes)",
+        frozen.records,
+        out_file.display(),
+        frozen.manifest.display(),
+        frozen.files,
+        frozen.bytes
+    );
+    if replay.all_match() {
+        print(&format!("{summary}; they replay with no differences\n"));
+        return 0;
+    }
+    print(&replay.diffs());
+    print(&format!(
+        "{summary}; but {} of them differ on the frozen tree (changed since recorded?)\n",
+        replay.changed().count()
+    ));
+    1
 }

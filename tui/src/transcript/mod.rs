@@ -12,11 +12,13 @@
 //! - [`record`]: records calls headlessly, or a live session ([`record::Recorder`]).
 //! - [`compare`]: recorded and current outcomes side by side (the TUI).
 //! - [`error`]: what can go wrong reading or setting up a transcript.
+//! - [`freeze`]: `workbench freeze`, a live recording made self-contained.
 
 pub mod compare;
 pub mod error;
 pub mod fixture_engine;
 pub mod format;
+pub mod freeze;
 pub mod normalise;
 pub mod parse;
 pub mod record;

@@ -12,7 +12,7 @@
 //!   tab, who has the keyboard, the viewports), [`effects`] (the
 //!   [`effects::Effect`]s the app asks for, the [`effects::EffectRunner`]
 //!   that carries them out on tokio tasks, their [`effects::AppEvent`]
-//!   outcomes), [`error`], [`logging`];
+//!   outcomes), [`error`], [`crate::logging`];
 //! - [`keymap`]: every key binding and its [`keymap::Action`];
 //! - [`content`]: the documents the panes show, composed from the state;
 //! - [`app`]: the one `impl App`, the update logic: keys and outcomes in,
@@ -43,7 +43,6 @@ pub mod effects;
 pub mod error;
 pub mod event_loop;
 pub mod keymap;
-pub mod logging;
 pub mod state;
 pub mod tabs;
 pub mod views;
@@ -87,7 +86,7 @@ pub async fn run(workdir: Option<PathBuf>, config: Option<String>) -> Result<(),
         return Err(TuiError::Workdir(workdir.display().to_string()));
     }
     let workdir = std::path::absolute(&workdir)?;
-    let logging = logging::init();
+    let logging = crate::logging::init();
     let spill_root = tempfile::Builder::new()
         .prefix("dsh-spill-")
         .rand_bytes(6)

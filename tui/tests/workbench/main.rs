@@ -8,4 +8,5 @@
 
 mod cli_headless;
 mod e2e_terminal;
+mod mcp;
 mod transcripts;

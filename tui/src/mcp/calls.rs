@@ -1,0 +1,151 @@
+//! Running tool calls for one MCP connection: the same path as `workbench
+//! call` (the registry with the timeout policy and the spill store), one
+//! engine session per connection (a session id fixed for the connection,
+//! cwd = the workdir), at most [`MAX_IN_FLIGHT`] calls at once (more
+//! queue), each with its own abort signal under the connection's, so a
+//! client's `notifications/cancelled` aborts one call and shutdown aborts
+//! them all; shutdown then waits until every call has returned, that is
+//! until the engine has killed every rg group it started.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use fs_search_engine::{ExecContext, Registry, ToolResult};
+use serde_json::Value;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// Calls that run at once; further calls wait for a slot.
+pub const MAX_IN_FLIGHT: usize = 16;
+
+/// How often a call with a progress token reports that it is still running.
+pub const PROGRESS_EVERY: Duration = Duration::from_millis(500);
+
+/// One finished call.
+pub struct Finished {
+    /// The connection's call number, from 1.
+    pub number: u64,
+    pub result: ToolResult,
+    pub duration_ms: f64,
+    /// Aborted by the client or by shutdown (not a completed call).
+    pub cancelled: bool,
+}
+
+/// Sends "still running" progress while a call runs (`tick` counts from 1).
+pub trait Progress: Send {
+    fn tick(&mut self, tick: u64) -> impl Future<Output = ()> + Send;
+}
+
+/// The calls of one connection.
+pub struct CallRunner {
+    registry: Arc<Registry>,
+    slots: Semaphore,
+    session_id: String,
+    workdir: String,
+    shutdown: CancellationToken,
+    tracker: TaskTracker,
+    next: AtomicU64,
+}
+
+impl CallRunner {
+    pub fn new(registry: Registry, workdir: String) -> Self {
+        Self {
+            registry: Arc::new(registry),
+            slots: Semaphore::new(MAX_IN_FLIGHT),
+            session_id: ExecContext::fresh_id("mcp"),
+            workdir,
+            shutdown: CancellationToken::new(),
+            tracker: TaskTracker::new(),
+            next: AtomicU64::new(1),
+        }
+    }
+
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The engine session id every call of this connection carries.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// Runs one call; `cancel` is the client's cancellation of it.
+    pub async fn run<P: Progress>(
+        &self,
+        tool: &str,
+        args: &Value,
+        cancel: &CancellationToken,
+        progress: Option<P>,
+    ) -> Finished {
+        self.tracker
+            .track_future(self.run_inner(tool, args, cancel, progress))
+            .await
+    }
+
+    async fn run_inner<P: Progress>(
+        &self,
+        tool: &str,
+        args: &Value,
+        cancel: &CancellationToken,
+        mut progress: Option<P>,
+    ) -> Finished {
+        let number = self.next.fetch_add(1, Ordering::Relaxed);
+        let signal = self.shutdown.child_token();
+        let started = Instant::now();
+        // Wait for a slot; a call cancelled while it waits still goes to the
+        // engine, which answers with its aborted-before-dispatch result.
+        let _slot = tokio::select! {
+            slot = self.slots.acquire() => slot.ok(),
+            () = cancel.cancelled() => None,
+            () = signal.cancelled() => None,
+        };
+        if cancel.is_cancelled() {
+            signal.cancel();
+        }
+        let exec = ExecContext::new(ExecContext::fresh_id(&format!("call-{number}")))
+            .with_session(Some(&self.session_id), Some(&self.workdir))
+            .with_signal(signal.clone());
+        let call = self.registry.call(tool, args, &exec);
+        tokio::pin!(call);
+        let mut ticker = tokio::time::interval(PROGRESS_EVERY);
+        ticker.tick().await;
+        let mut ticks = 0;
+        let result = loop {
+            tokio::select! {
+                result = &mut call => break result,
+                () = cancel.cancelled(), if !signal.is_cancelled() => {
+                    tracing::info!(number, tool, "the client cancelled the call");
+                    signal.cancel();
+                }
+                _ = ticker.tick(), if progress.is_some() && !signal.is_cancelled() => {
+                    ticks += 1;
+                    if let Some(progress) = progress.as_mut() {
+                        progress.tick(ticks).await;
+                    }
+                }
+            }
+        };
+        Finished {
+            number,
+            result,
+            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+            cancelled: signal.is_cancelled(),
+        }
+    }
+
+    /// Aborts every call in flight and every queued one.
+    pub fn cancel_all(&self) {
+        self.shutdown.cancel();
+    }
+
+    /// Waits until no call is running (the engine has killed their rg
+    /// groups), at most `limit`; false when calls are still running.
+    pub async fn wait_idle(&self, limit: Duration) -> bool {
+        self.tracker.close();
+        tokio::time::timeout(limit, self.tracker.wait())
+            .await
+            .is_ok()
+    }
+}

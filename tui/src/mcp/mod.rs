@@ -1,0 +1,190 @@
+//! `workbench mcp --workdir DIR [--config JSON|@FILE] [--spill-dir DIR |
+//! --no-spill] [--record FILE]`: the engine's tools served to an MCP
+//! client over stdio, on the official Rust SDK (`rmcp`).
+//!
+//! - [`server`]: the handler (`initialize`, `tools/list`, `tools/call`,
+//!   logging), [`calls`]: running calls (one engine session per
+//!   connection, 16 in flight, cancellation, progress), [`transport`]:
+//!   newline-delimited JSON-RPC on stdin/stdout with parse errors and a
+//!   message size limit, [`recording`]: `--record`.
+//! - stdout carries only JSON-RPC; logs go to the workbench log file (see
+//!   `tui::logging`), warnings also to the client as log notifications;
+//!   setup errors go to stderr (exit 2).
+//! - End of input, SIGTERM or SIGINT cancel the calls in flight, wait until
+//!   they have returned (their rg groups killed), sync the recording and
+//!   exit: 0 at end of input, 128 + the signal's number for a signal.
+
+pub mod calls;
+pub mod recording;
+pub mod server;
+pub mod transport;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::signal::unix::{SignalKind, signal};
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::McpArgs;
+use crate::setup::{SpillChoice, load_engine, read_config};
+use crate::transcript::format::SpillMode;
+
+use self::calls::CallRunner;
+use self::recording::Recording;
+use self::server::McpServer;
+use self::transport::{StdioTransport, Writer};
+
+/// How long shutdown waits for the calls in flight to return.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
+
+/// How long the session may take to write the last answers.
+const SESSION_DRAIN: Duration = Duration::from_secs(3);
+
+/// Exit status of a setup failure.
+const EXIT_SETUP: u8 = 2;
+
+/// Runs the server until end of input or a signal; the exit status.
+pub async fn run(args: McpArgs) -> u8 {
+    let logging = crate::logging::init();
+    if let Some(logging) = &logging {
+        tracing::info!(log = %logging.path.display(), workdir = %args.workdir.display(), "workbench mcp starting");
+    }
+    let code = match serve(&args).await {
+        Ok(code) => code,
+        Err(message) => {
+            tracing::error!("{message}");
+            eprintln!("workbench mcp: {message}");
+            EXIT_SETUP
+        }
+    };
+    tracing::info!(code, "workbench mcp exiting");
+    code
+}
+
+/// Which signal stopped the server, if any.
+async fn wait_for_signal() -> Option<i32> {
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        tracing::warn!("cannot install the signal handlers");
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => Some(15),
+        _ = int.recv() => Some(2),
+    }
+}
+
+async fn serve(args: &McpArgs) -> Result<u8, String> {
+    if !args.workdir.is_dir() {
+        return Err(format!(
+            "--workdir {}: not a directory",
+            args.workdir.display()
+        ));
+    }
+    let config = read_config(args.config.as_deref()).map_err(|e| e.to_string())?;
+    let (spill, spill_mode) = match (&args.spill_dir, args.no_spill) {
+        (_, true) => (SpillChoice::None, SpillMode::None),
+        (Some(dir), false) => (SpillChoice::Root(dir), SpillMode::Store),
+        (None, false) => (SpillChoice::PrivateTemp, SpillMode::Store),
+    };
+    let loaded = load_engine(Some(&args.workdir), &config, spill)
+        .await
+        .map_err(|e| e.to_string())?;
+    for warning in &loaded.warnings {
+        tracing::warn!("{warning}");
+    }
+    let workdir = args.workdir.to_string_lossy().into_owned();
+    let runner = Arc::new(CallRunner::new(loaded.registry, workdir));
+    let recording = match &args.record {
+        Some(path) => Some(Arc::new(
+            Recording::open(
+                path,
+                Path::new(&args.workdir),
+                &config,
+                spill_mode,
+                runner.session_id(),
+            )
+            .map_err(|e| e.to_string())?,
+        )),
+        None => None,
+    };
+    let server = McpServer::new(runner.clone(), loaded.warnings, recording.clone());
+
+    let writer = Writer::spawn(tokio::io::stdout());
+    let transport = StdioTransport::new(tokio::io::stdin(), writer.clone());
+    let closed = transport.closed();
+    let stop = CancellationToken::new();
+    let stopped_by = Arc::new(std::sync::Mutex::new(None::<i32>));
+    // The watcher: at end of input or a signal, abort the calls in flight.
+    let watcher = {
+        let (runner, stop, closed, stopped_by) = (
+            runner.clone(),
+            stop.clone(),
+            closed.clone(),
+            stopped_by.clone(),
+        );
+        tokio::spawn(async move {
+            let signal = tokio::select! {
+                () = closed.cancelled() => None,
+                signal = wait_for_signal() => signal,
+            };
+            if let Some(signal) = signal {
+                tracing::info!(signal, "stopping on a signal");
+                if let Ok(mut slot) = stopped_by.lock() {
+                    *slot = Some(signal);
+                }
+            }
+            runner.cancel_all();
+            if !runner.wait_idle(SHUTDOWN_WAIT).await {
+                tracing::warn!("calls still running after {SHUTDOWN_WAIT:?}");
+            }
+            stop.cancel();
+        })
+    };
+
+    let started = tokio::select! {
+        started = rmcp::serve_server(server, transport) => started.map_err(|e| e.to_string()),
+        () = stop.cancelled() => Err("stopped before the client initialized".to_owned()),
+    };
+    match started {
+        Ok(running) => {
+            let service = running.cancellation_token();
+            let waiting = running.waiting();
+            tokio::pin!(waiting);
+            let ended = tokio::select! {
+                quit = &mut waiting => Some(quit),
+                () = stop.cancelled() => None,
+            };
+            let quit = match ended {
+                Some(quit) => Ok(quit),
+                None => {
+                    // The calls have returned: let rmcp write their
+                    // answers, then end the session.
+                    service.cancel();
+                    tokio::time::timeout(SESSION_DRAIN, waiting).await
+                }
+            };
+            tracing::info!(?quit, "the MCP session ended");
+        }
+        Err(e) => {
+            if !stop.is_cancelled() && !closed.is_cancelled() {
+                tracing::warn!("the MCP session did not start: {e}");
+            }
+        }
+    }
+    // However the session ended, no call outlives it.
+    runner.cancel_all();
+    if !runner.wait_idle(SHUTDOWN_WAIT).await {
+        tracing::warn!("calls still running after {SHUTDOWN_WAIT:?}");
+    }
+    watcher.abort();
+    if let Some(recording) = &recording {
+        recording.flush();
+    }
+    writer.flush().await;
+    let signal = stopped_by.lock().ok().and_then(|s| *s);
+    Ok(signal.map_or(0, |s| 128 + s as u8))
+}

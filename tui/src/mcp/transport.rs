@@ -1,0 +1,385 @@
+//! The stdio transport: newline-delimited JSON-RPC on stdin and stdout,
+//! as the MCP stdio transport specifies, with the answers rmcp's own
+//! stdio transport does not give (it drops bad lines silently):
+//!
+//! - a line that is not JSON gets a JSON-RPC parse error (`-32700`, id
+//!   null) and the server keeps reading;
+//! - a line that is JSON but not a message the server understands gets
+//!   `-32600` (or `-32602` for a known method with malformed params), with
+//!   the request's id when it has one; a notification never gets an answer;
+//! - a line over [`MAX_MESSAGE_BYTES`] is refused with `-32600` while it is
+//!   skipped, never buffered whole;
+//! - end of input cancels [`StdioTransport::closed`] at once, so calls in
+//!   flight are cancelled without waiting for rmcp's drain.
+//!
+//! Everything written to stdout goes through one writer task, so messages
+//! never interleave and an error line queued by `receive` (which rmcp polls
+//! inside a `select!`) cannot be cut off by that future being dropped;
+//! `receive` waits for its error line to be written before it reads on.
+
+use std::future::Future;
+
+use rmcp::RoleServer;
+use rmcp::model::{ClientRequest, JsonRpcMessage};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde_json::{Value, json};
+use thiserror::Error;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+/// The largest message the server reads (one line, newline excluded).
+pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
+
+/// JSON-RPC error codes used here.
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const INVALID_PARAMS: i64 = -32602;
+
+/// Why a message could not be written.
+#[derive(Debug, Error)]
+pub enum TransportError {
+    #[error("cannot serialise a message: {0}")]
+    Serialise(#[from] serde_json::Error),
+    #[error("stdout is closed")]
+    Closed,
+}
+
+enum Out {
+    Line(Vec<u8>, oneshot::Sender<bool>),
+    Flush(oneshot::Sender<()>),
+}
+
+/// The single writer of stdout; cloneable.
+#[derive(Clone)]
+pub struct Writer {
+    tx: mpsc::UnboundedSender<Out>,
+}
+
+impl Writer {
+    /// Starts the writer task over `out`.
+    pub fn spawn<W: AsyncWrite + Send + Unpin + 'static>(mut out: W) -> Self {
+        let (tx, mut rx) = mpsc::unbounded_channel::<Out>();
+        tokio::spawn(async move {
+            let mut broken = false;
+            while let Some(item) = rx.recv().await {
+                match item {
+                    Out::Line(bytes, done) => {
+                        if !broken {
+                            broken =
+                                out.write_all(&bytes).await.is_err() || out.flush().await.is_err();
+                            if broken {
+                                tracing::warn!("stdout is closed: dropping further messages");
+                            }
+                        }
+                        let _ = done.send(!broken);
+                    }
+                    Out::Flush(done) => {
+                        let _ = out.flush().await;
+                        let _ = done.send(());
+                    }
+                }
+            }
+        });
+        Self { tx }
+    }
+
+    /// Queues one line (a newline is added); resolves once it is written.
+    fn queue(&self, mut line: Vec<u8>) -> oneshot::Receiver<bool> {
+        line.push(b'\n');
+        let (done, written) = oneshot::channel();
+        let _ = self.tx.send(Out::Line(line, done));
+        written
+    }
+
+    /// Waits until everything queued so far is written.
+    pub async fn flush(&self) {
+        let (done, flushed) = oneshot::channel();
+        if self.tx.send(Out::Flush(done)).is_ok() {
+            let _ = flushed.await;
+        }
+    }
+}
+
+/// A JSON-RPC error response line (`id` null when unknown).
+fn error_line(id: Value, code: i64, message: &str) -> Vec<u8> {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": code, "message": message},
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// What an unusable line gets back, if anything.
+pub fn answer_to_unusable(line: &[u8]) -> Option<Vec<u8>> {
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(value) => value,
+        Err(e) => {
+            tracing::warn!("a line that is not JSON: {e}");
+            return Some(error_line(Value::Null, PARSE_ERROR, "Parse error"));
+        }
+    };
+    let Value::Object(map) = &value else {
+        return Some(error_line(
+            Value::Null,
+            INVALID_REQUEST,
+            "Invalid Request: a message is one JSON object (batches are not supported)",
+        ));
+    };
+    let id = map
+        .get("id")
+        .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
+        .cloned();
+    let method = map.get("method").and_then(Value::as_str);
+    match (id, method) {
+        // A notification (or a response to nothing) gets no answer.
+        (None, Some(_)) => None,
+        (Some(_), None) if map.contains_key("result") || map.contains_key("error") => None,
+        (Some(id), Some(method)) => Some(error_line(
+            id,
+            INVALID_PARAMS,
+            &format!("Invalid params for {method}"),
+        )),
+        (id, _) => Some(error_line(
+            id.unwrap_or(Value::Null),
+            INVALID_REQUEST,
+            "Invalid Request",
+        )),
+    }
+}
+
+/// The MCP requests this server knows by name: rmcp reads one whose params
+/// do not fit as a custom request (and would answer "method not found").
+const KNOWN_METHODS: [&str; 13] = [
+    "initialize",
+    "ping",
+    "tools/call",
+    "tools/list",
+    "logging/setLevel",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "completion/complete",
+];
+
+/// The `-32602` answer to a known request with malformed params.
+fn malformed_known_request(message: &RxJsonRpcMessage<RoleServer>) -> Option<Vec<u8>> {
+    let JsonRpcMessage::Request(request) = message else {
+        return None;
+    };
+    let ClientRequest::CustomRequest(custom) = &request.request else {
+        return None;
+    };
+    if !KNOWN_METHODS.contains(&custom.method.as_str()) {
+        return None;
+    }
+    let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+    Some(error_line(
+        id,
+        INVALID_PARAMS,
+        &format!("Invalid params for {}", custom.method),
+    ))
+}
+
+/// One bounded line read.
+enum LineRead {
+    Line,
+    Oversized,
+    Eof,
+}
+
+/// rmcp's transport over stdin/stdout (or any reader and writer).
+pub struct StdioTransport<R> {
+    reader: BufReader<R>,
+    line: Vec<u8>,
+    /// Skipping the rest of an oversized line.
+    skipping: bool,
+    writer: Writer,
+    closed: CancellationToken,
+}
+
+impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
+    pub fn new(input: R, writer: Writer) -> Self {
+        Self {
+            reader: BufReader::with_capacity(64 * 1024, input),
+            line: Vec::new(),
+            skipping: false,
+            writer,
+            closed: CancellationToken::new(),
+        }
+    }
+
+    /// Cancelled at end of input (or a read error).
+    pub fn closed(&self) -> CancellationToken {
+        self.closed.clone()
+    }
+
+    /// Writes an error answer before reading on, so a peer that floods bad
+    /// lines without reading is held back rather than queued without end.
+    /// Cancel-safe: a dropped wait leaves the answer queued.
+    async fn answer(&mut self, line: Vec<u8>) {
+        let _ = self.writer.queue(line).await;
+    }
+
+    /// Reads up to a newline into `self.line`, never past the limit.
+    /// Cancel-safe: a partial line stays in `self.line` for the next call.
+    async fn read_line(&mut self) -> LineRead {
+        loop {
+            let available = match self.reader.fill_buf().await {
+                Ok(available) => available,
+                Err(e) => {
+                    tracing::warn!("reading stdin failed: {e}");
+                    return LineRead::Eof;
+                }
+            };
+            if available.is_empty() {
+                return LineRead::Eof;
+            }
+            let newline = available.iter().position(|b| *b == b'\n');
+            let take = newline.map_or(available.len(), |i| i + 1);
+            let mut oversized = false;
+            if !self.skipping {
+                if self.line.len() + take > MAX_MESSAGE_BYTES + 1 {
+                    self.line = Vec::new();
+                    self.skipping = true;
+                    oversized = true;
+                } else {
+                    self.line.extend_from_slice(&available[..take]);
+                }
+            }
+            self.reader.consume(take);
+            let ended = newline.is_some();
+            if ended && self.skipping {
+                self.skipping = false;
+                if !oversized {
+                    // The tail of a line refused earlier.
+                    continue;
+                }
+            }
+            if oversized {
+                return LineRead::Oversized;
+            }
+            if ended {
+                return LineRead::Line;
+            }
+        }
+    }
+}
+
+impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTransport<R> {
+    type Error = TransportError;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let queued = serde_json::to_vec(&item).map(|line| self.writer.queue(line));
+        async move {
+            match queued?.await {
+                Ok(true) => Ok(()),
+                _ => Err(TransportError::Closed),
+            }
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            match self.read_line().await {
+                LineRead::Eof => {
+                    tracing::info!("end of input");
+                    self.closed.cancel();
+                    return None;
+                }
+                LineRead::Oversized => {
+                    tracing::warn!("refused a message over {MAX_MESSAGE_BYTES} bytes");
+                    self.answer(error_line(
+                        Value::Null,
+                        INVALID_REQUEST,
+                        "Invalid Request: the message exceeds 8 MiB",
+                    ))
+                    .await;
+                    continue;
+                }
+                LineRead::Line => {}
+            }
+            let line = std::mem::take(&mut self.line);
+            let mut text = line.strip_suffix(b"\n").unwrap_or(&line);
+            text = text.strip_suffix(b"\r").unwrap_or(text);
+            text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+            if text.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
+                Ok(message) => match malformed_known_request(&message) {
+                    Some(answer) => self.answer(answer).await,
+                    None => return Some(message),
+                },
+                Err(e) => {
+                    tracing::debug!("an unusable message: {e}");
+                    if let Some(answer) = answer_to_unusable(text) {
+                        self.answer(answer).await;
+                    }
+                }
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.writer.flush().await;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(line: &str) -> Option<Value> {
+        answer_to_unusable(line.as_bytes()).map(|b| serde_json::from_slice(&b).unwrap())
+    }
+
+    #[test]
+    fn bad_lines_get_the_json_rpc_error_they_deserve() {
+        assert_eq!(answer("{not json").unwrap()["error"]["code"], -32700);
+        assert_eq!(answer("{not json").unwrap()["id"], Value::Null);
+        assert_eq!(answer("[1,2]").unwrap()["error"]["code"], -32600);
+        let bad = answer(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":1}}"#)
+            .unwrap();
+        assert_eq!(
+            (bad["id"].clone(), bad["error"]["code"].clone()),
+            (json!(7), json!(-32602))
+        );
+        assert_eq!(
+            answer(r#"{"jsonrpc":"2.0","method":"x/y","params":1}"#),
+            None
+        );
+        assert_eq!(answer(r#"{"jsonrpc":"2.0","id":"a"}"#).unwrap()["id"], "a");
+    }
+
+    #[tokio::test]
+    async fn an_oversized_line_is_refused_and_the_next_one_is_read() {
+        let mut input = vec![b'x'; MAX_MESSAGE_BYTES + 10];
+        input.push(b'\n');
+        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+        let (out, mut read_out) = tokio::io::duplex(1 << 16);
+        let mut transport = StdioTransport::new(std::io::Cursor::new(input), Writer::spawn(out));
+        let message = transport.receive().await.unwrap();
+        assert!(serde_json::to_string(&message).unwrap().contains("ping"));
+        assert!(transport.receive().await.is_none());
+        assert!(transport.closed().is_cancelled());
+        transport.close().await.unwrap();
+        let mut buf = vec![0; 4096];
+        let n = tokio::io::AsyncReadExt::read(&mut read_out, &mut buf)
+            .await
+            .unwrap();
+        let text = String::from_utf8_lossy(&buf[..n]);
+        assert!(text.contains("-32600") && text.contains("8 MiB"), "{text}");
+    }
+}
