@@ -13,10 +13,12 @@
 //! - [`compare`]: recorded and current outcomes side by side (the TUI).
 //! - [`error`]: what can go wrong reading or setting up a transcript.
 //! - [`freeze`]: `workbench freeze`, a live recording made self-contained.
+//! - [`follow`]: reading a recording while another process appends to it.
 
 pub mod compare;
 pub mod error;
 pub mod fixture_engine;
+pub mod follow;
 pub mod format;
 pub mod freeze;
 pub mod normalise;
