@@ -20,6 +20,10 @@ pub struct Cli {
     /// Plugin config as JSON, or @FILE to read it from a file.
     #[arg(long)]
     pub config: Option<String>,
+    /// Follow a recording (`workbench mcp --record FILE`) while it grows:
+    /// each new call shows up in the TUI as it is recorded.
+    #[arg(long, value_name = "FILE")]
+    pub follow: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

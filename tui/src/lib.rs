@@ -42,7 +42,7 @@ pub fn run(cli: Cli) -> ExitCode {
         }
     };
     let outcome = match cli.command {
-        None => return tui::main(&runtime, cli.workdir, cli.config),
+        None => return tui::main(&runtime, cli.workdir, cli.config, cli.follow),
         // Transcripts have their own exit statuses (0, 1 changed, 2 error).
         Some(Command::Replay(args)) => {
             let code = runtime.block_on(headless::transcripts::replay(&args.files, args.update));

@@ -6,6 +6,7 @@
 //! the scrollable areas arrive through [`App::resize`]), so every
 //! behaviour is unit-testable; `views` draws `app.state`.
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use fs_search_engine::ToolResult;
@@ -17,12 +18,15 @@ use super::content;
 use super::doc::{Doc, LineKind};
 use super::effects::{AppEvent, Effect, LoadInfo, SpillContent};
 use super::keymap::{self, Action};
-use super::state::calls::{CallRecord, Running};
+use super::state::calls::{CallRecord, CallResult, RecordedCall, Running};
 use super::state::editor::{Field, Tool};
+use super::state::follow::{FollowStatus, Following};
 use super::state::session::{PluginStatus, SessionInfo, Status};
 use super::state::transcript::TranscriptAction;
 use super::state::{Editing, Overlay, SpillState, State, Viewports};
 use super::tabs::Tab;
+use crate::transcript::follow::Update;
+use crate::transcript::format::Record;
 
 /// The workbench: its state and the bookkeeping of its effects.
 pub struct App {
@@ -32,6 +36,8 @@ pub struct App {
     next_id: u64,
     /// The latest plugin load; outcomes of older loads are ignored.
     generation: u64,
+    /// The latest follow; updates of earlier follows are ignored.
+    follow_generation: u64,
 }
 
 impl App {
@@ -42,6 +48,7 @@ impl App {
             state: State::new(session, config),
             next_id: 1,
             generation: 0,
+            follow_generation: 0,
         };
         app.refresh_plugin_docs();
         app
@@ -380,11 +387,18 @@ impl App {
             self.say("no call yet", false);
             return Vec::new();
         };
-        let Some(spill) = &record.result.spill else {
+        let Some((locator, _)) = record.spill() else {
             self.say("this result has no spill file", false);
             return Vec::new();
         };
-        let (call, path) = (record.id, spill.locator.clone());
+        if record.ran().is_none() {
+            let text = format!(
+                "the recording keeps the spill's locator normalised ({locator}): the file is in the recording server's spill dir"
+            );
+            self.say(text, false);
+            return Vec::new();
+        }
+        let (call, path) = (record.id, locator.to_owned());
         self.state.overlay = Some(Overlay::Spill {
             call,
             path: path.clone(),
@@ -396,6 +410,18 @@ impl App {
 
     /// Carries out a key of the Transcript tab (or R).
     fn transcript_action(&mut self, action: TranscriptAction) -> Vec<Effect> {
+        if action == TranscriptAction::Follow {
+            let Some(path) = self.state.transcripts.selected_file() else {
+                self.say("no transcript to follow", false);
+                return Vec::new();
+            };
+            if self.state.follow.as_ref().is_some_and(|f| f.path == path) {
+                self.state.follow = None;
+                self.say(format!("stopped following {}", path.display()), false);
+                return vec![Effect::StopFollowing];
+            }
+            return self.follow(path);
+        }
         if action == TranscriptAction::ToggleRecording {
             let state = &mut self.state;
             let (text, alert) = match state
@@ -412,6 +438,120 @@ impl App {
             Some(path) => vec![Effect::ReplayTranscript { path }],
             None => Vec::new(),
         }
+    }
+
+    /// Follows the recording at `path` (ending any earlier follow): its
+    /// calls join the history as they are recorded.
+    pub fn follow(&mut self, path: PathBuf) -> Vec<Effect> {
+        self.follow_generation += 1;
+        let generation = self.follow_generation;
+        self.state.follow = Some(Following::new(generation, path.clone()));
+        if !matches!(
+            self.state.tab,
+            Tab::Text | Tab::Value | Tab::Meta | Tab::Call
+        ) {
+            self.state.tab = Tab::Text;
+        }
+        self.say(
+            format!(
+                "following {}: each call shows up as it is recorded",
+                path.display()
+            ),
+            false,
+        );
+        vec![Effect::Follow { generation, path }]
+    }
+
+    /// What the follow found.
+    fn followed(&mut self, generation: u64, update: Update) {
+        let Some(follow) = self
+            .state
+            .follow
+            .as_mut()
+            .filter(|f| f.generation == generation)
+        else {
+            return;
+        };
+        match update {
+            Update::Missing => follow.status = FollowStatus::Waiting,
+            Update::Restarted => {
+                follow.header = None;
+                follow.calls = 0;
+                follow.status = FollowStatus::Reading;
+                let text = format!(
+                    "{} shrank or was replaced: reading it again",
+                    follow.path.display()
+                );
+                self.drop_followed(generation);
+                self.say(text, false);
+            }
+            Update::Header(header) => {
+                follow.header = Some(*header);
+                follow.status = FollowStatus::Reading;
+            }
+            Update::Record(record) => {
+                follow.calls += 1;
+                follow.status = FollowStatus::Reading;
+                let record = self.recorded_call(generation, *record);
+                self.push_call(record);
+            }
+            Update::Invalid(problem) | Update::Unreadable(problem) => {
+                follow.status = FollowStatus::Problem(problem.clone());
+                self.say(problem, true);
+            }
+        }
+    }
+
+    fn recorded_call(&mut self, generation: u64, record: Record) -> CallRecord {
+        let id = self.next_id;
+        self.next_id += 1;
+        let (file, config) = match &self.state.follow {
+            Some(f) => (f.path.clone(), f.call_config(&record.call.options.config)),
+            None => (PathBuf::new(), Value::Null),
+        };
+        CallRecord {
+            id,
+            call_id: record.call.name,
+            tool: record.call.tool,
+            args: record.call.args,
+            config,
+            result: CallResult::Recorded(Box::new(RecordedCall {
+                file,
+                line: record.line,
+                follow: generation,
+                options: record.call.options,
+                outcome: record.outcome,
+            })),
+            docs: Default::default(),
+        }
+    }
+
+    /// Adds a finished call to the history; it is shown when the newest
+    /// call was (or nothing was), so a follow keeps showing the latest.
+    fn push_call(&mut self, record: CallRecord) {
+        let at_newest = self
+            .state
+            .shown
+            .is_none_or(|i| i + 1 >= self.state.history.len());
+        self.state.history.push(record);
+        if at_newest {
+            let last = self.state.history.len() - 1;
+            self.state.shown = Some(last);
+            self.state.history_selected = last;
+        }
+    }
+
+    /// Removes the calls follow `generation` read (its file started over).
+    fn drop_followed(&mut self, generation: u64) {
+        let shown_id = self.state.shown_record().map(|r| r.id);
+        self.state
+            .history
+            .retain(|r| r.recorded().is_none_or(|c| c.follow != generation));
+        let count = self.state.history.len();
+        self.state.shown = shown_id
+            .and_then(|id| self.state.history.iter().position(|r| r.id == id))
+            .or_else(|| count.checked_sub(1));
+        self.state.history_selected = self.state.shown.unwrap_or(0);
     }
 
     // ---- effect outcomes ----
@@ -441,6 +581,7 @@ impl App {
                     );
                 }
             }
+            AppEvent::Followed { generation, update } => self.followed(generation, update),
             AppEvent::TranscriptReplayed { path, outcome } => {
                 self.state.transcripts.replayed(path, outcome);
             }
@@ -489,14 +630,11 @@ impl App {
         };
         // The new result's summary replaces any message about the call.
         self.state.status = None;
+        let record = CallRecord::new(running, result, duration);
         self.state
-            .history
-            .push(CallRecord::new(running, result, duration));
-        if let Some(record) = self.state.history.last() {
-            self.state
-                .transcripts
-                .record_call(record, &self.state.session);
-        }
+            .transcripts
+            .record_call(&record, &self.state.session);
+        self.state.history.push(record);
         let last = self.state.history.len() - 1;
         self.state.shown = Some(last);
         self.state.history_selected = last;

@@ -1,7 +1,8 @@
 //! The side effects the app asks for ([`Effect`]), carried out off the UI
 //! by the [`EffectRunner`]: plugin (re)loads and tool calls run on tokio
 //! tasks, spill files are read asynchronously, transcripts are replayed,
-//! and each outcome comes back as an [`AppEvent`]. The messages are plain
+//! a recording is followed (polled every [`FOLLOW_POLL`]), and each
+//! outcome comes back as an [`AppEvent`]. The messages are plain
 //! data; this module knows nothing of the app's state or the screen.
 //!
 //! One session: one workdir (the executor's cwd and the session header's
@@ -21,9 +22,12 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::setup::{SpillChoice, load_engine};
+use crate::transcript::follow::{Tail, Update};
 
 /// The most of a spill file the viewer reads.
 pub const SPILL_VIEW_LIMIT: u64 = 8 * 1024 * 1024;
+/// How often a followed recording is polled for appended records.
+pub const FOLLOW_POLL: Duration = Duration::from_millis(250);
 
 /// What the app asks the effect runner to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +47,10 @@ pub enum Effect {
     ReadSpill { id: u64, path: String },
     /// Replay a transcript (on its own materialised tree).
     ReplayTranscript { path: PathBuf },
+    /// Follow a recording while it grows (ending any earlier follow).
+    Follow { generation: u64, path: PathBuf },
+    /// Stop following.
+    StopFollowing,
 }
 
 /// What a successful load registered.
@@ -93,6 +101,8 @@ pub enum AppEvent {
         path: PathBuf,
         outcome: Result<Box<crate::transcript::replay::Replay>, String>,
     },
+    /// What follow `generation` found in its recording.
+    Followed { generation: u64, update: Update },
 }
 
 /// Carries out effects on tokio tasks; owns the current registry.
@@ -103,6 +113,8 @@ pub struct EffectRunner {
     registry: Arc<watch::Sender<Arc<Registry>>>,
     latest_generation: Arc<std::sync::atomic::AtomicU64>,
     running: Option<CancellationToken>,
+    /// Stops the follow in progress.
+    following: Option<CancellationToken>,
     events: mpsc::UnboundedSender<AppEvent>,
 }
 
@@ -121,6 +133,7 @@ impl EffectRunner {
             registry: Arc::new(registry),
             latest_generation: Arc::default(),
             running: None,
+            following: None,
             events,
         }
     }
@@ -156,6 +169,19 @@ impl EffectRunner {
                             .map_err(|e| e.to_string());
                     let _ = events.send(AppEvent::TranscriptReplayed { path, outcome });
                 });
+            }
+            Effect::Follow { generation, path } => {
+                if let Some(token) = self.following.take() {
+                    token.cancel();
+                }
+                let token = CancellationToken::new();
+                self.following = Some(token.clone());
+                tokio::spawn(follow(generation, path, token, self.events.clone()));
+            }
+            Effect::StopFollowing => {
+                if let Some(token) = self.following.take() {
+                    token.cancel();
+                }
             }
             Effect::ReadSpill { id, path } => {
                 let events = self.events.clone();
@@ -259,6 +285,50 @@ impl EffectRunner {
     /// Forgets the running call's token once it finished.
     pub fn finished(&mut self) {
         self.running = None;
+    }
+}
+
+/// Polls the recording at `path` every [`FOLLOW_POLL`] until `stop` is
+/// cancelled or the app is gone, sending what each poll found.
+async fn follow(
+    generation: u64,
+    path: PathBuf,
+    stop: CancellationToken,
+    events: mpsc::UnboundedSender<AppEvent>,
+) {
+    tracing::info!(generation, path = %path.display(), "following a recording");
+    let mut tail = Tail::new(&path);
+    let mut tick = tokio::time::interval(FOLLOW_POLL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        let polled = tokio::task::spawn_blocking(move || {
+            let updates = tail.poll();
+            (tail, updates)
+        })
+        .await;
+        let updates = match polled {
+            Ok((back, updates)) => {
+                tail = back;
+                updates
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "the follow's poll failed");
+                return;
+            }
+        };
+        for update in updates {
+            if stop.is_cancelled()
+                || events
+                    .send(AppEvent::Followed { generation, update })
+                    .is_err()
+            {
+                return;
+            }
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 //! of the scrollable areas, then the views draw its state). The terminal
 //! is restored on every exit.
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
@@ -44,10 +45,16 @@ pub fn draw<B: Backend>(
     Ok(())
 }
 
-/// Opens the terminal, runs the app, restores the terminal.
-pub async fn run(session: SessionInfo, config: Value, started: Instant) -> Result<(), TuiError> {
+/// Opens the terminal, runs the app (following the recording `follow`,
+/// if given), restores the terminal.
+pub async fn run(
+    session: SessionInfo,
+    config: Value,
+    follow: Option<PathBuf>,
+    started: Instant,
+) -> Result<(), TuiError> {
     let (tx, rx) = mpsc::unbounded_channel();
-    let workdir = std::path::PathBuf::from(&session.workdir);
+    let workdir = PathBuf::from(&session.workdir);
     let spill_root = session
         .spill_root
         .clone()
@@ -55,7 +62,7 @@ pub async fn run(session: SessionInfo, config: Value, started: Instant) -> Resul
     let mut runner = EffectRunner::new(workdir, spill_root, session.session_id.clone(), tx);
     let mut app = App::new(session, &config);
     let mut terminal = ratatui::try_init()?;
-    let outcome = drive(&mut terminal, &mut app, &mut runner, rx, started).await;
+    let outcome = drive(&mut terminal, &mut app, &mut runner, rx, follow, started).await;
     let _ = terminal.show_cursor();
     ratatui::restore();
     outcome
@@ -66,6 +73,7 @@ async fn drive(
     app: &mut App,
     runner: &mut EffectRunner,
     mut rx: mpsc::UnboundedReceiver<AppEvent>,
+    follow: Option<PathBuf>,
     started: Instant,
 ) -> Result<(), TuiError> {
     let mut events = EventStream::new();
@@ -75,6 +83,10 @@ async fn drive(
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let effects = app.start();
     runner.apply_all(effects);
+    if let Some(path) = follow {
+        let effects = app.follow(path);
+        runner.apply_all(effects);
+    }
     draw(terminal, app, Instant::now())?;
     tracing::info!(
         ms = started.elapsed().as_secs_f64() * 1000.0,

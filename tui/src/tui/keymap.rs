@@ -173,6 +173,7 @@ fn bindings() -> Vec<Binding> {
     b(C::Tab(Tab::Transcript), &[K::Char('p'), K::Code(Left)], "p/←", A::Transcript(T::PrevRecord), "prev", "previous record"),
     b(C::Tab(Tab::Transcript), &[K::Char('d')], "d", A::Transcript(T::NextChanged), "next diff", "next record whose result changed"),
     b(C::Tab(Tab::Transcript), &[K::Char('b'), K::Code(Backspace)], "b", A::Transcript(T::Back), "back", "back to the list of transcripts"),
+    b(C::Tab(Tab::Transcript), &[K::Char('f')], "f", A::Transcript(T::Follow), "follow", "follow the chosen recording as it grows: its new calls show up in the result tabs (f again stops)"),
     // Browsing: no field is being edited.
     b(C::Normal, &[K::Char('q')], "q", A::Quit, "quit", "quit"),
     b(C::Normal, &[K::Char('?')], "?", A::ToggleHelp, "help", "help"),

@@ -34,7 +34,9 @@
 //! `app.rs` and drawn by a view that takes it as an argument. The
 //! Transcript tab is built this way: [`state::transcript`] (its state),
 //! `App::transcript_action` (its keys), `Effect::ReplayTranscript`,
-//! [`views::transcript`] (drawing it).
+//! [`views::transcript`] (drawing it); following a recording is
+//! [`state::follow`], `Effect::Follow` (a task polling the file) and
+//! `AppEvent::Followed` (its records become calls of the history).
 
 pub mod app;
 pub mod content;
@@ -64,8 +66,9 @@ pub fn main(
     runtime: &tokio::runtime::Runtime,
     workdir: Option<PathBuf>,
     config: Option<String>,
+    follow: Option<PathBuf>,
 ) -> ExitCode {
-    match runtime.block_on(run(workdir, config)) {
+    match runtime.block_on(run(workdir, config, follow)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("workbench: {e}");
@@ -74,8 +77,13 @@ pub fn main(
     }
 }
 
-/// Checks the options, then opens the terminal and runs the loop.
-pub async fn run(workdir: Option<PathBuf>, config: Option<String>) -> Result<(), TuiError> {
+/// Checks the options, then opens the terminal and runs the loop
+/// (following the recording `follow`, if given).
+pub async fn run(
+    workdir: Option<PathBuf>,
+    config: Option<String>,
+    follow: Option<PathBuf>,
+) -> Result<(), TuiError> {
     let started = std::time::Instant::now();
     let config = read_config(config.as_deref())?;
     let workdir = match workdir {
@@ -101,7 +109,7 @@ pub async fn run(workdir: Option<PathBuf>, config: Option<String>) -> Result<(),
         log_path: logging.as_ref().map(|l| l.path.clone()),
     };
     tracing::info!(workdir = %session.workdir, session = %session.session_id, %config, "workbench starting");
-    let outcome = event_loop::run(session, config, started).await;
+    let outcome = event_loop::run(session, config, follow, started).await;
     if let Err(e) = &outcome {
         tracing::error!(error = %e, "workbench ended with an error");
     }

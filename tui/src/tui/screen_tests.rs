@@ -234,8 +234,8 @@ async fn sampled_over_cap_glob_with_spill() {
     let mut h = Harness::new(TREE, config, 100, 30).await;
     h.keys("e*<Enter><Esc>").await;
     let record = h.app.state.shown_record().unwrap();
-    let spill = record.result.spill.clone().expect("a spill");
-    assert!(record.result.text.ends_with(&format!(
+    let spill = record.ran().unwrap().spill.clone().expect("a spill");
+    assert!(record.text().ends_with(&format!(
         "Full sorted result stored at: {}. {})",
         spill.locator, spill.retrieval_hint
     )));
@@ -258,7 +258,7 @@ async fn grep_with_truncated_lines() {
     let config = json!({"sampleOverCapGlobResults": false, "grepMaxLineBytes": 40});
     let mut h = Harness::new(&files, config, 100, 30).await;
     h.keys("te<C-u>needle<Enter><Esc>").await;
-    let text = &h.app.state.shown_record().unwrap().result.text;
+    let text = &h.app.state.shown_record().unwrap().text();
     assert!(text.contains(" (line truncated)"), "{text}");
     assert_screen!("grep_with_truncated_lines", h.screen());
 }
@@ -267,7 +267,7 @@ async fn grep_with_truncated_lines() {
 async fn error_result_with_metadata() {
     let mut h = Harness::new(TREE, sampling(true), 100, 30).await;
     h.keys("te(<Enter><Esc>").await;
-    let result = &h.app.state.shown_record().unwrap().result;
+    let result = &h.app.state.shown_record().unwrap().ran().unwrap();
     assert!(result.is_error);
     assert_eq!(
         result.code().map(|c| c.code()),
@@ -299,7 +299,7 @@ async fn config_panel_with_an_invalid_value() {
     assert_screen!("config_panel_with_an_invalid_value", h.screen());
     // calls now get the unknown-tool result, as after any failed load
     h.keys("r").await;
-    let result = &h.app.state.shown_record().unwrap().result;
+    let result = &h.app.state.shown_record().unwrap().ran().unwrap();
     assert_eq!(result.code().map(|c| c.code()), Some("UNKNOWN_TOOL"));
 }
 

@@ -174,8 +174,11 @@ fn the_cancel_key_cancels_only_a_running_call() {
         "the result's summary replaces the message"
     );
     let shown = app.state.shown_record().unwrap();
-    assert_eq!(shown.result.code().map(|c| c.code()), Some("ABORTED"));
-    assert_eq!(shown.result.text, "Error: tool call aborted");
+    assert_eq!(
+        shown.ran().unwrap().code().map(|c| c.code()),
+        Some("ABORTED")
+    );
+    assert_eq!(shown.text(), "Error: tool call aborted");
 }
 
 #[test]
@@ -191,7 +194,7 @@ fn a_finished_call_is_recorded_shown_and_its_footer_marked() {
         retrieval_hint: "Use read.".into(),
     };
     run_and_finish(&mut app, "*", glob_result(&["a", "b", "c"], 2, Some(spill)));
-    assert_eq!(app.state.history[0].result.text, text);
+    assert_eq!(app.state.history[0].text(), text);
     assert_eq!(app.state.history.len(), 1);
     assert_eq!(app.state.shown, Some(0));
     let doc = content::tab_doc(&app.state, Tab::Text).unwrap();

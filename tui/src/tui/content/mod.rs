@@ -1,6 +1,7 @@
 //! What the panes and the overlay show, composed from the state as
 //! [`Doc`]s: the documents of a finished call ([`result`]), of the plugin
-//! ([`surface`]) and the help ([`help`]); [`tab_doc`] picks the one a tab
+//! ([`surface`]) and the help ([`help`]) — a call read from a followed
+//! recording shows what the recording keeps, and says what it does not; [`tab_doc`] picks the one a tab
 //! shows. Both the update logic (to clamp scrolling) and the views (to
 //! draw) read documents through here.
 
@@ -11,24 +12,56 @@ pub mod surface;
 use self::result::CallFacts;
 use super::doc::Doc;
 use super::state::State;
-use super::state::calls::CallRecord;
+use super::state::calls::{CallRecord, CallResult};
 use super::tabs::Tab;
 
 /// The document of `tab` for a finished call, if the tab shows one
 /// (built on first view, then kept with the call).
 pub fn record_doc<'a>(record: &'a CallRecord, tab: Tab, session_id: &str) -> Option<&'a Doc> {
     let docs = &record.docs;
+    let result = match &record.result {
+        CallResult::Ran { result, .. } => result,
+        CallResult::Recorded(recorded) => {
+            return Some(match tab {
+                Tab::Text => docs
+                    .text
+                    .get_or_init(|| result::recorded_text_doc(recorded)),
+                Tab::Value => docs.value.get_or_init(|| {
+                    result::not_recorded_doc(
+                        "canonical value",
+                        "the engine's value behind the text",
+                    )
+                }),
+                Tab::Meta => docs.meta.get_or_init(|| {
+                    result::not_recorded_doc(
+                        "presentation meta",
+                        "the search card a host's UI shows",
+                    )
+                }),
+                Tab::Call => docs.details.get_or_init(|| {
+                    result::recorded_details_doc(
+                        &record.call_id,
+                        &record.tool,
+                        &record.args,
+                        &record.config,
+                        recorded,
+                    )
+                }),
+                _ => return None,
+            });
+        }
+    };
     Some(match tab {
-        Tab::Text => docs.text.get_or_init(|| result::text_doc(&record.result)),
+        Tab::Text => docs.text.get_or_init(|| result::text_doc(result)),
         Tab::Value => docs.value.get_or_init(|| {
             result::json_doc(
-                record.result.value.as_ref(),
+                result.value.as_ref(),
                 "null — no canonical value (only successes carry one)",
             )
         }),
         Tab::Meta => docs.meta.get_or_init(|| {
             result::json_doc(
-                record.result.meta.as_ref(),
+                result.meta.as_ref(),
                 "null — no presentation meta (errors and nested calls carry none)",
             )
         }),
@@ -40,8 +73,8 @@ pub fn record_doc<'a>(record: &'a CallRecord, tab: Tab, session_id: &str) -> Opt
                 tool: &record.tool,
                 args: &record.args,
                 config: &record.config,
-                duration_ms: record.duration_ms(),
-                result: &record.result,
+                duration_ms: record.duration_ms().unwrap_or_default(),
+                result,
             })
         }),
         _ => return None,

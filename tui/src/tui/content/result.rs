@@ -1,12 +1,16 @@
 //! Turns one finished call into the documents its tabs show: the exact
 //! model-visible text (footer and spill locator marked, text unchanged),
 //! the canonical value, the presentation meta, and the call's details.
+//! A call read from a followed recording has the text and the details the
+//! recording keeps; its value and meta tabs say they are not recorded.
 
 use fs_search_engine::ToolResult;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::transcript::format::SpillMode;
 use crate::tui::doc::{Doc, LineKind, visible};
+use crate::tui::state::calls::RecordedCall;
 
 /// Byte offset of the footer paragraph in `result`'s text, as the engine
 /// rendered it (errors never have one).
@@ -125,5 +129,108 @@ pub fn details_doc(f: &CallFacts<'_>) -> Doc {
     for c in &r.additional_contexts {
         doc.push(&format!("context     {c}"), LineKind::Body);
     }
+    doc
+}
+
+/// The model-visible text of a recorded call, numbered (a recording does
+/// not keep where the footer is, so no line is marked).
+pub fn recorded_text_doc(recorded: &RecordedCall) -> Doc {
+    Doc::numbered(&recorded.outcome.text, LineKind::Body)
+}
+
+/// The note a recorded call's value or meta tab shows.
+pub fn not_recorded_doc(what: &str, about: &str) -> Doc {
+    let first = format!("not in the recording — the {what} ({about}) is not kept by a transcript");
+    Doc::plain(
+        [
+            first.as_str(),
+            "",
+            "A recording keeps what the model saw: the text, isError, error {name, code},",
+            "the spill and the warnings. Run the same call here to see the rest.",
+        ],
+        LineKind::Note,
+    )
+}
+
+/// The details of a call read from a followed recording.
+pub fn recorded_details_doc(
+    name: &str,
+    tool: &str,
+    args: &Value,
+    config: &Value,
+    recorded: &RecordedCall,
+) -> Doc {
+    let outcome = &recorded.outcome;
+    let mut doc = Doc::default();
+    doc.push(
+        &format!("recorded call \"{name}\" · {tool}"),
+        LineKind::Heading,
+    );
+    doc.push(
+        &format!("from        {}:{}", recorded.file.display(), recorded.line),
+        LineKind::Note,
+    );
+    doc.push(&format!("args sent   {}", compact(args)), LineKind::Body);
+    doc.push(&format!("config      {}", compact(config)), LineKind::Body);
+    let session = match &recorded.options.session {
+        Some(s) => format!(
+            "session     {}   cwd {}",
+            s.id.as_deref().unwrap_or("(none)"),
+            s.cwd.as_deref().unwrap_or("(none)")
+        ),
+        None => "session     none (a call without agent)".to_owned(),
+    };
+    doc.push(&session, LineKind::Note);
+    doc.push("duration    not recorded", LineKind::Note);
+    doc.push(
+        &format!(
+            "text        {} bytes, {} lines",
+            outcome.text.len(),
+            outcome.text.split('\n').count()
+        ),
+        LineKind::Body,
+    );
+    doc.push(&format!("isError     {}", outcome.is_error), LineKind::Body);
+    match &outcome.error {
+        Some(e) => {
+            let quoted =
+                |v: &Option<String>| v.as_ref().map_or("null".to_owned(), |v| format!("{v:?}"));
+            doc.push(
+                &format!(
+                    "error       {{name: {}, code: {}}}",
+                    quoted(&e.name),
+                    quoted(&e.code)
+                ),
+                LineKind::Alert,
+            );
+        }
+        None => doc.push("error       null", LineKind::Body),
+    }
+    match &outcome.spill {
+        Some(s) => {
+            doc.push(&format!("spill       {}", s.locator), LineKind::Footer);
+            doc.push(
+                &format!("            {} bytes saved", s.bytes),
+                LineKind::Body,
+            );
+        }
+        None if recorded.options.spill == SpillMode::None => {
+            doc.push(
+                "spill       null (the server ran with --no-spill)",
+                LineKind::Body,
+            );
+        }
+        None => doc.push("spill       null", LineKind::Body),
+    }
+    if outcome.warnings.is_empty() {
+        doc.push("warnings    none", LineKind::Body);
+    }
+    for w in &outcome.warnings {
+        doc.push(&format!("warning     {w}"), LineKind::Alert);
+    }
+    doc.push(
+        "            paths are normalised: <TREE> the recorded workdir, <SPILL> the spill root",
+        LineKind::Note,
+    );
     doc
 }

@@ -6,13 +6,15 @@
 //! One module per part, each a leaf: [`session`] (where the session runs,
 //! the plugin status, the status line), [`calls`] (the running and the
 //! finished calls), [`editor`] (the call editor), [`config`] (the config
-//! tab's form), [`transcript`] (the Transcript tab: recording, replay).
+//! tab's form), [`transcript`] (the Transcript tab: recording, replay),
+//! [`follow`] (a recording followed while it grows).
 //! This file composes them into [`State`] with the small shared types
 //! (who has the keyboard, what is drawn over the panes).
 
 pub mod calls;
 pub mod config;
 pub mod editor;
+pub mod follow;
 pub mod session;
 pub mod transcript;
 
@@ -23,6 +25,7 @@ use serde_json::Value;
 use self::calls::{CallRecord, Running};
 use self::config::ConfigForm;
 use self::editor::{CallEditor, Field};
+use self::follow::Following;
 use self::session::{PluginStatus, SessionInfo, Status};
 use self::transcript::TranscriptState;
 use super::doc::Doc;
@@ -107,6 +110,8 @@ pub struct State {
     pub should_quit: bool,
     /// The Transcript tab: recording and replay.
     pub transcripts: TranscriptState,
+    /// The recording being followed, if any.
+    pub follow: Option<Following>,
 }
 
 impl State {
@@ -134,6 +139,7 @@ impl State {
             viewports: Viewports::default(),
             should_quit: false,
             transcripts,
+            follow: None,
         }
     }
 

@@ -33,6 +33,8 @@ pub enum TranscriptAction {
     NextChanged,
     /// Back to the file list.
     Back,
+    /// Follow the chosen recording while it grows (again: stop).
+    Follow,
 }
 
 /// A recording in progress.
@@ -201,6 +203,10 @@ impl TranscriptState {
         let Some(recording) = &mut self.recording else {
             return;
         };
+        // A call read from a followed recording is recorded there already.
+        let Some(result) = record.ran() else {
+            return;
+        };
         let call = Call {
             name: format!("call-{}-{}", record.id, record.tool),
             tool: record.tool.clone(),
@@ -215,7 +221,12 @@ impl TranscriptState {
                 ..CallOptions::default()
             },
         };
-        recording.recorder.push(call, &record.result);
+        recording.recorder.push(call, result);
+    }
+
+    /// The chosen transcript.
+    pub fn selected_file(&self) -> Option<PathBuf> {
+        self.files.get(self.selected).cloned()
     }
 
     /// Carries out a key; returns a file to replay, if one was chosen.

@@ -13,24 +13,25 @@ use crate::tui::state::calls::{CallRecord, Running};
 
 /// One call as a history row.
 pub fn row_text(record: &CallRecord) -> String {
-    let outcome = if record.result.is_error {
-        format!(
-            "ERR {}",
-            record.result.code().map_or("(plain)", |c| c.code())
-        )
-    } else if record.result.spill.is_some() {
+    let outcome = if record.is_error() {
+        let code = record.error_name_code().and_then(|(_, code)| code);
+        format!("ERR {}", code.unwrap_or("(plain)"))
+    } else if record.spill().is_some() {
         "ok, spilled".to_owned()
     } else {
         "ok".to_owned()
     };
     let args = serde_json::to_string(&record.args).unwrap_or_default();
+    let duration = match record.duration_ms() {
+        Some(ms) => format!("{ms:>8.1} ms"),
+        None => format!("{:>11}", "recorded"),
+    };
     format!(
-        "#{:<3} {:<4} {:<26} {:>8.1} ms {:>6} B  {args}",
+        "#{:<3} {:<4} {:<26} {duration} {:>6} B  {args}",
         record.id,
         record.tool,
         outcome,
-        record.duration_ms(),
-        record.result.text.len()
+        record.text().len()
     )
 }
 
@@ -59,7 +60,7 @@ pub fn draw(
         };
         let style = if is_selected {
             Style::new().reversed()
-        } else if record.result.is_error {
+        } else if record.is_error() {
             Style::new().red()
         } else {
             Style::new()

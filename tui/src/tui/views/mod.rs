@@ -153,6 +153,13 @@ fn draw_header(frame: &mut Frame<'_>, area: Rect, state: &State) {
             Style::new().red().bold().reversed(),
         ));
     }
+    if let Some(f) = &state.follow {
+        line.push_span(Span::raw(" "));
+        line.push_span(Span::styled(
+            format!(" ◉ FOLLOW {} ", f.calls),
+            Style::new().cyan().bold().reversed(),
+        ));
+    }
     frame.render_widget(Paragraph::new(line), area);
     frame.render_widget(
         Paragraph::new(Line::from(" ? help ").right_aligned().dark_gray()),
@@ -178,30 +185,36 @@ fn draw_tabs(frame: &mut Frame<'_>, area: Rect, state: &State) {
 
 /// The one-line summary of a finished call.
 pub fn record_summary(record: &CallRecord, index: usize, count: usize) -> String {
-    let r = &record.result;
     let mut parts = vec![format!(
         "#{} {} ({}/{count})",
         record.id,
         record.tool,
         index + 1
     )];
-    match &r.error {
-        Some(e) => parts.push(format!(
+    match record.error_name_code() {
+        Some((name, code)) => parts.push(format!(
             "isError {{name: {}, code: {}}}",
-            e.name().unwrap_or("null"),
-            e.code_str().unwrap_or("null")
+            name.unwrap_or("null"),
+            code.unwrap_or("null")
         )),
         None => parts.push("ok".to_owned()),
     }
-    parts.push(format!("{:.1} ms", record.duration_ms()));
-    parts.push(format!("{} B text", r.text.len()));
-    if let Some(spill) = &r.spill {
-        parts.push(format!("spill {} B (o)", spill.bytes));
+    match record.duration_ms() {
+        Some(ms) => parts.push(format!("{ms:.1} ms")),
+        None => parts.push("recorded".to_owned()),
     }
-    if !r.warnings.is_empty() {
+    parts.push(format!("{} B text", record.text().len()));
+    if let Some((_, bytes)) = record.spill() {
+        if record.ran().is_some() {
+            parts.push(format!("spill {bytes} B (o)"));
+        } else {
+            parts.push(format!("spill {bytes} B"));
+        }
+    }
+    let warnings = record.warnings().len();
+    if warnings > 0 {
         parts.push(format!(
-            "⚠ {} warning(s): tab {}",
-            r.warnings.len(),
+            "⚠ {warnings} warning(s): tab {}",
             Tab::Call.digit()
         ));
     }
@@ -236,7 +249,7 @@ fn draw_summary(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) 
             " {}",
             record_summary(record, state.shown.unwrap_or(0), state.history.len())
         );
-        if record.result.is_error {
+        if record.is_error() {
             Line::styled(text, Style::new().red())
         } else {
             Line::from(text)
@@ -261,7 +274,7 @@ fn pane_title(state: &State) -> String {
         Tab::Config => " Plugin config (a change reloads the plugin) ".to_owned(),
         Tab::History => format!(" {}: {} call(s) ", tab.title(), state.history.len()),
         Tab::Transcript => format!(
-            " {}: record this session · replay a transcript ",
+            " {}: record this session · replay or follow a transcript ",
             tab.title()
         ),
     }
@@ -283,10 +296,12 @@ fn draw_pane(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) {
         position = doc_view::position(first, total, inner.height);
         block = block.title_bottom(Line::from(position.clone()).right_aligned().dark_gray());
     }
-    let spill = state.shown_record().and_then(|r| r.result.spill.as_ref());
-    if let Some(spill) = spill.filter(|_| state.tab == Tab::Text) {
+    let shown = state.shown_record();
+    let spill = shown.and_then(|r| r.spill().map(|(locator, _)| (locator, r.ran().is_some())));
+    if let Some((locator, opens)) = spill.filter(|_| state.tab == Tab::Text) {
         let room = usize::from(area.width).saturating_sub(24 + position.chars().count());
-        let text = format!(" spill ▸ {} · o opens ", path_tail(&spill.locator, room));
+        let opens = if opens { " · o opens" } else { "" };
+        let text = format!(" spill ▸ {}{opens} ", path_tail(locator, room));
         block = block.title_bottom(Line::from(text).yellow());
     }
     frame.render_widget(block, area);
@@ -307,7 +322,9 @@ fn draw_pane(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) {
             state.running.as_ref(),
             now,
         ),
-        (Tab::Transcript, _) => transcript::draw(frame, inner, &state.transcripts),
+        (Tab::Transcript, _) => {
+            transcript::draw(frame, inner, &state.transcripts, state.follow.as_ref());
+        }
         (_, Some(doc)) => {
             doc_view::draw_doc(frame, inner, doc, first);
         }

@@ -1,6 +1,7 @@
-//! Draws the Transcript tab: the recording state, then either the list of
-//! transcripts to replay or one replayed record with its recorded and its
-//! current result side by side. Differing rows carry a `-`/`+` gutter mark
+//! Draws the Transcript tab: the recording state (and the followed
+//! recording, if any), then either the list of transcripts to replay or
+//! follow, or one replayed record with its recorded and its current
+//! result side by side. Differing rows carry a `-`/`+` gutter mark
 //! and are coloured; matching rows have a blank gutter, so colour is never
 //! the only signal.
 
@@ -12,6 +13,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::transcript::compare::Side;
 use crate::tui::doc::{visible, width};
+use crate::tui::state::follow::{FollowStatus, Following};
 use crate::tui::state::transcript::{ReplayState, TranscriptState};
 
 fn recording_line(transcripts: &TranscriptState) -> Line<'static> {
@@ -67,9 +69,27 @@ fn side_line(side: &Side, mark: char, changed_style: Style, cols: usize) -> Line
     ])
 }
 
-fn draw_list(frame: &mut Frame<'_>, area: Rect, transcripts: &TranscriptState) {
-    let mut lines =
-        vec![Line::from(" Replay a transcript: ↑↓ choose · Enter replays it on its tree").bold()];
+fn follow_line(follow: &Following) -> Line<'static> {
+    let style = match follow.status {
+        FollowStatus::Problem(_) => Style::new().red(),
+        _ => Style::new().cyan(),
+    };
+    Line::from(vec![
+        Span::styled(" ◉ FOLLOW ", style.bold().reversed()),
+        Span::styled(format!(" {}", follow.describe()), style),
+    ])
+}
+
+fn draw_list(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    transcripts: &TranscriptState,
+    follow: Option<&Following>,
+) {
+    let mut lines = vec![
+        Line::from(" Replay a transcript: ↑↓ choose · Enter replays it on its tree · f follows it")
+            .bold(),
+    ];
     if transcripts.files.is_empty() {
         lines.push(
             Line::from(" (no transcripts found in fixtures/transcripts or the save directory)")
@@ -87,8 +107,13 @@ fn draw_list(frame: &mut Frame<'_>, area: Rect, transcripts: &TranscriptState) {
         .skip(first)
         .take(height)
     {
+        let followed = if follow.is_some_and(|f| f.path == *file) {
+            "  ◉ following"
+        } else {
+            ""
+        };
         let text = format!(
-            "{} {}",
+            "{} {}{followed}",
             if i == transcripts.selected {
                 "▶"
             } else {
@@ -181,11 +206,19 @@ fn draw_replay(frame: &mut Frame<'_>, area: Rect, transcripts: &TranscriptState)
 }
 
 /// Draws the tab into `area` (inside the pane's border).
-pub fn draw(frame: &mut Frame<'_>, area: Rect, transcripts: &TranscriptState) {
-    let [rec, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
-    frame.render_widget(Paragraph::new(recording_line(transcripts)), rec);
+pub fn draw(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    transcripts: &TranscriptState,
+    follow: Option<&Following>,
+) {
+    let head = 1 + u16::from(follow.is_some());
+    let [rec, rest] = Layout::vertical([Constraint::Length(head), Constraint::Min(1)]).areas(area);
+    let mut lines = vec![recording_line(transcripts)];
+    lines.extend(follow.map(follow_line));
+    frame.render_widget(Paragraph::new(lines), rec);
     match &transcripts.replay {
-        ReplayState::List => draw_list(frame, rest, transcripts),
+        ReplayState::List => draw_list(frame, rest, transcripts, follow),
         ReplayState::Loading(path) => frame.render_widget(
             Paragraph::new(format!(
                 " replaying {} on a fresh copy of its tree…",
