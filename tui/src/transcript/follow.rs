@@ -305,8 +305,8 @@ mod tests {
             options: CallOptions::default(),
         };
         let outcome = Outcome {
-            is_error: n % 2 == 0,
-            error: (n % 2 == 0).then(|| OutcomeError {
+            is_error: n.is_multiple_of(2),
+            error: (n.is_multiple_of(2)).then(|| OutcomeError {
                 name: Some("SearchError".into()),
                 code: Some("SEARCH_FAILED".into()),
             }),

@@ -515,13 +515,13 @@ impl App {
             tool: record.call.tool,
             args: record.call.args,
             config,
-            result: CallResult::Recorded(Box::new(RecordedCall {
+            result: CallResult::Recorded(RecordedCall {
                 file,
                 line: record.line,
                 follow: generation,
                 options: record.call.options,
                 outcome: record.outcome,
-            })),
+            }),
             docs: Default::default(),
         }
     }

@@ -57,7 +57,7 @@ pub enum CallResult {
         duration: Duration,
     },
     /// A call read from a followed recording.
-    Recorded(Box<RecordedCall>),
+    Recorded(RecordedCall),
 }
 
 /// One finished call of the session.
