@@ -538,6 +538,10 @@ impl App {
             let last = self.state.history.len() - 1;
             self.state.shown = Some(last);
             self.state.history_selected = last;
+            // The new call's summary replaces a message that is no alert.
+            if self.state.status.as_ref().is_some_and(|s| !s.alert) {
+                self.state.status = None;
+            }
         }
     }
 

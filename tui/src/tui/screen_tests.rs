@@ -156,6 +156,19 @@ impl Harness {
         }
     }
 
+    /// Follows the recording at `path` until `calls` calls were read.
+    async fn follow_until(&mut self, path: PathBuf, calls: usize) {
+        let effects = self.app.follow(path);
+        self.runner.apply_all(effects);
+        while self.app.state.follow.as_ref().map_or(0, |f| f.calls) < calls {
+            let event = tokio::time::timeout(Duration::from_secs(30), self.events.recv())
+                .await
+                .expect("the follow reports")
+                .expect("the channel is open");
+            assert!(self.app.on_event(event).is_empty());
+        }
+    }
+
     /// The screen as text, one line per row, trailing spaces trimmed.
     fn screen(&mut self) -> String {
         let now = self
@@ -261,6 +274,65 @@ async fn grep_with_truncated_lines() {
     let text = &h.app.state.shown_record().unwrap().text();
     assert!(text.contains(" (line truncated)"), "{text}");
     assert_screen!("grep_with_truncated_lines", h.screen());
+}
+
+/// A call another process recorded (as `workbench mcp --record` writes
+/// it), followed: the result tabs show what the recording keeps.
+#[tokio::test]
+async fn followed_recording_call() {
+    use crate::transcript::format::{
+        Call, CallOptions, Header, Outcome, OutcomeSpill, SessionOption, SpillMode, TranscriptEnv,
+        call_line, header_line, outcome_lines,
+    };
+    let mut h = Harness::new(TREE, sampling(true), 100, 30).await;
+    let call = Call {
+        name: "call-1-grep".into(),
+        tool: "grep".into(),
+        args: json!({"pattern": "fn", "path": "src"}),
+        options: CallOptions {
+            spill: SpillMode::Store,
+            session: Some(SessionOption {
+                id: Some("session-mcp".into()),
+                cwd: Some(".".into()),
+            }),
+            ..CallOptions::default()
+        },
+    };
+    let outcome = Outcome {
+        is_error: false,
+        error: None,
+        spill: Some(OutcomeSpill {
+            locator: "<SPILL>/session-mcp/<RAND>-grep-results.txt".into(),
+            bytes: 61,
+        }),
+        warnings: Vec::new(),
+        text: "Found 1 of 2 matches\n\nsrc/main.rs\nLine 1: fn main() {\n\n(Showing 1 of 2 matches. Full grep result stored at: <SPILL>/session-mcp/<RAND>-grep-results.txt.)".into(),
+    };
+    let header = Header {
+        tree: "tree".into(),
+        config: sampling(true),
+        env: TranscriptEnv {
+            rg: "ripgrep 14.1.0".into(),
+            ripgrep_config: Vec::new(),
+        },
+    };
+    let path = h.fixture.root.join("live.jsonl");
+    let mut lines = header_line(&header);
+    lines.push_str(&call_line(&call));
+    lines.push_str(&outcome_lines(&call.name, &outcome));
+    std::fs::write(&path, lines).unwrap();
+    h.follow_until(path, 1).await;
+    let screen = h.screen();
+    assert!(screen.contains("◉ FOLLOW 1"), "{screen}");
+    assert_screen!("followed_recording_call", screen);
+    h.keys("2").await;
+    let value = h.screen();
+    assert!(
+        value.contains("not in the recording — the canonical value"),
+        "{value}"
+    );
+    h.keys("4").await;
+    assert_screen!("followed_recording_call_details", h.screen());
 }
 
 #[tokio::test]

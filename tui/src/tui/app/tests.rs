@@ -553,3 +553,201 @@ fn running_from_a_non_result_tab_switches_to_the_text() {
     run_effect(&press(&mut app, KeyCode::Char('r')));
     assert_eq!(app.state.tab, Tab::Text);
 }
+
+/// A record as a followed recording holds it (parsed like a replayed one).
+fn recorded(name: &str, text: &str, error: Option<(&str, &str)>) -> Box<Record> {
+    use crate::transcript::format::{self, Call, CallOptions, Outcome, OutcomeError};
+    let call = Call {
+        name: name.into(),
+        tool: "grep".into(),
+        args: json!({"pattern": name}),
+        options: CallOptions {
+            config: json!({"grepMaxMatches": 3}).as_object().unwrap().clone(),
+            ..CallOptions::default()
+        },
+    };
+    let outcome = Outcome {
+        is_error: error.is_some(),
+        error: error.map(|(name, code)| OutcomeError {
+            name: Some(name.into()),
+            code: Some(code.into()),
+        }),
+        spill: None,
+        warnings: Vec::new(),
+        text: text.into(),
+    };
+    let header = format::header_line(&format::Header {
+        tree: "work".into(),
+        config: json!({}),
+        env: format::TranscriptEnv {
+            rg: "ripgrep".into(),
+            ripgrep_config: Vec::new(),
+        },
+    });
+    let file = format!(
+        "{header}{}{}",
+        format::call_line(&call),
+        format::outcome_lines(name, &outcome)
+    );
+    let transcript = crate::transcript::parse::parse("rec.jsonl", &file).unwrap();
+    Box::new(transcript.records.into_iter().next().unwrap())
+}
+
+fn followed(app: &mut App, generation: u64, update: Update) {
+    let effects = app.on_event(AppEvent::Followed { generation, update });
+    assert!(effects.is_empty());
+}
+
+fn doc_text(app: &App, tab: Tab) -> String {
+    let doc = content::tab_doc(&app.state, tab).unwrap();
+    doc.lines
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn followed_records_join_the_history_and_the_newest_is_shown() {
+    let mut app = app();
+    app.state.tab = Tab::Config;
+    let path = PathBuf::from("/rec/live.jsonl");
+    assert_eq!(
+        app.follow(path.clone()),
+        vec![Effect::Follow {
+            generation: 1,
+            path: path.clone()
+        }]
+    );
+    assert_eq!(app.state.tab, Tab::Text, "following shows the result tabs");
+    followed(&mut app, 1, Update::Missing);
+    assert_eq!(
+        app.state.follow.as_ref().unwrap().status,
+        FollowStatus::Waiting
+    );
+    let header = crate::transcript::format::Header {
+        tree: "work".into(),
+        config: json!({"sampleOverCapGlobResults": false, "globMaxResults": 5}),
+        env: crate::transcript::format::TranscriptEnv {
+            rg: "ripgrep".into(),
+            ripgrep_config: Vec::new(),
+        },
+    };
+    followed(&mut app, 1, Update::Header(Box::new(header)));
+    followed(
+        &mut app,
+        1,
+        Update::Record(recorded("call-1-grep", "Found 1 match\n\na.rs", None)),
+    );
+    assert_eq!(app.state.history.len(), 1);
+    assert_eq!(app.state.shown, Some(0));
+    let shown = app.state.shown_record().unwrap();
+    assert_eq!(shown.text(), "Found 1 match\n\na.rs");
+    assert_eq!(shown.call_id, "call-1-grep");
+    assert_eq!(
+        shown.config,
+        json!({"sampleOverCapGlobResults": false, "globMaxResults": 5, "grepMaxMatches": 3}),
+        "the header's config with the call's keys over it"
+    );
+    assert_eq!(doc_text(&app, Tab::Text), "Found 1 match\n\na.rs");
+    assert!(doc_text(&app, Tab::Value).starts_with("not in the recording — the canonical value"));
+    assert!(doc_text(&app, Tab::Meta).starts_with("not in the recording — the presentation meta"));
+    let details = doc_text(&app, Tab::Call);
+    assert!(
+        details.starts_with("recorded call \"call-1-grep\" · grep"),
+        "{details}"
+    );
+    assert!(
+        details.contains("from        /rec/live.jsonl:2"),
+        "{details}"
+    );
+    assert!(details.contains("duration    not recorded"), "{details}");
+    // The spill key says why it cannot open a recorded call's spill.
+    assert!(press(&mut app, KeyCode::Char('o')).is_empty());
+
+    // A session call, then a followed error: the newest is shown.
+    run_and_finish(&mut app, "*", glob_result(&["a"], 5, None));
+    let error = Some(("SearchError", "SEARCH_INVALID_PATTERN"));
+    followed(
+        &mut app,
+        1,
+        Update::Record(recorded("call-2-grep", "Error: bad", error)),
+    );
+    assert_eq!(app.state.shown, Some(2));
+    assert!(app.state.shown_record().unwrap().is_error());
+    assert_eq!(
+        crate::tui::views::record_summary(app.state.shown_record().unwrap(), 2, 3),
+        "#3 grep (3/3) · isError {name: SearchError, code: SEARCH_INVALID_PATTERN} · recorded · 10 B text"
+    );
+    assert_eq!(app.state.follow.as_ref().unwrap().calls, 2);
+
+    // Looking at an older call: a new record does not take the view away.
+    press(&mut app, KeyCode::Char('['));
+    followed(
+        &mut app,
+        1,
+        Update::Record(recorded("call-3-grep", "x", None)),
+    );
+    assert_eq!((app.state.history.len(), app.state.shown), (4, Some(1)));
+
+    // An update of an earlier follow is ignored.
+    followed(
+        &mut app,
+        7,
+        Update::Record(recorded("call-9-grep", "old", None)),
+    );
+    assert_eq!(app.state.history.len(), 4);
+
+    // The file started over: its calls go, the session's stay.
+    followed(&mut app, 1, Update::Restarted);
+    assert_eq!(app.state.history.len(), 1);
+    assert!(app.state.history[0].ran().is_some());
+    assert_eq!(app.state.shown, Some(0));
+    assert_eq!(app.state.follow.as_ref().unwrap().calls, 0);
+
+    // A broken line is said, as an alert, and named in the follow.
+    followed(
+        &mut app,
+        1,
+        Update::Invalid("live.jsonl:9: not valid JSON".into()),
+    );
+    let status = app.state.status.as_ref().unwrap();
+    assert!(status.alert && status.text == "live.jsonl:9: not valid JSON");
+    assert!(
+        app.state
+            .follow
+            .as_ref()
+            .unwrap()
+            .describe()
+            .ends_with("0 call(s) · live.jsonl:9: not valid JSON")
+    );
+}
+
+#[test]
+fn f_in_the_transcript_tab_follows_the_chosen_recording_and_f_again_stops() {
+    let mut app = app();
+    app.state.transcripts.files = vec![PathBuf::from("a.jsonl"), PathBuf::from("b.jsonl")];
+    app.state.transcripts.selected = 0;
+    let digit = char::from_digit(Tab::Transcript.digit() as u32, 10).unwrap();
+    press(&mut app, KeyCode::Char(digit));
+    press(&mut app, KeyCode::Down);
+    assert_eq!(
+        press(&mut app, KeyCode::Char('f')),
+        vec![Effect::Follow {
+            generation: 1,
+            path: PathBuf::from("b.jsonl")
+        }]
+    );
+    assert_eq!(app.state.tab, Tab::Text);
+    press(&mut app, KeyCode::Char(digit));
+    assert_eq!(
+        press(&mut app, KeyCode::Char('f')),
+        vec![Effect::StopFollowing]
+    );
+    assert!(app.state.follow.is_none());
+    assert_eq!(app.state.tab, Tab::Transcript);
+    // Outside the Transcript tab, f is not bound.
+    press(&mut app, KeyCode::Char('1'));
+    assert!(press(&mut app, KeyCode::Char('f')).is_empty());
+    assert!(app.state.follow.is_none());
+}

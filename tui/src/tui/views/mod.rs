@@ -262,7 +262,12 @@ fn draw_summary(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) 
 
 fn pane_title(state: &State) -> String {
     let tab = state.tab;
+    let recorded = state.shown_record().is_some_and(|r| r.ran().is_none());
     match tab {
+        Tab::Text if recorded => format!(
+            " {}: exactly what the model saw (recorded; paths normalised) ",
+            tab.title()
+        ),
         Tab::Text => format!(
             " {}: exactly what the model sees (│ page ▶ footer) ",
             tab.title()
