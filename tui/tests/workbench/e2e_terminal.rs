@@ -315,3 +315,130 @@ fn sigterm_quits_like_q_and_restores_the_terminal() {
         "the cursor is shown again"
     );
 }
+
+/// Timing-dependent (generous bounds): the workbench follows a recording
+/// that does not exist yet; `workbench mcp --record` then serves one
+/// tools/call (raw JSON-RPC lines on its stdin) and records it, and the
+/// call's text shows up on the followed screen within seconds.
+#[test]
+fn follow_shows_a_call_recorded_by_the_mcp_server_within_seconds_timing_dependent() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    write_tree(&tree);
+    let recording = dir.path().join("live.jsonl");
+
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: ROWS,
+            cols: COLS,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let screen = Screen::spawn_reader(pair.master.try_clone_reader().unwrap());
+    let mut keys = pair.master.take_writer().unwrap();
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_workbench"));
+    cmd.arg("--workdir");
+    cmd.arg(&tree);
+    cmd.arg("--config");
+    cmd.arg(r#"{"sampleOverCapGlobResults":true}"#);
+    cmd.arg("--follow");
+    cmd.arg(&recording);
+    cmd.cwd(dir.path());
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("XDG_STATE_HOME", dir.path().join("state"));
+    cmd.env("TMPDIR", dir.path());
+    let mut child = pair.slave.spawn_command(cmd).unwrap();
+    screen.wait_for("the follow waiting for its file", |s| {
+        s.contains("plugin loaded") && s.contains("◉ FOLLOW 0")
+    });
+
+    // The MCP server records to the followed file; one call over stdio.
+    let mut server = Command::new(env!("CARGO_BIN_EXE_workbench"))
+        .arg("mcp")
+        .arg("--workdir")
+        .arg(&tree)
+        .arg("--config")
+        .arg(r#"{"sampleOverCapGlobResults":true,"grepMaxMatches":3}"#)
+        .arg("--record")
+        .arg(&recording)
+        .env("XDG_STATE_HOME", dir.path().join("mcp-state"))
+        .env("TMPDIR", dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let mut stdout = BufReader::new(server.stdout.take().unwrap());
+    for line in [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pty-test","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"grep","arguments":{"pattern":"needle"}}}"#,
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+    // Read up to the call's answer: by then the call is recorded.
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let mut line = String::new();
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "the server ended early"
+        );
+        if line.contains(r#""id":1"#) {
+            assert!(line.contains("Found 3 of 6 matches"), "{line}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "no answer to the call");
+    }
+    let answered = Instant::now();
+    let followed = screen.wait_for("the followed call", |s| {
+        s.contains("◉ FOLLOW 1") && s.contains("Line 1: needle 1")
+    });
+    let took = answered.elapsed();
+    assert!(
+        took < Duration::from_secs(10),
+        "the followed call took {took:?} to show"
+    );
+    assert!(followed.contains(" 1│ Found 3 of 6 matches"), "{followed}");
+    assert!(
+        followed.contains("#1 grep (1/1) · ok · recorded"),
+        "{followed}"
+    );
+    assert!(followed.contains("<SPILL>/"), "{followed}");
+
+    // The Call tab names the recording and the record.
+    keys.write_all(b"4").unwrap();
+    keys.flush().unwrap();
+    let details = screen.wait_for("the call details", |s| s.contains("recorded call"));
+    assert!(
+        details.contains(r#"recorded call "call-1-grep" · grep"#),
+        "{details}"
+    );
+    assert!(details.contains("live.jsonl:2"), "{details}");
+
+    drop(stdin);
+    let deadline = Instant::now() + WAIT;
+    while server.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the server did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(150));
+    keys.write_all(b"q").unwrap();
+    keys.flush().unwrap();
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the workbench did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "exit status {status:?}");
+}

@@ -133,32 +133,37 @@ fn plugin_text(state: &State) -> Span<'static> {
 
 fn draw_header(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let plugin = plugin_text(state);
-    let fixed = 14 + plugin.width() + 9;
+    let mut marks = Vec::new();
+    if let Some(r) = &state.transcripts.recording {
+        marks.push(Span::raw(" "));
+        marks.push(Span::styled(
+            format!(" ● REC {} ", r.recorder.len()),
+            Style::new().red().bold().reversed(),
+        ));
+    }
+    if let Some(f) = &state.follow {
+        marks.push(Span::raw(" "));
+        marks.push(Span::styled(
+            format!(" ◉ FOLLOW {} ", f.calls),
+            Style::new().cyan().bold().reversed(),
+        ));
+    }
+    // The workdir gives way to the marks that follow it.
+    let marks_width: usize = marks.iter().map(Span::width).sum();
+    let fixed = 14 + plugin.width() + 9 + marks_width;
     let workdir = path_tail(
         &state.session.workdir,
         usize::from(area.width).saturating_sub(fixed),
     );
-    let line = Line::from(vec![
+    let mut line = Line::from(vec![
         Span::styled(" workbench ", Style::new().bold().reversed()),
         Span::raw(" "),
         Span::raw(workdir),
         Span::styled(" │ ", Style::new().dark_gray()),
         plugin,
     ]);
-    let mut line = line;
-    if let Some(r) = &state.transcripts.recording {
-        line.push_span(Span::raw(" "));
-        line.push_span(Span::styled(
-            format!(" ● REC {} ", r.recorder.len()),
-            Style::new().red().bold().reversed(),
-        ));
-    }
-    if let Some(f) = &state.follow {
-        line.push_span(Span::raw(" "));
-        line.push_span(Span::styled(
-            format!(" ◉ FOLLOW {} ", f.calls),
-            Style::new().cyan().bold().reversed(),
-        ));
+    for mark in marks {
+        line.push_span(mark);
     }
     frame.render_widget(Paragraph::new(line), area);
     frame.render_widget(
