@@ -49,6 +49,48 @@ fn compact(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+/// The text's size, isError and the error's `{name, code}` (a plain
+/// error's are null), as the Call tab lists them.
+fn push_outcome(
+    doc: &mut Doc,
+    text: &str,
+    is_error: bool,
+    error: Option<(Option<&str>, Option<&str>)>,
+) {
+    doc.push(
+        &format!(
+            "text        {} bytes, {} lines",
+            text.len(),
+            text.split('\n').count()
+        ),
+        LineKind::Body,
+    );
+    doc.push(&format!("isError     {is_error}"), LineKind::Body);
+    match error {
+        Some((name, code)) => {
+            let quoted = |v: Option<&str>| v.map_or("null".to_owned(), |v| format!("{v:?}"));
+            doc.push(
+                &format!(
+                    "error       {{name: {}, code: {}}}",
+                    quoted(name),
+                    quoted(code)
+                ),
+                LineKind::Alert,
+            );
+        }
+        None => doc.push("error       null", LineKind::Body),
+    }
+}
+
+fn push_warnings(doc: &mut Doc, warnings: &[String]) {
+    if warnings.is_empty() {
+        doc.push("warnings    none", LineKind::Body);
+    }
+    for w in warnings {
+        doc.push(&format!("warning     {w}"), LineKind::Alert);
+    }
+}
+
 /// What the call sent and got besides the text.
 pub struct CallFacts<'a> {
     pub id: u64,
@@ -79,32 +121,20 @@ pub fn details_doc(f: &CallFacts<'_>) -> Doc {
         &format!("duration    {:.1} ms", f.duration_ms),
         LineKind::Body,
     );
-    doc.push(
-        &format!(
-            "text        {} bytes, {} lines",
-            r.text.len(),
-            r.text.split('\n').count()
-        ),
-        LineKind::Body,
+    push_outcome(
+        &mut doc,
+        &r.text,
+        r.is_error,
+        r.error.as_ref().map(|e| (e.name(), e.code_str())),
     );
-    doc.push(&format!("isError     {}", r.is_error), LineKind::Body);
-    match &r.error {
-        Some(e) => {
-            let name = e.name().map_or("null".to_owned(), |n| format!("{n:?}"));
-            let code = e.code_str().map_or("null".to_owned(), |c| format!("{c:?}"));
+    if let Some(e) = &r.error {
+        doc.push(&format!("message     {}", e.message), LineKind::Alert);
+        if e.code.is_none() {
             doc.push(
-                &format!("error       {{name: {name}, code: {code}}}"),
-                LineKind::Alert,
+                "            (a plain error of the package: no name/code, like the original)",
+                LineKind::Note,
             );
-            doc.push(&format!("message     {}", e.message), LineKind::Alert);
-            if e.code.is_none() {
-                doc.push(
-                    "            (a plain error of the package: no name/code, like the original)",
-                    LineKind::Note,
-                );
-            }
         }
-        None => doc.push("error       null", LineKind::Body),
     }
     match &r.spill {
         Some(s) => {
@@ -120,12 +150,7 @@ pub fn details_doc(f: &CallFacts<'_>) -> Doc {
         }
         None => doc.push("spill       null", LineKind::Body),
     }
-    if r.warnings.is_empty() {
-        doc.push("warnings    none", LineKind::Body);
-    }
-    for w in &r.warnings {
-        doc.push(&format!("warning     {w}"), LineKind::Alert);
-    }
+    push_warnings(&mut doc, &r.warnings);
     for c in &r.additional_contexts {
         doc.push(&format!("context     {c}"), LineKind::Body);
     }
@@ -182,30 +207,15 @@ pub fn recorded_details_doc(
     };
     doc.push(&session, LineKind::Note);
     doc.push("duration    not recorded", LineKind::Note);
-    doc.push(
-        &format!(
-            "text        {} bytes, {} lines",
-            outcome.text.len(),
-            outcome.text.split('\n').count()
-        ),
-        LineKind::Body,
+    push_outcome(
+        &mut doc,
+        &outcome.text,
+        outcome.is_error,
+        outcome
+            .error
+            .as_ref()
+            .map(|e| (e.name.as_deref(), e.code.as_deref())),
     );
-    doc.push(&format!("isError     {}", outcome.is_error), LineKind::Body);
-    match &outcome.error {
-        Some(e) => {
-            let quoted =
-                |v: &Option<String>| v.as_ref().map_or("null".to_owned(), |v| format!("{v:?}"));
-            doc.push(
-                &format!(
-                    "error       {{name: {}, code: {}}}",
-                    quoted(&e.name),
-                    quoted(&e.code)
-                ),
-                LineKind::Alert,
-            );
-        }
-        None => doc.push("error       null", LineKind::Body),
-    }
     match &outcome.spill {
         Some(s) => {
             doc.push(&format!("spill       {}", s.locator), LineKind::Footer);
@@ -222,12 +232,7 @@ pub fn recorded_details_doc(
         }
         None => doc.push("spill       null", LineKind::Body),
     }
-    if outcome.warnings.is_empty() {
-        doc.push("warnings    none", LineKind::Body);
-    }
-    for w in &outcome.warnings {
-        doc.push(&format!("warning     {w}"), LineKind::Alert);
-    }
+    push_warnings(&mut doc, &outcome.warnings);
     doc.push(
         "            paths are normalised: <TREE> the recorded workdir, <SPILL> the spill root",
         LineKind::Note,
