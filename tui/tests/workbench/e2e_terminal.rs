@@ -316,6 +316,50 @@ fn sigterm_quits_like_q_and_restores_the_terminal() {
     );
 }
 
+/// The workbench with `args` in a pseudo-terminal of [`ROWS`]x[`COLS`],
+/// its state and temp files under `dir`: the pty (kept open), the
+/// emulated screen, the keyboard and the process.
+fn spawn_in_pty(
+    dir: &Path,
+    args: &[&str],
+) -> (
+    portable_pty::PtyPair,
+    Screen,
+    Box<dyn Write + Send>,
+    Box<dyn portable_pty::Child + Send + Sync>,
+) {
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: ROWS,
+            cols: COLS,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let screen = Screen::spawn_reader(pair.master.try_clone_reader().unwrap());
+    let keys = pair.master.take_writer().unwrap();
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_workbench"));
+    cmd.args(args);
+    cmd.cwd(dir);
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("XDG_STATE_HOME", dir.join("state"));
+    cmd.env("TMPDIR", dir);
+    let child = pair.slave.spawn_command(cmd).unwrap();
+    (pair, screen, keys, child)
+}
+
+/// Waits (up to [`WAIT`]) for `child` to exit.
+fn wait_exit(child: &mut (dyn portable_pty::Child + Send + Sync)) -> portable_pty::ExitStatus {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "the workbench did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// Timing-dependent (generous bounds): the workbench follows a recording
 /// that does not exist yet; `workbench mcp --record` then serves one
 /// tools/call (raw JSON-RPC lines on its stdin) and records it, and the
@@ -331,28 +375,19 @@ fn follow_shows_a_call_recorded_by_the_mcp_server_within_seconds_timing_dependen
     write_tree(&tree);
     let recording = dir.path().join("live.jsonl");
 
-    let pair = native_pty_system()
-        .openpty(PtySize {
-            rows: ROWS,
-            cols: COLS,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .unwrap();
-    let screen = Screen::spawn_reader(pair.master.try_clone_reader().unwrap());
-    let mut keys = pair.master.take_writer().unwrap();
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_workbench"));
-    cmd.arg("--workdir");
-    cmd.arg(&tree);
-    cmd.arg("--config");
-    cmd.arg(r#"{"sampleOverCapGlobResults":true}"#);
-    cmd.arg("--follow");
-    cmd.arg(&recording);
-    cmd.cwd(dir.path());
-    cmd.env("TERM", "xterm-256color");
-    cmd.env("XDG_STATE_HOME", dir.path().join("state"));
-    cmd.env("TMPDIR", dir.path());
-    let mut child = pair.slave.spawn_command(cmd).unwrap();
+    let config = r#"{"sampleOverCapGlobResults":true}"#;
+    let follow = recording.to_str().unwrap();
+    let (_pair, screen, mut keys, mut child) = spawn_in_pty(
+        dir.path(),
+        &[
+            "--workdir",
+            tree.to_str().unwrap(),
+            "--config",
+            config,
+            "--follow",
+            follow,
+        ],
+    );
     screen.wait_for("the follow waiting for its file", |s| {
         s.contains("plugin loaded") && s.contains("◉ FOLLOW 0")
     });
@@ -432,13 +467,6 @@ fn follow_shows_a_call_recorded_by_the_mcp_server_within_seconds_timing_dependen
     std::thread::sleep(Duration::from_millis(150));
     keys.write_all(b"q").unwrap();
     keys.flush().unwrap();
-    let deadline = Instant::now() + WAIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "the workbench did not exit");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = wait_exit(child.as_mut());
     assert!(status.success(), "exit status {status:?}");
 }
