@@ -14,8 +14,9 @@
 //!   quiet file ending in a newline holds whole records. Each record is
 //!   parsed by the strict reader ([`super::parse::parse`]) behind the
 //!   header, so a followed record reads exactly like a replayed one; a
-//!   line that breaks the format is reported with its file line and the
-//!   follower goes on at the next `call` line.
+//!   line that breaks the format is reported (once) with its file line
+//!   and the follower goes on at the next `call` line. A line is kept to
+//!   at most [`LINE_LIMIT`] bytes; a longer one is skipped with its record.
 //! - [`Tail`] polls the file: it keeps the offset read so far and reads
 //!   only what was appended (at most [`READ_LIMIT`] bytes a poll), waits
 //!   for a file that does not exist yet, and starts over
@@ -37,6 +38,8 @@ use super::parse::parse;
 
 /// The most a poll reads; a larger backlog is read over several polls.
 pub const READ_LIMIT: u64 = 4 * 1024 * 1024;
+/// The longest line kept; a longer one is skipped (and reported).
+pub const LINE_LIMIT: usize = 16 * 1024 * 1024;
 
 /// What following found.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,6 +73,11 @@ pub struct Follower {
     header: Option<String>,
     /// The header was not a transcript header: nothing after it is read.
     broken: bool,
+    /// The line being read grew over [`LINE_LIMIT`]: dropped to its end.
+    overlong: bool,
+    /// After a reported problem: lines are skipped up to the next call
+    /// line without more reports.
+    skipping: bool,
     /// The lines of the record being read (the first is its call line).
     open: Vec<String>,
     /// The file line of the open record's call line.
@@ -90,6 +98,8 @@ impl Follower {
             lines: 0,
             header: None,
             broken: false,
+            overlong: false,
+            skipping: false,
             open: Vec::new(),
             open_line: 0,
         }
@@ -98,19 +108,44 @@ impl Follower {
     /// Reads appended `bytes`; what they completed.
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<Update> {
         let mut out = Vec::new();
-        self.partial.extend_from_slice(bytes);
-        let Some(end) = self.partial.iter().rposition(|b| *b == b'\n') else {
+        let Some(end) = bytes.iter().rposition(|b| *b == b'\n') else {
+            self.keep(bytes, &mut out);
             return out;
         };
-        let rest = self.partial.split_off(end + 1);
-        let complete = std::mem::replace(&mut self.partial, rest);
+        let (ended, rest) = bytes.split_at(end + 1);
+        let mut complete = std::mem::take(&mut self.partial);
+        complete.extend_from_slice(ended);
+        // The first line's start was dropped when it grew over the limit.
+        let skip_first = std::mem::take(&mut self.overlong);
         // `complete` ends in a newline: each piece before it is one line.
         let body = complete.strip_suffix(b"\n").unwrap_or(&complete);
-        for raw in body.split(|b| *b == b'\n') {
+        for (i, raw) in body.split(|b| *b == b'\n').enumerate() {
             self.lines += 1;
-            self.line(&String::from_utf8_lossy(raw), &mut out);
+            if i > 0 || !skip_first {
+                self.line(&String::from_utf8_lossy(raw), &mut out);
+            }
         }
+        self.keep(rest, &mut out);
         out
+    }
+
+    /// Keeps the start of a line not yet ended; one over [`LINE_LIMIT`]
+    /// is dropped (and its record with it) and reported.
+    fn keep(&mut self, bytes: &[u8], out: &mut Vec<Update>) {
+        if self.overlong {
+            return;
+        }
+        self.partial.extend_from_slice(bytes);
+        if self.partial.len() > LINE_LIMIT {
+            self.partial = Vec::new();
+            self.overlong = true;
+            self.open.clear();
+            self.skipping = true;
+            out.push(self.invalid(
+                self.lines + 1,
+                "a line over 16 MiB; skipped up to the next call line",
+            ));
+        }
     }
 
     /// The writer has gone quiet: an open record whose lines are all
@@ -149,15 +184,17 @@ impl Follower {
             out.push(self.complete());
         }
         if call {
+            self.skipping = false;
             self.open.push(raw.to_owned());
             self.open_line = self.lines;
-        } else if self.open.is_empty() {
+        } else if !self.open.is_empty() {
+            self.open.push(raw.to_owned());
+        } else if !self.skipping {
+            self.skipping = true;
             out.push(self.invalid(
                 self.lines,
                 "expected a call line (\"call\":NAME,…); skipped up to the next call line",
             ));
-        } else {
-            self.open.push(raw.to_owned());
         }
     }
 
@@ -397,7 +434,7 @@ mod tests {
             records(&f.settle()),
             [(5, "call-3-grep".into(), "ok".into())]
         );
-        let stray = f.feed(b"{\"text\":\"stray\"}\n");
+        let stray = f.feed(b"{\"text\":\"stray\"}\n{\"text\":\"more\"}\n");
         assert!(
             matches!(stray.as_slice(), [Update::Invalid(m)] if m.starts_with("rec.jsonl:8: expected a call line"))
         );
@@ -405,6 +442,29 @@ mod tests {
         let updates = f.feed(b"hello\n{\"call\":\"x\"}\n");
         assert!(
             matches!(updates.as_slice(), [Update::Invalid(m)] if m.starts_with("notes.txt:1:"))
+        );
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_skipped_with_its_record() {
+        let mut f = Follower::new("rec.jsonl");
+        f.feed(header().as_bytes());
+        let two = record(2, "b");
+        let (call, _) = two.split_at(two.find('\n').unwrap() + 1);
+        f.feed(call.as_bytes());
+        let big = vec![b'x'; LINE_LIMIT / 2 + 1];
+        assert!(f.feed(&big).is_empty());
+        let over = f.feed(&big);
+        assert!(
+            matches!(over.as_slice(), [Update::Invalid(m)] if m.starts_with("rec.jsonl:3: a line over 16 MiB")),
+            "{over:?}"
+        );
+        assert!(f.feed(b"xx\n{\"text\":\"rest\"}\n").is_empty());
+        let next = f.feed(record(3, "ok").as_bytes());
+        assert!(next.is_empty(), "{next:?}");
+        assert_eq!(
+            records(&f.settle()),
+            [(5, "call-3-grep".into(), "ok".into())]
         );
     }
 
