@@ -415,7 +415,12 @@ impl App {
                 self.say("no transcript to follow", false);
                 return Vec::new();
             };
-            if self.state.follow.as_ref().is_some_and(|f| f.path == path) {
+            let same = |a: &std::path::Path| {
+                a == path
+                    || a.canonicalize()
+                        .is_ok_and(|a| path.canonicalize().is_ok_and(|b| a == b))
+            };
+            if self.state.follow.as_ref().is_some_and(|f| same(&f.path)) {
                 self.state.follow = None;
                 self.say(format!("stopped following {}", path.display()), false);
                 return vec![Effect::StopFollowing];
