@@ -8,9 +8,16 @@
 //! again with the BPE word cache filled; "cold" counts it with a fresh
 //! cache (a clone of the tokenizer, made outside the timing); "generic
 //! route" is the `tokenizers` crate's own `encode_fast`, for comparison.
+//!
+//! Before criterion's wall-clock figures, it prints the thread CPU time per
+//! count and per load (mean over repeated runs): on a shared machine, wall
+//! time includes the waits for a core, CPU time does not.
+
+use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, black_box, criterion_group, criterion_main};
 use fs_search_tokens::Tokenizer;
+use nix::time::{ClockId, clock_gettime};
 
 const PAGE_BYTES: usize = 20_000;
 
@@ -60,14 +67,40 @@ fn golden_mix() -> String {
     cut(&page)
 }
 
+/// This thread's CPU time so far.
+fn cpu_time() -> Duration {
+    clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).map_or(Duration::ZERO, Duration::from)
+}
+
+/// The mean thread CPU time of `run`, in milliseconds, over `n` runs, each
+/// after a `setup` that is not counted.
+fn cpu_ms<S, T>(n: u32, mut setup: impl FnMut() -> S, mut run: impl FnMut(S) -> T) -> f64 {
+    let mut total = Duration::ZERO;
+    for _ in 0..n {
+        let input = setup();
+        let start = cpu_time();
+        let output = run(input);
+        total += cpu_time() - start;
+        drop(black_box(output));
+    }
+    total.as_secs_f64() * 1e3 / f64::from(n)
+}
+
 fn bench(c: &mut Criterion) {
     let Ok(tokenizer) = Tokenizer::embedded() else {
         panic!("the embedded tokenizer does not load");
     };
+    let load = cpu_ms(5, || (), |()| Tokenizer::embedded());
+    let decompress = cpu_ms(5, || (), |()| fs_search_tokens::embedded_json());
+    eprintln!("CPU time: load embedded {load:.0} ms (decompression {decompress:.0} ms)");
     for (name, page) in [("grep page", grep_page()), ("golden mix", golden_mix())] {
         assert!(page.len() > PAGE_BYTES - 4, "{name}: {} bytes", page.len());
+        let warm = cpu_ms(200, || (), |()| tokenizer.count(black_box(&page)));
+        let cold = cpu_ms(20, || tokenizer.clone(), |t| (t.count(black_box(&page)), t));
+        let generic = cpu_ms(50, || (), |()| tokenizer.try_encode_ids_generic(&page));
         eprintln!(
-            "{name}: {} bytes, {} tokens",
+            "{name}: {} bytes, {} tokens; CPU time per count: warm {warm:.2} ms, \
+             cold {cold:.2} ms, generic route {generic:.2} ms",
             page.len(),
             tokenizer.count(&page)
         );

