@@ -65,7 +65,9 @@ pub enum Source {
 
 /// A loaded tokenizer. Loading takes a noticeable time (see the README);
 /// encoding is `&self` and the value is `Send + Sync`, so one instance can
-/// be loaded in the background and shared.
+/// be loaded in the background and shared. Counts on one instance from
+/// several threads at once take turns (they share a word cache); a clone
+/// starts with an empty cache.
 #[derive(Debug, Clone)]
 pub struct Tokenizer {
     inner: tokenizers::Tokenizer,
