@@ -715,3 +715,34 @@ fn listening_beyond_loopback_needs_a_token() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[test]
+fn over_http_sigterm_mid_call_kills_rg_and_exits_143() {
+    let dir = tree();
+    mkfifo(&dir.path().join("fifo"));
+    let mut server = Server::spawn(dir.path(), &["--config", SAMPLING]);
+    let addr = server.addr.clone();
+    let pid = server.pid();
+    let session = raw_session(&addr, &[]);
+    let stream = start_raw_call(&addr, &session, json!({"pattern": "x", "path": "fifo"}));
+    wait_until("rg on the FIFO", Duration::from_secs(20), || {
+        rg_running_under(pid)
+    });
+    let call_processes: Vec<i32> = descendants(pid).iter().map(|(p, _)| *p).collect();
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(started.elapsed() < Duration::from_secs(15), "no exit");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(143));
+    assert!(all_gone(&call_processes));
+    drop(stream);
+}
