@@ -278,15 +278,7 @@ impl Gate {
             || allowed
                 .iter()
                 .any(|a| a.host == host.host && a.port.is_none_or(|p| host.port == Some(p)));
-        if ok {
-            Ok(())
-        } else {
-            tracing::warn!(host = ?value, "refused a request for another Host (DNS rebinding?)");
-            Err(Refusal::new(
-                StatusCode::FORBIDDEN,
-                "Forbidden: Host is not allowed",
-            ))
-        }
+        forbidden_unless(ok, "Host", value, "Forbidden: Host is not allowed")
     }
 
     fn check_origin(&self, headers: &HeaderMap) -> Result<(), Refusal> {
@@ -301,16 +293,25 @@ impl Gate {
                 Some(origin) => self.origins.contains(origin),
                 None => false,
             };
-        if ok {
-            Ok(())
-        } else {
-            tracing::warn!(origin = ?value, "refused a request from a foreign Origin");
-            Err(Refusal::new(
-                StatusCode::FORBIDDEN,
-                "Forbidden: Origin is not allowed",
-            ))
-        }
+        forbidden_unless(ok, "Origin", value, "Forbidden: Origin is not allowed")
     }
+}
+
+/// 403 (logged) unless `ok`.
+fn forbidden_unless(
+    ok: bool,
+    header: &str,
+    value: &http::HeaderValue,
+    message: &'static str,
+) -> Result<(), Refusal> {
+    if ok {
+        return Ok(());
+    }
+    tracing::warn!(
+        ?value,
+        "refused a request for its {header} (DNS rebinding?)"
+    );
+    Err(Refusal::new(StatusCode::FORBIDDEN, message))
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
+use rmcp::{ClientHandler, Peer, RoleClient, ServiceError, ServiceExt};
 use serde_json::{Value, json};
 
 pub(crate) const SAMPLING: &str = r#"{"sampleOverCapGlobResults":true}"#;
@@ -240,6 +240,44 @@ pub(crate) fn surface(config: &str) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The server's `initialize` answer (negotiated `version`, server info,
+/// capabilities, instructions) and `tools/list` against `workbench surface
+/// --json`.
+pub(crate) async fn initialize_and_tools_list_equal_surface(
+    peer: &Peer<RoleClient>,
+    version: &ProtocolVersion,
+    surface: &Value,
+) {
+    let info = peer.peer_info().unwrap();
+    assert_eq!(&info.protocol_version, version);
+    let info = serde_json::to_value(&*info).unwrap();
+    assert_eq!(info["serverInfo"]["name"], "fs-search-workbench");
+    assert_eq!(info["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(info["capabilities"], json!({"logging": {}, "tools": {}}));
+    let sections: Vec<&str> = surface["promptSections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["text"].as_str().unwrap())
+        .collect();
+    assert!(!sections.is_empty());
+    assert_eq!(info["instructions"], json!(sections.join("\n\n")));
+
+    let tools = peer.list_tools(None).await.unwrap();
+    let tools = serde_json::to_value(&tools).unwrap();
+    let expected: Vec<Value> = surface["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            json!({"name": t["name"], "description": t["description"], "inputSchema": t["parameters"]})
+        })
+        .collect();
+    assert_eq!(tools["tools"], json!(expected));
+    // Key order too: the schema is the engine's object as it prints it.
+    assert_eq!(tools["tools"].to_string(), json!(expected).to_string());
+}
+
 // ------------------------------------------------------------ /proc
 
 /// The live descendants of `pid` and their command names.
@@ -291,6 +329,43 @@ pub(crate) fn rg_running_under(pid: i32) -> bool {
 pub(crate) fn all_gone(pids: &[i32]) -> bool {
     pids.iter()
         .all(|p| proc_info(*p).is_none_or(|i| !i.is_alive()))
+}
+
+/// Sends a grep on `fifo` of the workdir, waits until its rg runs under
+/// server `pid`, cancels it after 1.3 s and checks that the call's
+/// processes end within 10 s and that progress came while it ran.
+pub(crate) async fn cancel_a_call_blocked_on_the_fifo(
+    peer: &Peer<RoleClient>,
+    client: &Client,
+    pid: i32,
+) {
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params(
+        "grep",
+        json!({"pattern": "x", "path": "fifo"}),
+    )));
+    let handle = peer
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    wait_until("rg on the FIFO", Duration::from_secs(20), || {
+        rg_running_under(pid)
+    });
+    let started = Instant::now();
+    let call_processes: Vec<i32> = descendants(pid).iter().map(|(p, _)| *p).collect();
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    let token = handle.progress_token.clone();
+    handle.cancel(Some("test".to_owned())).await.unwrap();
+    wait_until(
+        "the call's processes to end",
+        Duration::from_secs(10),
+        || all_gone(&call_processes),
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let progress = client.progress.lock().unwrap().clone();
+    assert!(
+        progress.iter().any(|p| p.progress_token == token),
+        "no progress while rg ran: {progress:?}"
+    );
 }
 
 // ------------------------------------------------------------ raw client
@@ -403,34 +478,7 @@ async fn initialize_instructions_and_tools_list_equal_workbench_surface() {
             ..Client::default()
         };
         let c = connect_with(dir.path(), &["--config", SAMPLING], client, None).await;
-        let info = c.service.peer().peer_info().unwrap();
-        assert_eq!(info.protocol_version, version);
-        let info = serde_json::to_value(&*info).unwrap();
-        assert_eq!(info["serverInfo"]["name"], "fs-search-workbench");
-        assert_eq!(info["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
-        assert_eq!(info["capabilities"], json!({"logging": {}, "tools": {}}));
-        let sections: Vec<&str> = surface["promptSections"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["text"].as_str().unwrap())
-            .collect();
-        assert!(!sections.is_empty());
-        assert_eq!(info["instructions"], json!(sections.join("\n\n")));
-
-        let tools = c.service.peer().list_tools(None).await.unwrap();
-        let tools = serde_json::to_value(&tools).unwrap();
-        let expected: Vec<Value> = surface["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| {
-                json!({"name": t["name"], "description": t["description"], "inputSchema": t["parameters"]})
-            })
-            .collect();
-        assert_eq!(tools["tools"], json!(expected));
-        // Key order too: the schema is the engine's object as it prints it.
-        assert_eq!(tools["tools"].to_string(), json!(expected).to_string());
+        initialize_and_tools_list_equal_surface(c.service.peer(), &version, &surface).await;
         c.service.cancel().await.unwrap();
     }
 }
@@ -623,36 +671,7 @@ async fn a_cancelled_call_kills_rg_and_progress_came_while_it_ran() {
         &["--config", SAMPLING, "--record", root(&record)],
     )
     .await;
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params(
-        "grep",
-        json!({"pattern": "x", "path": "fifo"}),
-    )));
-    let handle = c
-        .service
-        .peer()
-        .send_cancellable_request(request, PeerRequestOptions::no_options())
-        .await
-        .unwrap();
-    let pid = c.pid;
-    wait_until("rg on the FIFO", Duration::from_secs(20), || {
-        rg_running_under(pid)
-    });
-    let started = Instant::now();
-    let call_processes: Vec<i32> = descendants(pid).iter().map(|(p, _)| *p).collect();
-    tokio::time::sleep(Duration::from_millis(1300)).await;
-    let token = handle.progress_token.clone();
-    handle.cancel(Some("test".to_owned())).await.unwrap();
-    wait_until(
-        "the call's processes to end",
-        Duration::from_secs(10),
-        || all_gone(&call_processes),
-    );
-    assert!(started.elapsed() < Duration::from_secs(10));
-    let progress = c.client.progress.lock().unwrap().clone();
-    assert!(
-        progress.iter().any(|p| p.progress_token == token),
-        "no progress while rg ran: {progress:?}"
-    );
+    cancel_a_call_blocked_on_the_fifo(c.service.peer(), &c.client, c.pid).await;
     // The connection goes on, and the cancelled call was not recorded.
     let ok = mcp_call(&c, "glob", json!({"pattern": "*.ts"})).await;
     assert_eq!(ok["isError"], false);

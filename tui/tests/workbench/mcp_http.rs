@@ -12,15 +12,16 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolRequest, ClientRequest, ProtocolVersion};
-use rmcp::service::{PeerRequestOptions, RunningService};
+use rmcp::model::ProtocolVersion;
+use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
 use crate::mcp::{
-    Client, META_KEY, SAMPLING, SPILLING, all_gone, bin, cli_call, descendants, mkfifo, params,
+    Client, META_KEY, SAMPLING, SPILLING, all_gone, bin, cancel_a_call_blocked_on_the_fifo,
+    cli_call, descendants, initialize_and_tools_list_equal_surface, mkfifo, params,
     rg_running_under, root, server_command, surface, text_of, tree, wait_until, workbench,
 };
 
@@ -263,29 +264,7 @@ async fn over_http_initialize_tools_and_calls_equal_surface_and_workbench_call()
             ..Client::default()
         };
         let service = connect(&server, Some(TOKEN), client).await;
-        let info = service.peer().peer_info().unwrap();
-        assert_eq!(info.protocol_version, version);
-        let info = serde_json::to_value(&*info).unwrap();
-        assert_eq!(info["serverInfo"]["name"], "fs-search-workbench");
-        assert_eq!(info["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
-        assert_eq!(info["capabilities"], json!({"logging": {}, "tools": {}}));
-        let sections: Vec<&str> = surface["promptSections"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["text"].as_str().unwrap())
-            .collect();
-        assert_eq!(info["instructions"], json!(sections.join("\n\n")));
-        let tools = serde_json::to_value(service.peer().list_tools(None).await.unwrap()).unwrap();
-        let expected: Vec<Value> = surface["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| {
-                json!({"name": t["name"], "description": t["description"], "inputSchema": t["parameters"]})
-            })
-            .collect();
-        assert_eq!(tools["tools"].to_string(), json!(expected).to_string());
+        initialize_and_tools_list_equal_surface(service.peer(), &version, &surface).await;
         for (tool, args) in [
             ("grep", json!({"pattern": "needle"})),
             ("grep", json!({"pattern": "alpha", "path": "notes.md"})),
@@ -329,33 +308,8 @@ async fn over_http_a_cancelled_call_kills_rg_and_progress_came_while_it_ran() {
     let server = Server::spawn(dir.path(), &["--config", SAMPLING]);
     let client = Client::default();
     let service = connect(&server, None, client.clone()).await;
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params(
-        "grep",
-        json!({"pattern": "x", "path": "fifo"}),
-    )));
-    let handle = service
-        .peer()
-        .send_cancellable_request(request, PeerRequestOptions::no_options())
-        .await
-        .unwrap();
-    let pid = server.pid();
-    wait_until("rg on the FIFO", Duration::from_secs(20), || {
-        rg_running_under(pid)
-    });
-    let call_processes: Vec<i32> = descendants(pid).iter().map(|(p, _)| *p).collect();
-    tokio::time::sleep(Duration::from_millis(1300)).await;
-    let token = handle.progress_token.clone();
-    handle.cancel(Some("test".to_owned())).await.unwrap();
-    wait_until(
-        "the call's processes to end",
-        Duration::from_secs(10),
-        || all_gone(&call_processes),
-    );
-    let progress = client.progress.lock().unwrap().clone();
-    assert!(
-        progress.iter().any(|p| p.progress_token == token),
-        "no progress while rg ran: {progress:?}"
-    );
+    cancel_a_call_blocked_on_the_fifo(service.peer(), &client, server.pid()).await;
+    // The session goes on.
     let ok = call(&service, "glob", json!({"pattern": "*.ts"})).await;
     assert_eq!(ok["isError"], false);
     service.cancel().await.unwrap();
