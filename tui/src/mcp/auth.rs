@@ -64,13 +64,16 @@ impl Token {
     /// neither is given (an empty variable counts as unset).
     pub fn configured(file: Option<&Path>) -> Result<Option<Self>, GateError> {
         let (secret, origin) = match file {
-            Some(path) => (
-                std::fs::read_to_string(path).map_err(|source| GateError::TokenFile {
-                    path: path.to_path_buf(),
-                    source,
-                })?,
-                format!("--token-file {}", path.display()),
-            ),
+            Some(path) => {
+                warn_if_others_can_read(path);
+                (
+                    std::fs::read_to_string(path).map_err(|source| GateError::TokenFile {
+                        path: path.to_path_buf(),
+                        source,
+                    })?,
+                    format!("--token-file {}", path.display()),
+                )
+            }
             None => match std::env::var(TOKEN_ENV) {
                 Ok(secret) if !secret.is_empty() => (secret, format!("${TOKEN_ENV}")),
                 _ => return Ok(None),
@@ -98,6 +101,19 @@ impl Token {
         }
         let given: [u8; 32] = Sha256::digest(given.trim_ascii()).into();
         same_digest(&given, &self.digest)
+    }
+}
+
+/// Logs a warning when users other than the owner may read `path`.
+fn warn_if_others_can_read(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(meta) = std::fs::metadata(path)
+        && meta.permissions().mode() & 0o044 != 0
+    {
+        tracing::warn!(
+            "--token-file {}: readable by other users (chmod 600 it)",
+            path.display()
+        );
     }
 }
 

@@ -342,7 +342,10 @@ pub async fn serve(args: &McpArgs) -> Result<u8, String> {
         move || {
             let runner = workspace.runner();
             runners.add(&runner);
-            tracing::info!(session = runner.session_id(), "new MCP session");
+            tracing::debug!(
+                session = runner.session_id(),
+                "a handler for a new MCP session"
+            );
             Ok(workspace.server(runner, recording.clone()))
         }
     };
