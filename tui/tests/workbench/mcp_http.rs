@@ -318,7 +318,15 @@ async fn over_http_a_cancelled_call_kills_rg_and_progress_came_while_it_ran() {
 #[test]
 fn over_http_401_without_or_with_a_wrong_token_403_for_foreign_origins_and_hosts() {
     let dir = tree();
-    let (server, _secrets) = Server::with_token(dir.path(), &["--config", SAMPLING]);
+    let (server, _secrets) = Server::with_token(
+        dir.path(),
+        &[
+            "--config",
+            SAMPLING,
+            "--allow-origin",
+            "https://app.example.com",
+        ],
+    );
     let addr = server.addr.as_str();
     let init = initialize_body();
     for auth in [
@@ -347,9 +355,11 @@ fn over_http_401_without_or_with_a_wrong_token_403_for_foreign_origins_and_hosts
         let reply = post(addr, &[auth, ("Origin", origin)], &init);
         assert_eq!(reply.status, 403, "{origin}: {reply:?}");
     }
-    // Loopback origins are welcome.
-    let reply = post(addr, &[auth, ("Origin", "http://localhost:5173")], &init);
-    assert_eq!(reply.status, 200, "{reply:?}");
+    // Loopback origins and --allow-origin ones are welcome.
+    for origin in ["http://localhost:5173", "https://app.example.com"] {
+        let reply = post(addr, &[auth, ("Origin", origin)], &init);
+        assert_eq!(reply.status, 200, "{origin}: {reply:?}");
+    }
     // A rebound name for the loopback address is not.
     let mut bytes = request_bytes(addr, "POST", &[auth], init.to_string().as_bytes());
     let text = String::from_utf8(bytes.clone()).unwrap();
