@@ -710,3 +710,48 @@ fn over_http_sigterm_mid_call_kills_rg_and_exits_143() {
     assert!(all_gone(&call_processes));
     drop(stream);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_the_limit_of_16_calls_in_flight_is_per_session() {
+    let dir = tree();
+    for i in 0..16 {
+        mkfifo(&dir.path().join(format!("fifo-{i}")));
+    }
+    let server = Server::spawn(dir.path(), &["--config", SAMPLING, "--no-spill"]);
+    let busy = std::sync::Arc::new(connect(&server, None, Client::default()).await);
+    let blocked: Vec<_> = (0..16)
+        .map(|i| {
+            let busy = busy.clone();
+            let args = json!({"pattern": "needle", "path": format!("fifo-{i}")});
+            tokio::spawn(async move { call(&busy, "grep", args).await })
+        })
+        .collect();
+    let pid = server.pid();
+    wait_until("16 rg processes", Duration::from_secs(20), || {
+        descendants(pid).iter().filter(|(_, c)| c == "rg").count() == 16
+    });
+    let queued = {
+        let busy = busy.clone();
+        tokio::spawn(async move { call(&busy, "glob", json!({"pattern": "*.ts"})).await })
+    };
+    // Another session has slots of its own.
+    let other = connect(&server, None, Client::default()).await;
+    let answered = call(&other, "glob", json!({"pattern": "*.ts"})).await;
+    assert_eq!(answered["isError"], false, "{answered}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!queued.is_finished(), "a 17th call of one session ran");
+    for i in 0..16 {
+        let path = dir.path().join(format!("fifo-{i}"));
+        tokio::task::spawn_blocking(move || {
+            std::fs::write(path, "needle in a fifo\n").unwrap();
+        })
+        .await
+        .unwrap();
+    }
+    for call in blocked {
+        let result = call.await.unwrap();
+        assert!(text_of(&result).starts_with("Found 1 match"), "{result}");
+    }
+    assert_eq!(text_of(&queued.await.unwrap()), text_of(&answered));
+    other.cancel().await.unwrap();
+}
