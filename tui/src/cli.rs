@@ -36,7 +36,8 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Record the calls on stdin (one JSON call per line) to a transcript.
     Record(RecordArgs),
-    /// Serve the tools to an MCP client over stdio (JSON-RPC on stdin/stdout).
+    /// Serve the tools to MCP clients: over stdio (JSON-RPC on stdin/stdout),
+    /// or with --listen over Streamable HTTP at /mcp.
     Mcp(McpArgs),
     /// Turn a live recording into a self-contained fixture (tree manifest + transcript).
     Freeze(FreezeArgs),
@@ -128,6 +129,25 @@ pub struct McpArgs {
     /// Append every completed call to this transcript (created if missing).
     #[arg(long)]
     pub record: Option<PathBuf>,
+    /// Serve MCP Streamable HTTP at http://ADDR:PORT/mcp instead of stdio
+    /// (port 0: any free port; the address is printed on stderr).
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: Option<String>,
+    /// Require `Authorization: Bearer TOKEN`, TOKEN being this file's
+    /// content (surrounding whitespace dropped); default: $WORKBENCH_MCP_TOKEN.
+    #[arg(long, value_name = "FILE", requires = "listen")]
+    pub token_file: Option<PathBuf>,
+    /// Also accept browser requests from this Origin (scheme://host[:port]);
+    /// loopback origins are always accepted. Repeatable.
+    #[arg(long, value_name = "ORIGIN", requires = "listen")]
+    pub allow_origin: Vec<String>,
+    /// Also accept this Host header (name or name:port), e.g. the name a
+    /// reverse proxy forwards. Repeatable.
+    #[arg(long, value_name = "HOST", requires = "listen")]
+    pub allow_host: Vec<String>,
+    /// End an HTTP session after this many seconds without a message.
+    #[arg(long, value_name = "SECS", default_value_t = 1800, requires = "listen")]
+    pub idle_timeout: u64,
 }
 
 #[derive(Debug, Args)]

@@ -51,8 +51,14 @@ pub struct CallRunner {
 
 impl CallRunner {
     pub fn new(registry: Registry, workdir: String) -> Self {
+        Self::shared(Arc::new(registry), workdir)
+    }
+
+    /// A connection over a registry other connections share: its own
+    /// engine session (so its own spill directory) and its own slots.
+    pub fn shared(registry: Arc<Registry>, workdir: String) -> Self {
         Self {
-            registry: Arc::new(registry),
+            registry,
             slots: Semaphore::new(MAX_IN_FLIGHT),
             session_id: ExecContext::fresh_id("mcp"),
             workdir,

@@ -1,6 +1,8 @@
 //! `workbench mcp --workdir DIR [--config JSON|@FILE] [--spill-dir DIR |
 //! --no-spill] [--record FILE]`: the engine's tools served to an MCP
-//! client over stdio, on the official Rust SDK (`rmcp`).
+//! client over stdio, on the official Rust SDK (`rmcp`); with `--listen
+//! ADDR:PORT`, to several clients over Streamable HTTP ([`http`], with
+//! [`auth`] for the bearer token and the Origin and Host checks).
 //!
 //! - [`server`]: the handler (`initialize`, `tools/list`, `tools/call`,
 //!   logging), [`calls`]: running calls (one engine session per
@@ -14,12 +16,14 @@
 //!   they have returned (their rg groups killed), sync the recording and
 //!   exit: 0 at end of input, 128 + the signal's number for a signal.
 
+pub mod auth;
 pub mod calls;
+pub mod http;
 pub mod recording;
 pub mod server;
 pub mod transport;
+pub mod workspace;
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,13 +31,9 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::McpArgs;
-use crate::setup::{SpillChoice, load_engine, read_config};
-use crate::transcript::format::SpillMode;
 
-use self::calls::CallRunner;
-use self::recording::Recording;
-use self::server::McpServer;
 use self::transport::{StdioTransport, Writer};
+use self::workspace::Workspace;
 
 /// How long shutdown waits for the calls in flight to return.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
@@ -50,7 +50,11 @@ pub async fn run(args: McpArgs) -> u8 {
     if let Some(logging) = &logging {
         tracing::info!(log = %logging.path.display(), workdir = %args.workdir.display(), "workbench mcp starting");
     }
-    let code = match serve(&args).await {
+    let served = match &args.listen {
+        Some(_) => http::serve(&args).await,
+        None => serve(&args).await,
+    };
+    let code = match served {
         Ok(code) => code,
         Err(message) => {
             tracing::error!("{message}");
@@ -78,40 +82,12 @@ async fn wait_for_signal() -> Option<i32> {
 }
 
 async fn serve(args: &McpArgs) -> Result<u8, String> {
-    if !args.workdir.is_dir() {
-        return Err(format!(
-            "--workdir {}: not a directory",
-            args.workdir.display()
-        ));
-    }
-    let config = read_config(args.config.as_deref()).map_err(|e| e.to_string())?;
-    let (spill, spill_mode) = match (&args.spill_dir, args.no_spill) {
-        (_, true) => (SpillChoice::None, SpillMode::None),
-        (Some(dir), false) => (SpillChoice::Root(dir), SpillMode::Store),
-        (None, false) => (SpillChoice::PrivateTemp, SpillMode::Store),
-    };
-    let loaded = load_engine(Some(&args.workdir), &config, spill)
-        .await
-        .map_err(|e| e.to_string())?;
-    for warning in &loaded.warnings {
-        tracing::warn!("{warning}");
-    }
-    let workdir = args.workdir.to_string_lossy().into_owned();
-    let runner = Arc::new(CallRunner::new(loaded.registry, workdir));
-    let recording = match &args.record {
-        Some(path) => Some(Arc::new(
-            Recording::open(
-                path,
-                Path::new(&args.workdir),
-                &config,
-                spill_mode,
-                runner.session_id(),
-            )
-            .map_err(|e| e.to_string())?,
-        )),
-        None => None,
-    };
-    let server = McpServer::new(runner.clone(), loaded.warnings, recording.clone());
+    let workspace = Workspace::load(args).await?;
+    let runner = workspace.runner();
+    let recording = workspace
+        .recording(args, runner.session_id())?
+        .map(Arc::new);
+    let server = workspace.server(runner.clone(), recording.clone());
 
     let writer = Writer::spawn(tokio::io::stdout());
     let transport = StdioTransport::new(tokio::io::stdin(), writer.clone());

@@ -19,6 +19,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use fs_search_engine::ToolResult;
 use serde_json::Value;
@@ -71,6 +72,11 @@ pub struct Recording {
     session_id: String,
     /// Records already in the file, so new names stay unique.
     offset: u64,
+    /// Shared by several connections (`--listen`): calls are numbered in
+    /// the order they are appended, each with its connection's session id.
+    shared: bool,
+    /// Calls appended so far (numbers a shared recording's calls).
+    appended: AtomicU64,
 }
 
 impl Recording {
@@ -143,12 +149,31 @@ impl Recording {
             spill,
             session_id: session_id.to_owned(),
             offset,
+            shared: false,
+            appended: AtomicU64::new(0),
         })
+    }
+
+    /// The recording of a server whose connections all append to it.
+    pub fn shared_by_connections(mut self) -> Self {
+        self.shared = true;
+        self
     }
 
     /// The record lines of call `number` (one call line, one result line,
     /// the text lines).
     pub fn lines(&self, number: u64, tool: &str, args: &Value, result: &ToolResult) -> String {
+        self.lines_of(number, &self.session_id, tool, args, result)
+    }
+
+    fn lines_of(
+        &self,
+        number: u64,
+        session_id: &str,
+        tool: &str,
+        args: &Value,
+        result: &ToolResult,
+    ) -> String {
         let call = Call {
             name: format!("call-{}-{tool}", self.offset + number),
             tool: tool.to_owned(),
@@ -156,7 +181,7 @@ impl Recording {
             options: CallOptions {
                 spill: self.spill,
                 session: Some(SessionOption {
-                    id: Some(self.session_id.clone()),
+                    id: Some(session_id.to_owned()),
                     cwd: Some(".".to_owned()),
                 }),
                 ..CallOptions::default()
@@ -170,11 +195,34 @@ impl Recording {
 
     /// Appends call `number` in one write.
     pub fn append(&self, number: u64, tool: &str, args: &Value, result: &ToolResult) {
-        let lines = self.lines(number, tool, args, result);
+        self.append_call(&self.session_id, number, tool, args, result);
+    }
+
+    /// Appends call `number` of the connection whose engine session is
+    /// `session_id`, in one write (a shared recording numbers it itself).
+    pub fn append_call(
+        &self,
+        session_id: &str,
+        number: u64,
+        tool: &str,
+        args: &Value,
+        result: &ToolResult,
+    ) {
         let Ok(mut file) = self.file.lock() else {
             tracing::error!("the recording's lock is poisoned; call {number} not recorded");
             return;
         };
+        // Numbered under the lock, so a shared recording's names follow
+        // the file's order.
+        let (number, session_id) = if self.shared {
+            (
+                self.appended.fetch_add(1, Ordering::Relaxed) + 1,
+                session_id,
+            )
+        } else {
+            (number, self.session_id.as_str())
+        };
+        let lines = self.lines_of(number, session_id, tool, args, result);
         if let Err(e) = file.write_all(lines.as_bytes()) {
             tracing::error!(
                 "cannot append call {number} to {}: {e}",

@@ -17,6 +17,8 @@
 //!   `{error: {name, code} | null, spill: {locator, bytes} | null,
 //!   durationMs}`. An unknown tool name is a JSON-RPC error `-32602`
 //!   ("Unknown tool: NAME"), as the specification's tools section says.
+//! - Over HTTP, a call is also cancelled when its client disconnects or
+//!   its session ends (see `super::http`).
 //! - Warnings (the load warning when rg is missing, a call's warnings) go
 //!   to the log file and to the client as `notifications/message` at level
 //!   `warning`, unless the client raised its level above that.
@@ -226,7 +228,21 @@ impl ServerHandler for McpServer {
             peer: context.peer.clone(),
             token,
         });
-        let finished = self.runner.run(name, &args, &context.ct, progress).await;
+        // Over HTTP, a client gone mid-call or its session ended aborts
+        // the call like `notifications/cancelled` does.
+        let abort = super::http::call_abort(&context.extensions).unwrap_or_default();
+        let cancel = context.ct.child_token();
+        let run = self.runner.run(name, &args, &cancel, progress);
+        tokio::pin!(run);
+        let finished = loop {
+            tokio::select! {
+                finished = &mut run => break finished,
+                () = abort.cancelled(), if !cancel.is_cancelled() => {
+                    tracing::info!(tool = name, "the client went away or its session ended");
+                    cancel.cancel();
+                }
+            }
+        };
         tracing::info!(
             number = finished.number,
             tool = name,
@@ -242,7 +258,13 @@ impl ServerHandler for McpServer {
             if finished.cancelled {
                 tracing::info!(number = finished.number, "cancelled: not recorded");
             } else {
-                recording.append(finished.number, name, &args, &finished.result);
+                recording.append_call(
+                    self.runner.session_id(),
+                    finished.number,
+                    name,
+                    &args,
+                    &finished.result,
+                );
             }
         }
         Ok(CallToolResponse::Complete(Self::result_of(&finished)))

@@ -9,4 +9,5 @@
 mod cli_headless;
 mod e2e_terminal;
 mod mcp;
+mod mcp_http;
 mod transcripts;

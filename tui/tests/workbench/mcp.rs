@@ -22,20 +22,20 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
+use rmcp::{ClientHandler, Peer, RoleClient, ServiceError, ServiceExt};
 use serde_json::{Value, json};
 
-const SAMPLING: &str = r#"{"sampleOverCapGlobResults":true}"#;
-const SPILLING: &str = r#"{"sampleOverCapGlobResults":false,"globMaxResults":2}"#;
-const META_KEY: &str = "fs-search-workbench/result";
+pub(crate) const SAMPLING: &str = r#"{"sampleOverCapGlobResults":true}"#;
+pub(crate) const SPILLING: &str = r#"{"sampleOverCapGlobResults":false,"globMaxResults":2}"#;
+pub(crate) const META_KEY: &str = "fs-search-workbench/result";
 
-fn bin() -> &'static str {
+pub(crate) fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_workbench")
 }
 
 /// An rg config file that pins grep's file order (rg's own order is
 /// multi-threaded), given to the server and to `workbench call` alike.
-fn sorted_rg_config() -> std::path::PathBuf {
+pub(crate) fn sorted_rg_config() -> std::path::PathBuf {
     let path = std::env::temp_dir().join(format!("mcp-test-ripgreprc-{}", std::process::id()));
     if !path.exists() {
         std::fs::write(&path, "--sort=path\n").unwrap();
@@ -43,7 +43,7 @@ fn sorted_rg_config() -> std::path::PathBuf {
     path
 }
 
-fn workbench(args: &[&str]) -> Output {
+pub(crate) fn workbench(args: &[&str]) -> Output {
     Command::new(bin())
         .args(args)
         .env("RIPGREP_CONFIG_PATH", sorted_rg_config())
@@ -51,13 +51,13 @@ fn workbench(args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn root(dir: &Path) -> &str {
+pub(crate) fn root(dir: &Path) -> &str {
     dir.to_str().unwrap()
 }
 
 /// A small tree with distinct whole-second mtimes (so glob's order
 /// survives a freeze) and a private state dir for the server's log file.
-fn tree() -> tempfile::TempDir {
+pub(crate) fn tree() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let base = 1_700_000_000;
     for (i, (path, content)) in [
@@ -89,13 +89,13 @@ fn set_mtime(path: &Path, secs: u64) {
         .unwrap();
 }
 
-fn mkfifo(path: &Path) {
+pub(crate) fn mkfifo(path: &Path) {
     let status = Command::new("mkfifo").arg(path).status().unwrap();
     assert!(status.success());
 }
 
 /// The server's command line: logs go to a private state dir.
-fn server_command(dir: &Path, state: &Path, extra: &[&str]) -> Command {
+pub(crate) fn server_command(dir: &Path, state: &Path, extra: &[&str]) -> Command {
     let mut cmd = Command::new(bin());
     cmd.args(["mcp", "--workdir", root(dir)])
         .args(extra)
@@ -108,10 +108,10 @@ fn server_command(dir: &Path, state: &Path, extra: &[&str]) -> Command {
 
 /// What the client saw besides responses.
 #[derive(Clone, Default)]
-struct Client {
-    version: Option<ProtocolVersion>,
-    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
-    logs: Arc<Mutex<Vec<LoggingMessageNotificationParam>>>,
+pub(crate) struct Client {
+    pub(crate) version: Option<ProtocolVersion>,
+    pub(crate) progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    pub(crate) logs: Arc<Mutex<Vec<LoggingMessageNotificationParam>>>,
 }
 
 #[allow(deprecated)]
@@ -178,7 +178,7 @@ async fn connect(dir: &Path, extra: &[&str]) -> Connected {
     connect_with(dir, extra, Client::default(), None).await
 }
 
-fn params(tool: &str, args: Value) -> CallToolRequestParams {
+pub(crate) fn params(tool: &str, args: Value) -> CallToolRequestParams {
     let mut params = CallToolRequestParams::new(tool.to_owned());
     params.arguments = args.as_object().cloned();
     params
@@ -195,7 +195,7 @@ async fn mcp_call(c: &Connected, tool: &str, args: Value) -> Value {
     serde_json::to_value(result).unwrap()
 }
 
-fn text_of(result: &Value) -> &str {
+pub(crate) fn text_of(result: &Value) -> &str {
     let content = result["content"].as_array().unwrap();
     assert_eq!(content.len(), 1, "{result}");
     assert_eq!(content[0]["type"], "text");
@@ -203,7 +203,7 @@ fn text_of(result: &Value) -> &str {
 }
 
 /// `workbench call --json` for the same call.
-fn cli_call(dir: &Path, tool: &str, args: &Value, extra: &[&str]) -> Value {
+pub(crate) fn cli_call(dir: &Path, tool: &str, args: &Value, extra: &[&str]) -> Value {
     let args = args.to_string();
     let mut all = vec![
         "call",
@@ -234,16 +234,54 @@ async fn same_as_cli(c: &Connected, dir: &Path, tool: &str, args: &Value) -> (Va
     (mcp, cli)
 }
 
-fn surface(config: &str) -> Value {
+pub(crate) fn surface(config: &str) -> Value {
     let out = workbench(&["surface", "--config", config, "--json"]);
     assert_eq!(out.status.code(), Some(0));
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The server's `initialize` answer (negotiated `version`, server info,
+/// capabilities, instructions) and `tools/list` against `workbench surface
+/// --json`.
+pub(crate) async fn initialize_and_tools_list_equal_surface(
+    peer: &Peer<RoleClient>,
+    version: &ProtocolVersion,
+    surface: &Value,
+) {
+    let info = peer.peer_info().unwrap();
+    assert_eq!(&info.protocol_version, version);
+    let info = serde_json::to_value(&*info).unwrap();
+    assert_eq!(info["serverInfo"]["name"], "fs-search-workbench");
+    assert_eq!(info["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(info["capabilities"], json!({"logging": {}, "tools": {}}));
+    let sections: Vec<&str> = surface["promptSections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["text"].as_str().unwrap())
+        .collect();
+    assert!(!sections.is_empty());
+    assert_eq!(info["instructions"], json!(sections.join("\n\n")));
+
+    let tools = peer.list_tools(None).await.unwrap();
+    let tools = serde_json::to_value(&tools).unwrap();
+    let expected: Vec<Value> = surface["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            json!({"name": t["name"], "description": t["description"], "inputSchema": t["parameters"]})
+        })
+        .collect();
+    assert_eq!(tools["tools"], json!(expected));
+    // Key order too: the schema is the engine's object as it prints it.
+    assert_eq!(tools["tools"].to_string(), json!(expected).to_string());
+}
+
 // ------------------------------------------------------------ /proc
 
 /// The live descendants of `pid` and their command names.
-fn descendants(pid: i32) -> Vec<(i32, String)> {
+pub(crate) fn descendants(pid: i32) -> Vec<(i32, String)> {
     let mut parent = HashMap::new();
     for entry in std::fs::read_dir("/proc").unwrap() {
         let Ok(p) = entry.unwrap().file_name().to_string_lossy().parse::<i32>() else {
@@ -275,7 +313,7 @@ fn peak_rss_kib(pid: i32) -> i64 {
     line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
-fn wait_until(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
+pub(crate) fn wait_until(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
     let start = Instant::now();
     while !check() {
         assert!(start.elapsed() < limit, "timed out waiting for {what}");
@@ -283,14 +321,51 @@ fn wait_until(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
     }
 }
 
-fn rg_running_under(pid: i32) -> bool {
+pub(crate) fn rg_running_under(pid: i32) -> bool {
     descendants(pid).iter().any(|(_, comm)| comm == "rg")
 }
 
 /// Every process that was a descendant of `pid` is gone (or a zombie).
-fn all_gone(pids: &[i32]) -> bool {
+pub(crate) fn all_gone(pids: &[i32]) -> bool {
     pids.iter()
         .all(|p| proc_info(*p).is_none_or(|i| !i.is_alive()))
+}
+
+/// Sends a grep on `fifo` of the workdir, waits until its rg runs under
+/// server `pid`, cancels it after 1.3 s and checks that the call's
+/// processes end within 10 s and that progress came while it ran.
+pub(crate) async fn cancel_a_call_blocked_on_the_fifo(
+    peer: &Peer<RoleClient>,
+    client: &Client,
+    pid: i32,
+) {
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params(
+        "grep",
+        json!({"pattern": "x", "path": "fifo"}),
+    )));
+    let handle = peer
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    wait_until("rg on the FIFO", Duration::from_secs(20), || {
+        rg_running_under(pid)
+    });
+    let started = Instant::now();
+    let call_processes: Vec<i32> = descendants(pid).iter().map(|(p, _)| *p).collect();
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    let token = handle.progress_token.clone();
+    handle.cancel(Some("test".to_owned())).await.unwrap();
+    wait_until(
+        "the call's processes to end",
+        Duration::from_secs(10),
+        || all_gone(&call_processes),
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let progress = client.progress.lock().unwrap().clone();
+    assert!(
+        progress.iter().any(|p| p.progress_token == token),
+        "no progress while rg ran: {progress:?}"
+    );
 }
 
 // ------------------------------------------------------------ raw client
@@ -403,34 +478,7 @@ async fn initialize_instructions_and_tools_list_equal_workbench_surface() {
             ..Client::default()
         };
         let c = connect_with(dir.path(), &["--config", SAMPLING], client, None).await;
-        let info = c.service.peer().peer_info().unwrap();
-        assert_eq!(info.protocol_version, version);
-        let info = serde_json::to_value(&*info).unwrap();
-        assert_eq!(info["serverInfo"]["name"], "fs-search-workbench");
-        assert_eq!(info["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
-        assert_eq!(info["capabilities"], json!({"logging": {}, "tools": {}}));
-        let sections: Vec<&str> = surface["promptSections"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["text"].as_str().unwrap())
-            .collect();
-        assert!(!sections.is_empty());
-        assert_eq!(info["instructions"], json!(sections.join("\n\n")));
-
-        let tools = c.service.peer().list_tools(None).await.unwrap();
-        let tools = serde_json::to_value(&tools).unwrap();
-        let expected: Vec<Value> = surface["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| {
-                json!({"name": t["name"], "description": t["description"], "inputSchema": t["parameters"]})
-            })
-            .collect();
-        assert_eq!(tools["tools"], json!(expected));
-        // Key order too: the schema is the engine's object as it prints it.
-        assert_eq!(tools["tools"].to_string(), json!(expected).to_string());
+        initialize_and_tools_list_equal_surface(c.service.peer(), &version, &surface).await;
         c.service.cancel().await.unwrap();
     }
 }
@@ -623,36 +671,7 @@ async fn a_cancelled_call_kills_rg_and_progress_came_while_it_ran() {
         &["--config", SAMPLING, "--record", root(&record)],
     )
     .await;
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params(
-        "grep",
-        json!({"pattern": "x", "path": "fifo"}),
-    )));
-    let handle = c
-        .service
-        .peer()
-        .send_cancellable_request(request, PeerRequestOptions::no_options())
-        .await
-        .unwrap();
-    let pid = c.pid;
-    wait_until("rg on the FIFO", Duration::from_secs(20), || {
-        rg_running_under(pid)
-    });
-    let started = Instant::now();
-    let call_processes: Vec<i32> = descendants(pid).iter().map(|(p, _)| *p).collect();
-    tokio::time::sleep(Duration::from_millis(1300)).await;
-    let token = handle.progress_token.clone();
-    handle.cancel(Some("test".to_owned())).await.unwrap();
-    wait_until(
-        "the call's processes to end",
-        Duration::from_secs(10),
-        || all_gone(&call_processes),
-    );
-    assert!(started.elapsed() < Duration::from_secs(10));
-    let progress = c.client.progress.lock().unwrap().clone();
-    assert!(
-        progress.iter().any(|p| p.progress_token == token),
-        "no progress while rg ran: {progress:?}"
-    );
+    cancel_a_call_blocked_on_the_fifo(c.service.peer(), &c.client, c.pid).await;
     // The connection goes on, and the cancelled call was not recorded.
     let ok = mcp_call(&c, "glob", json!({"pattern": "*.ts"})).await;
     assert_eq!(ok["isError"], false);

@@ -1,0 +1,89 @@
+//! What every MCP transport serves: the workdir checked, the config read,
+//! the engine loaded once (its registry shared by every connection, each
+//! connection being its own engine session, so its own spill directory),
+//! and the `--record` file opened.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use fs_search_engine::Registry;
+use serde_json::Value;
+
+use crate::cli::McpArgs;
+use crate::setup::{SpillChoice, load_engine, read_config};
+use crate::transcript::format::SpillMode;
+
+use super::calls::CallRunner;
+use super::recording::Recording;
+use super::server::McpServer;
+
+/// The loaded workspace.
+pub struct Workspace {
+    pub registry: Arc<Registry>,
+    /// The load's warnings (rg missing), logged already.
+    pub warnings: Vec<String>,
+    pub workdir: String,
+    pub config: Value,
+    pub spill_mode: SpillMode,
+}
+
+impl Workspace {
+    /// Checks the workdir, reads the config and loads the engine.
+    pub async fn load(args: &McpArgs) -> Result<Self, String> {
+        if !args.workdir.is_dir() {
+            return Err(format!(
+                "--workdir {}: not a directory",
+                args.workdir.display()
+            ));
+        }
+        let config = read_config(args.config.as_deref()).map_err(|e| e.to_string())?;
+        let (spill, spill_mode) = match (&args.spill_dir, args.no_spill) {
+            (_, true) => (SpillChoice::None, SpillMode::None),
+            (Some(dir), false) => (SpillChoice::Root(dir), SpillMode::Store),
+            (None, false) => (SpillChoice::PrivateTemp, SpillMode::Store),
+        };
+        let loaded = load_engine(Some(&args.workdir), &config, spill)
+            .await
+            .map_err(|e| e.to_string())?;
+        for warning in &loaded.warnings {
+            tracing::warn!("{warning}");
+        }
+        Ok(Self {
+            registry: Arc::new(loaded.registry),
+            warnings: loaded.warnings,
+            workdir: args.workdir.to_string_lossy().into_owned(),
+            config,
+            spill_mode,
+        })
+    }
+
+    /// A fresh connection: its own engine session over the shared registry.
+    pub fn runner(&self) -> Arc<CallRunner> {
+        Arc::new(CallRunner::shared(
+            self.registry.clone(),
+            self.workdir.clone(),
+        ))
+    }
+
+    /// Opens `--record FILE`, if given; `session_id` is the one recorded
+    /// for calls appended without their own.
+    pub fn recording(&self, args: &McpArgs, session_id: &str) -> Result<Option<Recording>, String> {
+        let Some(path) = &args.record else {
+            return Ok(None);
+        };
+        Recording::open(
+            path,
+            Path::new(&args.workdir),
+            &self.config,
+            self.spill_mode,
+            session_id,
+        )
+        .map(Some)
+        .map_err(|e| e.to_string())
+    }
+
+    /// The handler of one connection.
+    pub fn server(&self, runner: Arc<CallRunner>, recording: Option<Arc<Recording>>) -> McpServer {
+        McpServer::new(runner, self.warnings.clone(), recording)
+    }
+}
