@@ -41,6 +41,17 @@ pub fn run(cli: Cli) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    // A bad --workdir is named as such, before any shell is spawned in it.
+    let workdir = match &cli.command {
+        None => cli.workdir.as_deref(),
+        Some(Command::Call(args)) => Some(args.workdir.as_path()),
+        Some(Command::Mcp(args)) => Some(args.workdir.as_path()),
+        Some(_) => None,
+    };
+    if let Some(Err(e)) = workdir.map(setup::check_workdir) {
+        eprintln!("workbench: {e}");
+        return ExitCode::from(EXIT_USAGE);
+    }
     let outcome = match cli.command {
         None => return tui::main(&runtime, cli.workdir, cli.config),
         // Transcripts have their own exit statuses (0, 1 changed, 2 error).

@@ -8,5 +8,6 @@
 
 mod cli_headless;
 mod e2e_terminal;
+mod hardening;
 mod mcp;
 mod transcripts;
