@@ -6,6 +6,7 @@
 //!   local executor rooted at the workdir, a spill store, the timeout policy);
 //! - [`headless`]: the commands that run without a terminal (`call`,
 //!   `surface`, `replay`, `record`, `freeze`);
+//! - [`json`]: JSON arguments parsed as `JSON.parse` accepts them;
 //! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
 //! - [`logging`]: the log file every front end writes to;
 //! - [`transcript`]: the transcript library: format, fixture trees,
@@ -16,6 +17,7 @@
 
 pub mod cli;
 pub mod headless;
+pub mod json;
 pub mod logging;
 pub mod mcp;
 pub mod setup;
@@ -29,10 +31,16 @@ use crate::cli::{Cli, Command};
 /// Exit status of a usage, config or load failure.
 pub const EXIT_USAGE: u8 = 2;
 
+/// The stack of the runtime's threads.
+const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
+
 /// Runs the command line `cli` to completion; its exit status.
 pub fn run(cli: Cli) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // Arguments may nest `json::MAX_DEPTH` levels deep; cloning,
+        // comparing and dropping them recurses (virtual memory only).
+        .thread_stack_size(WORKER_STACK_BYTES)
         .build()
     {
         Ok(runtime) => runtime,

@@ -22,7 +22,7 @@ pub enum SetupError {
     #[error("--config is not valid JSON: {0}")]
     ConfigJson(serde_json::Error),
     #[error("--args is not valid JSON: {0}")]
-    ArgsJson(serde_json::Error),
+    ArgsJson(crate::json::JsonError),
     #[error("--workdir {path}: {problem}")]
     Workdir { path: String, problem: String },
     #[error("{0}")]

@@ -13,7 +13,7 @@ use crate::setup::{SetupError, SpillChoice, load_engine, read_config};
 /// Runs one call; the tool result (error results included) exits 0.
 pub async fn call(args: CallArgs) -> Result<(), SetupError> {
     let config = read_config(args.config.as_deref())?;
-    let call_args: Value = serde_json::from_str(&args.args).map_err(SetupError::ArgsJson)?;
+    let call_args: Value = crate::json::parse(&args.args).map_err(SetupError::ArgsJson)?;
     let spill = match (&args.spill_dir, args.no_spill) {
         (_, true) => SpillChoice::None,
         (Some(dir), false) => SpillChoice::Root(dir),

@@ -74,3 +74,53 @@ fn a_bad_workdir_is_named_and_bash_is_never_blamed() {
         }
     }
 }
+
+/// `workbench call grep` with raw `--args` on a tree holding U+FFFD.
+fn call_raw_args(dir: &Path, tool: &str, args: &str) -> Output {
+    workbench(&[
+        "call",
+        tool,
+        "--workdir",
+        path_str(dir),
+        "--args",
+        args,
+        "--config",
+        SAMPLING,
+        "--no-spill",
+    ])
+}
+
+#[test]
+fn a_lone_surrogate_in_the_arguments_reaches_rg_as_the_replacement_character() {
+    let dir = tree();
+    std::fs::write(dir.path().join("odd.txt"), "before \u{fffd} after\n").unwrap();
+    for pattern in [r"\ud800", r"\udfff"] {
+        let out = call_raw_args(dir.path(), "grep", &format!(r#"{{"pattern":"{pattern}"}}"#));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let found = text(&out.stdout);
+        assert!(found.contains("odd.txt"), "{found}");
+        assert!(found.contains("before \u{fffd} after"), "{found}");
+    }
+}
+
+#[test]
+fn arguments_nested_10000_deep_in_an_ignored_key_are_accepted_and_deeper_is_refused() {
+    let dir = tree();
+    let nested = |n: usize| {
+        format!(
+            r#"{{"pattern":"alpha","x":{}{}}}"#,
+            "[".repeat(n),
+            "]".repeat(n)
+        )
+    };
+    // The root object is one level.
+    let out = call_raw_args(dir.path(), "grep", &nested(9_999));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("a.txt"), "{}", text(&out.stdout));
+    let out = call_raw_args(dir.path(), "grep", &nested(10_000));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "workbench: --args is not valid JSON: arrays and objects nest deeper than 10000 levels\n"
+    );
+}

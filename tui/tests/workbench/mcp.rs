@@ -917,3 +917,36 @@ fn freeze_refuses_a_tree_over_the_limits_and_says_how_to_narrow() {
     assert!(stderr.contains("Narrow it"), "{stderr}");
     assert!(!out.path().join("tree").exists());
 }
+
+/// The hostile corpus of `hardening`, through the server: a lone
+/// surrogate in a pattern, arguments nested 9,999 levels deep in an
+/// ignored key, and a config number JavaScript prints in exponent form.
+#[test]
+fn hostile_arguments_and_numbers_get_what_javascript_would_give_them() {
+    let dir = tree();
+    std::fs::write(dir.path().join("odd.txt"), "before \u{fffd} after\n").unwrap();
+    let mut raw = Raw::spawn(dir.path(), &["--config", SAMPLING]);
+    raw.initialize();
+    raw.send(
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"grep","arguments":{"pattern":"\ud800"}}}
+"#,
+    );
+    let answer = raw.response(1);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let found = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(found.contains("before \u{fffd} after"), "{found}");
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"grep","arguments":{{"pattern":"alpha","x":{}{}}}}}}}"#,
+        "[".repeat(9_996),
+        "]".repeat(9_996)
+    );
+    raw.send(format!("{deep}\n").as_bytes());
+    let answer = raw.response(2);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("notes.md")
+    );
+}
