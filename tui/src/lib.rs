@@ -1,6 +1,7 @@
 //! `fs-search-workbench`: a workbench that shows exactly what a model sees
 //! from the `glob` and `grep` tools of `fs-search-engine`.
 //!
+//! - [`bounded`]: reading the files a user names, regular files only, capped;
 //! - [`cli`]: the command line (clap), kept stable for scripts;
 //! - [`setup`]: loading the engine the way every front end runs it (the
 //!   local executor rooted at the workdir, a spill store, the timeout policy);
@@ -15,6 +16,7 @@
 //!
 //! The `workbench` binary parses the command line and hands it to [`run`].
 
+pub mod bounded;
 pub mod cli;
 pub mod headless;
 pub mod json;

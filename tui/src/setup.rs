@@ -38,10 +38,11 @@ pub fn read_config(raw: Option<&str>) -> Result<Value, SetupError> {
         return Ok(Value::Object(Default::default()));
     };
     let text = match raw.strip_prefix('@') {
-        Some(path) => std::fs::read_to_string(path).map_err(|source| SetupError::ConfigFile {
-            path: path.to_owned(),
-            source,
-        })?,
+        Some(path) => crate::bounded::read_text(Path::new(path), crate::bounded::CONFIG_MAX_BYTES)
+            .map_err(|source| SetupError::ConfigFile {
+                path: path.to_owned(),
+                source,
+            })?,
         None => raw.to_owned(),
     };
     serde_json::from_str(&text).map_err(SetupError::ConfigJson)

@@ -7,7 +7,6 @@
 //! `workbench freeze RECORDING --out TRANSCRIPT --tree-out DIR` makes a
 //! live recording self-contained and replays it: 0, 1 or 2 likewise.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::print;
@@ -92,9 +91,12 @@ async fn record_inner(
 ) -> Result<usize, TranscriptError> {
     let config =
         crate::setup::read_config(config).map_err(|e| TranscriptError::Other(e.to_string()))?;
-    let mut input = String::new();
-    std::io::stdin()
-        .read_to_string(&mut input)
+    let input = crate::bounded::read_stream(std::io::stdin(), crate::bounded::TRANSCRIPT_MAX_BYTES)
+        .and_then(|bytes| {
+            String::from_utf8(bytes).map_err(|_| {
+                std::io::Error::new(std::io::ErrorKind::InvalidData, "not valid UTF-8")
+            })
+        })
         .map_err(|e| TranscriptError::io("<stdin>", e))?;
     let calls = parse_calls("<stdin>", &input)?;
     let transcript = record_calls(tree, config, calls, "<stdin>", out_file).await?;

@@ -137,7 +137,8 @@ pub async fn replay_transcript(
 
 /// Reads, parses and replays the transcript at `path`.
 pub async fn replay_file(path: &Path, temp_parent: &Path) -> Result<Replay, TranscriptError> {
-    let text = std::fs::read(path).map_err(|e| TranscriptError::io(path, e))?;
+    let text = crate::bounded::read_file(path, crate::bounded::TRANSCRIPT_MAX_BYTES)
+        .map_err(|e| TranscriptError::io(path, e))?;
     let text = String::from_utf8(text).map_err(|e| TranscriptError::Parse {
         file: path.display().to_string(),
         line: 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]

@@ -288,7 +288,8 @@ impl Manifest {
     /// Reads the manifest of `tree` (its directory or the file).
     pub fn load(tree: &Path) -> Result<Self, TranscriptError> {
         let path = manifest_path(tree);
-        let text = std::fs::read_to_string(&path).map_err(|e| TranscriptError::io(&path, e))?;
+        let text = crate::bounded::read_text(&path, crate::bounded::TRANSCRIPT_MAX_BYTES)
+            .map_err(|e| TranscriptError::io(&path, e))?;
         Self::parse(&path.display().to_string(), &text)
     }
 

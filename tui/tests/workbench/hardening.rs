@@ -124,3 +124,122 @@ fn arguments_nested_10000_deep_in_an_ignored_key_are_accepted_and_deeper_is_refu
         "workbench: --args is not valid JSON: arrays and objects nest deeper than 10000 levels\n"
     );
 }
+
+/// Runs `workbench ARGS` with stdin from `stdin`, killed after 20 s.
+fn workbench_with_stdin(args: &[&str], stdin: std::process::Stdio) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_workbench"))
+        .args(args)
+        .stdin(stdin)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let guard = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(20));
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    });
+    let out = child.wait_with_output().unwrap();
+    drop(guard);
+    out
+}
+
+#[test]
+fn config_and_transcript_files_must_be_bounded_regular_files() {
+    let dir = tree();
+    let fifo = dir.path().join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let big = dir.path().join("big.json");
+    std::fs::write(&big, format!("{{\"x\":\"{}\"}}", "a".repeat(1024 * 1024))).unwrap();
+    let d = path_str(dir.path());
+    let at = |p: &Path| format!("@{}", path_str(p));
+    let (fifo_at, big_at) = (at(&fifo), at(&big));
+    let glob = [
+        "call",
+        "glob",
+        "--workdir",
+        d,
+        "--args",
+        r#"{"pattern":"*"}"#,
+        "--config",
+    ];
+    for (config, problem) in [
+        (
+            "@/dev/zero",
+            "/dev/zero: not a regular file (a character device)".to_owned(),
+        ),
+        (
+            fifo_at.as_str(),
+            format!("{}: not a regular file (a FIFO)", path_str(&fifo)),
+        ),
+        (
+            big_at.as_str(),
+            format!("{}: larger than the limit of 1 MiB", path_str(&big)),
+        ),
+    ] {
+        let mut args = glob.to_vec();
+        args.push(config);
+        let out = workbench_with_stdin(&args, std::process::Stdio::null());
+        assert_eq!(out.status.code(), Some(2), "{config}");
+        assert_eq!(
+            text(&out.stderr),
+            format!("workbench: --config: cannot read {problem}\n")
+        );
+    }
+    for (file, problem) in [
+        (
+            "/dev/zero",
+            "/dev/zero: not a regular file (a character device)".to_owned(),
+        ),
+        (
+            path_str(&fifo),
+            format!("{}: not a regular file (a FIFO)", path_str(&fifo)),
+        ),
+    ] {
+        for command in ["replay", "freeze"] {
+            let mut args = vec![command, file];
+            if command == "freeze" {
+                args.extend(["--out", "/nonexistent/x", "--tree-out", "/nonexistent/y"]);
+            }
+            let out = workbench_with_stdin(&args, std::process::Stdio::null());
+            assert_eq!(out.status.code(), Some(2), "{command} {file}");
+            assert_eq!(
+                text(&out.stderr),
+                format!("workbench {command}: {problem}\n")
+            );
+        }
+    }
+}
+
+#[test]
+fn record_reads_at_most_256_mib_of_calls_from_stdin() {
+    let dir = tree();
+    let out_file = dir.path().join("out.jsonl");
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    let out = workbench_with_stdin(
+        &[
+            "record",
+            "--tree",
+            path_str(dir.path()),
+            "--config",
+            SAMPLING,
+            "--out",
+            path_str(&out_file),
+        ],
+        zero.into(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "workbench record: <stdin>: larger than the limit of 256 MiB\n"
+    );
+    assert!(!out_file.exists());
+}
