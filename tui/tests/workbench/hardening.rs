@@ -243,3 +243,89 @@ fn record_reads_at_most_256_mib_of_calls_from_stdin() {
     );
     assert!(!out_file.exists());
 }
+
+/// A fixture tree whose manifest's entry on line 3 is `file`.
+fn manifest_tree(file: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = format!(
+        "{{\"manifest\":\"fs-search-fixture-tree\",\"version\":1,\"entries\":[\n\
+         {{\"dir\":\".\",\"mtime\":1700000000}},\n{file},\n\
+         {{\"file\":\"b.txt\",\"mtime\":1700000000,\"text\":\"b\"}}\n]}}\n"
+    );
+    std::fs::write(dir.path().join("manifest.json"), manifest).unwrap();
+    dir
+}
+
+/// `workbench record --tree TREE` of no calls, with a private TMPDIR and
+/// `WORKBENCH_TREE_LIMITS` if given.
+fn record_tree(tree: &Path, limits: Option<&str>) -> (Output, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_file = tmp.path().join("out.jsonl");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_workbench"));
+    cmd.args([
+        "record",
+        "--tree",
+        path_str(tree),
+        "--config",
+        SAMPLING,
+        "--out",
+    ])
+    .arg(&out_file)
+    .env("TMPDIR", tmp.path())
+    .stdin(std::process::Stdio::null());
+    if let Some(limits) = limits {
+        cmd.env("WORKBENCH_TREE_LIMITS", limits);
+    }
+    (cmd.output().unwrap(), tmp)
+}
+
+#[test]
+fn hostile_manifests_are_refused_before_anything_is_written_naming_file_and_line() {
+    for times in [
+        "1000000000000",
+        "4611686018427387904",
+        "18446744073709551615",
+    ] {
+        let tree = manifest_tree(&format!(
+            r#"{{"file":"big","mtime":1700000000,"content":[{{"repeat":"abcdefghij","times":{times}}}]}}"#
+        ));
+        let (out, tmp) = record_tree(tree.path(), None);
+        assert_eq!(out.status.code(), Some(2), "{times}: {}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stderr),
+            format!(
+                "workbench record: {}/manifest.json:3: entry 1 (\"big\"): the tree's file content \
+                 would exceed 268435456 bytes; set WORKBENCH_TREE_LIMITS=BYTES,ENTRIES to allow more\n",
+                path_str(tree.path())
+            )
+        );
+        // Nothing but the private TMPDIR's own (never written) out file.
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "{times}");
+    }
+    // The limits are the defaults' or the variable's.
+    let tree = manifest_tree(r#"{"file":"a.txt","mtime":1700000000,"text":"0123456789"}"#);
+    let (out, _tmp) = record_tree(tree.path(), None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (out, _tmp) = record_tree(tree.path(), Some("10,100"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains(
+            "manifest.json:4: entry 2 (\"b.txt\"): the tree's file content would exceed 10 bytes"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    let (out, _tmp) = record_tree(tree.path(), Some("1000,2"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("manifest.json:4: more than 2 entries;"),
+        "{}",
+        text(&out.stderr)
+    );
+    let (out, _tmp) = record_tree(tree.path(), Some("lots"));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "workbench record: WORKBENCH_TREE_LIMITS=\"lots\": expected BYTES,ENTRIES (two whole numbers)\n"
+    );
+}
