@@ -9,6 +9,7 @@
 //!   `surface`, `replay`, `record`, `freeze`);
 //! - [`json`]: JSON arguments parsed as `JSON.parse` accepts them;
 //! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
+//! - [`signals`]: SIGINT, SIGTERM and SIGHUP cancel the call in flight;
 //! - [`logging`]: the log file every front end writes to;
 //! - [`transcript`]: the transcript library: format, fixture trees,
 //!   normalisation, record and replay (no terminal code);
@@ -23,6 +24,7 @@ pub mod json;
 pub mod logging;
 pub mod mcp;
 pub mod setup;
+pub mod signals;
 pub mod transcript;
 pub mod tui;
 
@@ -66,36 +68,28 @@ pub fn run(cli: Cli) -> ExitCode {
         None => return tui::main(&runtime, cli.workdir, cli.config),
         // Transcripts have their own exit statuses (0, 1 changed, 2 error).
         Some(Command::Replay(args)) => {
-            let code = runtime.block_on(headless::transcripts::replay(&args.files, args.update));
-            return ExitCode::from(code);
+            Ok(runtime.block_on(headless::transcripts::replay(&args.files, args.update)))
         }
-        Some(Command::Record(args)) => {
-            let code = runtime.block_on(headless::transcripts::record(
-                &args.tree,
-                args.config.as_deref(),
-                &args.out,
-            ));
-            return ExitCode::from(code);
-        }
-        Some(Command::Freeze(args)) => {
-            let code = runtime.block_on(headless::transcripts::freeze(
-                &args.recording,
-                &args.out,
-                &args.tree_out,
-            ));
-            return ExitCode::from(code);
-        }
-        Some(Command::Mcp(args)) => {
-            let code = runtime.block_on(mcp::run(args));
-            // stdin's reader thread may still sit in a blocking read.
-            runtime.shutdown_background();
-            return ExitCode::from(code);
-        }
+        Some(Command::Record(args)) => Ok(runtime.block_on(headless::transcripts::record(
+            &args.tree,
+            args.config.as_deref(),
+            &args.out,
+        ))),
+        Some(Command::Freeze(args)) => Ok(runtime.block_on(headless::transcripts::freeze(
+            &args.recording,
+            &args.out,
+            &args.tree_out,
+        ))),
+        Some(Command::Mcp(args)) => Ok(runtime.block_on(mcp::run(args))),
         Some(Command::Call(args)) => runtime.block_on(headless::call::call(args)),
-        Some(Command::Surface(args)) => runtime.block_on(headless::surface::surface(args)),
+        Some(Command::Surface(args)) => runtime
+            .block_on(headless::surface::surface(args))
+            .map(|()| 0),
     };
+    // A blocking read (stdin) of a stopped command is not waited for.
+    runtime.shutdown_background();
     match outcome {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("workbench: {e}");
             ExitCode::from(EXIT_USAGE)

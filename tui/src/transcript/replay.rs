@@ -113,6 +113,7 @@ pub async fn replay_transcript(
     .map_err(|e| TranscriptError::Other(format!("{label}:1: the header's tree: {e}")))?;
     let mut checks = Vec::with_capacity(transcript.records.len());
     for record in &transcript.records {
+        TranscriptError::check_stopped()?;
         let current = engine
             .run(&record.call)
             .await
@@ -122,6 +123,7 @@ pub async fn replay_transcript(
                 name: record.call.name.clone(),
                 message,
             })?;
+        TranscriptError::check_stopped()?;
         checks.push(RecordCheck {
             record: record.clone(),
             current,

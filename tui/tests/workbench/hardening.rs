@@ -329,3 +329,188 @@ fn hostile_manifests_are_refused_before_anything_is_written_naming_file_and_line
         "workbench record: WORKBENCH_TREE_LIMITS=\"lots\": expected BYTES,ENTRIES (two whole numbers)\n"
     );
 }
+
+// ------------------------------------------------------------ signals
+
+/// The live descendants of `pid` (walking `/proc`'s parent links).
+fn descendants(pid: i32) -> Vec<(i32, String)> {
+    use fs_search_tests::reliability::procfs::proc_info;
+    let mut parent = std::collections::HashMap::new();
+    for entry in std::fs::read_dir("/proc").unwrap() {
+        let Ok(p) = entry.unwrap().file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if let Some(info) = proc_info(p).filter(|i| i.is_alive()) {
+            parent.insert(p, info.ppid);
+        }
+    }
+    let mut found = Vec::new();
+    for &p in parent.keys() {
+        let mut up = p;
+        while let Some(&pp) = parent.get(&up) {
+            if pp == pid {
+                let comm = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+                found.push((p, comm.trim().to_owned()));
+                break;
+            }
+            up = pp;
+        }
+    }
+    found
+}
+
+fn wait_for(what: &str, limit: std::time::Duration, mut check: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !check() {
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+}
+
+/// Runs `args` with a private TMPDIR, waits until its rg blocks on the
+/// FIFO, sends `signal`, and checks: exit 128 + signal, no process of the
+/// call alive 3 s after the signal, nothing left in TMPDIR.
+fn signal_mid_call(what: &str, args: &[&str], stdin: Option<&str>, signal: (&str, i32)) {
+    use fs_search_tests::reliability::procfs::{live_group_members, proc_info};
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_workbench"))
+        .args(args)
+        .env("TMPDIR", tmp.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).unwrap();
+    }
+    drop(input);
+    let pid = i32::try_from(child.id()).unwrap();
+    wait_for(
+        &format!("{what}: rg on the FIFO"),
+        Duration::from_secs(20),
+        || descendants(pid).iter().any(|(_, comm)| comm == "rg"),
+    );
+    let processes: Vec<i32> = descendants(pid).iter().map(|(p, _)| *p).collect();
+    let groups: Vec<i32> = processes
+        .iter()
+        .filter_map(|p| proc_info(*p).map(|i| i.pgid))
+        .collect();
+    let sent = Instant::now();
+    assert!(
+        Command::new("kill")
+            .args([&format!("-{}", signal.0), &pid.to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            sent.elapsed() < Duration::from_secs(10),
+            "{what}: did not exit"
+        );
+        std::thread::sleep(Duration::from_millis(25));
+    };
+    assert_eq!(status.code(), Some(128 + signal.1), "{what} {}", signal.0);
+    let gone = || {
+        processes
+            .iter()
+            .all(|p| proc_info(*p).is_none_or(|i| !i.is_alive()))
+            && groups
+                .iter()
+                .all(|g| live_group_members(*g).unwrap().is_empty())
+    };
+    while !gone() && sent.elapsed() < Duration::from_secs(3) {
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    let left: Vec<_> = processes
+        .iter()
+        .filter_map(|p| proc_info(*p).filter(|i| i.is_alive()))
+        .collect();
+    for info in &left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &info.pid.to_string()])
+            .status();
+    }
+    assert!(
+        left.is_empty(),
+        "{what} {}: left running: {left:?}",
+        signal.0
+    );
+    let litter: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        litter.is_empty(),
+        "{what} {}: left in TMPDIR: {litter:?}",
+        signal.0
+    );
+}
+
+#[test]
+fn sigint_sigterm_sighup_mid_call_kill_rg_remove_temp_trees_and_exit_128_plus_signal_within_3_s() {
+    let dir = tree();
+    assert!(
+        Command::new("mkfifo")
+            .arg(dir.path().join("fifo"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    let d = path_str(dir.path());
+    let calls = tempfile::tempdir().unwrap();
+    let transcript = calls.path().join("fifo.jsonl");
+    std::fs::write(
+        &transcript,
+        format!(
+            "{{\"transcript\":\"fs-search\",\"version\":1,\"tree\":\"{d}\",\"config\":{SAMPLING},\"env\":{{\"rg\":\"rg\",\"ripgrepConfig\":[]}}}}\n\
+             {{\"call\":\"fifo\",\"tool\":\"grep\",\"args\":{{\"pattern\":\"x\",\"path\":\"fifo\"}},\"options\":{{}}}}\n\
+             {{\"result\":\"fifo\",\"isError\":false,\"error\":null,\"spill\":null,\"warnings\":[]}}\n\
+             {{\"text\":\"No matches found\"}}\n"
+        ),
+    )
+    .unwrap();
+    let out = calls.path().join("out.jsonl");
+    let call_line = r#"{"call":"fifo","tool":"grep","args":{"pattern":"x","path":"fifo"}}"#;
+    for signal in [("INT", 2), ("TERM", 15), ("HUP", 1)] {
+        signal_mid_call(
+            "call",
+            &[
+                "call",
+                "grep",
+                "--workdir",
+                d,
+                "--args",
+                r#"{"pattern":"x","path":"fifo"}"#,
+                "--config",
+                SAMPLING,
+                "--no-spill",
+            ],
+            None,
+            signal,
+        );
+        signal_mid_call("replay", &["replay", path_str(&transcript)], None, signal);
+        signal_mid_call(
+            "record",
+            &[
+                "record",
+                "--tree",
+                d,
+                "--config",
+                SAMPLING,
+                "--out",
+                path_str(&out),
+            ],
+            Some(&format!("{call_line}\n")),
+            signal,
+        );
+        assert!(!out.exists());
+    }
+}
