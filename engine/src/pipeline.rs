@@ -76,6 +76,8 @@ pub async fn run_ripgrep(
             .into());
         }
     };
+    // Nothing below reads a spill file: the executor may delete them now.
+    bash.release(&result);
     if result.aborted {
         return Err(aborted(tool).into());
     }

@@ -514,3 +514,67 @@ fn sigint_sigterm_sighup_mid_call_kill_rg_remove_temp_trees_and_exit_128_plus_si
         assert!(!out.exists());
     }
 }
+
+// ------------------------------------------------------------ spill litter
+
+#[test]
+fn a_fake_rg_stderr_flood_leaves_nothing_in_tmpdir_after_a_no_spill_call() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tree();
+    let bin = tempfile::tempdir().unwrap();
+    let rg = bin.path().join("rg");
+    std::fs::write(
+        &rg,
+        "#!/bin/sh\ncase \"$1\" in --version) echo 'ripgrep 13.0.0'; exit 0;; esac\n\
+         head -c 300000 /dev/zero | tr '\\0' e >&2\nexit 2\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&rg, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        path_str(bin.path()),
+        std::env::var("PATH").unwrap()
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_workbench"))
+        .args([
+            "call",
+            "grep",
+            "--workdir",
+            path_str(dir.path()),
+            "--args",
+            r#"{"pattern":"x"}"#,
+            "--config",
+            SAMPLING,
+            "--no-spill",
+        ])
+        .env("PATH", path)
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(
+        shown.starts_with("Error: grep search failed (exit 2): "),
+        "{}",
+        &shown[..80]
+    );
+    assert!(
+        shown.ends_with(" [stderr truncated]"),
+        "the flood outgrew the window"
+    );
+    let litter: Vec<_> = walk(tmp.path());
+    assert!(litter.is_empty(), "left in TMPDIR: {litter:?}");
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        }
+        found.push(path);
+    }
+    found
+}
