@@ -578,3 +578,64 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     found
 }
+
+// ------------------------------------------------------------ numbers
+
+#[test]
+fn config_numbers_of_2_pow_64_and_more_print_as_javascript_prints_them() {
+    let config = r#"{"sampleOverCapGlobResults":true,"globMaxResults":1e308,"grepMaxMatches":18446744073709551616,"timeoutMs":1e20}"#;
+    let out = workbench(&["surface", "--config", config]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(shown.contains(" Up to 1e+308 paths come back in modification-time order; a larger result instead returns 1e+308 paths sampled"), "{shown}");
+    assert!(
+        shown.contains("Returns the first 18446744073709552000 matches inline"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("== tool glob (timeoutMs 100000000000000000000, not sent to the model) =="),
+        "{shown}"
+    );
+    // The timeout policy refuses it, printing the number the same way.
+    let dir = tree();
+    let out = workbench(&[
+        "call",
+        "glob",
+        "--workdir",
+        path_str(dir.path()),
+        "--args",
+        r#"{"pattern":"*"}"#,
+        "--config",
+        config,
+    ]);
+    assert_eq!(
+        text(&out.stdout),
+        "Error: timeout-policy: timeoutMs 100000000000000000000 exceeds the largest timer delay (2147483647ms)"
+    );
+    let out = workbench(&[
+        "call",
+        "glob",
+        "--workdir",
+        path_str(dir.path()),
+        "--args",
+        r#"{"pattern":"*"}"#,
+        "--config",
+        r#"{"sampleOverCapGlobResults":true,"timeoutMs":1e21}"#,
+    ]);
+    assert_eq!(
+        text(&out.stdout),
+        "Error: timeout-policy: timeoutMs 1e+21 exceeds the largest timer delay (2147483647ms)"
+    );
+    // Caps saturate: a huge cap shows everything.
+    let out = workbench(&[
+        "call",
+        "glob",
+        "--workdir",
+        path_str(dir.path()),
+        "--args",
+        r#"{"pattern":"*"}"#,
+        "--config",
+        r#"{"sampleOverCapGlobResults":true,"globMaxResults":1e308,"rawOutputMaxBytes":1e308}"#,
+    ]);
+    assert_eq!(text(&out.stdout), "a.txt");
+}

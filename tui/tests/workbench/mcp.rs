@@ -949,4 +949,19 @@ fn hostile_arguments_and_numbers_get_what_javascript_would_give_them() {
             .unwrap()
             .contains("notes.md")
     );
+    drop(raw);
+    let huge = r#"{"sampleOverCapGlobResults":true,"globMaxResults":1e308,"grepMaxMatches":1e20}"#;
+    let mut raw = Raw::spawn(dir.path(), &["--config", huge]);
+    raw.initialize();
+    raw.send_json(json!({"jsonrpc":"2.0","id":3,"method":"tools/list"}));
+    let tools = raw.response(3);
+    let tools = tools["result"]["tools"].as_array().unwrap();
+    let description = |name: &str| {
+        tools.iter().find(|t| t["name"] == name).unwrap()["description"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(description("glob").contains(" Up to 1e+308 paths come back"));
+    assert!(description("grep").contains("Returns the first 100000000000000000000 matches inline"));
 }
