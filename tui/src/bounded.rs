@@ -18,7 +18,7 @@ pub const TRANSCRIPT_MAX_BYTES: u64 = 256 * 1024 * 1024;
 
 fn limit_text(max: u64) -> String {
     const MIB: u64 = 1024 * 1024;
-    if max >= MIB && max % MIB == 0 {
+    if max >= MIB && max.checked_rem(MIB) == Some(0) {
         format!("{} MiB", max / MIB)
     } else {
         format!("{max} bytes")
