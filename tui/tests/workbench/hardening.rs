@@ -332,33 +332,6 @@ fn hostile_manifests_are_refused_before_anything_is_written_naming_file_and_line
 
 // ------------------------------------------------------------ signals
 
-/// The live descendants of `pid` (walking `/proc`'s parent links).
-fn descendants(pid: i32) -> Vec<(i32, String)> {
-    use fs_search_tests::reliability::procfs::proc_info;
-    let mut parent = std::collections::HashMap::new();
-    for entry in std::fs::read_dir("/proc").unwrap() {
-        let Ok(p) = entry.unwrap().file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        if let Some(info) = proc_info(p).filter(|i| i.is_alive()) {
-            parent.insert(p, info.ppid);
-        }
-    }
-    let mut found = Vec::new();
-    for &p in parent.keys() {
-        let mut up = p;
-        while let Some(&pp) = parent.get(&up) {
-            if pp == pid {
-                let comm = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
-                found.push((p, comm.trim().to_owned()));
-                break;
-            }
-            up = pp;
-        }
-    }
-    found
-}
-
 fn wait_for(what: &str, limit: std::time::Duration, mut check: impl FnMut() -> bool) {
     let start = std::time::Instant::now();
     while !check() {
@@ -371,7 +344,7 @@ fn wait_for(what: &str, limit: std::time::Duration, mut check: impl FnMut() -> b
 /// FIFO, sends `signal`, and checks: exit 128 + signal, no process of the
 /// call alive 3 s after the signal, nothing left in TMPDIR.
 fn signal_mid_call(what: &str, args: &[&str], stdin: Option<&str>, signal: (&str, i32)) {
-    use fs_search_tests::reliability::procfs::{live_group_members, proc_info};
+    use fs_search_tests::reliability::procfs::{descendants, live_group_members, proc_info};
     use std::io::Write;
     use std::time::{Duration, Instant};
     let tmp = tempfile::tempdir().unwrap();
@@ -598,44 +571,32 @@ fn config_numbers_of_2_pow_64_and_more_print_as_javascript_prints_them() {
     );
     // The timeout policy refuses it, printing the number the same way.
     let dir = tree();
-    let out = workbench(&[
-        "call",
-        "glob",
-        "--workdir",
-        path_str(dir.path()),
-        "--args",
-        r#"{"pattern":"*"}"#,
-        "--config",
-        config,
-    ]);
+    let glob_all = |config: &str| {
+        let out = workbench(&[
+            "call",
+            "glob",
+            "--workdir",
+            path_str(dir.path()),
+            "--args",
+            r#"{"pattern":"*"}"#,
+            "--config",
+            config,
+        ]);
+        text(&out.stdout)
+    };
     assert_eq!(
-        text(&out.stdout),
+        glob_all(config),
         "Error: timeout-policy: timeoutMs 100000000000000000000 exceeds the largest timer delay (2147483647ms)"
     );
-    let out = workbench(&[
-        "call",
-        "glob",
-        "--workdir",
-        path_str(dir.path()),
-        "--args",
-        r#"{"pattern":"*"}"#,
-        "--config",
-        r#"{"sampleOverCapGlobResults":true,"timeoutMs":1e21}"#,
-    ]);
     assert_eq!(
-        text(&out.stdout),
+        glob_all(r#"{"sampleOverCapGlobResults":true,"timeoutMs":1e21}"#),
         "Error: timeout-policy: timeoutMs 1e+21 exceeds the largest timer delay (2147483647ms)"
     );
     // Caps saturate: a huge cap shows everything.
-    let out = workbench(&[
-        "call",
-        "glob",
-        "--workdir",
-        path_str(dir.path()),
-        "--args",
-        r#"{"pattern":"*"}"#,
-        "--config",
-        r#"{"sampleOverCapGlobResults":true,"globMaxResults":1e308,"rawOutputMaxBytes":1e308}"#,
-    ]);
-    assert_eq!(text(&out.stdout), "a.txt");
+    assert_eq!(
+        glob_all(
+            r#"{"sampleOverCapGlobResults":true,"globMaxResults":1e308,"rawOutputMaxBytes":1e308}"#
+        ),
+        "a.txt"
+    );
 }

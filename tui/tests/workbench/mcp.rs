@@ -8,14 +8,13 @@
 // the revisions served here have them.
 #![allow(deprecated)]
 
-use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
-use fs_search_tests::reliability::procfs::proc_info;
+use fs_search_tests::reliability::procfs::{descendants, proc_info};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
     Implementation, LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
@@ -241,32 +240,6 @@ fn surface(config: &str) -> Value {
 }
 
 // ------------------------------------------------------------ /proc
-
-/// The live descendants of `pid` and their command names.
-fn descendants(pid: i32) -> Vec<(i32, String)> {
-    let mut parent = HashMap::new();
-    for entry in std::fs::read_dir("/proc").unwrap() {
-        let Ok(p) = entry.unwrap().file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        if let Some(info) = proc_info(p).filter(|i| i.is_alive()) {
-            parent.insert(p, info.ppid);
-        }
-    }
-    let mut found = Vec::new();
-    for &p in parent.keys() {
-        let mut up = p;
-        while let Some(&pp) = parent.get(&up) {
-            if pp == pid {
-                let comm = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
-                found.push((p, comm.trim().to_owned()));
-                break;
-            }
-            up = pp;
-        }
-    }
-    found
-}
 
 /// `VmHWM` of process `pid`, in KiB.
 fn peak_rss_kib(pid: i32) -> i64 {
