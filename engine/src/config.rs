@@ -1,6 +1,11 @@
 //! Plugin config (CONTRACT §3): the keys with their defaults and
 //! meanings ([`CONFIG_KEYS`]), layer 1 (shape and types) and layer 2
 //! (positive integers, checked in a fixed order at apply).
+//!
+//! A numeric value is kept as the JavaScript number it was configured as
+//! ([`ConfigNumber`]): any positive integer up to `1.79e308` is valid,
+//! prints as JavaScript prints it (`1e+308`, `100000000000000000000`) in
+//! every model-visible text, and saturates where it is used as a size.
 
 use serde_json::Value;
 use thiserror::Error;
@@ -27,6 +32,123 @@ pub const SEARCH_META_MAX_BYTES: u64 = 65536;
 pub const RAW_OUTPUT_MAX_BYTES: u64 = 20_000_000;
 /// Default of `timeoutMs`.
 pub const SEARCH_TIMEOUT_MS: u64 = 30000;
+
+/// A validated numeric config value: a positive integer as a JavaScript
+/// number (an `f64`, finite, integral, ≥ 1). [`Display`](std::fmt::Display)
+/// formats it exactly as JavaScript's `Number.prototype.toString`;
+/// arithmetic uses the saturating conversions.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct ConfigNumber(f64);
+
+// Validated values are never NaN, so equality is total.
+impl Eq for ConfigNumber {}
+
+impl ConfigNumber {
+    /// A value from an integer (≥ 1 where it is configured).
+    pub const fn new(n: u64) -> Self {
+        Self(n as f64)
+    }
+
+    /// A positive integer, or `None` for anything else (layer 2).
+    pub fn from_f64(n: f64) -> Option<Self> {
+        (n.is_finite() && n.fract() == 0.0 && n >= 1.0).then_some(Self(n))
+    }
+
+    /// The number as configured.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+
+    /// The value as a `u64`, `u64::MAX` when larger.
+    pub fn as_u64_saturating(self) -> u64 {
+        // `as` saturates float-to-int conversions.
+        self.0 as u64
+    }
+
+    /// The value as a `usize`, `usize::MAX` when larger.
+    pub fn as_usize_saturating(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl From<u64> for ConfigNumber {
+    fn from(n: u64) -> Self {
+        Self::new(n)
+    }
+}
+
+impl PartialEq<u64> for ConfigNumber {
+    fn eq(&self, other: &u64) -> bool {
+        self.0 == *other as f64 && self.as_u64_saturating() == *other
+    }
+}
+
+impl std::fmt::Display for ConfigNumber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&js_number_to_string(self.0))
+    }
+}
+
+impl serde::Serialize for ConfigNumber {
+    /// An integer below 2^64 as a JSON integer; a larger one as a float.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.0 < 18_446_744_073_709_551_616.0 {
+            serializer.serialize_u64(self.as_u64_saturating())
+        } else {
+            serializer.serialize_f64(self.0)
+        }
+    }
+}
+
+/// `n` formatted as JavaScript's `Number.prototype.toString` formats a
+/// finite number: the shortest round-trip digits, in full decimal from
+/// 1e-7 up to (not including) 1e21, else `d.ddde±x`.
+pub fn js_number_to_string(n: f64) -> String {
+    if n == 0.0 {
+        return "0".to_owned();
+    }
+    if !n.is_finite() {
+        return if n.is_nan() {
+            "NaN".to_owned()
+        } else if n > 0.0 {
+            "Infinity".to_owned()
+        } else {
+            "-Infinity".to_owned()
+        };
+    }
+    let sign = if n < 0.0 { "-" } else { "" };
+    // Rust's `{:e}` gives the shortest round-trip digits: `d.ddde±x`.
+    let sci = format!("{:e}", n.abs());
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let k = i32::try_from(digits.len()).unwrap_or(i32::MAX);
+    // JavaScript's n: the decimal point sits after n digits.
+    let point = exponent + 1;
+    let body = if k <= point && point <= 21 {
+        let zeros = usize::try_from(point - k).unwrap_or(0);
+        format!("{digits}{}", "0".repeat(zeros))
+    } else if 0 < point && point <= 21 {
+        let split = usize::try_from(point).unwrap_or(0);
+        format!("{}.{}", &digits[..split], &digits[split..])
+    } else if -6 < point && point <= 0 {
+        let zeros = usize::try_from(-point).unwrap_or(0);
+        format!("0.{}{digits}", "0".repeat(zeros))
+    } else {
+        let e = point - 1;
+        let e = if e >= 0 {
+            format!("+{e}")
+        } else {
+            e.to_string()
+        };
+        if digits.len() == 1 {
+            format!("{digits}e{e}")
+        } else {
+            format!("{}.{}e{e}", &digits[..1], &digits[1..])
+        }
+    };
+    format!("{sign}{body}")
+}
 
 /// The value a config key takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,17 +310,17 @@ pub struct Config {
     /// `sampleOverCapGlobResults`.
     pub sample_over_cap_glob_results: bool,
     /// `globMaxResults`.
-    pub glob_max_results: u64,
+    pub glob_max_results: ConfigNumber,
     /// `grepMaxMatches`.
-    pub grep_max_matches: u64,
+    pub grep_max_matches: ConfigNumber,
     /// `grepMaxLineBytes`.
-    pub grep_max_line_bytes: u64,
+    pub grep_max_line_bytes: ConfigNumber,
     /// `searchMetaMaxBytes`.
-    pub search_meta_max_bytes: u64,
+    pub search_meta_max_bytes: ConfigNumber,
     /// `rawOutputMaxBytes`.
-    pub raw_output_max_bytes: u64,
+    pub raw_output_max_bytes: ConfigNumber,
     /// `timeoutMs`.
-    pub timeout_ms: u64,
+    pub timeout_ms: ConfigNumber,
     /// The `globSortInEngine` opt-in (not serialised when off).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub glob_sort_in_engine: bool,
@@ -234,14 +356,11 @@ impl RawConfig {
 
     /// Layer 2: every numeric key is an integer ≥ 1 (first failure wins).
     pub(crate) fn validate(&self) -> Result<Config, ConfigError> {
-        let mut out = [0u64; 6];
+        let mut out = [ConfigNumber::new(1); 6];
         for (i, key) in NUMERIC_KEYS.iter().enumerate() {
-            let n = self.numbers[i];
-            if !(n.is_finite() && n.fract() == 0.0 && n >= 1.0) {
-                return Err(ConfigError::NotPositiveInteger(key));
-            }
-            // Saturating: there is no upper bound in the contract.
-            out[i] = n as u64;
+            // No upper bound in the contract: the number is kept as is.
+            out[i] = ConfigNumber::from_f64(self.numbers[i])
+                .ok_or(ConfigError::NotPositiveInteger(key))?;
         }
         Ok(Config {
             sample_over_cap_glob_results: self.sample_over_cap_glob_results,
@@ -275,23 +394,23 @@ impl Config {
     pub fn with_sampling(sample_over_cap_glob_results: bool) -> Self {
         Self {
             sample_over_cap_glob_results,
-            glob_max_results: GLOB_MAX_RESULTS,
-            grep_max_matches: GREP_MAX_MATCHES,
-            grep_max_line_bytes: GREP_MAX_LINE_BYTES,
-            search_meta_max_bytes: SEARCH_META_MAX_BYTES,
-            raw_output_max_bytes: RAW_OUTPUT_MAX_BYTES,
-            timeout_ms: SEARCH_TIMEOUT_MS,
+            glob_max_results: ConfigNumber::new(GLOB_MAX_RESULTS),
+            grep_max_matches: ConfigNumber::new(GREP_MAX_MATCHES),
+            grep_max_line_bytes: ConfigNumber::new(GREP_MAX_LINE_BYTES),
+            search_meta_max_bytes: ConfigNumber::new(SEARCH_META_MAX_BYTES),
+            raw_output_max_bytes: ConfigNumber::new(RAW_OUTPUT_MAX_BYTES),
+            timeout_ms: ConfigNumber::new(SEARCH_TIMEOUT_MS),
             glob_sort_in_engine: false,
             stop_at_raw_output_cap: false,
         }
     }
 
     pub(crate) fn glob_cap(&self) -> usize {
-        usize::try_from(self.glob_max_results).unwrap_or(usize::MAX)
+        self.glob_max_results.as_usize_saturating()
     }
 
     pub(crate) fn grep_cap(&self) -> usize {
-        usize::try_from(self.grep_max_matches).unwrap_or(usize::MAX)
+        self.grep_max_matches.as_usize_saturating()
     }
 
     /// What the executor does with stdout past `rawOutputMaxBytes`.
@@ -304,7 +423,7 @@ impl Config {
     }
 
     pub(crate) fn line_budget(&self) -> usize {
-        usize::try_from(self.grep_max_line_bytes).unwrap_or(usize::MAX)
+        self.grep_max_line_bytes.as_usize_saturating()
     }
 }
 
@@ -406,6 +525,33 @@ mod tests {
             bad.unwrap_err().to_string(),
             "tool-fs-search: timeoutMs must be a positive integer"
         );
+    }
+
+    #[test]
+    fn numbers_print_as_javascript_prints_them() {
+        for (n, js) in [
+            (1.0, "1"),
+            (100.0, "100"),
+            (1e20, "100000000000000000000"),
+            (18446744073709551616.0, "18446744073709552000"),
+            (123456789012345680000.0, "123456789012345680000"),
+            (1e21, "1e+21"),
+            (1.5e300, "1.5e+300"),
+            (1e308, "1e+308"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (2147483648.0, "2147483648"),
+            (0.5, "0.5"),
+            (1.25e-7, "1.25e-7"),
+            (0.000001, "0.000001"),
+            (-3.0, "-3"),
+        ] {
+            assert_eq!(js_number_to_string(n), js, "{n}");
+        }
+        let config = json!({"sampleOverCapGlobResults": true, "globMaxResults": 1e308});
+        let config = Config::from_json(&config).unwrap();
+        assert_eq!(config.glob_max_results.to_string(), "1e+308");
+        assert_eq!(config.glob_max_results.as_u64_saturating(), u64::MAX);
+        assert_eq!(config.glob_cap(), usize::MAX);
     }
 
     #[test]

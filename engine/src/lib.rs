@@ -88,7 +88,7 @@ pub use bash::{
     BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
     LocalBashConfig, LocalBashExecutor, OverCap,
 };
-pub use config::{CONFIG_KEYS, Config, ConfigError, ConfigKey, ConfigKind};
+pub use config::{CONFIG_KEYS, Config, ConfigError, ConfigKey, ConfigKind, ConfigNumber};
 pub use error::{ErrorCode, SearchCode, SearchError, ToolError};
 pub use exec::{ExecContext, SessionHeader};
 pub use meta::{CardFile, CardLine, SearchMeta};

@@ -85,7 +85,7 @@ fn cap_elements<T: Serialize + Clone>(
 }
 
 fn meta_cap(config: &Config) -> usize {
-    usize::try_from(config.search_meta_max_bytes).unwrap_or(usize::MAX)
+    config.search_meta_max_bytes.as_usize_saturating()
 }
 
 /// The glob card: the inline page, `truncated` when over the cap.
@@ -149,9 +149,9 @@ mod tests {
 
     fn config(grep_cap: u64, meta_cap: u64) -> Config {
         Config {
-            grep_max_matches: grep_cap,
-            glob_max_results: grep_cap,
-            search_meta_max_bytes: meta_cap,
+            grep_max_matches: grep_cap.into(),
+            glob_max_results: grep_cap.into(),
+            search_meta_max_bytes: meta_cap.into(),
             ..Config::with_sampling(true)
         }
     }
@@ -216,7 +216,7 @@ mod tests {
             matches: vec![m("a.ts", 1, "aéaéaéaé")],
         };
         let c = Config {
-            grep_max_line_bytes: 7,
+            grep_max_line_bytes: 7u64.into(),
             ..config(10, 65536)
         };
         assert_eq!(

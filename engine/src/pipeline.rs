@@ -6,6 +6,7 @@
 
 use crate::bash::{BashExecutor, BashRequest, CappedRun, OverCap};
 use crate::classify::classify_exit;
+use crate::config::ConfigNumber;
 use crate::error::{SearchCode, SearchError, ToolError};
 use crate::exec::ExecContext;
 
@@ -27,7 +28,7 @@ fn aborted(tool: &str) -> SearchError {
 }
 
 /// The overflow of a stdout the executor did not keep whole (§7.2 step 7).
-fn truncated_overflow(tool: &str, raw_output_max_bytes: u64) -> SearchError {
+fn truncated_overflow(tool: &str, raw_output_max_bytes: ConfigNumber) -> SearchError {
     SearchError::new(
         SearchCode::RawOutputOverflow,
         format!(
@@ -40,7 +41,7 @@ fn truncated_overflow(tool: &str, raw_output_max_bytes: u64) -> SearchError {
 pub async fn run_ripgrep(
     tool: &str,
     command: String,
-    raw_output_max_bytes: u64,
+    raw_output_max_bytes: ConfigNumber,
     over_cap: OverCap,
     bash: &dyn BashExecutor,
     exec: &ExecContext,
@@ -48,7 +49,7 @@ pub async fn run_ripgrep(
     let request = BashRequest {
         command,
         workdir: exec.cwd().map(str::to_owned),
-        stdout_max_bytes: Some(raw_output_max_bytes),
+        stdout_max_bytes: Some(raw_output_max_bytes.as_u64_saturating()),
         signal: Some(exec.signal.clone()),
         ..BashRequest::default()
     };
@@ -76,6 +77,8 @@ pub async fn run_ripgrep(
             .into());
         }
     };
+    // Nothing below reads a spill file: the executor may delete them now.
+    bash.release(&result);
     if result.aborted {
         return Err(aborted(tool).into());
     }
@@ -109,7 +112,7 @@ pub async fn run_ripgrep(
         return Err(truncated_overflow(tool, raw_output_max_bytes).into());
     }
     let bytes = result.stdout.text.len();
-    if bytes as u64 > raw_output_max_bytes {
+    if bytes as u64 > raw_output_max_bytes.as_u64_saturating() {
         return Err(SearchError::new(
             SearchCode::RawOutputOverflow,
             format!(
@@ -137,9 +140,16 @@ mod tests {
         let bash = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
         let exec = ExecContext::new("c1");
         let started = std::time::Instant::now();
-        let err = run_ripgrep("grep", "yes".to_owned(), 4096, OverCap::Stop, &bash, &exec)
-            .await
-            .unwrap_err();
+        let err = run_ripgrep(
+            "grep",
+            "yes".to_owned(),
+            4096u64.into(),
+            OverCap::Stop,
+            &bash,
+            &exec,
+        )
+        .await
+        .unwrap_err();
         assert!(started.elapsed() < std::time::Duration::from_secs(10));
         let ToolError::Search(err) = err else {
             panic!("a SearchError");
@@ -151,7 +161,7 @@ mod tests {
         );
         for over_cap in [OverCap::Stop, OverCap::Drain] {
             let command = "printf 'a\\nb'".to_owned();
-            let raw = run_ripgrep("glob", command, 3, over_cap, &bash, &exec)
+            let raw = run_ripgrep("glob", command, 3u64.into(), over_cap, &bash, &exec)
                 .await
                 .unwrap();
             assert_eq!((raw.stdout.as_str(), raw.no_matches), ("a\nb", false));

@@ -187,10 +187,12 @@ impl Registry {
                 .execute(config, &registered.bash, args, exec)
                 .await;
         }
-        let timeout_ms = config.timeout_ms;
+        let configured = config.timeout_ms;
+        let timeout_ms = configured.as_u64_saturating();
         if timeout_ms > MAX_TIMER_MS {
+            // Printed as JavaScript prints the configured number.
             return Err(ToolError::Plain(format!(
-                "timeout-policy: timeoutMs {timeout_ms} exceeds the largest timer delay ({MAX_TIMER_MS}ms)"
+                "timeout-policy: timeoutMs {configured} exceeds the largest timer delay ({MAX_TIMER_MS}ms)"
             )));
         }
         let fused = exec.signal.child_token();

@@ -295,8 +295,8 @@ mod tests {
 
     fn capped(sampling: bool, glob_cap: u64, grep_cap: u64) -> Config {
         Config {
-            glob_max_results: glob_cap,
-            grep_max_matches: grep_cap,
+            glob_max_results: glob_cap.into(),
+            grep_max_matches: grep_cap.into(),
             ..Config::with_sampling(sampling)
         }
     }

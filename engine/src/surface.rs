@@ -32,8 +32,8 @@ pub struct ToolDefinition {
     pub description: String,
     /// The JSON Schema of the arguments.
     pub parameters: Value,
-    /// The declared cooperative timeout.
-    pub timeout_ms: u64,
+    /// The declared cooperative timeout (a JavaScript number).
+    pub timeout_ms: crate::config::ConfigNumber,
 }
 
 pub fn glob_description(config: &Config) -> String {

@@ -178,7 +178,7 @@ async fn attaches_the_configured_timeout_to_both_tool_definitions() {
         .registry
         .tool_definitions()
         .iter()
-        .map(|d| d.timeout_ms)
+        .map(|d| d.timeout_ms.as_u64_saturating())
         .collect();
     assert_eq!(timeouts, [5000, 5000]);
 }
@@ -191,7 +191,7 @@ async fn defaults_the_timeout_budget_to_30_seconds() {
         .registry
         .tool_definitions()
         .iter()
-        .map(|d| d.timeout_ms)
+        .map(|d| d.timeout_ms.as_u64_saturating())
         .collect();
     assert_eq!(timeouts, [30000, 30000]);
 }

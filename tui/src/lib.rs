@@ -1,12 +1,15 @@
 //! `fs-search-workbench`: a workbench that shows exactly what a model sees
 //! from the `glob` and `grep` tools of `fs-search-engine`.
 //!
+//! - [`bounded`]: reading the files a user names, regular files only, capped;
 //! - [`cli`]: the command line (clap), kept stable for scripts;
 //! - [`setup`]: loading the engine the way every front end runs it (the
 //!   local executor rooted at the workdir, a spill store, the timeout policy);
 //! - [`headless`]: the commands that run without a terminal (`call`,
 //!   `surface`, `replay`, `record`, `freeze`);
+//! - [`json`]: JSON arguments parsed as `JSON.parse` accepts them;
 //! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
+//! - [`signals`]: SIGINT, SIGTERM and SIGHUP cancel the call in flight;
 //! - [`logging`]: the log file every front end writes to;
 //! - [`transcript`]: the transcript library: format, fixture trees,
 //!   normalisation, record and replay (no terminal code);
@@ -14,11 +17,14 @@
 //!
 //! The `workbench` binary parses the command line and hands it to [`run`].
 
+pub mod bounded;
 pub mod cli;
 pub mod headless;
+pub mod json;
 pub mod logging;
 pub mod mcp;
 pub mod setup;
+pub mod signals;
 pub mod transcript;
 pub mod tui;
 
@@ -29,10 +35,16 @@ use crate::cli::{Cli, Command};
 /// Exit status of a usage, config or load failure.
 pub const EXIT_USAGE: u8 = 2;
 
+/// The stack of the runtime's threads.
+const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
+
 /// Runs the command line `cli` to completion; its exit status.
 pub fn run(cli: Cli) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // Arguments may nest `json::MAX_DEPTH` levels deep; cloning,
+        // comparing and dropping them recurses (virtual memory only).
+        .thread_stack_size(WORKER_STACK_BYTES)
         .build()
     {
         Ok(runtime) => runtime,
@@ -41,40 +53,43 @@ pub fn run(cli: Cli) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    // A bad --workdir is named as such, before any shell is spawned in it.
+    let workdir = match &cli.command {
+        None => cli.workdir.as_deref(),
+        Some(Command::Call(args)) => Some(args.workdir.as_path()),
+        Some(Command::Mcp(args)) => Some(args.workdir.as_path()),
+        Some(_) => None,
+    };
+    if let Some(Err(e)) = workdir.map(setup::check_workdir) {
+        eprintln!("workbench: {e}");
+        return ExitCode::from(EXIT_USAGE);
+    }
     let outcome = match cli.command {
         None => return tui::main(&runtime, cli.workdir, cli.config, cli.follow),
         // Transcripts have their own exit statuses (0, 1 changed, 2 error).
         Some(Command::Replay(args)) => {
-            let code = runtime.block_on(headless::transcripts::replay(&args.files, args.update));
-            return ExitCode::from(code);
+            Ok(runtime.block_on(headless::transcripts::replay(&args.files, args.update)))
         }
-        Some(Command::Record(args)) => {
-            let code = runtime.block_on(headless::transcripts::record(
-                &args.tree,
-                args.config.as_deref(),
-                &args.out,
-            ));
-            return ExitCode::from(code);
-        }
-        Some(Command::Freeze(args)) => {
-            let code = runtime.block_on(headless::transcripts::freeze(
-                &args.recording,
-                &args.out,
-                &args.tree_out,
-            ));
-            return ExitCode::from(code);
-        }
-        Some(Command::Mcp(args)) => {
-            let code = runtime.block_on(mcp::run(args));
-            // stdin's reader thread may still sit in a blocking read.
-            runtime.shutdown_background();
-            return ExitCode::from(code);
-        }
+        Some(Command::Record(args)) => Ok(runtime.block_on(headless::transcripts::record(
+            &args.tree,
+            args.config.as_deref(),
+            &args.out,
+        ))),
+        Some(Command::Freeze(args)) => Ok(runtime.block_on(headless::transcripts::freeze(
+            &args.recording,
+            &args.out,
+            &args.tree_out,
+        ))),
+        Some(Command::Mcp(args)) => Ok(runtime.block_on(mcp::run(args))),
         Some(Command::Call(args)) => runtime.block_on(headless::call::call(args)),
-        Some(Command::Surface(args)) => runtime.block_on(headless::surface::surface(args)),
+        Some(Command::Surface(args)) => runtime
+            .block_on(headless::surface::surface(args))
+            .map(|()| 0),
     };
+    // A blocking read (stdin) of a stopped command is not waited for.
+    runtime.shutdown_background();
     match outcome {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("workbench: {e}");
             ExitCode::from(EXIT_USAGE)

@@ -22,7 +22,9 @@ pub enum SetupError {
     #[error("--config is not valid JSON: {0}")]
     ConfigJson(serde_json::Error),
     #[error("--args is not valid JSON: {0}")]
-    ArgsJson(serde_json::Error),
+    ArgsJson(crate::json::JsonError),
+    #[error("--workdir {path}: {problem}")]
+    Workdir { path: String, problem: String },
     #[error("{0}")]
     Executor(String),
     #[error("{0}")]
@@ -36,13 +38,48 @@ pub fn read_config(raw: Option<&str>) -> Result<Value, SetupError> {
         return Ok(Value::Object(Default::default()));
     };
     let text = match raw.strip_prefix('@') {
-        Some(path) => std::fs::read_to_string(path).map_err(|source| SetupError::ConfigFile {
-            path: path.to_owned(),
-            source,
-        })?,
+        Some(path) => crate::bounded::read_text(Path::new(path), crate::bounded::CONFIG_MAX_BYTES)
+            .map_err(|source| SetupError::ConfigFile {
+                path: path.to_owned(),
+                source,
+            })?,
         None => raw.to_owned(),
     };
     serde_json::from_str(&text).map_err(SetupError::ConfigJson)
+}
+
+/// Checks `--workdir` before anything else uses it: it must be an
+/// existing directory the process can enter, or the error says what is
+/// wrong with it (never blaming the shell the executor would spawn there).
+pub fn check_workdir(path: &Path) -> Result<(), SetupError> {
+    let problem = match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            "no such file or directory".to_owned()
+        }
+        Err(e) => format!("cannot be inspected: {e}"),
+        Ok(meta) if meta.is_dir() => match std::fs::read_dir(path) {
+            Ok(_) => return Ok(()),
+            Err(e) => format!("cannot be read: {e}"),
+        },
+        Ok(meta) => {
+            use std::os::unix::fs::FileTypeExt;
+            let kind = meta.file_type();
+            let what = if kind.is_fifo() {
+                "a FIFO"
+            } else if kind.is_socket() {
+                "a socket"
+            } else if kind.is_char_device() || kind.is_block_device() {
+                "a device"
+            } else {
+                "a regular file"
+            };
+            format!("not a directory ({what})")
+        }
+    };
+    Err(SetupError::Workdir {
+        path: path.display().to_string(),
+        problem,
+    })
 }
 
 /// Where spilled results go.

@@ -1,6 +1,11 @@
 //! Capture of one output stream: an in-memory tail window of exactly
 //! `max_bytes`, and on first overflow a private spill file holding the
 //! whole stream (deleted again if the stream outgrows `max_spill_bytes`).
+//!
+//! Spill files live in the executor's private [`SpillDir`]: a call's files
+//! are removed once its result has been consumed ([`SpillDir::release`]),
+//! the directory itself when the executor (and every capture still
+//! writing into it) is dropped.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -14,19 +19,44 @@ use crate::ids::random_hex;
 
 static SPILL_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// The process's private spill directory (`<tmp>/dsh-subprocess-XXXXXX`).
-fn spill_dir() -> Option<&'static Path> {
-    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
-    DIR.get_or_init(|| {
-        tempfile::Builder::new()
-            .prefix("dsh-subprocess-")
-            .rand_bytes(6)
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
-            .tempdir()
-            .ok()
-            .map(tempfile::TempDir::keep)
-    })
-    .as_deref()
+/// An executor's private spill directory (`<tmp>/dsh-subprocess-XXXXXX`),
+/// created on first use and removed with everything in it on drop.
+#[derive(Debug, Default)]
+pub struct SpillDir {
+    dir: OnceLock<Option<tempfile::TempDir>>,
+}
+
+impl SpillDir {
+    /// The directory, created on first call; `None` when it cannot be.
+    fn path(&self) -> Option<&Path> {
+        self.dir
+            .get_or_init(|| {
+                tempfile::Builder::new()
+                    .prefix("dsh-subprocess-")
+                    .rand_bytes(6)
+                    .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+                    .tempdir()
+                    .ok()
+            })
+            .as_ref()
+            .map(tempfile::TempDir::path)
+    }
+
+    /// Removes the spill files of a consumed result (only files in this
+    /// directory: a path from elsewhere is never touched).
+    pub fn release(&self, result: &super::BashRunResult) {
+        let Some(dir) = self.dir.get().and_then(Option::as_ref) else {
+            return;
+        };
+        for path in [&result.stdout.spill_path, &result.stderr.spill_path]
+            .into_iter()
+            .flatten()
+        {
+            if path.parent() == Some(dir.path()) {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
 }
 
 enum Spill {
@@ -42,6 +72,7 @@ enum Spill {
 
 /// A tail window over one stream.
 pub struct Capture {
+    dir: std::sync::Arc<SpillDir>,
     max_bytes: usize,
     max_spill_bytes: u64,
     label: &'static str,
@@ -54,8 +85,15 @@ pub struct Capture {
 }
 
 impl Capture {
-    pub fn new(max_bytes: usize, max_spill_bytes: u64, label: &'static str, pid: u32) -> Self {
+    pub fn new(
+        dir: std::sync::Arc<SpillDir>,
+        max_bytes: usize,
+        max_spill_bytes: u64,
+        label: &'static str,
+        pid: u32,
+    ) -> Self {
         Self {
+            dir,
             max_bytes,
             max_spill_bytes,
             label,
@@ -122,7 +160,7 @@ impl Capture {
 
     /// Creates the spill file holding every byte before `chunk`.
     async fn open_spill(&mut self) -> Spill {
-        let Some(dir) = spill_dir() else {
+        let Some(dir) = self.dir.path() else {
             return Spill::Abandoned;
         };
         let name = format!(
@@ -241,8 +279,42 @@ pub async fn collect<R: AsyncRead + Unpin>(
 mod tests {
     use super::*;
 
+    /// One spill directory for the tests, alive while they run.
+    fn test_dir() -> std::sync::Arc<SpillDir> {
+        static DIR: std::sync::LazyLock<std::sync::Arc<SpillDir>> =
+            std::sync::LazyLock::new(Default::default);
+        DIR.clone()
+    }
+
+    #[tokio::test]
+    async fn a_released_result_loses_its_spill_files_and_a_dropped_dir_its_directory() {
+        let dir = std::sync::Arc::new(SpillDir::default());
+        let mut capture = Capture::new(dir.clone(), 2, 1 << 20, "stderr", 1);
+        capture.push(b"more than two").await;
+        let stderr = capture.finish().await;
+        let path = stderr.spill_path.clone().expect("spill file");
+        assert!(path.is_file());
+        let root = path.parent().unwrap().to_path_buf();
+        // A path outside the directory is never touched.
+        let outside = tempfile::NamedTempFile::new().unwrap();
+        let foreign = super::super::BashRunResult {
+            stdout: CollectedOutput {
+                spill_path: Some(outside.path().to_path_buf()),
+                ..CollectedOutput::default()
+            },
+            stderr,
+            ..Default::default()
+        };
+        dir.release(&foreign);
+        assert!(!path.exists());
+        assert!(outside.path().exists());
+        assert!(root.is_dir());
+        drop(dir);
+        assert!(!root.exists());
+    }
+
     async fn captured(max: usize, chunks: &[&[u8]]) -> CollectedOutput {
-        let mut capture = Capture::new(max, 1 << 20, "stdout", 1);
+        let mut capture = Capture::new(test_dir(), max, 1 << 20, "stdout", 1);
         for chunk in chunks {
             capture.push(chunk).await;
         }
@@ -292,7 +364,7 @@ mod tests {
 
     #[tokio::test]
     async fn drops_the_spill_file_past_the_spill_cap() {
-        let mut capture = Capture::new(2, 5, "stderr", 1);
+        let mut capture = Capture::new(test_dir(), 2, 5, "stderr", 1);
         capture.push(b"abcd").await;
         capture.push(b"efgh").await;
         let out = capture.finish().await;
@@ -308,7 +380,7 @@ mod tests {
         let pipe: &[u8] = b"abcdefghij";
         let capture = collect(
             pipe,
-            Capture::new(4, 1 << 20, "stdout", 1),
+            Capture::new(test_dir(), 4, 1 << 20, "stdout", 1),
             CancellationToken::new(),
             PastCap::Stop(over_cap.clone()),
             None,
@@ -322,7 +394,7 @@ mod tests {
         );
         let capture = collect(
             &b"abcd"[..],
-            Capture::new(4, 1 << 20, "stdout", 1),
+            Capture::new(test_dir(), 4, 1 << 20, "stdout", 1),
             CancellationToken::new(),
             PastCap::Stop(CancellationToken::new()),
             None,
@@ -342,7 +414,7 @@ mod tests {
         });
         let capture = collect(
             reader,
-            Capture::new(4, 1 << 20, "stdout", 1),
+            Capture::new(test_dir(), 4, 1 << 20, "stdout", 1),
             CancellationToken::new(),
             PastCap::Discard,
             Some(std::time::Duration::from_millis(1)),

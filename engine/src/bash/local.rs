@@ -59,6 +59,8 @@ impl Default for LocalBashConfig {
 #[derive(Debug, Clone)]
 pub struct LocalBashExecutor {
     config: LocalBashConfig,
+    /// Where stream spill files go; removed when the executor is dropped.
+    spill_dir: std::sync::Arc<super::capture::SpillDir>,
 }
 
 impl LocalBashExecutor {
@@ -77,7 +79,10 @@ impl LocalBashExecutor {
                 )));
             }
         }
-        Ok(Self { config })
+        Ok(Self {
+            config,
+            spill_dir: Default::default(),
+        })
     }
 }
 
@@ -172,6 +177,10 @@ fn positive(value: Option<u64>, name: &str) -> Result<Option<u64>, BashError> {
 
 #[async_trait]
 impl BashExecutor for LocalBashExecutor {
+    fn release(&self, result: &BashRunResult) {
+        self.spill_dir.release(result);
+    }
+
     fn resolve(&self, request: BashRequest) -> Result<BashSpec, BashError> {
         let timeout_ms = positive(request.timeout_ms, "timeoutMs")?
             .unwrap_or(self.config.timeout_ms)
@@ -285,7 +294,13 @@ impl LocalBashExecutor {
             ),
         ]
         .map(|(pipe, max, label)| {
-            let capture = Capture::new(max, self.config.max_spill_bytes, label, pid);
+            let capture = Capture::new(
+                self.spill_dir.clone(),
+                max,
+                self.config.max_spill_bytes,
+                label,
+                pid,
+            );
             let stop = stop.clone();
             let past_cap = match (label, capped) {
                 ("stdout", Some(OverCap::Stop)) => PastCap::Stop(over_cap.clone()),

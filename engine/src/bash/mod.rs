@@ -164,6 +164,11 @@ pub trait BashExecutor: Send + Sync {
         self.run(spec).await.map(CappedRun::Finished)
     }
 
+    /// Called once the caller has consumed `result` (the search tools
+    /// never read a spill file): the executor may delete the result's
+    /// spill files. The default keeps them.
+    fn release(&self, _result: &BashRunResult) {}
+
     /// Starts a background process. The search tools never call it; the
     /// local executor does not offer it.
     fn start(&self, _spec: BashSpec) -> Result<(), BashError> {

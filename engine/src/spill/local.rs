@@ -2,6 +2,13 @@
 //! {12 random hex}-{encoded name}`, directories 0700, files 0600 created
 //! exclusively. The root is configured or a lazily created private
 //! `<tmp>/dsh-spill-XXXXXX`.
+//!
+//! A root may be shared with other users (e.g. `--spill-dir /tmp/x`), so
+//! the session directory is created by the store itself (0700) and used
+//! only when it is a real directory owned by this user (never a planted
+//! symbolic link), and files are opened with `O_NOFOLLOW` and exclusive
+//! create. A refused save is an error, which the tools turn into the
+//! contract's "could not be saved" footer and warning.
 
 use std::fs::{DirBuilder, OpenOptions};
 use std::io::Write;
@@ -82,7 +89,13 @@ impl LocalSpillStore {
         let digest = Sha256::digest(input.session_id.as_bytes());
         let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
         let dir = root.join(format!("session-{hex}"));
-        DirBuilder::new().recursive(true).mode(0o700).create(&dir)?;
+        DirBuilder::new().recursive(true).mode(0o700).create(root)?;
+        match DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e.into()),
+        }
+        check_session_dir(&dir)?;
         let segment = encode_segment(&input.suggested_name);
         let mut attempts = 0;
         let (path, mut file) = loop {
@@ -91,6 +104,7 @@ impl LocalSpillStore {
                 .write(true)
                 .create_new(true)
                 .mode(0o600)
+                .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
                 .open(&path)
             {
                 Ok(file) => break (path, file),
@@ -113,6 +127,26 @@ impl LocalSpillStore {
             retrieval_hint: RETRIEVAL_HINT.to_owned(),
         })
     }
+}
+
+/// Refuses a session directory that is a symbolic link, not a directory,
+/// or not owned by the current user.
+fn check_session_dir(dir: &Path) -> Result<(), SpillError> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(dir)?;
+    let problem = if meta.file_type().is_symlink() {
+        "is a symbolic link"
+    } else if !meta.is_dir() {
+        "is not a directory"
+    } else if meta.uid() != nix::unistd::getuid().as_raw() {
+        "is owned by another user"
+    } else {
+        return Ok(());
+    };
+    Err(SpillError::Other(format!(
+        "refusing the spill directory {}: it {problem}",
+        dir.display()
+    )))
 }
 
 #[async_trait]

@@ -38,6 +38,30 @@ pub fn proc_info(pid: i32) -> Option<ProcInfo> {
     })
 }
 
+/// The live descendants of `pid` (following `/proc`'s parent links) and
+/// their command names: the processes a command started, even after they
+/// moved to process groups of their own.
+pub fn descendants(pid: i32) -> Vec<(i32, String)> {
+    let Ok(all) = processes(ProcInfo::is_alive) else {
+        return Vec::new();
+    };
+    let parent: std::collections::HashMap<i32, i32> =
+        all.iter().map(|info| (info.pid, info.ppid)).collect();
+    let mut found = Vec::new();
+    for &p in parent.keys() {
+        let mut up = p;
+        while let Some(&pp) = parent.get(&up) {
+            if pp == pid {
+                let comm = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+                found.push((p, comm.trim().to_owned()));
+                break;
+            }
+            up = pp;
+        }
+    }
+    found
+}
+
 /// Every process `keep` selects, zombies included.
 fn processes(keep: impl Fn(&ProcInfo) -> bool) -> io::Result<Vec<ProcInfo>> {
     let mut found = Vec::new();

@@ -208,3 +208,59 @@ async fn no_spill_store_degrades_to_could_not_save() {
     })
     .await;
 }
+
+/// The session directory name the store uses for `with_owner()`.
+async fn session_dir_name(work: &Path) -> std::ffi::OsString {
+    let root = tempfile::tempdir().unwrap();
+    let store = Arc::new(LocalSpillStore::new(Some(root.path())));
+    let registry = registry(work, Some(store)).await;
+    let result = registry
+        .call("glob", &json!({"pattern": "*.txt"}), &with_owner())
+        .await;
+    let locator = PathBuf::from(&result.spill.as_ref().unwrap().locator);
+    locator.parent().unwrap().file_name().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_planted_session_symlink_or_a_foreign_session_dir_in_a_shared_root_degrades_to_could_not_save()
+ {
+    let work = work_tree();
+    let name = session_dir_name(work.path()).await;
+    // A symbolic link planted where the session directory goes.
+    let shared = tempfile::tempdir().unwrap();
+    let victim = tempfile::tempdir().unwrap();
+    let planted = shared.path().join(&name);
+    std::os::unix::fs::symlink(victim.path(), &planted).unwrap();
+    let store = Arc::new(LocalSpillStore::new(Some(shared.path())));
+    let reg = registry(work.path(), Some(store)).await;
+    let detail = format!(
+        "refusing the spill directory {}: it is a symbolic link",
+        planted.display()
+    );
+    assert_degrades(&reg, &with_owner(), save_failed(&detail)).await;
+    assert_eq!(std::fs::read_dir(victim.path()).unwrap().count(), 0);
+    // A directory of another user (chown needs root; else skipped).
+    let shared = tempfile::tempdir().unwrap();
+    let foreign = shared.path().join(&name);
+    std::fs::create_dir(&foreign).unwrap();
+    if std::os::unix::fs::chown(&foreign, Some(54_321), None).is_ok() {
+        let store = Arc::new(LocalSpillStore::new(Some(shared.path())));
+        let reg = registry(work.path(), Some(store)).await;
+        let detail = format!(
+            "refusing the spill directory {}: it is owned by another user",
+            foreign.display()
+        );
+        assert_degrades(&reg, &with_owner(), save_failed(&detail)).await;
+        assert_eq!(std::fs::read_dir(&foreign).unwrap().count(), 0);
+    }
+    // A regular file there.
+    let shared = tempfile::tempdir().unwrap();
+    std::fs::write(shared.path().join(&name), "").unwrap();
+    let store = Arc::new(LocalSpillStore::new(Some(shared.path())));
+    let reg = registry(work.path(), Some(store)).await;
+    let detail = format!(
+        "refusing the spill directory {}: it is not a directory",
+        shared.path().join(&name).display()
+    );
+    assert_degrades(&reg, &with_owner(), save_failed(&detail)).await;
+}

@@ -10,10 +10,13 @@ use super::print;
 use crate::cli::CallArgs;
 use crate::setup::{SetupError, SpillChoice, load_engine, read_config};
 
-/// Runs one call; the tool result (error results included) exits 0.
-pub async fn call(args: CallArgs) -> Result<(), SetupError> {
+/// Runs one call; the tool result (error results included) exits 0. A
+/// signal while it runs aborts the call (its rg group killed) and exits
+/// 128 + the signal's number, printing nothing.
+pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
+    let stop = crate::signals::install();
     let config = read_config(args.config.as_deref())?;
-    let call_args: Value = serde_json::from_str(&args.args).map_err(SetupError::ArgsJson)?;
+    let call_args: Value = crate::json::parse(&args.args).map_err(SetupError::ArgsJson)?;
     let spill = match (&args.spill_dir, args.no_spill) {
         (_, true) => SpillChoice::None,
         (Some(dir), false) => SpillChoice::Root(dir),
@@ -37,9 +40,13 @@ pub async fn call(args: CallArgs) -> Result<(), SetupError> {
     if args.nested {
         exec = exec.nested();
     }
+    exec = exec.with_signal(stop.token().child_token());
     let started = Instant::now();
     let result = loaded.registry.call(&args.tool, &call_args, &exec).await;
     let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+    if let Some(signal) = stop.signal() {
+        return Ok(crate::signals::exit_status(signal));
+    }
     for warning in &result.warnings {
         eprintln!("{warning}");
     }
@@ -62,5 +69,5 @@ pub async fn call(args: CallArgs) -> Result<(), SetupError> {
     } else {
         print(&result.text);
     }
-    Ok(())
+    Ok(0)
 }

@@ -7,7 +7,6 @@
 //! `workbench freeze RECORDING --out TRANSCRIPT --tree-out DIR` makes a
 //! live recording self-contained and replays it: 0, 1 or 2 likewise.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::print;
@@ -24,11 +23,13 @@ pub const EXIT_ERROR: u8 = 2;
 /// Replays `files`; with `update`, rewrites each changed file instead of
 /// failing. Returns the exit status.
 pub async fn replay(files: &[PathBuf], update: bool) -> u8 {
+    crate::signals::install();
     let mut status = 0;
     let temp = std::env::temp_dir();
     for file in files {
         match replay_one(file, update, &temp).await {
             Ok(code) => status = status.max(code),
+            Err(TranscriptError::Stopped(signal)) => return stopped("replay", signal),
             Err(e) => {
                 eprintln!("workbench replay: {e}");
                 status = EXIT_ERROR;
@@ -68,8 +69,16 @@ async fn replay_one(file: &Path, update: bool, temp: &Path) -> Result<u8, Transc
     Ok(EXIT_CHANGED)
 }
 
+/// The exit status of a command stopped by `signal` (its temp trees are
+/// gone by now: they were dropped as the command unwound).
+fn stopped(command: &str, signal: i32) -> u8 {
+    eprintln!("workbench {command}: stopped by signal {signal}");
+    crate::signals::exit_status(signal)
+}
+
 /// Records the calls on stdin. Returns the exit status.
 pub async fn record(tree: &Path, config: Option<&str>, out_file: &Path) -> u8 {
+    crate::signals::install();
     match record_inner(tree, config, out_file).await {
         Ok(count) => {
             print(&format!(
@@ -78,6 +87,7 @@ pub async fn record(tree: &Path, config: Option<&str>, out_file: &Path) -> u8 {
             ));
             0
         }
+        Err(TranscriptError::Stopped(signal)) => stopped("record", signal),
         Err(e) => {
             eprintln!("workbench record: {e}");
             EXIT_ERROR
@@ -92,9 +102,21 @@ async fn record_inner(
 ) -> Result<usize, TranscriptError> {
     let config =
         crate::setup::read_config(config).map_err(|e| TranscriptError::Other(e.to_string()))?;
-    let mut input = String::new();
-    std::io::stdin()
-        .read_to_string(&mut input)
+    // Blocking, on its own thread, so that a signal is not left waiting.
+    let reading = tokio::task::spawn_blocking(|| {
+        crate::bounded::read_stream(std::io::stdin(), crate::bounded::TRANSCRIPT_MAX_BYTES)
+    });
+    let stop = crate::signals::install();
+    let read = tokio::select! {
+        read = reading => read.map_err(|e| std::io::Error::other(e.to_string())).and_then(|r| r),
+        signal = stop.wait() => return Err(TranscriptError::Stopped(signal)),
+    };
+    let input = read
+        .and_then(|bytes| {
+            String::from_utf8(bytes).map_err(|_| {
+                std::io::Error::new(std::io::ErrorKind::InvalidData, "not valid UTF-8")
+            })
+        })
         .map_err(|e| TranscriptError::io("<stdin>", e))?;
     let calls = parse_calls("<stdin>", &input)?;
     let transcript = record_calls(tree, config, calls, "<stdin>", out_file).await?;
@@ -105,6 +127,7 @@ async fn record_inner(
 /// `workbench freeze`: the exit status (0 frozen and replaying with no
 /// differences, 1 frozen but differing, 2 error).
 pub async fn freeze(recording: &Path, out_file: &Path, tree_out: &Path) -> u8 {
+    crate::signals::install();
     let frozen = match freeze_recording(recording, out_file, tree_out) {
         Ok(frozen) => frozen,
         Err(e) => {
@@ -118,6 +141,7 @@ pub async fn freeze(recording: &Path, out_file: &Path, tree_out: &Path) -> u8 {
     let temp = std::env::temp_dir();
     let replay = match replay_file(out_file, &temp).await {
         Ok(replay) => replay,
+        Err(TranscriptError::Stopped(signal)) => return stopped("freeze", signal),
         Err(e) => {
             eprintln!("workbench freeze: the frozen transcript does not replay: {e}");
             return 2;

@@ -49,11 +49,11 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::cli::McpArgs;
 
+use super::SHUTDOWN_WAIT;
 use super::auth::{Gate, Refusal, Token};
 use super::calls::CallRunner;
 use super::server::McpServer;
 use super::workspace::Workspace;
-use super::{SHUTDOWN_WAIT, wait_for_signal};
 
 /// The largest request body read (as the stdio transport's line limit).
 pub const MAX_BODY_BYTES: usize = super::transport::MAX_MESSAGE_BYTES;
@@ -381,7 +381,8 @@ pub async fn serve(args: &McpArgs) -> Result<u8, String> {
     let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     let closing = CancellationToken::new();
     let tracker = tokio_util::task::TaskTracker::new();
-    let signal = wait_for_signal();
+    let signals = crate::signals::install();
+    let signal = async { Some(signals.wait().await) };
     tokio::pin!(signal);
     let signal = loop {
         let permit = tokio::select! {
@@ -456,7 +457,7 @@ pub async fn serve(args: &McpArgs) -> Result<u8, String> {
     if let Some(recording) = &recording {
         recording.flush();
     }
-    Ok(signal.map_or(0, |s| 128 + s as u8))
+    Ok(signal.map_or(0, crate::signals::exit_status))
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 //! - stdout carries only JSON-RPC; logs go to the workbench log file (see
 //!   `tui::logging`), warnings also to the client as log notifications;
 //!   setup errors go to stderr (exit 2).
-//! - End of input, SIGTERM or SIGINT cancel the calls in flight, wait until
+//! - End of input, SIGTERM, SIGINT or SIGHUP ([`crate::signals`]) cancel the calls in flight, wait until
 //!   they have returned (their rg groups killed), sync the recording and
 //!   exit: 0 at end of input, 128 + the signal's number for a signal.
 
@@ -27,7 +27,6 @@ pub mod workspace;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::McpArgs;
@@ -66,21 +65,6 @@ pub async fn run(args: McpArgs) -> u8 {
     code
 }
 
-/// Which signal stopped the server, if any.
-async fn wait_for_signal() -> Option<i32> {
-    let (Ok(mut term), Ok(mut int)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) else {
-        tracing::warn!("cannot install the signal handlers");
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = term.recv() => Some(15),
-        _ = int.recv() => Some(2),
-    }
-}
-
 async fn serve(args: &McpArgs) -> Result<u8, String> {
     let workspace = Workspace::load(args).await?;
     let runner = workspace.runner();
@@ -94,6 +78,7 @@ async fn serve(args: &McpArgs) -> Result<u8, String> {
     let closed = transport.closed();
     let stop = CancellationToken::new();
     let stopped_by = Arc::new(std::sync::Mutex::new(None::<i32>));
+    let signals = crate::signals::install();
     // The watcher: at end of input or a signal, abort the calls in flight.
     let watcher = {
         let (runner, stop, closed, stopped_by) = (
@@ -105,7 +90,7 @@ async fn serve(args: &McpArgs) -> Result<u8, String> {
         tokio::spawn(async move {
             let signal = tokio::select! {
                 () = closed.cancelled() => None,
-                signal = wait_for_signal() => signal,
+                signal = signals.wait() => Some(signal),
             };
             if let Some(signal) = signal {
                 tracing::info!(signal, "stopping on a signal");
@@ -162,5 +147,5 @@ async fn serve(args: &McpArgs) -> Result<u8, String> {
     }
     writer.flush().await;
     let signal = stopped_by.lock().ok().and_then(|s| *s);
-    Ok(signal.map_or(0, |s| 128 + s as u8))
+    Ok(signal.map_or(0, crate::signals::exit_status))
 }

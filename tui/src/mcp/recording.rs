@@ -117,7 +117,8 @@ impl Recording {
                 path.display()
             );
         }
-        let existing = std::fs::read_to_string(path).map_err(io)?;
+        let existing =
+            crate::bounded::read_text(path, crate::bounded::TRANSCRIPT_MAX_BYTES).map_err(io)?;
         let offset = if existing.is_empty() {
             file.write_all(format::header_line(&header).as_bytes())
                 .map_err(io)?;

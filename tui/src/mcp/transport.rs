@@ -103,6 +103,19 @@ impl Writer {
 }
 
 /// A JSON-RPC error response line (`id` null when unknown).
+/// A message as `JSON.parse` would read it: strictly first, then (for a
+/// lone surrogate escape or deep nesting in the arguments) through
+/// [`crate::json`], with the strict error kept when that fails too.
+fn parse_message(text: &[u8]) -> Result<RxJsonRpcMessage<RoleServer>, serde_json::Error> {
+    match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
+        Ok(message) => Ok(message),
+        Err(strict) => match crate::json::parse_slice(text) {
+            Ok(value) => serde_json::from_value(value),
+            Err(_) => Err(strict),
+        },
+    }
+}
+
 fn error_line(id: Value, code: i64, message: &str) -> Vec<u8> {
     json!({
         "jsonrpc": "2.0",
@@ -115,7 +128,7 @@ fn error_line(id: Value, code: i64, message: &str) -> Vec<u8> {
 
 /// What an unusable line gets back, if anything.
 pub fn answer_to_unusable(line: &[u8]) -> Option<Vec<u8>> {
-    let value: Value = match serde_json::from_slice(line) {
+    let value: Value = match crate::json::parse_slice(line) {
         Ok(value) => value,
         Err(e) => {
             tracing::warn!("a line that is not JSON: {e}");
@@ -316,7 +329,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
+            match parse_message(text) {
                 Ok(message) => match malformed_known_request(&message) {
                     Some(answer) => self.answer(answer).await,
                     None => return Some(message),

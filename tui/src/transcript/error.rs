@@ -33,9 +33,20 @@ pub enum TranscriptError {
     },
     #[error("{0}")]
     Other(String),
+    /// A signal stopped the run (see `crate::signals`); its number.
+    #[error("stopped by signal {0}")]
+    Stopped(i32),
 }
 
 impl TranscriptError {
+    /// `Stopped` when a signal has stopped the process.
+    pub(crate) fn check_stopped() -> Result<(), Self> {
+        match crate::signals::stopped_by() {
+            Some(signal) => Err(Self::Stopped(signal)),
+            None => Ok(()),
+        }
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Self::Io {
             path: path.into(),

@@ -232,6 +232,10 @@ impl FixtureEngine {
 
     fn exec_for(&self, call: &Call) -> ExecContext {
         let mut exec = ExecContext::new(format!("call-{}", call.name));
+        // A signal to the process aborts the call like its caller would.
+        if let Some(stop) = crate::signals::installed() {
+            exec = exec.with_signal(stop.token().child_token());
+        }
         if let Some(session) = &call.options.session {
             let cwd = session.cwd.as_ref().map(|cwd| match cwd.as_str() {
                 "." => self.root.to_string_lossy().into_owned(),

@@ -211,7 +211,8 @@ pub struct Frozen {
 
 /// Freezes `recording` into `out` and `tree_out/manifest.json`.
 pub fn freeze(recording: &Path, out: &Path, tree_out: &Path) -> Result<Frozen, TranscriptError> {
-    let text = std::fs::read_to_string(recording).map_err(|e| TranscriptError::io(recording, e))?;
+    let text = crate::bounded::read_text(recording, crate::bounded::TRANSCRIPT_MAX_BYTES)
+        .map_err(|e| TranscriptError::io(recording, e))?;
     let mut transcript = parse::parse(&recording.display().to_string(), &text)?;
     let tree = tree_path(recording, &transcript.header.tree);
     if is_fixture_tree(&tree) {

@@ -86,6 +86,7 @@ pub async fn record(
     };
     let mut records = Vec::with_capacity(calls.len());
     for (line, call) in calls {
+        TranscriptError::check_stopped()?;
         let outcome = engine
             .run(&call)
             .await
@@ -95,6 +96,7 @@ pub async fn record(
                 name: call.name.clone(),
                 message,
             })?;
+        TranscriptError::check_stopped()?;
         records.push(Record {
             line: 0,
             call,

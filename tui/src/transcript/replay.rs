@@ -113,6 +113,7 @@ pub async fn replay_transcript(
     .map_err(|e| TranscriptError::Other(format!("{label}:1: the header's tree: {e}")))?;
     let mut checks = Vec::with_capacity(transcript.records.len());
     for record in &transcript.records {
+        TranscriptError::check_stopped()?;
         let current = engine
             .run(&record.call)
             .await
@@ -122,6 +123,7 @@ pub async fn replay_transcript(
                 name: record.call.name.clone(),
                 message,
             })?;
+        TranscriptError::check_stopped()?;
         checks.push(RecordCheck {
             record: record.clone(),
             current,
@@ -137,7 +139,8 @@ pub async fn replay_transcript(
 
 /// Reads, parses and replays the transcript at `path`.
 pub async fn replay_file(path: &Path, temp_parent: &Path) -> Result<Replay, TranscriptError> {
-    let text = std::fs::read(path).map_err(|e| TranscriptError::io(path, e))?;
+    let text = crate::bounded::read_file(path, crate::bounded::TRANSCRIPT_MAX_BYTES)
+        .map_err(|e| TranscriptError::io(path, e))?;
     let text = String::from_utf8(text).map_err(|e| TranscriptError::Parse {
         file: path.display().to_string(),
         line: 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]

@@ -24,6 +24,11 @@
 //!   `.` included, must have an entry, so every mtime is pinned.
 //! - Contents: `text` (a string), or `content` (parts: strings, raw bytes
 //!   as `{"base64"}`, `{"repeat": S, "times": N}`), or nothing (empty).
+//! - Limits ([`TreeLimits`]), checked while parsing, before anything is
+//!   built or even held in memory: 256 MiB of file content and 100,000
+//!   entries per tree by default; `WORKBENCH_TREE_LIMITS=BYTES,ENTRIES`
+//!   raises them. A manifest over them is refused naming its file and the
+//!   line of the entry that crossed them.
 
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::OsStr;
@@ -76,8 +81,53 @@ pub fn is_fixture_tree(tree: &Path) -> bool {
     manifest_path(tree).is_file()
 }
 
+/// The environment variable that raises the [`TreeLimits`].
+pub const TREE_LIMITS_VAR: &str = "WORKBENCH_TREE_LIMITS";
+
+/// The most a manifest may describe: bytes of file content and entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeLimits {
+    pub bytes: u64,
+    pub entries: usize,
+}
+
+impl Default for TreeLimits {
+    fn default() -> Self {
+        Self {
+            bytes: 256 * 1024 * 1024,
+            entries: 100_000,
+        }
+    }
+}
+
+impl TreeLimits {
+    /// The defaults, or `WORKBENCH_TREE_LIMITS=BYTES,ENTRIES` when set.
+    pub fn from_env() -> Result<Self, TranscriptError> {
+        let Some(raw) = std::env::var_os(TREE_LIMITS_VAR) else {
+            return Ok(Self::default());
+        };
+        let raw = raw.to_string_lossy();
+        let parsed = raw
+            .split_once(',')
+            .and_then(|(b, e)| Some((b.trim().parse().ok()?, e.trim().parse().ok()?)));
+        match parsed {
+            Some((bytes, entries)) => Ok(Self { bytes, entries }),
+            None => Err(TranscriptError::Other(format!(
+                "{TREE_LIMITS_VAR}={raw:?}: expected BYTES,ENTRIES (two whole numbers)"
+            ))),
+        }
+    }
+}
+
 struct Ctx<'a> {
     file: &'a str,
+    /// The manifest's text, to find an entry's line.
+    text: &'a str,
+    /// Each entry's byte offset in `text`, where known.
+    offsets: Vec<usize>,
+    limits: TreeLimits,
+    /// File content so far.
+    bytes: std::cell::Cell<u64>,
 }
 
 impl Ctx<'_> {
@@ -87,6 +137,61 @@ impl Ctx<'_> {
             message: message.into(),
         }
     }
+
+    /// An error at entry `index`, naming the file and the entry's line.
+    fn err_at(&self, index: usize, message: impl Into<String>) -> TranscriptError {
+        let file = match self.offsets.get(index) {
+            Some(&offset) => {
+                let line = 1 + self.text.as_bytes()[..offset.min(self.text.len())]
+                    .iter()
+                    .filter(|b| **b == b'\n')
+                    .count();
+                format!("{}:{line}", self.file)
+            }
+            None => self.file.to_owned(),
+        };
+        TranscriptError::Manifest {
+            file,
+            message: message.into(),
+        }
+    }
+
+    /// Counts `more` bytes of content, refusing them past the limit.
+    fn add_bytes(&self, index: usize, at: &str, more: Option<u64>) -> Result<(), TranscriptError> {
+        let total = more.and_then(|m| m.checked_add(self.bytes.get()));
+        match total {
+            Some(total) if total <= self.limits.bytes => {
+                self.bytes.set(total);
+                Ok(())
+            }
+            _ => Err(self.err_at(
+                index,
+                format!(
+                    "{at}: the tree's file content would exceed {} bytes; \
+                     set {TREE_LIMITS_VAR}=BYTES,ENTRIES to allow more",
+                    self.limits.bytes
+                ),
+            )),
+        }
+    }
+}
+
+/// The byte offset of every element of the manifest's `entries` array.
+fn entry_offsets(text: &str) -> Vec<usize> {
+    #[derive(serde::Deserialize)]
+    struct Entries<'a> {
+        #[serde(borrow)]
+        entries: Vec<&'a serde_json::value::RawValue>,
+    }
+    let start = text.as_ptr() as usize;
+    serde_json::from_str::<Entries<'_>>(text)
+        .map(|e| {
+            e.entries
+                .iter()
+                .map(|raw| (raw.get().as_ptr() as usize).saturating_sub(start))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn parse_name(ctx: &Ctx<'_>, at: &str, raw: &[u8]) -> Result<Vec<u8>, TranscriptError> {
@@ -108,24 +213,32 @@ fn parse_name(ctx: &Ctx<'_>, at: &str, raw: &[u8]) -> Result<Vec<u8>, Transcript
 
 fn parse_content(
     ctx: &Ctx<'_>,
+    index: usize,
     at: &str,
     map: &Map<String, Value>,
 ) -> Result<Vec<u8>, TranscriptError> {
     match (map.get("text"), map.get("content")) {
         (Some(_), Some(_)) => Err(ctx.err(format!("{at}: give `text` or `content`, not both"))),
-        (Some(Value::String(text)), None) => Ok(text.as_bytes().to_vec()),
+        (Some(Value::String(text)), None) => {
+            ctx.add_bytes(index, at, Some(text.len() as u64))?;
+            Ok(text.as_bytes().to_vec())
+        }
         (Some(_), None) => Err(ctx.err(format!("{at}: `text` must be a string"))),
         (None, None) => Ok(Vec::new()),
         (None, Some(Value::Array(parts))) => {
             let mut out = Vec::new();
             for part in parts {
                 match part {
-                    Value::String(s) => out.extend_from_slice(s.as_bytes()),
+                    Value::String(s) => {
+                        ctx.add_bytes(index, at, Some(s.len() as u64))?;
+                        out.extend_from_slice(s.as_bytes());
+                    }
                     Value::Object(p) if p.len() == 1 && p.contains_key("base64") => {
                         let raw = p["base64"].as_str().unwrap_or_default();
                         let bytes = STANDARD
                             .decode(raw)
                             .map_err(|e| ctx.err(format!("{at}: bad base64 part: {e}")))?;
+                        ctx.add_bytes(index, at, Some(bytes.len() as u64))?;
                         out.extend(bytes);
                     }
                     Value::Object(p)
@@ -136,7 +249,12 @@ fn parse_content(
                                 "{at}: a repeat part is {{\"repeat\": STRING, \"times\": N}}"
                             )));
                         };
-                        out.extend(s.repeat(usize::try_from(n).unwrap_or(0)).into_bytes());
+                        // Checked before a byte is made: `times` may be huge.
+                        ctx.add_bytes(index, at, (s.len() as u64).checked_mul(n))?;
+                        let n = usize::try_from(n).map_err(|_| {
+                            ctx.err_at(index, format!("{at}: `times` is too large"))
+                        })?;
+                        out.extend(s.repeat(n).into_bytes());
                     }
                     _ => {
                         return Err(ctx.err(format!(
@@ -203,7 +321,7 @@ fn parse_entry(ctx: &Ctx<'_>, index: usize, value: &Value) -> Result<Entry, Tran
     let content = if is_dir {
         None
     } else {
-        Some(parse_content(ctx, &at, map)?)
+        Some(parse_content(ctx, index, &at, map)?)
     };
     Ok(Entry {
         path,
@@ -222,7 +340,22 @@ fn parent(path: &[u8]) -> &[u8] {
 impl Manifest {
     /// Parses and checks a manifest; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<Self, TranscriptError> {
-        let ctx = Ctx { file };
+        Self::parse_within(file, text, TreeLimits::default())
+    }
+
+    /// As [`Manifest::parse`], within `limits`.
+    pub fn parse_within(
+        file: &str,
+        text: &str,
+        limits: TreeLimits,
+    ) -> Result<Self, TranscriptError> {
+        let ctx = Ctx {
+            file,
+            text,
+            offsets: entry_offsets(text),
+            limits,
+            bytes: std::cell::Cell::new(0),
+        };
         let root: Value =
             serde_json::from_str(text).map_err(|e| ctx.err(format!("not valid JSON: {e}")))?;
         let Value::Object(root) = root else {
@@ -251,6 +384,15 @@ impl Manifest {
         let Some(Value::Array(raw)) = root.get("entries") else {
             return Err(ctx.err("`entries` must be an array"));
         };
+        if raw.len() > limits.entries {
+            return Err(ctx.err_at(
+                limits.entries,
+                format!(
+                    "more than {} entries; set {TREE_LIMITS_VAR}=BYTES,ENTRIES to allow more",
+                    limits.entries
+                ),
+            ));
+        }
         let entries = raw
             .iter()
             .enumerate()
@@ -288,8 +430,9 @@ impl Manifest {
     /// Reads the manifest of `tree` (its directory or the file).
     pub fn load(tree: &Path) -> Result<Self, TranscriptError> {
         let path = manifest_path(tree);
-        let text = std::fs::read_to_string(&path).map_err(|e| TranscriptError::io(&path, e))?;
-        Self::parse(&path.display().to_string(), &text)
+        let text = crate::bounded::read_text(&path, crate::bounded::TRANSCRIPT_MAX_BYTES)
+            .map_err(|e| TranscriptError::io(&path, e))?;
+        Self::parse_within(&path.display().to_string(), &text, TreeLimits::from_env()?)
     }
 
     /// Builds the tree under the existing empty directory `root`, pinning

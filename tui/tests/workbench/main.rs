@@ -8,6 +8,7 @@
 
 mod cli_headless;
 mod e2e_terminal;
+mod hardening;
 mod mcp;
 mod mcp_http;
 mod transcripts;

@@ -8,14 +8,13 @@
 // the revisions served here have them.
 #![allow(deprecated)]
 
-use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
-use fs_search_tests::reliability::procfs::proc_info;
+use fs_search_tests::reliability::procfs::{descendants, proc_info};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
     Implementation, LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
@@ -279,32 +278,6 @@ pub(crate) async fn initialize_and_tools_list_equal_surface(
 }
 
 // ------------------------------------------------------------ /proc
-
-/// The live descendants of `pid` and their command names.
-pub(crate) fn descendants(pid: i32) -> Vec<(i32, String)> {
-    let mut parent = HashMap::new();
-    for entry in std::fs::read_dir("/proc").unwrap() {
-        let Ok(p) = entry.unwrap().file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        if let Some(info) = proc_info(p).filter(|i| i.is_alive()) {
-            parent.insert(p, info.ppid);
-        }
-    }
-    let mut found = Vec::new();
-    for &p in parent.keys() {
-        let mut up = p;
-        while let Some(&pp) = parent.get(&up) {
-            if pp == pid {
-                let comm = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
-                found.push((p, comm.trim().to_owned()));
-                break;
-            }
-            up = pp;
-        }
-    }
-    found
-}
 
 /// `VmHWM` of process `pid`, in KiB.
 fn peak_rss_kib(pid: i32) -> i64 {
@@ -935,4 +908,52 @@ fn freeze_refuses_a_tree_over_the_limits_and_says_how_to_narrow() {
     assert!(stderr.contains("more than 5000 files"), "{stderr}");
     assert!(stderr.contains("Narrow it"), "{stderr}");
     assert!(!out.path().join("tree").exists());
+}
+
+/// The hostile corpus of `hardening`, through the server: a lone
+/// surrogate in a pattern, arguments nested 9,999 levels deep in an
+/// ignored key, and a config number JavaScript prints in exponent form.
+#[test]
+fn hostile_arguments_and_numbers_get_what_javascript_would_give_them() {
+    let dir = tree();
+    std::fs::write(dir.path().join("odd.txt"), "before \u{fffd} after\n").unwrap();
+    let mut raw = Raw::spawn(dir.path(), &["--config", SAMPLING]);
+    raw.initialize();
+    raw.send(
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"grep","arguments":{"pattern":"\ud800"}}}
+"#,
+    );
+    let answer = raw.response(1);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let found = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(found.contains("before \u{fffd} after"), "{found}");
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"grep","arguments":{{"pattern":"alpha","x":{}{}}}}}}}"#,
+        "[".repeat(9_996),
+        "]".repeat(9_996)
+    );
+    raw.send(format!("{deep}\n").as_bytes());
+    let answer = raw.response(2);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("notes.md")
+    );
+    drop(raw);
+    let huge = r#"{"sampleOverCapGlobResults":true,"globMaxResults":1e308,"grepMaxMatches":1e20}"#;
+    let mut raw = Raw::spawn(dir.path(), &["--config", huge]);
+    raw.initialize();
+    raw.send_json(json!({"jsonrpc":"2.0","id":3,"method":"tools/list"}));
+    let tools = raw.response(3);
+    let tools = tools["result"]["tools"].as_array().unwrap();
+    let description = |name: &str| {
+        tools.iter().find(|t| t["name"] == name).unwrap()["description"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(description("glob").contains(" Up to 1e+308 paths come back"));
+    assert!(description("grep").contains("Returns the first 100000000000000000000 matches inline"));
 }

@@ -12,6 +12,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use fs_search_tests::reliability::procfs::descendants;
 use rmcp::model::ProtocolVersion;
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -21,8 +22,8 @@ use serde_json::{Value, json};
 
 use crate::mcp::{
     Client, META_KEY, SAMPLING, SPILLING, all_gone, bin, cancel_a_call_blocked_on_the_fifo,
-    cli_call, descendants, initialize_and_tools_list_equal_surface, mkfifo, params,
-    rg_running_under, root, server_command, surface, text_of, tree, wait_until, workbench,
+    cli_call, initialize_and_tools_list_equal_surface, mkfifo, params, rg_running_under, root,
+    server_command, surface, text_of, tree, wait_until, workbench,
 };
 
 const TOKEN: &str = "test-token-0123456789";

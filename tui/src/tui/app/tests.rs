@@ -54,7 +54,7 @@ fn glob_result(paths: &[&str], cap: u64, spill: Option<SpillRef>) -> ToolResult 
         paths: paths.iter().map(|p| (*p).to_owned()).collect(),
     };
     let config = Config {
-        glob_max_results: cap,
+        glob_max_results: cap.into(),
         ..Config::with_sampling(false)
     };
     let page = render_glob(&value, &config, spill.as_ref());
