@@ -97,6 +97,15 @@ fn cases() -> Vec<Case> {
         sampling.clone(),
         false,
     ));
+    // About 19 MB of `--json` on the small tree: rg's own time no longer
+    // dwarfs the engine's reading of its output (issue 11).
+    out.push(grep(
+        "grep Err 19MB 10k",
+        Tree::K10,
+        "Err",
+        sampling.clone(),
+        false,
+    ));
     out.push(grep(
         "grep rare 200k",
         Tree::K200,

@@ -28,6 +28,7 @@ pub mod quote;
 pub mod registry;
 pub mod render;
 pub mod result;
+mod rg_json;
 pub mod sample;
 pub mod spill;
 pub mod surface;

@@ -22,6 +22,7 @@ use serde_json::value::RawValue;
 
 use crate::error::{SearchCode, SearchError};
 use crate::paths::DisplayMapper;
+use crate::rg_json::{Record as RgRecord, read_record};
 use crate::value::GrepMatch;
 
 /// The placeholder for a non-UTF-8 matched line.
@@ -242,10 +243,33 @@ fn integral(raw: &RawValue) -> Result<i64, ()> {
     }
 }
 
-type Record = Option<(GrepMatch, bool)>;
+pub(crate) type Record = Option<(GrepMatch, bool)>;
 
 /// One record line. `Ok(None)` for records that are not matches.
-fn parse_record(
+pub(crate) fn parse_record(
+    line: &str,
+    mapper: &DisplayMapper,
+    last_path: &mut Option<(String, String)>,
+) -> Result<Record, SearchError> {
+    match read_record(line) {
+        Some(RgRecord::Other) => return Ok(None),
+        Some(RgRecord::Match(found)) => {
+            let m = GrepMatch {
+                path: shown_path(&found.path, mapper, last_path),
+                line_number: found.line_number,
+                line: found
+                    .line
+                    .map_or_else(|| NON_UTF8_LINE.to_owned(), Cow::into_owned),
+            };
+            return Ok(Some((m, true)));
+        }
+        None => parse_serde(line, mapper, last_path),
+    }
+}
+
+/// One record line read with serde_json: the reading `rg_json` must agree
+/// with wherever it answers.
+pub(crate) fn parse_serde(
     line: &str,
     mapper: &DisplayMapper,
     last_path: &mut Option<(String, String)>,

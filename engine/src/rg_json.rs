@@ -1,0 +1,561 @@
+//! A dedicated reader for the records of `rg --json`: one pass over a
+//! record line, no intermediate values, and no allocation unless a string
+//! needs unescaping (CONTRACT §6.4).
+//!
+//! It is an accelerator for `parse.rs`, not a second parser: it answers
+//! only for records it can read with certainty and returns `None` for
+//! anything else, which `parse.rs` then reads with serde_json exactly as
+//! before. What it accepts:
+//!
+//! - a line that is one JSON object (first byte `{`, only JSON whitespace
+//!   after it), nested at most [`MAX_DEPTH`] deep, with serde_json's
+//!   syntax rules for skipped values (the same string escapes, control
+//!   characters, numbers and literals; `\u` escapes of skipped strings are
+//!   not checked for surrogates, as serde_json's `ignore_str` does not);
+//! - whose top-level keys and, for a match, `data` keys contain no escape
+//!   (an escaped key could spell `type`), with `type` and `data` (and
+//!   `path`, `lines`, `line_number`) at most once each (serde_json rejects
+//!   duplicate fields; `parse.rs` then re-reads with "last wins");
+//! - a `type` that is not a string, or a string without escapes.
+//!
+//! A match must further have `path` and `lines` of the exact form
+//! `{"text": …}` or `{"bytes": …}` (one member), and a `line_number` of
+//! plain decimal digits that fits an `i64`. A decoded string with a lone
+//! surrogate (which serde_json refuses to decode into a `str`), a path
+//! `bytes` that is not valid base64, and every other shape go back to
+//! serde_json, so errors are always serde_json's own.
+
+use std::borrow::Cow;
+
+use base64::Engine as _;
+
+/// How deep a record may nest before the reader hands it back.
+const MAX_DEPTH: u32 = 64;
+
+/// A record read with certainty.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Record<'a> {
+    /// A well-formed record whose `type` is not `"match"`.
+    Other,
+    Match(Found<'a>),
+}
+
+/// The parts of a match record the contract uses.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Found<'a> {
+    /// The decoded `path.text`, or the lossy text of `path.bytes`.
+    pub path: Cow<'a, str>,
+    pub line_number: i64,
+    /// `lines.text` without one trailing `\r\n` or `\n`; `None` for
+    /// `lines.bytes` (a line that is not valid UTF-8).
+    pub line: Option<Cow<'a, str>>,
+}
+
+/// Reads one record line; `None` sends it to serde_json.
+pub(crate) fn read_record(line: &str) -> Option<Record<'_>> {
+    let mut r = Reader {
+        text: line,
+        bytes: line.as_bytes(),
+        at: 0,
+    };
+    if r.peek() != Some(b'{') {
+        return None;
+    }
+    r.at += 1;
+    let mut is_match: Option<bool> = None;
+    let mut data_at: Option<usize> = None;
+    let mut found: Option<Found<'_>> = None;
+    let mut first = true;
+    loop {
+        r.ws();
+        if first && r.peek() == Some(b'}') {
+            r.at += 1;
+            break;
+        }
+        first = false;
+        let key = r.key()?;
+        match key {
+            "type" => {
+                if is_match.is_some() {
+                    return None;
+                }
+                is_match = Some(if r.peek() == Some(b'"') {
+                    let s = r.string()?;
+                    if s.escaped {
+                        return None;
+                    }
+                    s.content == "match"
+                } else {
+                    r.skip_value(1)?;
+                    false
+                });
+            }
+            "data" => {
+                if data_at.is_some() {
+                    return None;
+                }
+                data_at = Some(r.at);
+                if is_match == Some(true) {
+                    found = Some(r.match_data()?);
+                } else {
+                    r.skip_value(1)?;
+                }
+            }
+            _ => r.skip_value(1)?,
+        }
+        r.ws();
+        match r.next()? {
+            b',' => {}
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    r.ws();
+    if r.at != r.bytes.len() {
+        return None;
+    }
+    if is_match != Some(true) {
+        return Some(Record::Other);
+    }
+    match found {
+        Some(found) => Some(Record::Match(found)),
+        // `data` came before `type`: read it again as match data.
+        None => {
+            let mut again = Reader { at: data_at?, ..r };
+            again.match_data().map(Record::Match)
+        }
+    }
+}
+
+/// A string's raw content (between the quotes) and whether it has escapes.
+struct RawStr<'a> {
+    content: &'a str,
+    escaped: bool,
+}
+
+#[derive(Clone, Copy)]
+struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+}
+
+/// Bytes that end a run of plain string content: `"`, `\` and controls.
+fn is_special(b: u8) -> bool {
+    b == b'"' || b == b'\\' || b < 0x20
+}
+
+/// Whether any of the 8 bytes of `w` is special (exact, no false positives).
+fn any_special(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    let zero_quote = quote.wrapping_sub(ONES) & !quote;
+    let zero_backslash = backslash.wrapping_sub(ONES) & !backslash;
+    let control = w.wrapping_sub(ONES * 0x20) & !w;
+    (zero_quote | zero_backslash | control) & HIGHS != 0
+}
+
+impl<'a> Reader<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let b = self.peek()?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\r' | b'\n') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    fn expect(&mut self, b: u8) -> Option<()> {
+        self.ws();
+        (self.next()? == b).then_some(())
+    }
+
+    /// An object key without escapes and its `:`; the reader is left at
+    /// the value.
+    fn key(&mut self) -> Option<&'a str> {
+        let key = self.string()?;
+        if key.escaped {
+            return None;
+        }
+        self.expect(b':')?;
+        self.ws();
+        Some(key.content)
+    }
+
+    /// The index of the next special byte at or after `from`.
+    fn special_from(&self, mut from: usize) -> Option<usize> {
+        while let Some(chunk) = self.bytes.get(from..from + 8) {
+            let word: [u8; 8] = chunk.try_into().ok()?;
+            if any_special(u64::from_le_bytes(word)) {
+                break;
+            }
+            from += 8;
+        }
+        while from < self.bytes.len() {
+            if is_special(self.bytes[from]) {
+                return Some(from);
+            }
+            from += 1;
+        }
+        None
+    }
+
+    /// A string at the reader (which must be at its `"`), checked as
+    /// serde_json's `ignore_str` checks it.
+    fn string(&mut self) -> Option<RawStr<'a>> {
+        if self.next()? != b'"' {
+            return None;
+        }
+        let start = self.at;
+        let mut escaped = false;
+        let mut at = start;
+        loop {
+            at = self.special_from(at)?;
+            match self.bytes[at] {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    match self.bytes.get(at + 1)? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
+                        b'u' => {
+                            hex4(self.bytes.get(at + 2..at + 6)?)?;
+                            at += 6;
+                        }
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            }
+        }
+        self.at = at + 1;
+        Some(RawStr {
+            content: self.text.get(start..at)?,
+            escaped,
+        })
+    }
+
+    /// A number checked to JSON's grammar; returns its text.
+    fn number(&mut self) -> Option<&'a str> {
+        let start = self.at;
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        match self.next()? {
+            b'0' => {}
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            self.some_digits()?;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.at += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.at += 1;
+            }
+            self.some_digits()?;
+        }
+        self.text.get(start..self.at)
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    fn some_digits(&mut self) -> Option<()> {
+        let start = self.at;
+        self.digits();
+        (self.at > start).then_some(())
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.at + word.len();
+        (self.bytes.get(self.at..end)? == word).then(|| self.at = end)
+    }
+
+    /// Skips one value at the reader, checking its syntax.
+    fn skip_value(&mut self, depth: u32) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.string().map(|_| ()),
+            b'-' | b'0'..=b'9' => self.number().map(|_| ()),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            open @ (b'{' | b'[') => {
+                if depth >= MAX_DEPTH {
+                    return None;
+                }
+                self.at += 1;
+                let close = if open == b'{' { b'}' } else { b']' };
+                self.ws();
+                if self.peek() == Some(close) {
+                    self.at += 1;
+                    return Some(());
+                }
+                loop {
+                    self.ws();
+                    if open == b'{' {
+                        if self.peek() != Some(b'"') {
+                            return None;
+                        }
+                        self.string()?;
+                        self.expect(b':')?;
+                        self.ws();
+                    }
+                    self.skip_value(depth + 1)?;
+                    self.ws();
+                    match self.next()? {
+                        b',' => {}
+                        b if b == close => return Some(()),
+                        _ => return None,
+                    }
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `{"text": <string>}` or `{"bytes": <string>}`: (is text, string).
+    fn text_or_bytes(&mut self) -> Option<(bool, RawStr<'a>)> {
+        if self.next()? != b'{' {
+            return None;
+        }
+        self.ws();
+        if self.peek() != Some(b'"') {
+            return None;
+        }
+        let is_text = match self.key()? {
+            "text" => true,
+            "bytes" => false,
+            _ => return None,
+        };
+        if self.peek() != Some(b'"') {
+            return None;
+        }
+        let value = self.string()?;
+        self.expect(b'}')?;
+        Some((is_text, value))
+    }
+
+    /// The `data` object of a match record.
+    fn match_data(&mut self) -> Option<Found<'a>> {
+        if self.next()? != b'{' {
+            return None;
+        }
+        let mut path = None;
+        let mut lines = None;
+        let mut line_number = None;
+        loop {
+            self.ws();
+            if self.peek() != Some(b'"') {
+                return None;
+            }
+            match self.key()? {
+                "path" if path.is_none() => path = Some(self.text_or_bytes()?),
+                "lines" if lines.is_none() => lines = Some(self.text_or_bytes()?),
+                "line_number" if line_number.is_none() => {
+                    let digits = self.number()?;
+                    if digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                        return None;
+                    }
+                    line_number = Some(digits.parse::<i64>().ok()?);
+                }
+                "path" | "lines" | "line_number" => return None,
+                _ => self.skip_value(2)?,
+            }
+            self.ws();
+            match self.next()? {
+                b',' => {}
+                b'}' => break,
+                _ => return None,
+            }
+        }
+        let path = match path? {
+            (true, text) => decode(&text)?,
+            (false, bytes) => {
+                let encoded = decode(&bytes)?;
+                let raw = base64::engine::general_purpose::STANDARD
+                    .decode(encoded.as_bytes())
+                    .ok()?;
+                Cow::Owned(String::from_utf8_lossy(&raw).into_owned())
+            }
+        };
+        let line = match lines? {
+            (true, text) => Some(without_terminator(decode(&text)?)),
+            (false, _) => None,
+        };
+        Some(Found {
+            path,
+            line_number: line_number?,
+            line,
+        })
+    }
+}
+
+/// The value of four hex digits.
+fn hex4(digits: &[u8]) -> Option<u16> {
+    let mut n: u16 = 0;
+    for &d in digits {
+        let v = char::from(d).to_digit(16)?;
+        n = (n << 4) | v as u16;
+    }
+    Some(n)
+}
+
+/// The decoded text of a checked string; `None` for a lone surrogate.
+fn decode<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, str>> {
+    if !raw.escaped {
+        return Some(Cow::Borrowed(raw.content));
+    }
+    let mut out = String::with_capacity(raw.content.len());
+    let mut rest = raw.content;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(rest.get(..at)?);
+        let escape = rest.as_bytes().get(at + 1)?;
+        let mut used = 2;
+        match escape {
+            b'"' => out.push('"'),
+            b'\\' => out.push('\\'),
+            b'/' => out.push('/'),
+            b'b' => out.push('\u{8}'),
+            b'f' => out.push('\u{c}'),
+            b'n' => out.push('\n'),
+            b'r' => out.push('\r'),
+            b't' => out.push('\t'),
+            b'u' => {
+                let bytes = rest.as_bytes();
+                let first = hex4(bytes.get(at + 2..at + 6)?)?;
+                used = 6;
+                let c = match first {
+                    0xD800..=0xDBFF => {
+                        if bytes.get(at + 6..at + 8)? != b"\\u" {
+                            return None;
+                        }
+                        let second = hex4(bytes.get(at + 8..at + 12)?)?;
+                        if !(0xDC00..=0xDFFF).contains(&second) {
+                            return None;
+                        }
+                        used = 12;
+                        let high = u32::from(first - 0xD800) << 10;
+                        char::from_u32((high | u32::from(second - 0xDC00)) + 0x1_0000)?
+                    }
+                    0xDC00..=0xDFFF => return None,
+                    n => char::from_u32(u32::from(n))?,
+                };
+                out.push(c);
+            }
+            _ => return None,
+        }
+        rest = rest.get(at + used..)?;
+    }
+    out.push_str(rest);
+    Some(Cow::Owned(out))
+}
+
+/// `text` without one trailing `\r\n` or `\n`.
+fn without_terminator(text: Cow<'_, str>) -> Cow<'_, str> {
+    let cut = if text.ends_with("\r\n") {
+        2
+    } else if text.ends_with('\n') {
+        1
+    } else {
+        return text;
+    };
+    match text {
+        Cow::Borrowed(s) => Cow::Borrowed(&s[..s.len() - cut]),
+        Cow::Owned(mut s) => {
+            s.truncate(s.len() - cut);
+            Cow::Owned(s)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(line: &str) -> Found<'_> {
+        match read_record(line) {
+            Some(Record::Match(found)) => found,
+            other => panic!("{other:?} for {line}"),
+        }
+    }
+
+    #[test]
+    fn reads_what_rg_prints() {
+        let line = r#"{"type":"match","data":{"path":{"text":"a/b.rs"},"lines":{"text":"fn x() -> Err {\n"},"line_number":4,"absolute_offset":116,"submatches":[{"match":{"text":"Err"},"start":10,"end":13}]}}"#;
+        let m = found(line);
+        assert_eq!(
+            (m.path.as_ref(), m.line_number, m.line.as_deref()),
+            ("a/b.rs", 4, Some("fn x() -> Err {"))
+        );
+        for other in [
+            r#"{"type":"begin","data":{"path":{"text":"a/b.rs"}}}"#,
+            r#"{"type":"end","data":{"path":{"text":"a"},"binary_offset":null,"stats":{"elapsed":{"secs":0,"nanos":1,"human":"0.0s"},"searches":1,"x":[true,false,-1.5e-3]}}}"#,
+            r#"{"data":{"elapsed_total":{"secs":0}},"type":"summary"}"#,
+            r#"{}"#,
+            r#"{"type":7} "#,
+        ] {
+            assert_eq!(read_record(other), Some(Record::Other), "{other}");
+        }
+    }
+
+    #[test]
+    fn decodes_escapes_pairs_and_bytes() {
+        let line = r#"{"data":{"line_number":7,"lines":{"text":"a\"\\\/\b\f\t\u00e9\ud83d\ude00\r\n"},"path":{"bytes":"bGF0aW7pLnR4dA=="}},"type":"match"}"#;
+        let m = found(line);
+        assert_eq!(m.path, "latin\u{FFFD}.txt");
+        assert_eq!(m.line.as_deref(), Some("a\"\\/\u{8}\u{c}\té\u{1F600}"));
+        let line = r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"bytes":"AAEC"},"line_number":0}}"#;
+        assert_eq!(found(line).line, None);
+    }
+
+    #[test]
+    fn hands_back_what_it_cannot_be_sure_of() {
+        for line in [
+            r#" {"type":"begin"}"#,
+            r#"{"type":"begin","type":"match"}"#,
+            r#"{"typ\u0065":"match"}"#,
+            r#"{"type":"m\u0061tch","data":{}}"#,
+            r#"{"type":"match","data":{"path":{"text":"\ud800"},"lines":{"text":"x"},"line_number":1}}"#,
+            r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"\udc00"},"line_number":1}}"#,
+            r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"x"},"line_number":1.0}}"#,
+            r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"x"},"line_number":-1}}"#,
+            r#"{"type":"match","data":{"path":{"bytes":"!!"},"lines":{"text":"x"},"line_number":1}}"#,
+            r#"{"type":"match","data":{"path":{"text":"a","text":"b"},"lines":{"text":"x"},"line_number":1}}"#,
+            r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"x"}}}"#,
+            r#"{"type":"match"}"#,
+            r#"{"type":"begin","data":{"x":01}}"#,
+            r#"{"type":"begin","data":{"x":"\x"}}"#,
+            r#"{"type":"begin","data":{"x":[1,]}}"#,
+            "{\"type\":\"begin\",\"data\":\"\t\"}",
+            r#"{"type":"begin"} x"#,
+            r#"{"type":"begin""#,
+        ] {
+            assert_eq!(read_record(line), None, "{line}");
+        }
+        let deep = format!("{{\"data\":{}{}}}", "[".repeat(70), "]".repeat(70));
+        assert_eq!(read_record(&deep), None);
+    }
+
+    #[test]
+    fn the_special_byte_scan_is_exact() {
+        for b in 0..=255u8 {
+            let mut word = [b'a'; 8];
+            word[5] = b;
+            assert_eq!(any_special(u64::from_le_bytes(word)), is_special(b), "{b}");
+        }
+    }
+}
