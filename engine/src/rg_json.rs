@@ -483,6 +483,9 @@ fn without_terminator(text: Cow<'_, str>) -> Cow<'_, str> {
 }
 
 #[cfg(test)]
+mod sameness;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
