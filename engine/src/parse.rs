@@ -252,7 +252,7 @@ pub(crate) fn parse_record(
     last_path: &mut Option<(String, String)>,
 ) -> Result<Record, SearchError> {
     match read_record(line) {
-        Some(RgRecord::Other) => return Ok(None),
+        Some(RgRecord::Other) => Ok(None),
         Some(RgRecord::Match(found)) => {
             let m = GrepMatch {
                 path: shown_path(&found.path, mapper, last_path),
@@ -261,7 +261,7 @@ pub(crate) fn parse_record(
                     .line
                     .map_or_else(|| NON_UTF8_LINE.to_owned(), Cow::into_owned),
             };
-            return Ok(Some((m, true)));
+            Ok(Some((m, true)))
         }
         None => parse_serde(line, mapper, last_path),
     }

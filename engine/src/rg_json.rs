@@ -53,6 +53,67 @@ pub(crate) struct Found<'a> {
 
 /// Reads one record line; `None` sends it to serde_json.
 pub(crate) fn read_record(line: &str) -> Option<Record<'_>> {
+    match canonical_match(line) {
+        Some(found) => Some(Record::Match(found)),
+        None => general_record(line),
+    }
+}
+
+/// How rg 13 starts a match record whose path is text.
+const MATCH_HEAD: &str = r#"{"type":"match","data":{"path":{"text":"#;
+
+/// A match record laid out exactly as rg prints it (no whitespace; keys in
+/// rg's order; submatches of text), read by comparing the fixed parts and
+/// scanning only the values. Anything else is left to [`general_record`],
+/// which reads every such line the same way.
+fn canonical_match(line: &str) -> Option<Found<'_>> {
+    if !line.starts_with(MATCH_HEAD) {
+        return None;
+    }
+    let mut r = Reader {
+        text: line,
+        bytes: line.as_bytes(),
+        at: MATCH_HEAD.len(),
+    };
+    let path = r.string()?;
+    r.literal(br#"},"lines":{"#)?;
+    let lines_are_text = match r.literal(br#""text":"#) {
+        Some(()) => true,
+        None => {
+            r.literal(br#""bytes":"#)?;
+            false
+        }
+    };
+    let lines = r.string()?;
+    r.literal(br#"},"line_number":"#)?;
+    let line_number = r.number()?;
+    r.literal(br#","absolute_offset":"#)?;
+    r.number()?;
+    r.literal(br#","submatches":["#)?;
+    if r.peek() != Some(b']') {
+        loop {
+            r.literal(br#"{"match":{"text":"#)?;
+            r.string()?;
+            r.literal(br#"},"start":"#)?;
+            r.number()?;
+            r.literal(br#","end":"#)?;
+            r.number()?;
+            r.literal(b"}")?;
+            if r.peek() != Some(b',') {
+                break;
+            }
+            r.at += 1;
+        }
+    }
+    r.literal(b"]}}")?;
+    if r.at != r.bytes.len() {
+        return None;
+    }
+    found((true, path), (lines_are_text, lines), line_number)
+}
+
+/// Any record line within the limits of the module documentation.
+fn general_record(line: &str) -> Option<Record<'_>> {
     let mut r = Reader {
         text: line,
         bytes: line.as_bytes(),
@@ -145,8 +206,11 @@ fn is_special(b: u8) -> bool {
     b == b'"' || b == b'\\' || b < 0x20
 }
 
-/// Whether any of the 8 bytes of `w` is special (exact, no false positives).
-fn any_special(w: u64) -> bool {
+/// The index of the first special byte among the 8 bytes of `w` (read
+/// little-endian), if any. Each zero-byte test can flag bytes above a true
+/// hit (the borrow propagates upwards), never below one, so the lowest
+/// flagged byte is exact.
+fn first_special(w: u64) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let quote = w ^ (ONES * u64::from(b'"'));
@@ -154,7 +218,8 @@ fn any_special(w: u64) -> bool {
     let zero_quote = quote.wrapping_sub(ONES) & !quote;
     let zero_backslash = backslash.wrapping_sub(ONES) & !backslash;
     let control = w.wrapping_sub(ONES * 0x20) & !w;
-    (zero_quote | zero_backslash | control) & HIGHS != 0
+    let flagged = (zero_quote | zero_backslash | control) & HIGHS;
+    (flagged != 0).then(|| (flagged.trailing_zeros() / 8) as usize)
 }
 
 impl<'a> Reader<'a> {
@@ -195,8 +260,8 @@ impl<'a> Reader<'a> {
     fn special_from(&self, mut from: usize) -> Option<usize> {
         while let Some(chunk) = self.bytes.get(from..from + 8) {
             let word: [u8; 8] = chunk.try_into().ok()?;
-            if any_special(u64::from_le_bytes(word)) {
-                break;
+            if let Some(at) = first_special(u64::from_le_bytes(word)) {
+                return Some(from + at);
             }
             from += 8;
         }
@@ -365,13 +430,7 @@ impl<'a> Reader<'a> {
             match self.key()? {
                 "path" if path.is_none() => path = Some(self.text_or_bytes()?),
                 "lines" if lines.is_none() => lines = Some(self.text_or_bytes()?),
-                "line_number" if line_number.is_none() => {
-                    let digits = self.number()?;
-                    if digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                        return None;
-                    }
-                    line_number = Some(digits.parse::<i64>().ok()?);
-                }
+                "line_number" if line_number.is_none() => line_number = Some(self.number()?),
                 "path" | "lines" | "line_number" => return None,
                 _ => self.skip_value(2)?,
             }
@@ -382,26 +441,40 @@ impl<'a> Reader<'a> {
                 _ => return None,
             }
         }
-        let path = match path? {
-            (true, text) => decode(&text)?,
-            (false, bytes) => {
-                let encoded = decode(&bytes)?;
-                let raw = base64::engine::general_purpose::STANDARD
-                    .decode(encoded.as_bytes())
-                    .ok()?;
-                Cow::Owned(String::from_utf8_lossy(&raw).into_owned())
-            }
-        };
-        let line = match lines? {
-            (true, text) => Some(without_terminator(decode(&text)?)),
-            (false, _) => None,
-        };
-        Some(Found {
-            path,
-            line_number: line_number?,
-            line,
-        })
+        found(path?, lines?, line_number?)
     }
+}
+
+/// A match from its `path` and `lines` (each: is text, string) and the
+/// text of its `line_number`, which must be plain digits fitting an `i64`.
+fn found<'a>(
+    path: (bool, RawStr<'a>),
+    lines: (bool, RawStr<'a>),
+    line_number: &str,
+) -> Option<Found<'a>> {
+    if line_number.len() > 18 || !line_number.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let line_number = line_number.parse::<i64>().ok()?;
+    let path = match path {
+        (true, text) => decode(&text)?,
+        (false, bytes) => {
+            let encoded = decode(&bytes)?;
+            let raw = base64::engine::general_purpose::STANDARD
+                .decode(encoded.as_bytes())
+                .ok()?;
+            Cow::Owned(String::from_utf8_lossy(&raw).into_owned())
+        }
+    };
+    let line = match lines {
+        (true, text) => Some(without_terminator(decode(&text)?)),
+        (false, _) => None,
+    };
+    Some(Found {
+        path,
+        line_number,
+        line,
+    })
 }
 
 /// The value of four hex digits.
@@ -553,12 +626,13 @@ mod tests {
         assert_eq!(read_record(&deep), None);
     }
 
-    #[test]
-    fn the_special_byte_scan_is_exact() {
-        for b in 0..=255u8 {
-            let mut word = [b'a'; 8];
-            word[5] = b;
-            assert_eq!(any_special(u64::from_le_bytes(word)), is_special(b), "{b}");
+    proptest::proptest! {
+        #[test]
+        fn the_special_byte_scan_is_exact(word in proptest::array::uniform8(
+            proptest::prop_oneof![proptest::num::u8::ANY, proptest::sample::select(vec![b'"', b'\\', 0, 0x1f, 0x20, 0x80, 0x9f, 0xa0])]
+        )) {
+            let expected = word.iter().position(|&b| is_special(b));
+            proptest::prop_assert_eq!(first_special(u64::from_le_bytes(word)), expected);
         }
     }
 }

@@ -9,7 +9,7 @@ use base64::Engine as _;
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use super::{Record as RgRecord, read_record};
+use super::{Record as RgRecord, canonical_match, general_record, read_record};
 use crate::error::SearchError;
 use crate::parse::{ParsedMatches, Record, parse_grep_matches, parse_record, parse_serde};
 use crate::paths::DisplayMapper;
@@ -251,10 +251,15 @@ fn serde_reference(stdout: &str) -> Result<ParsedMatches, SearchError> {
     Ok(parsed)
 }
 
-fn canonical_match(path: &str, n: u64, text: &str) -> String {
+/// A match record as rg prints it.
+fn rg_match(path: &str, n: u64, text: &str, offset: u64, submatches: &[String]) -> String {
+    let submatches: Vec<serde_json::Value> = submatches
+        .iter()
+        .map(|m| serde_json::json!({"match": {"text": m}, "start": 0, "end": 1}))
+        .collect();
     serde_json::json!({"type": "match", "data": {"path": {"text": path},
-        "lines": {"text": text}, "line_number": n, "absolute_offset": 3,
-        "submatches": [{"match": {"text": "x"}, "start": 0, "end": 1}]}})
+        "lines": {"text": text}, "line_number": n, "absolute_offset": offset,
+        "submatches": submatches}})
     .to_string()
 }
 
@@ -266,6 +271,9 @@ proptest! {
     fn the_reader_agrees_with_serde_json_on_any_record(line in record()) {
         let (reader, serde) = both(&line);
         prop_assert_eq!(reader, serde, "{}", line);
+        if let Some(found) = canonical_match(&line) {
+            prop_assert_eq!(Some(RgRecord::Match(found)), general_record(&line));
+        }
     }
 
     /// Also on lines that are not records at all.
@@ -312,9 +320,13 @@ proptest! {
         path in "(/w/)?[a-zé\\\"\\\\/ ]{0,12}",
         text in "\\PC{0,20}(\r?\n)?",
         n in 0u64..1_000_000,
+        offset in any::<u64>(),
+        submatches in prop::collection::vec("\\PC{0,4}", 0..3),
     ) {
-        let line = canonical_match(&path, n, &text);
-        prop_assert!(matches!(read_record(&line), Some(RgRecord::Match(_))), "{}", line);
+        let line = rg_match(&path, n, &text, offset, &submatches);
+        let canonical = canonical_match(&line);
+        prop_assert!(canonical.is_some(), "{}", line);
+        prop_assert_eq!(canonical.map(RgRecord::Match), general_record(&line));
         let (reader, serde) = both(&line);
         prop_assert_eq!(reader, serde);
     }
