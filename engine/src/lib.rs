@@ -31,6 +31,7 @@ pub mod result;
 mod rg_json;
 pub mod sample;
 pub mod spill;
+mod stream;
 pub mod surface;
 pub mod text;
 pub mod tools;

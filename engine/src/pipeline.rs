@@ -4,7 +4,7 @@
 //! `stopAtRawOutputCap` opt-in, `OverCap::Stop`, reports an overflow
 //! before rg's exit is known; see docs/performance.md.)
 
-use crate::bash::{BashExecutor, BashRequest, CappedRun, OverCap};
+use crate::bash::{BashExecutor, BashRequest, CappedRun, OverCap, SharedSink};
 use crate::classify::classify_exit;
 use crate::error::{SearchCode, SearchError, ToolError};
 use crate::exec::ExecContext;
@@ -17,6 +17,8 @@ pub struct RawSearch {
     pub no_matches: bool,
     /// The resolved working directory: the base of display paths.
     pub workdir: String,
+    /// Stdout went to the sink of [`run_ripgrep_into`], not into `stdout`.
+    pub streamed: bool,
 }
 
 fn aborted(tool: &str) -> SearchError {
@@ -45,6 +47,32 @@ pub async fn run_ripgrep(
     bash: &dyn BashExecutor,
     exec: &ExecContext,
 ) -> Result<RawSearch, ToolError> {
+    let no_sink = |_: &str| None;
+    run_ripgrep_into(
+        tool,
+        command,
+        raw_output_max_bytes,
+        over_cap,
+        bash,
+        exec,
+        no_sink,
+    )
+    .await
+}
+
+/// [`run_ripgrep`], offering the executor the sink that `sink` builds for
+/// the resolved working directory: an executor that streams hands it stdout
+/// as it arrives (`streamed`; the sink's reading counts only once every
+/// check here has passed), any other leaves stdout in the result.
+pub(crate) async fn run_ripgrep_into(
+    tool: &str,
+    command: String,
+    raw_output_max_bytes: u64,
+    over_cap: OverCap,
+    bash: &dyn BashExecutor,
+    exec: &ExecContext,
+    sink: impl FnOnce(&str) -> Option<SharedSink>,
+) -> Result<RawSearch, ToolError> {
     let request = BashRequest {
         command,
         workdir: exec.cwd().map(str::to_owned),
@@ -62,9 +90,16 @@ pub async fn run_ripgrep(
     // nothing past it, and with `OverCap::Stop` (the `stopAtRawOutputCap`
     // opt-in) ends rg there, giving the overflow of a truncated stdout
     // (step 7) before steps 3 to 6 could see how rg would have ended.
-    let result = match bash.run_capped(spec, over_cap).await {
-        Ok(CappedRun::Finished(result)) => result,
-        Ok(CappedRun::StdoutOverCap) => {
+    let run = match sink(&workdir) {
+        Some(sink) => bash.run_streamed(spec, over_cap, sink).await,
+        None => bash
+            .run_capped(spec, over_cap)
+            .await
+            .map(|run| (run, false)),
+    };
+    let (result, streamed) = match run {
+        Ok((CappedRun::Finished(result), streamed)) => (result, streamed),
+        Ok((CappedRun::StdoutOverCap, _)) => {
             return Err(truncated_overflow(tool, raw_output_max_bytes).into());
         }
         Err(_) if spec_signal.is_some_and(|s| s.is_cancelled()) => return Err(aborted(tool).into()),
@@ -122,6 +157,7 @@ pub async fn run_ripgrep(
         stdout: result.stdout.text,
         no_matches: exit_code == 1,
         workdir,
+        streamed,
     })
 }
 

@@ -16,12 +16,18 @@ use crate::meta::{SearchMeta, glob_meta_from_page, glob_search_meta, grep_search
 use crate::mtime_sort::sort_by_mtime;
 use crate::parse::{parse_glob_paths, parse_grep_matches};
 use crate::paths::to_workdir_relative;
-use crate::pipeline::run_ripgrep;
+use crate::pipeline::run_ripgrep_into;
 use crate::render::{
     glob_page, glob_spill_content, grep_spill_content, render_glob, render_glob_page, render_grep,
 };
 use crate::spill::SpillRef;
+use crate::stream::{GlobStream, GrepStream, Shared};
 use crate::value::{GlobValue, GrepValue, ToolValue};
+
+/// A streamed stdout whose reader was lost (a panic while reading it).
+fn lost_output() -> ToolError {
+    ToolError::Plain("the search output could not be read".to_owned())
+}
 
 /// Which tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,13 +68,23 @@ impl SearchTool {
                 } else {
                     build_glob_command(&args)
                 };
-                let mut raw = run_ripgrep(
+                // Paths are read as rg lists them, unless they must be sorted first.
+                let mut stream = None;
+                let mut raw = run_ripgrep_into(
                     "glob",
                     command,
                     config.raw_output_max_bytes,
                     config.over_cap(),
                     bash.as_ref(),
                     exec,
+                    |workdir| {
+                        (!config.glob_sort_in_engine).then(|| {
+                            let shared = Shared::new(GlobStream::new(workdir));
+                            let sink = shared.sink();
+                            stream = Some(shared);
+                            sink
+                        })
+                    },
                 )
                 .await?;
                 let root = match &args.path {
@@ -86,6 +102,11 @@ impl SearchTool {
                 }
                 let paths = if raw.no_matches {
                     Vec::new()
+                } else if raw.streamed {
+                    stream
+                        .and_then(Shared::take)
+                        .ok_or_else(lost_output)?
+                        .finish()
                 } else {
                     parse_glob_paths(&raw.stdout, &raw.workdir)
                 };
@@ -93,13 +114,20 @@ impl SearchTool {
             }
             Self::Grep => {
                 let args = parse_grep_args(args)?;
-                let raw = run_ripgrep(
+                let mut stream = None;
+                let raw = run_ripgrep_into(
                     "grep",
                     build_grep_command(&args),
                     config.raw_output_max_bytes,
                     config.over_cap(),
                     bash.as_ref(),
                     exec,
+                    |workdir| {
+                        let shared = Shared::new(GrepStream::new(workdir));
+                        let sink = shared.sink();
+                        stream = Some(shared);
+                        Some(sink)
+                    },
                 )
                 .await?;
                 if raw.no_matches {
@@ -107,7 +135,14 @@ impl SearchTool {
                         matches: Vec::new(),
                     }));
                 }
-                let parsed = parse_grep_matches(&raw.stdout, &raw.workdir)?;
+                let parsed = if raw.streamed {
+                    stream
+                        .and_then(Shared::take)
+                        .ok_or_else(lost_output)?
+                        .finish()?
+                } else {
+                    parse_grep_matches(&raw.stdout, &raw.workdir)?
+                };
                 if let Some(violation) = parsed.schema_violation {
                     return Err(ToolError::InvalidOutput {
                         tool: "grep".to_owned(),
