@@ -53,10 +53,64 @@ pub(crate) struct Found<'a> {
 
 /// Reads one record line; `None` sends it to serde_json.
 pub(crate) fn read_record(line: &str) -> Option<Record<'_>> {
-    match canonical_match(line) {
-        Some(found) => Some(Record::Match(found)),
-        None => general_record(line),
+    if let Some(found) = canonical_match(line) {
+        return Some(Record::Match(found));
     }
+    if canonical_other(line).is_some() {
+        return Some(Record::Other);
+    }
+    general_record(line)
+}
+
+const BEGIN_HEAD: &str = r#"{"type":"begin","data":{"path":{"text":"#;
+const END_HEAD: &str = r#"{"type":"end","data":{"path":{"text":"#;
+
+/// The `end` record's fields after `path`, as rg prints them: each key is
+/// followed by a number, except `human` (a string).
+const END_FIELDS: [&[u8]; 9] = [
+    br#","stats":{"elapsed":{"secs":"#,
+    br#","nanos":"#,
+    br#","human":"#,
+    br#"},"searches":"#,
+    br#","searches_with_match":"#,
+    br#","bytes_searched":"#,
+    br#","bytes_printed":"#,
+    br#","matched_lines":"#,
+    br#","matches":"#,
+];
+
+/// A `begin` or `end` record laid out exactly as rg prints it, checked
+/// like [`canonical_match`]; `Some` means [`Record::Other`].
+fn canonical_other(line: &str) -> Option<()> {
+    let head = if line.starts_with(BEGIN_HEAD) {
+        BEGIN_HEAD
+    } else if line.starts_with(END_HEAD) {
+        END_HEAD
+    } else {
+        return None;
+    };
+    let mut r = Reader {
+        text: line,
+        bytes: line.as_bytes(),
+        at: head.len(),
+    };
+    r.string()?;
+    if head == END_HEAD {
+        r.literal(br#"},"binary_offset":"#)?;
+        if r.literal(b"null").is_none() {
+            r.number()?;
+        }
+        for field in END_FIELDS {
+            r.literal(field)?;
+            if field == br#","human":"# {
+                r.string()?;
+            } else {
+                r.number()?;
+            }
+        }
+    }
+    r.literal(b"}}}")?;
+    (r.at == r.bytes.len()).then_some(())
 }
 
 /// How rg 13 starts a match record whose path is text.
@@ -142,7 +196,7 @@ fn general_record(line: &str) -> Option<Record<'_>> {
                 }
                 is_match = Some(if r.peek() == Some(b'"') {
                     let s = r.string()?;
-                    if s.escaped {
+                    if s.escape.is_some() {
                         return None;
                     }
                     s.content == "match"
@@ -188,10 +242,11 @@ fn general_record(line: &str) -> Option<Record<'_>> {
     }
 }
 
-/// A string's raw content (between the quotes) and whether it has escapes.
+/// A string's raw content (between the quotes) and where its first escape
+/// is, if it has any.
 struct RawStr<'a> {
     content: &'a str,
-    escaped: bool,
+    escape: Option<usize>,
 }
 
 #[derive(Clone, Copy)]
@@ -248,7 +303,7 @@ impl<'a> Reader<'a> {
     /// the value.
     fn key(&mut self) -> Option<&'a str> {
         let key = self.string()?;
-        if key.escaped {
+        if key.escape.is_some() {
             return None;
         }
         self.expect(b':')?;
@@ -281,14 +336,14 @@ impl<'a> Reader<'a> {
             return None;
         }
         let start = self.at;
-        let mut escaped = false;
+        let mut escape = None;
         let mut at = start;
         loop {
             at = self.special_from(at)?;
             match self.bytes[at] {
                 b'"' => break,
                 b'\\' => {
-                    escaped = true;
+                    escape = escape.or(Some(at - start));
                     match self.bytes.get(at + 1)? {
                         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
                         b'u' => {
@@ -304,45 +359,46 @@ impl<'a> Reader<'a> {
         self.at = at + 1;
         Some(RawStr {
             content: self.text.get(start..at)?,
-            escaped,
+            escape,
         })
     }
 
     /// A number checked to JSON's grammar; returns its text.
     fn number(&mut self) -> Option<&'a str> {
+        let bytes = self.bytes;
         let start = self.at;
-        if self.peek() == Some(b'-') {
-            self.at += 1;
-        }
-        match self.next()? {
-            b'0' => {}
-            b'1'..=b'9' => self.digits(),
-            _ => return None,
-        }
-        if self.peek() == Some(b'.') {
-            self.at += 1;
-            self.some_digits()?;
-        }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.at += 1;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.at += 1;
+        let digits_from = |mut at: usize| {
+            while let Some(b'0'..=b'9') = bytes.get(at) {
+                at += 1;
             }
-            self.some_digits()?;
+            at
+        };
+        let mut at = start + usize::from(bytes.get(start) == Some(&b'-'));
+        at = match bytes.get(at)? {
+            b'0' => at + 1,
+            b'1'..=b'9' => digits_from(at + 1),
+            _ => return None,
+        };
+        if bytes.get(at) == Some(&b'.') {
+            let end = digits_from(at + 1);
+            if end == at + 1 {
+                return None;
+            }
+            at = end;
         }
-        self.text.get(start..self.at)
-    }
-
-    fn digits(&mut self) {
-        while let Some(b'0'..=b'9') = self.peek() {
-            self.at += 1;
+        if let Some(b'e' | b'E') = bytes.get(at) {
+            at += 1;
+            if let Some(b'+' | b'-') = bytes.get(at) {
+                at += 1;
+            }
+            let end = digits_from(at);
+            if end == at {
+                return None;
+            }
+            at = end;
         }
-    }
-
-    fn some_digits(&mut self) -> Option<()> {
-        let start = self.at;
-        self.digits();
-        (self.at > start).then_some(())
+        self.at = at;
+        self.text.get(start..at)
     }
 
     fn literal(&mut self, word: &[u8]) -> Option<()> {
@@ -467,7 +523,7 @@ fn found<'a>(
         }
     };
     let line = match lines {
-        (true, text) => Some(without_terminator(decode(&text)?)),
+        (true, text) => Some(line_text(&text)?),
         (false, _) => None,
     };
     Some(Found {
@@ -489,12 +545,13 @@ fn hex4(digits: &[u8]) -> Option<u16> {
 
 /// The decoded text of a checked string; `None` for a lone surrogate.
 fn decode<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, str>> {
-    if !raw.escaped {
+    let Some(first) = raw.escape else {
         return Some(Cow::Borrowed(raw.content));
-    }
+    };
     let mut out = String::with_capacity(raw.content.len());
-    let mut rest = raw.content;
-    while let Some(at) = rest.find('\\') {
+    out.push_str(raw.content.get(..first)?);
+    let mut rest = raw.content.get(first..)?;
+    while let Some(at) = memchr::memchr(b'\\', rest.as_bytes()) {
         out.push_str(rest.get(..at)?);
         let escape = rest.as_bytes().get(at + 1)?;
         let mut used = 2;
@@ -535,6 +592,17 @@ fn decode<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, str>> {
     }
     out.push_str(rest);
     Some(Cow::Owned(out))
+}
+
+/// A line's decoded text without one trailing `\r\n` or `\n`; a line whose
+/// only escapes are that terminator (most of rg's) is not copied.
+fn line_text<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, str>> {
+    if let Some(at) = raw.escape
+        && matches!(raw.content.get(at..)?, "\\n" | "\\r\\n")
+    {
+        return Some(Cow::Borrowed(raw.content.get(..at)?));
+    }
+    Some(without_terminator(decode(raw)?))
 }
 
 /// `text` without one trailing `\r\n` or `\n`.

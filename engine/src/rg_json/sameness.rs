@@ -9,7 +9,7 @@ use base64::Engine as _;
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use super::{Record as RgRecord, canonical_match, general_record, read_record};
+use super::{Record as RgRecord, canonical_match, canonical_other, general_record, read_record};
 use crate::error::SearchError;
 use crate::parse::{ParsedMatches, Record, parse_grep_matches, parse_record, parse_serde};
 use crate::paths::DisplayMapper;
@@ -274,6 +274,9 @@ proptest! {
         if let Some(found) = canonical_match(&line) {
             prop_assert_eq!(Some(RgRecord::Match(found)), general_record(&line));
         }
+        if canonical_other(&line).is_some() {
+            prop_assert_eq!(Some(RgRecord::Other), general_record(&line));
+        }
     }
 
     /// Also on lines that are not records at all.
@@ -329,6 +332,40 @@ proptest! {
         prop_assert_eq!(canonical.map(RgRecord::Match), general_record(&line));
         let (reader, serde) = both(&line);
         prop_assert_eq!(reader, serde);
+    }
+}
+
+proptest! {
+    /// rg's `begin` and `end` records are read by their layout, as the
+    /// general reader and serde_json read them.
+    #[test]
+    fn rg_begin_and_end_records_are_read_by_their_layout(
+        path in "[a-zé\\\"\\\\/ \u{1}]{0,12}",
+        numbers in prop::array::uniform8(any::<u64>()),
+        binary_offset in proptest::option::of(any::<u64>()),
+        human in "[0-9.s\\\"]{0,10}",
+        damage in proptest::option::of(any::<prop::sample::Index>()),
+    ) {
+        let begin = serde_json::json!({"type": "begin", "data": {"path": {"text": path}}});
+        let end = serde_json::json!({"type": "end", "data": {"path": {"text": path},
+            "binary_offset": binary_offset, "stats": {"elapsed": {"secs": numbers[0],
+            "nanos": numbers[1], "human": human}, "searches": numbers[2],
+            "searches_with_match": numbers[3], "bytes_searched": numbers[4],
+            "bytes_printed": numbers[5], "matched_lines": numbers[6], "matches": numbers[7]}}});
+        for record in [begin, end] {
+            let mut line = record.to_string();
+            if let Some(cut) = damage {
+                let at = char_boundary(&line, cut.index(line.len() + 1));
+                line.truncate(at);
+            } else {
+                prop_assert!(canonical_other(&line).is_some(), "{}", line);
+            }
+            if canonical_other(&line).is_some() {
+                prop_assert_eq!(Some(RgRecord::Other), general_record(&line));
+            }
+            let (reader, serde) = both(&line);
+            prop_assert_eq!(reader, serde);
+        }
     }
 }
 
