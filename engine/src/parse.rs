@@ -251,20 +251,44 @@ pub(crate) fn parse_record(
     mapper: &DisplayMapper,
     last_path: &mut Option<(String, String)>,
 ) -> Result<Record, SearchError> {
-    match read_record(line) {
-        Some(RgRecord::Other) => Ok(None),
-        Some(RgRecord::Match(found)) => {
-            let m = GrepMatch {
-                path: shown_path(&found.path, mapper, last_path),
-                line_number: found.line_number,
-                line: found
-                    .line
-                    .map_or_else(|| NON_UTF8_LINE.to_owned(), Cow::into_owned),
-            };
-            Ok(Some((m, true)))
-        }
+    match read_record(line.as_bytes()) {
+        Some(record) => Ok(from_reader(record, mapper, last_path)),
         None => parse_serde(line, mapper, last_path),
     }
+}
+
+/// One record line as raw stdout bytes: exactly [`parse_record`] of its
+/// lossy UTF-8 decoding, decoding only what the reader keeps.
+pub(crate) fn parse_line(
+    line: &[u8],
+    mapper: &DisplayMapper,
+    last_path: &mut Option<(String, String)>,
+) -> Result<Record, SearchError> {
+    match read_record(line) {
+        Some(record) => Ok(from_reader(record, mapper, last_path)),
+        None => match std::str::from_utf8(line) {
+            Ok(text) => parse_serde(text, mapper, last_path),
+            Err(_) => parse_serde(&String::from_utf8_lossy(line), mapper, last_path),
+        },
+    }
+}
+
+fn from_reader(
+    record: RgRecord<'_>,
+    mapper: &DisplayMapper,
+    last_path: &mut Option<(String, String)>,
+) -> Record {
+    let RgRecord::Match(found) = record else {
+        return None;
+    };
+    let m = GrepMatch {
+        path: shown_path(&found.path, mapper, last_path),
+        line_number: found.line_number,
+        line: found
+            .line
+            .map_or_else(|| NON_UTF8_LINE.to_owned(), Cow::into_owned),
+    };
+    Some((m, true))
 }
 
 /// One record line read with serde_json: the reading `rg_json` must agree

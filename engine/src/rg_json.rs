@@ -51,8 +51,9 @@ pub(crate) struct Found<'a> {
     pub line: Option<Cow<'a, str>>,
 }
 
-/// Reads one record line; `None` sends it to serde_json.
-pub(crate) fn read_record(line: &str) -> Option<Record<'_>> {
+/// Reads one record line (raw bytes, read as their lossy UTF-8 decoding
+/// would be); `None` sends the decoded line to serde_json.
+pub(crate) fn read_record(line: &[u8]) -> Option<Record<'_>> {
     if let Some(found) = canonical_match(line) {
         return Some(Record::Match(found));
     }
@@ -62,8 +63,8 @@ pub(crate) fn read_record(line: &str) -> Option<Record<'_>> {
     general_record(line)
 }
 
-const BEGIN_HEAD: &str = r#"{"type":"begin","data":{"path":{"text":"#;
-const END_HEAD: &str = r#"{"type":"end","data":{"path":{"text":"#;
+const BEGIN_HEAD: &[u8] = br#"{"type":"begin","data":{"path":{"text":"#;
+const END_HEAD: &[u8] = br#"{"type":"end","data":{"path":{"text":"#;
 
 /// The `end` record's fields after `path`, as rg prints them: each key is
 /// followed by a number, except `human` (a string).
@@ -81,7 +82,7 @@ const END_FIELDS: [&[u8]; 9] = [
 
 /// A `begin` or `end` record laid out exactly as rg prints it, checked
 /// like [`canonical_match`]; `Some` means [`Record::Other`].
-fn canonical_other(line: &str) -> Option<()> {
+fn canonical_other(line: &[u8]) -> Option<()> {
     let head = if line.starts_with(BEGIN_HEAD) {
         BEGIN_HEAD
     } else if line.starts_with(END_HEAD) {
@@ -90,8 +91,7 @@ fn canonical_other(line: &str) -> Option<()> {
         return None;
     };
     let mut r = Reader {
-        text: line,
-        bytes: line.as_bytes(),
+        bytes: line,
         at: head.len(),
     };
     r.string()?;
@@ -114,19 +114,18 @@ fn canonical_other(line: &str) -> Option<()> {
 }
 
 /// How rg 13 starts a match record whose path is text.
-const MATCH_HEAD: &str = r#"{"type":"match","data":{"path":{"text":"#;
+const MATCH_HEAD: &[u8] = br#"{"type":"match","data":{"path":{"text":"#;
 
 /// A match record laid out exactly as rg prints it (no whitespace; keys in
 /// rg's order; submatches of text), read by comparing the fixed parts and
 /// scanning only the values. Anything else is left to [`general_record`],
 /// which reads every such line the same way.
-fn canonical_match(line: &str) -> Option<Found<'_>> {
+fn canonical_match(line: &[u8]) -> Option<Found<'_>> {
     if !line.starts_with(MATCH_HEAD) {
         return None;
     }
     let mut r = Reader {
-        text: line,
-        bytes: line.as_bytes(),
+        bytes: line,
         at: MATCH_HEAD.len(),
     };
     let path = r.string()?;
@@ -167,12 +166,8 @@ fn canonical_match(line: &str) -> Option<Found<'_>> {
 }
 
 /// Any record line within the limits of the module documentation.
-fn general_record(line: &str) -> Option<Record<'_>> {
-    let mut r = Reader {
-        text: line,
-        bytes: line.as_bytes(),
-        at: 0,
-    };
+fn general_record(line: &[u8]) -> Option<Record<'_>> {
+    let mut r = Reader { bytes: line, at: 0 };
     if r.peek() != Some(b'{') {
         return None;
     }
@@ -190,7 +185,7 @@ fn general_record(line: &str) -> Option<Record<'_>> {
         first = false;
         let key = r.key()?;
         match key {
-            "type" => {
+            b"type" => {
                 if is_match.is_some() {
                     return None;
                 }
@@ -199,13 +194,13 @@ fn general_record(line: &str) -> Option<Record<'_>> {
                     if s.escape.is_some() {
                         return None;
                     }
-                    s.content == "match"
+                    s.content == b"match"
                 } else {
                     r.skip_value(1)?;
                     false
                 });
             }
-            "data" => {
+            b"data" => {
                 if data_at.is_some() {
                     return None;
                 }
@@ -245,13 +240,16 @@ fn general_record(line: &str) -> Option<Record<'_>> {
 /// A string's raw content (between the quotes) and where its first escape
 /// is, if it has any.
 struct RawStr<'a> {
-    content: &'a str,
+    content: &'a [u8],
     escape: Option<usize>,
 }
 
+/// A position in one record line. The line is raw bytes that may not be
+/// UTF-8: it is read as its lossy decoding would be (which only ever
+/// replaces non-ASCII bytes, so the JSON structure is the same), and only
+/// the strings that are kept are decoded.
 #[derive(Clone, Copy)]
 struct Reader<'a> {
-    text: &'a str,
     bytes: &'a [u8],
     at: usize,
 }
@@ -301,7 +299,7 @@ impl<'a> Reader<'a> {
 
     /// An object key without escapes and its `:`; the reader is left at
     /// the value.
-    fn key(&mut self) -> Option<&'a str> {
+    fn key(&mut self) -> Option<&'a [u8]> {
         let key = self.string()?;
         if key.escape.is_some() {
             return None;
@@ -358,13 +356,13 @@ impl<'a> Reader<'a> {
         }
         self.at = at + 1;
         Some(RawStr {
-            content: self.text.get(start..at)?,
+            content: self.bytes.get(start..at)?,
             escape,
         })
     }
 
     /// A number checked to JSON's grammar; returns its text.
-    fn number(&mut self) -> Option<&'a str> {
+    fn number(&mut self) -> Option<&'a [u8]> {
         let bytes = self.bytes;
         let start = self.at;
         let digits_from = |mut at: usize| {
@@ -398,7 +396,7 @@ impl<'a> Reader<'a> {
             at = end;
         }
         self.at = at;
-        self.text.get(start..at)
+        self.bytes.get(start..at)
     }
 
     fn literal(&mut self, word: &[u8]) -> Option<()> {
@@ -458,8 +456,8 @@ impl<'a> Reader<'a> {
             return None;
         }
         let is_text = match self.key()? {
-            "text" => true,
-            "bytes" => false,
+            b"text" => true,
+            b"bytes" => false,
             _ => return None,
         };
         if self.peek() != Some(b'"') {
@@ -484,10 +482,10 @@ impl<'a> Reader<'a> {
                 return None;
             }
             match self.key()? {
-                "path" if path.is_none() => path = Some(self.text_or_bytes()?),
-                "lines" if lines.is_none() => lines = Some(self.text_or_bytes()?),
-                "line_number" if line_number.is_none() => line_number = Some(self.number()?),
-                "path" | "lines" | "line_number" => return None,
+                b"path" if path.is_none() => path = Some(self.text_or_bytes()?),
+                b"lines" if lines.is_none() => lines = Some(self.text_or_bytes()?),
+                b"line_number" if line_number.is_none() => line_number = Some(self.number()?),
+                b"path" | b"lines" | b"line_number" => return None,
                 _ => self.skip_value(2)?,
             }
             self.ws();
@@ -506,12 +504,14 @@ impl<'a> Reader<'a> {
 fn found<'a>(
     path: (bool, RawStr<'a>),
     lines: (bool, RawStr<'a>),
-    line_number: &str,
+    line_number: &[u8],
 ) -> Option<Found<'a>> {
-    if line_number.len() > 18 || !line_number.bytes().all(|b| b.is_ascii_digit()) {
+    if line_number.len() > 18 || !line_number.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let line_number = line_number.parse::<i64>().ok()?;
+    let line_number = line_number
+        .iter()
+        .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
     let path = match path {
         (true, text) => decode(&text)?,
         (false, bytes) => {
@@ -533,6 +533,14 @@ fn found<'a>(
     })
 }
 
+/// Bytes as the lossy UTF-8 decoding of the whole line has them.
+fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 /// The value of four hex digits.
 fn hex4(digits: &[u8]) -> Option<u16> {
     let mut n: u16 = 0;
@@ -545,12 +553,18 @@ fn hex4(digits: &[u8]) -> Option<u16> {
 
 /// The decoded text of a checked string; `None` for a lone surrogate.
 fn decode<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, str>> {
+    let text = lossy(raw.content);
     let Some(first) = raw.escape else {
-        return Some(Cow::Borrowed(raw.content));
+        return Some(text);
     };
-    let mut out = String::with_capacity(raw.content.len());
-    out.push_str(raw.content.get(..first)?);
-    let mut rest = raw.content.get(first..)?;
+    // The lossy decoding may have moved the first escape.
+    let first = match &text {
+        Cow::Borrowed(_) => first,
+        Cow::Owned(owned) => memchr::memchr(b'\\', owned.as_bytes())?,
+    };
+    let mut out = String::with_capacity(text.len());
+    out.push_str(text.get(..first)?);
+    let mut rest = text.get(first..)?;
     while let Some(at) = memchr::memchr(b'\\', rest.as_bytes()) {
         out.push_str(rest.get(..at)?);
         let escape = rest.as_bytes().get(at + 1)?;
@@ -598,9 +612,9 @@ fn decode<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, str>> {
 /// only escapes are that terminator (most of rg's) is not copied.
 fn line_text<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, str>> {
     if let Some(at) = raw.escape
-        && matches!(raw.content.get(at..)?, "\\n" | "\\r\\n")
+        && matches!(raw.content.get(at..)?, b"\\n" | b"\\r\\n")
     {
-        return Some(Cow::Borrowed(raw.content.get(..at)?));
+        return Some(lossy(raw.content.get(..at)?));
     }
     Some(without_terminator(decode(raw)?))
 }
@@ -631,7 +645,7 @@ mod tests {
     use super::*;
 
     fn found(line: &str) -> Found<'_> {
-        match read_record(line) {
+        match read_record(line.as_bytes()) {
             Some(Record::Match(found)) => found,
             other => panic!("{other:?} for {line}"),
         }
@@ -652,7 +666,11 @@ mod tests {
             r#"{}"#,
             r#"{"type":7} "#,
         ] {
-            assert_eq!(read_record(other), Some(Record::Other), "{other}");
+            assert_eq!(
+                read_record(other.as_bytes()),
+                Some(Record::Other),
+                "{other}"
+            );
         }
     }
 
@@ -688,10 +706,10 @@ mod tests {
             r#"{"type":"begin"} x"#,
             r#"{"type":"begin""#,
         ] {
-            assert_eq!(read_record(line), None, "{line}");
+            assert_eq!(read_record(line.as_bytes()), None, "{line}");
         }
         let deep = format!("{{\"data\":{}{}}}", "[".repeat(70), "]".repeat(70));
-        assert_eq!(read_record(&deep), None);
+        assert_eq!(read_record(deep.as_bytes()), None);
     }
 
     proptest::proptest! {

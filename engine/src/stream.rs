@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::bash::{SharedSink, StdoutSink};
 use crate::error::SearchError;
-use crate::parse::{ParsedMatches, parse_record};
+use crate::parse::{ParsedMatches, parse_line};
 use crate::paths::DisplayMapper;
 use crate::value::GrepMatch;
 
@@ -129,7 +129,7 @@ impl GrepStream {
             return;
         }
         let (mapper, last_path) = state;
-        match parse_record(&decoded(line), mapper, last_path) {
+        match parse_line(line, mapper, last_path) {
             Ok(Some((found, integral_ok))) => {
                 if !integral_ok && first_violation.is_none() {
                     *first_violation = Some(matches.len());
@@ -268,6 +268,22 @@ mod tests {
             1 => Just(b"{\"type\":\"match\",\"data\":{\"path\":{\"text\":\"\xc3\"},\"lines\":{\"text\":\"\xff\xe9x\"},\"line_number\":2}}".to_vec()),
             1 => prop::collection::vec(any::<u8>(), 0..12),
             1 => Just(b"/w/d/\xe9\xa9.rs".to_vec()),
+            // rg's own layouts with a stray non-UTF-8 byte anywhere: in a
+            // kept string, a skipped one, a key or the structure.
+            3 => (
+                prop_oneof![
+                    Just(br#"{"type":"match","data":{"path":{"text":"d/a.rs"},"lines":{"text":"x \"q\"\t\n"},"line_number":3,"absolute_offset":9,"submatches":[{"match":{"text":"q"},"start":3,"end":4}]}}"#.to_vec()),
+                    Just(br#"{"type":"match","data":{"path":{"text":"d/a.rs"},"lines":{"text":"tail\r\n"},"line_number":4,"absolute_offset":9,"submatches":[]}}"#.to_vec()),
+                    Just(br#"{"type":"end","data":{"path":{"text":"d/a.rs"},"binary_offset":null,"stats":{"elapsed":{"secs":0,"nanos":1,"human":"0.1s"},"searches":1,"searches_with_match":1,"bytes_searched":2,"bytes_printed":3,"matched_lines":4,"matches":5}}}"#.to_vec()),
+                ],
+                any::<prop::sample::Index>(),
+                prop::sample::select(vec![0x80u8, 0xa9, 0xc3, 0xe9, 0xf0, 0xff]),
+            )
+                .prop_map(|(mut line, at, byte)| {
+                    let at = at.index(line.len());
+                    line.insert(at, byte);
+                    line
+                }),
         ]
     }
 

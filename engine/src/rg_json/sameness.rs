@@ -271,11 +271,11 @@ proptest! {
     fn the_reader_agrees_with_serde_json_on_any_record(line in record()) {
         let (reader, serde) = both(&line);
         prop_assert_eq!(reader, serde, "{}", line);
-        if let Some(found) = canonical_match(&line) {
-            prop_assert_eq!(Some(RgRecord::Match(found)), general_record(&line));
+        if let Some(found) = canonical_match(line.as_bytes()) {
+            prop_assert_eq!(Some(RgRecord::Match(found)), general_record(line.as_bytes()));
         }
-        if canonical_other(&line).is_some() {
-            prop_assert_eq!(Some(RgRecord::Other), general_record(&line));
+        if canonical_other(line.as_bytes()).is_some() {
+            prop_assert_eq!(Some(RgRecord::Other), general_record(line.as_bytes()));
         }
     }
 
@@ -327,9 +327,9 @@ proptest! {
         submatches in prop::collection::vec("\\PC{0,4}", 0..3),
     ) {
         let line = rg_match(&path, n, &text, offset, &submatches);
-        let canonical = canonical_match(&line);
+        let canonical = canonical_match(line.as_bytes());
         prop_assert!(canonical.is_some(), "{}", line);
-        prop_assert_eq!(canonical.map(RgRecord::Match), general_record(&line));
+        prop_assert_eq!(canonical.map(RgRecord::Match), general_record(line.as_bytes()));
         let (reader, serde) = both(&line);
         prop_assert_eq!(reader, serde);
     }
@@ -358,10 +358,10 @@ proptest! {
                 let at = char_boundary(&line, cut.index(line.len() + 1));
                 line.truncate(at);
             } else {
-                prop_assert!(canonical_other(&line).is_some(), "{}", line);
+                prop_assert!(canonical_other(line.as_bytes()).is_some(), "{}", line);
             }
-            if canonical_other(&line).is_some() {
-                prop_assert_eq!(Some(RgRecord::Other), general_record(&line));
+            if canonical_other(line.as_bytes()).is_some() {
+                prop_assert_eq!(Some(RgRecord::Other), general_record(line.as_bytes()));
             }
             let (reader, serde) = both(&line);
             prop_assert_eq!(reader, serde);
@@ -382,7 +382,7 @@ fn the_generated_records_exercise_both_outcomes() {
         let Ok(tree) = strategy.new_tree(&mut runner) else {
             continue;
         };
-        match read_record(&tree.current()) {
+        match read_record(tree.current().as_bytes()) {
             Some(RgRecord::Match(_)) => matched += 1,
             Some(RgRecord::Other) => other += 1,
             None => handed_back += 1,
