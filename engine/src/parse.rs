@@ -22,7 +22,7 @@ use serde_json::value::RawValue;
 
 use crate::error::{SearchCode, SearchError};
 use crate::paths::DisplayMapper;
-use crate::rg_json::{Record as RgRecord, read_record};
+use crate::rg_json::{FoundPath, Record as RgRecord, read_record};
 use crate::value::GrepMatch;
 
 /// The placeholder for a non-UTF-8 matched line.
@@ -281,8 +281,12 @@ fn from_reader(
     let RgRecord::Match(found) = record else {
         return None;
     };
+    let path = match (&found.path, &*last_path) {
+        (FoundPath::Plain(raw), Some((last, shown))) if last.as_bytes() == *raw => shown.clone(),
+        _ => shown_path(&found.path.text(), mapper, last_path),
+    };
     let m = GrepMatch {
-        path: shown_path(&found.path, mapper, last_path),
+        path,
         line_number: found.line_number,
         line: found
             .line

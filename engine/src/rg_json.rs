@@ -43,12 +43,31 @@ pub(crate) enum Record<'a> {
 /// The parts of a match record the contract uses.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Found<'a> {
-    /// The decoded `path.text`, or the lossy text of `path.bytes`.
-    pub path: Cow<'a, str>,
+    pub path: FoundPath<'a>,
     pub line_number: i64,
     /// `lines.text` without one trailing `\r\n` or `\n`; `None` for
     /// `lines.bytes` (a line that is not valid UTF-8).
     pub line: Option<Cow<'a, str>>,
+}
+
+/// A match's path: the decoded `path.text`, or the lossy text of
+/// `path.bytes`.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum FoundPath<'a> {
+    /// A `path.text` without escapes, still undecoded (rg repeats a file's
+    /// path in each of its matches; a caller comparing these bytes with the
+    /// previous path decodes each path once).
+    Plain(&'a [u8]),
+    Decoded(Cow<'a, str>),
+}
+
+impl FoundPath<'_> {
+    pub(crate) fn text(&self) -> Cow<'_, str> {
+        match self {
+            Self::Plain(bytes) => lossy(bytes),
+            Self::Decoded(text) => Cow::Borrowed(text),
+        }
+    }
 }
 
 /// Reads one record line (raw bytes, read as their lossy UTF-8 decoding
@@ -513,13 +532,14 @@ fn found<'a>(
         .iter()
         .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
     let path = match path {
-        (true, text) => decode(&text)?,
+        (true, text) if text.escape.is_none() => FoundPath::Plain(text.content),
+        (true, text) => FoundPath::Decoded(decode(&text)?),
         (false, bytes) => {
             let encoded = decode(&bytes)?;
             let raw = base64::engine::general_purpose::STANDARD
                 .decode(encoded.as_bytes())
                 .ok()?;
-            Cow::Owned(String::from_utf8_lossy(&raw).into_owned())
+            FoundPath::Decoded(Cow::Owned(String::from_utf8_lossy(&raw).into_owned()))
         }
     };
     let line = match lines {
@@ -656,7 +676,7 @@ mod tests {
         let line = r#"{"type":"match","data":{"path":{"text":"a/b.rs"},"lines":{"text":"fn x() -> Err {\n"},"line_number":4,"absolute_offset":116,"submatches":[{"match":{"text":"Err"},"start":10,"end":13}]}}"#;
         let m = found(line);
         assert_eq!(
-            (m.path.as_ref(), m.line_number, m.line.as_deref()),
+            (m.path.text().as_ref(), m.line_number, m.line.as_deref()),
             ("a/b.rs", 4, Some("fn x() -> Err {"))
         );
         for other in [
@@ -678,7 +698,7 @@ mod tests {
     fn decodes_escapes_pairs_and_bytes() {
         let line = r#"{"data":{"line_number":7,"lines":{"text":"a\"\\\/\b\f\t\u00e9\ud83d\ude00\r\n"},"path":{"bytes":"bGF0aW7pLnR4dA=="}},"type":"match"}"#;
         let m = found(line);
-        assert_eq!(m.path, "latin\u{FFFD}.txt");
+        assert_eq!(m.path.text(), "latin\u{FFFD}.txt");
         assert_eq!(m.line.as_deref(), Some("a\"\\/\u{8}\u{c}\té\u{1F600}"));
         let line = r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"bytes":"AAEC"},"line_number":0}}"#;
         assert_eq!(found(line).line, None);
