@@ -8,11 +8,14 @@
 //! borrowed, typed structs: each field is first taken as a raw JSON slice,
 //! then checked and decoded only as far as the contract needs.
 //!
-//! Well-formed match records (what rg prints) take a one-pass fast path
-//! into fully typed structs; any record it does not accept outright
-//! (escaped keys, duplicate keys, base64 bytes, a fractional line number,
-//! anything malformed) is read again by the checking path, so both paths
-//! give the same result for every input.
+//! Each line goes first to `rg_json`, a dedicated reader that answers only
+//! for records it can read with certainty (what rg prints); every other
+//! line is read with serde_json. There, well-formed match records take a
+//! one-pass fast path into fully typed structs; any record it does not
+//! accept outright (escaped keys, duplicate keys, base64 bytes, a
+//! fractional line number, anything malformed) is read again by the
+//! checking path, so all paths give the same result for every input.
+//! `stream.rs` feeds lines here while rg still writes.
 
 use std::borrow::Cow;
 

@@ -21,9 +21,19 @@
 //! A match must further have `path` and `lines` of the exact form
 //! `{"text": …}` or `{"bytes": …}` (one member), and a `line_number` of
 //! plain decimal digits that fits an `i64`. A decoded string with a lone
-//! surrogate (which serde_json refuses to decode into a `str`), a path
-//! `bytes` that is not valid base64, and every other shape go back to
-//! serde_json, so errors are always serde_json's own.
+//! surrogate, a path `bytes` that is not valid base64, and every other
+//! shape go back to serde_json, so errors are always serde_json's own.
+//!
+//! Lone surrogates, as serde_json 1.0.154 treats them: a skipped value
+//! (a raw value, an unknown field) only needs four hex digits after `\u`,
+//! so a record with `"\ud800"` in, say, `submatches` is read normally;
+//! decoding into a `str` refuses a lone trailing surrogate, a leading one
+//! not followed by `\u`, and a leading one followed by a `\u` that is not
+//! a trailing surrogate. `parse.rs` then reports a `path.text` it cannot
+//! decode as "a match record has no path text" (unless `path.bytes` is
+//! usable), and a `lines.text` as the non-UTF-8 placeholder when
+//! `lines.bytes` is a string, else as "a match record has neither line
+//! text nor bytes". A test pins these outcomes.
 
 use std::borrow::Cow;
 
@@ -702,6 +712,53 @@ mod tests {
         assert_eq!(m.line.as_deref(), Some("a\"\\/\u{8}\u{c}\té\u{1F600}"));
         let line = r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"bytes":"AAEC"},"line_number":0}}"#;
         assert_eq!(found(line).line, None);
+    }
+
+    #[test]
+    fn lone_surrogates_end_as_serde_json_judges_them() {
+        use crate::parse::{NON_UTF8_LINE, parse_record};
+        use crate::paths::DisplayMapper;
+        let read = |line: &str| {
+            let mapper = DisplayMapper::new("/w");
+            parse_record(line, &mapper, &mut None)
+                .map(|r| r.map(|(m, _)| (m.path, m.line)))
+                .map_err(|e| e.message)
+        };
+        let malformed = |d: &str| {
+            Err(format!(
+                "grep received malformed ripgrep --json output ({d})"
+            ))
+        };
+        let found = |p: &str, l: &str| Ok(Some((p.to_owned(), l.to_owned())));
+        let cases = [
+            (
+                r#"{"type":"match","data":{"path":{"text":"a\ud800"},"lines":{"text":"x"},"line_number":1}}"#,
+                malformed("a match record has no path text"),
+            ),
+            (
+                r#"{"type":"match","data":{"path":{"text":"\udc00"},"lines":{"text":"x"},"line_number":1}}"#,
+                malformed("a match record has no path text"),
+            ),
+            (
+                r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"\ud800\u0041"},"line_number":1}}"#,
+                malformed("a match record has neither line text nor bytes"),
+            ),
+            (
+                r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"\ud800","bytes":"AA=="},"line_number":1}}"#,
+                found("a", NON_UTF8_LINE),
+            ),
+            (
+                r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"x"},"line_number":1,"submatches":[{"match":{"text":"\udc00"}}]}}"#,
+                found("a", "x"),
+            ),
+            (
+                r#"{"type":"match","data":{"path":{"text":"\ud83d\ude00"},"lines":{"text":"\uD83D\uDE00\n"},"line_number":1}}"#,
+                found("\u{1F600}", "\u{1F600}"),
+            ),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(read(line), expected, "{line}");
+        }
     }
 
     #[test]
