@@ -4,10 +4,13 @@
 //! `stopAtRawOutputCap` opt-in, `OverCap::Stop`, reports an overflow
 //! before rg's exit is known; see docs/performance.md.)
 
-use crate::bash::{BashExecutor, BashRequest, CappedRun, OverCap, SharedSink};
+use std::sync::{Arc, Mutex};
+
+use crate::bash::{BashExecutor, BashRequest, CappedRun, OverCap, SharedSink, StdoutSink};
 use crate::classify::classify_exit;
 use crate::error::{SearchCode, SearchError, ToolError};
 use crate::exec::ExecContext;
+use crate::stream::TextLen;
 
 /// Complete raw stdout of a successful rg run.
 #[derive(Debug)]
@@ -36,6 +39,24 @@ fn truncated_overflow(tool: &str, raw_output_max_bytes: u64) -> SearchError {
             "{tool} produced more raw output than the bash executor retained within the {raw_output_max_bytes}-byte cap; narrow pattern, path, or include and retry"
         ),
     )
+}
+
+/// A streamed stdout on its way to the caller's sink, its decoded length
+/// counted on the way.
+struct Counted {
+    len: Arc<Mutex<TextLen>>,
+    sink: SharedSink,
+}
+
+impl StdoutSink for Counted {
+    fn write(&mut self, bytes: &[u8]) {
+        if let Ok(mut len) = self.len.lock() {
+            len.write(bytes);
+        }
+        if let Ok(mut sink) = self.sink.lock() {
+            sink.write(bytes);
+        }
+    }
 }
 
 /// Runs `command` for `tool` through `bash`.
@@ -90,8 +111,16 @@ pub(crate) async fn run_ripgrep_into(
     // nothing past it, and with `OverCap::Stop` (the `stopAtRawOutputCap`
     // opt-in) ends rg there, giving the overflow of a truncated stdout
     // (step 7) before steps 3 to 6 could see how rg would have ended.
+    let text_len = Arc::new(Mutex::new(TextLen::default()));
     let run = match sink(&workdir) {
-        Some(sink) => bash.run_streamed(spec, over_cap, sink).await,
+        Some(sink) => {
+            let counted = Counted {
+                len: text_len.clone(),
+                sink,
+            };
+            let counted: SharedSink = Arc::new(Mutex::new(counted));
+            bash.run_streamed(spec, over_cap, counted).await
+        }
         None => bash
             .run_capped(spec, over_cap)
             .await
@@ -143,8 +172,13 @@ pub(crate) async fn run_ripgrep_into(
     if result.stdout.truncated {
         return Err(truncated_overflow(tool, raw_output_max_bytes).into());
     }
-    let bytes = result.stdout.text.len();
-    if bytes as u64 > raw_output_max_bytes {
+    // The cap applies to the decoded text (§7.2): a streamed stdout's
+    // length was counted as it passed.
+    let bytes = match (streamed, text_len.lock()) {
+        (true, Ok(len)) => len.total(),
+        _ => result.stdout.text.len() as u64,
+    };
+    if bytes > raw_output_max_bytes {
         return Err(SearchError::new(
             SearchCode::RawOutputOverflow,
             format!(

@@ -48,6 +48,51 @@ impl<S: StdoutSink> StdoutSink for Option<S> {
     }
 }
 
+/// The length of the lossy UTF-8 decoding of a byte stream (what the
+/// capture's text would be), counted as the bytes pass by: the output cap
+/// applies to that text (§7.2).
+#[derive(Default)]
+pub(crate) struct TextLen {
+    counted: u64,
+    /// Bytes after the last `\n` of a chunk that was not all ASCII (an
+    /// invalid sequence never spans a `\n`, so a cut after one is exact).
+    pending: Vec<u8>,
+}
+
+impl TextLen {
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
+        if self.pending.is_empty() && bytes.is_ascii() {
+            self.counted += bytes.len() as u64;
+            return;
+        }
+        let Some(cut) = memchr::memrchr(b'\n', bytes) else {
+            self.pending.extend_from_slice(bytes);
+            return;
+        };
+        let (head, tail) = bytes.split_at(cut + 1);
+        if self.pending.is_empty() {
+            self.counted += lossy_len(head);
+        } else {
+            self.pending.extend_from_slice(head);
+            self.counted += lossy_len(&self.pending);
+            self.pending.clear();
+        }
+        self.pending.extend_from_slice(tail);
+    }
+
+    pub(crate) fn total(&self) -> u64 {
+        self.counted + lossy_len(&self.pending)
+    }
+}
+
+fn lossy_len(bytes: &[u8]) -> u64 {
+    let len = match std::str::from_utf8(bytes) {
+        Ok(_) => bytes.len(),
+        Err(_) => String::from_utf8_lossy(bytes).len(),
+    };
+    len as u64
+}
+
 /// Splits a byte stream into lines (without the `\n`), holding back an
 /// incomplete last line until its end arrives.
 #[derive(Default)]
@@ -363,10 +408,13 @@ mod tests {
             let whole = String::from_utf8_lossy(&stdout).into_owned();
             let mut grep = GrepStream::new("/w");
             let mut glob = GlobStream::new("/w");
+            let mut len = TextLen::default();
             for chunk in chunks(&stdout, &cuts) {
                 grep.write(&chunk);
                 glob.write(&chunk);
+                len.write(&chunk);
             }
+            prop_assert_eq!(len.total(), whole.len() as u64);
             let streamed = grep.finish();
             let parsed = parse_grep_matches(&whole, "/w");
             prop_assert_eq!(
