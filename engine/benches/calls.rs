@@ -13,8 +13,9 @@
 //!
 //! Environment: `FSB_TREE_10K`, `FSB_TREE_200K` (default `/tmp/fsb-10k`,
 //! `/tmp/fsb-200k`, generated with `shared/bench/make-tree.sh` when
-//! missing), `FSB_REPS` (default 7), `FSB_CASES` (comma-separated
-//! substrings of case names; default all).
+//! missing), `FSB_TREE_UBOOT` (default `/tmp/uboot`, a u-boot checkout;
+//! its cases are skipped when it is missing), `FSB_REPS` (default 7),
+//! `FSB_CASES` (comma-separated substrings of case names; default all).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Read;
@@ -35,6 +36,9 @@ use serde_json::{Value, json};
 enum Tree {
     K10,
     K200,
+    /// A real repository (u-boot, 38.5k files), extracted by hand; its
+    /// cases are skipped when it is missing.
+    Uboot,
 }
 
 struct Case {
@@ -89,11 +93,35 @@ fn cases() -> Vec<Case> {
         config,
         overflow,
     };
+    out.push(Case {
+        name: "glob star uboot",
+        tree: Tree::Uboot,
+        tool: "glob",
+        args: json!({ "pattern": "*" }),
+        config: json!({ "sampleOverCapGlobResults": true }),
+        overflow: false,
+    });
     let sampling = json!({ "sampleOverCapGlobResults": true });
+    out.push(grep(
+        "grep u32 17MB uboot",
+        Tree::Uboot,
+        "u32",
+        sampling.clone(),
+        false,
+    ));
     out.push(grep(
         "grep rare 10k",
         Tree::K10,
         "RARE_MARKER_q9",
+        sampling.clone(),
+        false,
+    ));
+    // About 19 MB of `--json` on the small tree: rg's own time no longer
+    // dwarfs the engine's reading of its output (issue 11).
+    out.push(grep(
+        "grep Err 19MB 10k",
+        Tree::K10,
+        "Err",
         sampling.clone(),
         false,
     ));
@@ -144,6 +172,7 @@ fn tree_dir(tree: Tree) -> PathBuf {
     match tree {
         Tree::K10 => env_path("FSB_TREE_10K", "/tmp/fsb-10k"),
         Tree::K200 => env_path("FSB_TREE_200K", "/tmp/fsb-200k"),
+        Tree::Uboot => env_path("FSB_TREE_UBOOT", "/tmp/uboot"),
     }
 }
 
@@ -155,6 +184,7 @@ fn ensure_tree(tree: Tree) {
     let n = match tree {
         Tree::K10 => "10000",
         Tree::K200 => "200000",
+        Tree::Uboot => return,
     };
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/bench/make-tree.sh");
     eprintln!(
@@ -418,6 +448,17 @@ fn main() {
         .unwrap_or_default();
     let selected: Vec<usize> = (0..all.len())
         .filter(|&i| filters.is_empty() || filters.iter().any(|f| all[i].name.contains(f.as_str())))
+        .filter(|&i| {
+            let present = all[i].tree != Tree::Uboot || tree_dir(Tree::Uboot).exists();
+            if !present {
+                eprintln!(
+                    "skipping {}: no {}",
+                    all[i].name,
+                    tree_dir(Tree::Uboot).display()
+                );
+            }
+            present
+        })
         .collect();
     for tree in [Tree::K10, Tree::K200] {
         if selected.iter().any(|&i| all[i].tree == tree) {

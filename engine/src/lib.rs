@@ -76,8 +76,10 @@ mod quote;
 mod registry;
 mod render;
 mod result;
+mod rg_json;
 mod sample;
 mod spill;
+mod stream;
 mod surface;
 mod text;
 mod tools;
@@ -86,7 +88,7 @@ mod value;
 pub use args::{GlobArgs, GrepArgs};
 pub use bash::{
     BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
-    LocalBashConfig, LocalBashExecutor, OverCap,
+    LocalBashConfig, LocalBashExecutor, OverCap, SharedSink, StdoutSink,
 };
 pub use config::{CONFIG_KEYS, Config, ConfigError, ConfigKey, ConfigKind, ConfigNumber};
 pub use error::{ErrorCode, SearchCode, SearchError, ToolError};
@@ -117,6 +119,7 @@ pub mod helpers {
     pub use crate::meta::{glob_search_meta, grep_search_meta};
     pub use crate::parse::{parse_glob_paths, parse_grep_matches};
     pub use crate::paths::to_workdir_relative;
+    pub use crate::pipeline::{RawSearch, run_ripgrep};
     pub use crate::present::{
         CallCard, SearchView, present_glob_call, present_glob_result, present_grep_call,
         present_grep_result,

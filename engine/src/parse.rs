@@ -8,11 +8,14 @@
 //! borrowed, typed structs: each field is first taken as a raw JSON slice,
 //! then checked and decoded only as far as the contract needs.
 //!
-//! Well-formed match records (what rg prints) take a one-pass fast path
-//! into fully typed structs; any record it does not accept outright
-//! (escaped keys, duplicate keys, base64 bytes, a fractional line number,
-//! anything malformed) is read again by the checking path, so both paths
-//! give the same result for every input.
+//! Each line goes first to `rg_json`, a dedicated reader that answers only
+//! for records it can read with certainty (what rg prints); every other
+//! line is read with serde_json. There, well-formed match records take a
+//! one-pass fast path into fully typed structs; any record it does not
+//! accept outright (escaped keys, duplicate keys, base64 bytes, a
+//! fractional line number, anything malformed) is read again by the
+//! checking path, so all paths give the same result for every input.
+//! `stream.rs` feeds lines here while rg still writes.
 
 use std::borrow::Cow;
 
@@ -22,6 +25,7 @@ use serde_json::value::RawValue;
 
 use crate::error::{SearchCode, SearchError};
 use crate::paths::DisplayMapper;
+use crate::rg_json::{FoundPath, Record as RgRecord, read_record};
 use crate::value::GrepMatch;
 
 /// The placeholder for a non-UTF-8 matched line.
@@ -242,10 +246,61 @@ fn integral(raw: &RawValue) -> Result<i64, ()> {
     }
 }
 
-type Record = Option<(GrepMatch, bool)>;
+pub(crate) type Record = Option<(GrepMatch, bool)>;
 
 /// One record line. `Ok(None)` for records that are not matches.
-fn parse_record(
+pub(crate) fn parse_record(
+    line: &str,
+    mapper: &DisplayMapper,
+    last_path: &mut Option<(String, String)>,
+) -> Result<Record, SearchError> {
+    match read_record(line.as_bytes()) {
+        Some(record) => Ok(from_reader(record, mapper, last_path)),
+        None => parse_serde(line, mapper, last_path),
+    }
+}
+
+/// One record line as raw stdout bytes: exactly [`parse_record`] of its
+/// lossy UTF-8 decoding, decoding only what the reader keeps.
+pub(crate) fn parse_line(
+    line: &[u8],
+    mapper: &DisplayMapper,
+    last_path: &mut Option<(String, String)>,
+) -> Result<Record, SearchError> {
+    match read_record(line) {
+        Some(record) => Ok(from_reader(record, mapper, last_path)),
+        None => match std::str::from_utf8(line) {
+            Ok(text) => parse_serde(text, mapper, last_path),
+            Err(_) => parse_serde(&String::from_utf8_lossy(line), mapper, last_path),
+        },
+    }
+}
+
+fn from_reader(
+    record: RgRecord<'_>,
+    mapper: &DisplayMapper,
+    last_path: &mut Option<(String, String)>,
+) -> Record {
+    let RgRecord::Match(found) = record else {
+        return None;
+    };
+    let path = match (&found.path, &*last_path) {
+        (FoundPath::Plain(raw), Some((last, shown))) if last.as_bytes() == *raw => shown.clone(),
+        _ => shown_path(&found.path.text(), mapper, last_path),
+    };
+    let m = GrepMatch {
+        path,
+        line_number: found.line_number,
+        line: found
+            .line
+            .map_or_else(|| NON_UTF8_LINE.to_owned(), Cow::into_owned),
+    };
+    Some((m, true))
+}
+
+/// One record line read with serde_json: the reading `rg_json` must agree
+/// with wherever it answers.
+pub(crate) fn parse_serde(
     line: &str,
     mapper: &DisplayMapper,
     last_path: &mut Option<(String, String)>,

@@ -4,20 +4,26 @@
 //! `stopAtRawOutputCap` opt-in, `OverCap::Stop`, reports an overflow
 //! before rg's exit is known; see docs/performance.md.)
 
-use crate::bash::{BashExecutor, BashRequest, CappedRun, OverCap};
+use std::sync::{Arc, Mutex};
+
+use crate::bash::{BashExecutor, BashRequest, CappedRun, OverCap, SharedSink, StdoutSink};
 use crate::classify::classify_exit;
 use crate::config::ConfigNumber;
 use crate::error::{SearchCode, SearchError, ToolError};
 use crate::exec::ExecContext;
+use crate::stream::TextLen;
 
 /// Complete raw stdout of a successful rg run.
 #[derive(Debug)]
 pub struct RawSearch {
+    /// rg's stdout, whole.
     pub stdout: String,
     /// rg exited 1: no results (stdout is ignored).
     pub no_matches: bool,
     /// The resolved working directory: the base of display paths.
     pub workdir: String,
+    /// Stdout went to the sink of the streamed run, not into `stdout`.
+    pub streamed: bool,
 }
 
 fn aborted(tool: &str) -> SearchError {
@@ -37,6 +43,24 @@ fn truncated_overflow(tool: &str, raw_output_max_bytes: ConfigNumber) -> SearchE
     )
 }
 
+/// A streamed stdout on its way to the caller's sink, its decoded length
+/// counted on the way.
+struct Counted {
+    len: Arc<Mutex<TextLen>>,
+    sink: SharedSink,
+}
+
+impl StdoutSink for Counted {
+    fn write(&mut self, bytes: &[u8]) {
+        if let Ok(mut len) = self.len.lock() {
+            len.write(bytes);
+        }
+        if let Ok(mut sink) = self.sink.lock() {
+            sink.write(bytes);
+        }
+    }
+}
+
 /// Runs `command` for `tool` through `bash`.
 pub async fn run_ripgrep(
     tool: &str,
@@ -45,6 +69,32 @@ pub async fn run_ripgrep(
     over_cap: OverCap,
     bash: &dyn BashExecutor,
     exec: &ExecContext,
+) -> Result<RawSearch, ToolError> {
+    let no_sink = |_: &str| None;
+    run_ripgrep_into(
+        tool,
+        command,
+        raw_output_max_bytes,
+        over_cap,
+        bash,
+        exec,
+        no_sink,
+    )
+    .await
+}
+
+/// [`run_ripgrep`], offering the executor the sink that `sink` builds for
+/// the resolved working directory: an executor that streams hands it stdout
+/// as it arrives (`streamed`; the sink's reading counts only once every
+/// check here has passed), any other leaves stdout in the result.
+pub(crate) async fn run_ripgrep_into(
+    tool: &str,
+    command: String,
+    raw_output_max_bytes: ConfigNumber,
+    over_cap: OverCap,
+    bash: &dyn BashExecutor,
+    exec: &ExecContext,
+    sink: impl FnOnce(&str) -> Option<SharedSink>,
 ) -> Result<RawSearch, ToolError> {
     let request = BashRequest {
         command,
@@ -63,9 +113,24 @@ pub async fn run_ripgrep(
     // nothing past it, and with `OverCap::Stop` (the `stopAtRawOutputCap`
     // opt-in) ends rg there, giving the overflow of a truncated stdout
     // (step 7) before steps 3 to 6 could see how rg would have ended.
-    let result = match bash.run_capped(spec, over_cap).await {
-        Ok(CappedRun::Finished(result)) => result,
-        Ok(CappedRun::StdoutOverCap) => {
+    let text_len = Arc::new(Mutex::new(TextLen::default()));
+    let run = match sink(&workdir) {
+        Some(sink) => {
+            let counted = Counted {
+                len: text_len.clone(),
+                sink,
+            };
+            let counted: SharedSink = Arc::new(Mutex::new(counted));
+            bash.run_streamed(spec, over_cap, counted).await
+        }
+        None => bash
+            .run_capped(spec, over_cap)
+            .await
+            .map(|run| (run, false)),
+    };
+    let (result, streamed) = match run {
+        Ok((CappedRun::Finished(result), streamed)) => (result, streamed),
+        Ok((CappedRun::StdoutOverCap, _)) => {
             return Err(truncated_overflow(tool, raw_output_max_bytes).into());
         }
         Err(_) if spec_signal.is_some_and(|s| s.is_cancelled()) => return Err(aborted(tool).into()),
@@ -111,8 +176,13 @@ pub async fn run_ripgrep(
     if result.stdout.truncated {
         return Err(truncated_overflow(tool, raw_output_max_bytes).into());
     }
-    let bytes = result.stdout.text.len();
-    if bytes as u64 > raw_output_max_bytes.as_u64_saturating() {
+    // The cap applies to the decoded text (§7.2): a streamed stdout's
+    // length was counted as it passed.
+    let bytes = match (streamed, text_len.lock()) {
+        (true, Ok(len)) => len.total(),
+        _ => result.stdout.text.len() as u64,
+    };
+    if bytes > raw_output_max_bytes.as_u64_saturating() {
         return Err(SearchError::new(
             SearchCode::RawOutputOverflow,
             format!(
@@ -125,6 +195,7 @@ pub async fn run_ripgrep(
         stdout: result.stdout.text,
         no_matches: exit_code == 1,
         workdir,
+        streamed,
     })
 }
 

@@ -266,12 +266,58 @@ pub fn glob_spill_content(value: &GlobValue) -> String {
 
 /// The complete previewed match list a grep spill saves.
 pub fn grep_spill_content(value: &GrepValue, config: &Config) -> String {
-    let all = preview_matches(&value.matches, usize::MAX, config.line_budget());
-    format!(
-        "Found {} matches\n\n{}",
-        all.len(),
-        format_grep_matches(&all)
-    )
+    let header = format!("Found {} matches\n\n", value.matches.len());
+    let budget = config.line_budget();
+    if let Some(size) = grouped_size(&value.matches, budget) {
+        // Each file's matches are together (as rg prints them): one pass.
+        let mut out = String::with_capacity(header.len() + size);
+        out.push_str(&header);
+        push_grouped(&mut out, &value.matches, budget);
+        return out;
+    }
+    let all = preview_matches(&value.matches, usize::MAX, budget);
+    header + &format_grep_matches(&all)
+}
+
+/// About the size of the formatted `matches` when no path comes back after
+/// another path's matches; `None` otherwise.
+fn grouped_size(matches: &[GrepMatch], max_bytes: usize) -> Option<usize> {
+    let mut seen = std::collections::HashSet::new();
+    let mut last: Option<&str> = None;
+    let mut size = 0;
+    for m in matches {
+        if last != Some(m.path.as_str()) {
+            if !seen.insert(m.path.as_str()) {
+                return None;
+            }
+            last = Some(&m.path);
+            size += m.path.len() + 2;
+        }
+        size += 28
+            + m.line
+                .len()
+                .min(max_bytes.saturating_add(LINE_TRUNCATED.len()));
+    }
+    Some(size)
+}
+
+/// [`format_grep_matches`] of all `matches`, previewed, when
+/// [`grouped_size`] holds.
+fn push_grouped(out: &mut String, matches: &[GrepMatch], max_bytes: usize) {
+    let mut last: Option<&str> = None;
+    for m in matches {
+        if last != Some(m.path.as_str()) {
+            if last.is_some() {
+                out.push_str("\n\n");
+            }
+            out.push_str(&m.path);
+            last = Some(&m.path);
+        }
+        out.push_str("\nLine ");
+        push_integer(out, m.line_number);
+        out.push_str(": ");
+        out.push_str(&preview_line(&m.line, max_bytes));
+    }
 }
 
 #[cfg(test)]
@@ -347,6 +393,21 @@ mod tests {
             format_grep_matches(&previewed),
             "a\nLine 1: 1\nLine 2: 2\nLine 4: 4\n\nb\nLine 3: 3\nLine 5: 5"
         );
+    }
+
+    proptest::proptest! {
+        /// The one-pass spill text equals the grouping formatter's.
+        #[test]
+        fn the_spill_text_of_grouped_matches_is_the_formatters(
+            rows in proptest::collection::vec(("[abc]", 0i64..30, "[xé ]{0,8}"), 0..12),
+            budget in 1usize..12,
+        ) {
+            let matches: Vec<GrepMatch> = rows.iter().map(|(p, n, l)| m(p, *n, l)).collect();
+            let config = Config { grep_max_line_bytes: (budget as u64).into(), ..Config::with_sampling(true) };
+            let all = preview_matches(&matches, usize::MAX, config.line_budget());
+            let expected = format!("Found {} matches\n\n{}", all.len(), format_grep_matches(&all));
+            proptest::prop_assert_eq!(grep_spill_content(&GrepValue { matches }, &config), expected);
+        }
     }
 
     #[test]

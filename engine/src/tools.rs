@@ -17,13 +17,19 @@ use crate::mtime_sort::sort_by_mtime;
 use crate::page::Page;
 use crate::parse::{parse_glob_paths, parse_grep_matches};
 use crate::paths::to_workdir_relative;
-use crate::pipeline::run_ripgrep;
+use crate::pipeline::run_ripgrep_into;
 use crate::render::{
     glob_page, glob_spill_content, grep_spill_content, render_glob, render_glob_page, render_grep,
 };
 use crate::spill::SpillRef;
+use crate::stream::{GlobStream, GrepStream, Shared};
 use crate::surface::{glob_output_schema, grep_output_schema};
 use crate::value::{GlobValue, GrepValue, ToolValue};
+
+/// A streamed stdout whose reader was lost (a panic while reading it).
+fn lost_output() -> ToolError {
+    ToolError::Plain("the search output could not be read".to_owned())
+}
 
 /// Which of the two tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -80,13 +86,23 @@ impl ToolKind {
                 } else {
                     build_glob_command(&args)
                 };
-                let mut raw = run_ripgrep(
+                // Paths are read as rg lists them, unless they must be sorted first.
+                let mut stream = None;
+                let mut raw = run_ripgrep_into(
                     "glob",
                     command,
                     config.raw_output_max_bytes,
                     config.over_cap(),
                     bash.as_ref(),
                     exec,
+                    |workdir| {
+                        (!config.glob_sort_in_engine).then(|| {
+                            let shared = Shared::new(GlobStream::new(workdir));
+                            let sink = shared.sink();
+                            stream = Some(shared);
+                            sink
+                        })
+                    },
                 )
                 .await?;
                 let root = match &args.path {
@@ -104,6 +120,11 @@ impl ToolKind {
                 }
                 let paths = if raw.no_matches {
                     Vec::new()
+                } else if raw.streamed {
+                    stream
+                        .and_then(Shared::take)
+                        .ok_or_else(lost_output)?
+                        .finish()
                 } else {
                     parse_glob_paths(&raw.stdout, &raw.workdir)
                 };
@@ -111,13 +132,20 @@ impl ToolKind {
             }
             Self::Grep => {
                 let args = parse_grep_args(args)?;
-                let raw = run_ripgrep(
+                let mut stream = None;
+                let raw = run_ripgrep_into(
                     "grep",
                     build_grep_command(&args),
                     config.raw_output_max_bytes,
                     config.over_cap(),
                     bash.as_ref(),
                     exec,
+                    |workdir| {
+                        let shared = Shared::new(GrepStream::new(workdir));
+                        let sink = shared.sink();
+                        stream = Some(shared);
+                        Some(sink)
+                    },
                 )
                 .await?;
                 if raw.no_matches {
@@ -125,7 +153,14 @@ impl ToolKind {
                         matches: Vec::new(),
                     }));
                 }
-                let parsed = parse_grep_matches(&raw.stdout, &raw.workdir)?;
+                let parsed = if raw.streamed {
+                    stream
+                        .and_then(Shared::take)
+                        .ok_or_else(lost_output)?
+                        .finish()?
+                } else {
+                    parse_grep_matches(&raw.stdout, &raw.workdir)?
+                };
                 if let Some(violation) = parsed.schema_violation {
                     return Err(ToolError::InvalidOutput {
                         tool: "grep".to_owned(),

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
-use super::CollectedOutput;
+use super::{CollectedOutput, SharedSink};
 use crate::ids::random_hex;
 
 static SPILL_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -82,6 +82,8 @@ pub struct Capture {
     head: usize,
     total: u64,
     spill: Spill,
+    /// Receives the bytes within the window instead of the window.
+    sink: Option<SharedSink>,
 }
 
 impl Capture {
@@ -102,6 +104,22 @@ impl Capture {
             head: 0,
             total: 0,
             spill: Spill::None,
+            sink: None,
+        }
+    }
+
+    /// A capture that hands the bytes within its window to `sink` (in
+    /// order, keeping none of them) and only counts the rest.
+    pub fn streaming(
+        dir: std::sync::Arc<SpillDir>,
+        max_bytes: usize,
+        label: &'static str,
+        pid: u32,
+        sink: SharedSink,
+    ) -> Self {
+        Self {
+            sink: Some(sink),
+            ..Self::new(dir, max_bytes, 0, label, pid)
         }
     }
 
@@ -110,6 +128,15 @@ impl Capture {
     }
 
     async fn push(&mut self, chunk: &[u8]) {
+        if let Some(sink) = &self.sink {
+            self.total += chunk.len() as u64;
+            if !self.truncated()
+                && let Ok(mut sink) = sink.lock()
+            {
+                sink.write(chunk);
+            }
+            return;
+        }
         self.total += chunk.len() as u64;
         if self.truncated() {
             self.spill_chunk(chunk).await;
@@ -193,6 +220,7 @@ impl Capture {
 
     /// The captured stream: lossy UTF-8 text of the retained bytes.
     pub async fn finish(mut self) -> CollectedOutput {
+        self.sink = None;
         let truncated = self.truncated();
         let spill_path = match std::mem::replace(&mut self.spill, Spill::Abandoned) {
             Spill::Writing { path, mut file } => match file.flush().await {

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::capture::{Capture, PastCap, collect};
 use super::{
     BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
-    OverCap,
+    OverCap, SharedSink,
 };
 
 /// Executor settings; every number must be positive.
@@ -206,7 +206,7 @@ impl BashExecutor for LocalBashExecutor {
     }
 
     async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
-        match self.run_foreground(spec, None).await? {
+        match self.run_foreground(spec, None, None).await? {
             CappedRun::Finished(result) => Ok(result),
             CappedRun::StdoutOverCap => Err(BashError::Other(
                 "stdout outgrew its budget in an uncapped run".to_owned(),
@@ -218,16 +218,31 @@ impl BashExecutor for LocalBashExecutor {
     /// with [`OverCap::Stop`] reading stops there and the process group
     /// is ended (SIGTERM, then SIGKILL after `graceMs`).
     async fn run_capped(&self, spec: BashSpec, over_cap: OverCap) -> Result<CappedRun, BashError> {
-        self.run_foreground(spec, Some(over_cap)).await
+        self.run_foreground(spec, Some(over_cap), None).await
+    }
+
+    /// `run_capped`, with the stdout within the budget handed to `sink`.
+    async fn run_streamed(
+        &self,
+        spec: BashSpec,
+        over_cap: OverCap,
+        sink: SharedSink,
+    ) -> Result<(CappedRun, bool), BashError> {
+        let run = self
+            .run_foreground(spec, Some(over_cap), Some(sink))
+            .await?;
+        Ok((run, true))
     }
 }
 
 impl LocalBashExecutor {
-    /// One foreground run; `capped` is `None` for `run`.
+    /// One foreground run; `capped` is `None` for `run`; `sink` receives
+    /// stdout for `run_streamed`.
     async fn run_foreground(
         &self,
         spec: BashSpec,
         capped: Option<OverCap>,
+        sink: Option<SharedSink>,
     ) -> Result<CappedRun, BashError> {
         let signal = spec.signal.clone().unwrap_or_default();
         if signal.is_cancelled() {
@@ -294,13 +309,18 @@ impl LocalBashExecutor {
             ),
         ]
         .map(|(pipe, max, label)| {
-            let capture = Capture::new(
-                self.spill_dir.clone(),
-                max,
-                self.config.max_spill_bytes,
-                label,
-                pid,
-            );
+            let capture = match (&sink, label) {
+                (Some(sink), "stdout") => {
+                    Capture::streaming(self.spill_dir.clone(), max, label, pid, sink.clone())
+                }
+                _ => Capture::new(
+                    self.spill_dir.clone(),
+                    max,
+                    self.config.max_spill_bytes,
+                    label,
+                    pid,
+                ),
+            };
             let stop = stop.clone();
             let past_cap = match (label, capped) {
                 ("stdout", Some(OverCap::Stop)) => PastCap::Stop(over_cap.clone()),

@@ -6,6 +6,7 @@ mod local;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use thiserror::Error;
@@ -120,6 +121,16 @@ pub enum CappedRun {
     StdoutOverCap,
 }
 
+/// Receives a command's stdout in order as it arrives
+/// ([`BashExecutor::run_streamed`]).
+pub trait StdoutSink: Send {
+    /// Takes the next bytes of stdout.
+    fn write(&mut self, bytes: &[u8]);
+}
+
+/// A sink shared with the executor's reader.
+pub type SharedSink = Arc<Mutex<dyn StdoutSink>>;
+
 /// Infrastructure failures: the only ways `resolve`/`run` fail.
 #[derive(Debug, Error)]
 pub enum BashError {
@@ -168,6 +179,24 @@ pub trait BashExecutor: Send + Sync {
     /// never read a spill file): the executor may delete the result's
     /// spill files. The default keeps them.
     fn release(&self, _result: &BashRunResult) {}
+
+    /// `run_capped` for a caller that reads stdout as it arrives: an
+    /// executor may hand every byte within `spec.stdout_max_bytes` to
+    /// `sink` in order instead of keeping it, and then returns `true` with
+    /// an empty stdout text (a stdout that outgrows the budget is reported
+    /// truncated, as by `run_capped`, and `sink` has then seen only a
+    /// prefix). The default is `run_capped`, returning `false`: stdout is
+    /// in the result and `sink` saw nothing.
+    async fn run_streamed(
+        &self,
+        spec: BashSpec,
+        over_cap: OverCap,
+        _sink: SharedSink,
+    ) -> Result<(CappedRun, bool), BashError> {
+        self.run_capped(spec, over_cap)
+            .await
+            .map(|run| (run, false))
+    }
 
     /// Starts a background process. The search tools never call it; the
     /// local executor does not offer it.

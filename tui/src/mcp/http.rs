@@ -50,6 +50,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use crate::cli::McpArgs;
 
 use super::SHUTDOWN_WAIT;
+use super::abort::CallAbort;
 use super::auth::{Gate, Refusal, Token};
 use super::calls::CallRunner;
 use super::server::McpServer;
@@ -80,21 +81,6 @@ const MCP_PATH: &str = "/mcp";
 const SESSION_HEADER: &str = "mcp-session-id";
 
 type HttpBody = BoxBody<Bytes, Infallible>;
-
-/// The abort signal of one HTTP request, put in its extensions (rmcp
-/// hands them to the handler as `http::request::Parts`).
-#[derive(Clone)]
-pub struct CallAbort(CancellationToken);
-
-/// The abort signal of the HTTP request a call came in, if it came over
-/// HTTP.
-pub fn call_abort(extensions: &rmcp::model::Extensions) -> Option<CancellationToken> {
-    extensions
-        .get::<http::request::Parts>()?
-        .extensions
-        .get::<CallAbort>()
-        .map(|abort| abort.0.clone())
-}
 
 /// A response body that cancels its request's token when it is dropped
 /// before its end: hyper drops it when the client has gone.
@@ -216,7 +202,9 @@ impl App {
             }
         };
         let abort = parent.as_ref().unwrap_or(&self.root).child_token();
-        request.extensions_mut().insert(CallAbort(abort.clone()));
+        request
+            .extensions_mut()
+            .insert(CallAbort::new(abort.clone()));
         let is_delete = request.method() == Method::DELETE;
         // Armed from here: a client gone before the answer starts counts too.
         let guard = abort.drop_guard();

@@ -16,6 +16,7 @@
 //!   they have returned (their rg groups killed), sync the recording and
 //!   exit: 0 at end of input, 128 + the signal's number for a signal.
 
+pub mod abort;
 pub mod auth;
 pub mod calls;
 pub mod http;

@@ -18,7 +18,7 @@
 //!   durationMs}`. An unknown tool name is a JSON-RPC error `-32602`
 //!   ("Unknown tool: NAME"), as the specification's tools section says.
 //! - Over HTTP, a call is also cancelled when its client disconnects or
-//!   its session ends (see `super::http`).
+//!   its session ends (see `super::abort`).
 //! - Warnings (the load warning when rg is missing, a call's warnings) go
 //!   to the log file and to the client as `notifications/message` at level
 //!   `warning`, unless the client raised its level above that.
@@ -230,7 +230,7 @@ impl ServerHandler for McpServer {
         });
         // Over HTTP, a client gone mid-call or its session ended aborts
         // the call like `notifications/cancelled` does.
-        let abort = super::http::call_abort(&context.extensions).unwrap_or_default();
+        let abort = super::abort::call_abort(&context.extensions).unwrap_or_default();
         let cancel = context.ct.child_token();
         let run = self.runner.run(name, &args, &cancel, progress);
         tokio::pin!(run);
