@@ -94,6 +94,12 @@ pub(super) fn survivors_warning(pgid: Pid, survivors: &[i32]) -> String {
 /// or `None` if the child itself outlived the bound (it is then logged
 /// with the other survivors and left to tokio's orphan reaper).
 pub(super) async fn end_group(child: &mut Child, pgid: Pid, grace: Duration) -> Option<ExitStatus> {
+    if pgid.as_raw() <= 1 {
+        // No group of its own to signal (never the case for a spawned
+        // child, whose pid is its group id): `killpg(0)` would hit ours.
+        let _ = child.start_kill();
+        return child.wait().await.ok();
+    }
     if killpg(pgid, Signal::SIGTERM).is_err() {
         let _ = child.start_kill();
     }
