@@ -1,6 +1,7 @@
 //! The local executor: `bash -c` in its own process group, with a scrubbed
 //! environment, stdin from /dev/null, tail-window capture per stream, its
-//! own timeout, and SIGTERM then SIGKILL of the whole group on abort.
+//! own timeout, and SIGTERM then SIGKILL of the whole group on abort,
+//! returning only once the group is gone (`group.rs`).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -8,13 +9,14 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use nix::sys::signal::{Signal, killpg};
+use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 use tokio::io::AsyncWriteExt;
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
 use super::capture::{Capture, PastCap, collect};
+use super::group::end_group;
 use super::{
     BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
     OverCap, SharedSink,
@@ -144,24 +146,6 @@ enum KillCause {
 impl LocalBashExecutor {
     fn grace(&self) -> Duration {
         Duration::from_millis(self.config.grace_ms)
-    }
-
-    /// SIGTERM to the group, then SIGKILL once the grace period is over if
-    /// any member is still alive.
-    async fn terminate_group(&self, child: &mut Child, pgid: Pid) {
-        if killpg(pgid, Signal::SIGTERM).is_err() {
-            let _ = child.start_kill();
-        }
-        let deadline = tokio::time::Instant::now() + self.grace();
-        let _ = tokio::time::timeout_at(deadline, child.wait()).await;
-        // Members outliving the leader keep the group alive.
-        while tokio::time::Instant::now() < deadline && killpg(pgid, None).is_ok() {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        if killpg(pgid, None).is_ok() {
-            let _ = killpg(pgid, Signal::SIGKILL);
-        }
-        let _ = child.start_kill();
     }
 }
 
@@ -343,10 +327,12 @@ impl LocalBashExecutor {
             () = deadline => Some(KillCause::Timeout),
             () = over_cap.cancelled() => Some(KillCause::StdoutCap),
         };
-        if cause.is_some() {
-            self.terminate_group(&mut child, pgid).await;
-        }
-        let status = child.wait().await.map_err(BashError::Spawn)?;
+        // Every kill, whatever its cause, ends the group the same way and
+        // returns only once no member is alive (or the bound is over).
+        let status = match cause {
+            None => Some(child.wait().await.map_err(BashError::Spawn)?),
+            Some(_) => end_group(&mut child, pgid, self.grace()).await,
+        };
         if cause == Some(KillCause::StdoutCap) {
             stop.cancel();
             return Ok(CappedRun::StdoutOverCap);
@@ -374,8 +360,13 @@ impl LocalBashExecutor {
         };
         use std::os::unix::process::ExitStatusExt;
         Ok(CappedRun::Finished(BashRunResult {
-            exit_code: status.code(),
-            signal: status.signal().map(signal_name),
+            exit_code: status.and_then(|s| s.code()),
+            // A leader that outlived SIGKILL's bound has no status yet:
+            // SIGKILL is what it was last sent.
+            signal: status.map_or_else(
+                || Some(Signal::SIGKILL.as_str().to_owned()),
+                |s| s.signal().map(signal_name),
+            ),
             timed_out: cause == Some(KillCause::Timeout),
             aborted: cause == Some(KillCause::Abort),
             timeout_ms: spec.timeout_ms,

@@ -2,6 +2,7 @@
 //! then `run` it. The search tools never start background processes.
 
 mod capture;
+mod group;
 mod local;
 
 use std::collections::BTreeMap;
