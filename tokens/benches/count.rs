@@ -26,9 +26,18 @@ const SOURCES: [(&str, &str); 7] = [
     ("tokens/src/prefix.rs", include_str!("../src/prefix.rs")),
     ("tokens/src/tool.rs", include_str!("../src/tool.rs")),
     ("tokens/src/error.rs", include_str!("../src/error.rs")),
-    ("tokens/tests/prefix.rs", include_str!("../tests/prefix.rs")),
-    ("tokens/tests/errors.rs", include_str!("../tests/errors.rs")),
-    ("tokens/tests/golden.rs", include_str!("../tests/golden.rs")),
+    (
+        "tokens/tests/tokens/prefix.rs",
+        include_str!("../tests/tokens/prefix.rs"),
+    ),
+    (
+        "tokens/tests/tokens/errors.rs",
+        include_str!("../tests/tokens/errors.rs"),
+    ),
+    (
+        "tokens/tests/tokens/golden.rs",
+        include_str!("../tests/tokens/golden.rs"),
+    ),
 ];
 
 /// The first `PAGE_BYTES` bytes of `text`, cut at a character boundary.

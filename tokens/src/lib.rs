@@ -25,7 +25,7 @@
 //! Correctness reference: Hugging Face's Python `tokenizers` on the same
 //! file; `golden/ids.jsonl` holds the ids it produced for a corpus
 //! (regenerate with `python3 tokens/golden/generate.py` from the workspace
-//! root) and `tests/golden.rs` checks every entry.
+//! root) and `tests/tokens/golden.rs` checks every entry.
 
 #![deny(missing_docs)]
 

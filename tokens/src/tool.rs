@@ -13,7 +13,7 @@ use serde_json::Value;
 /// It equals Python's
 /// `json.dumps({"name": n, "description": d, "parameters": p},
 /// ensure_ascii=False, separators=(",", ":"))`, which `golden/generate.py`
-/// uses and `tests/golden.rs` checks.
+/// uses and `tests/tokens/golden.rs` checks.
 ///
 /// The real request wraps tool definitions in the model's chat template;
 /// this is the definition's own share of it, the same for every

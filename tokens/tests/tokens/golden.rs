@@ -9,7 +9,7 @@ use fs_search_tokens::{Tokenizer, embedded_json, tool_definition_text};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-const GOLDEN: &str = include_str!("../golden/ids.jsonl");
+const GOLDEN: &str = include_str!("../../golden/ids.jsonl");
 
 struct Entry {
     source: String,
