@@ -85,9 +85,25 @@ async fn rg_vanishing_from_path_after_registration_fails_with_the_exit_127_wordi
     }
 }
 
+/// Whether this process ignores signal `number` (its children inherit an
+/// ignored signal and cannot be killed by it: `nohup` ignores SIGHUP).
+fn ignored_here(number: u32) -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let mask = status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        .unwrap();
+    mask & (1 << (number - 1)) != 0
+}
+
 #[tokio::test]
 async fn a_fake_rg_killed_by_a_signal_fails_naming_the_signal() {
-    for signal in ["KILL", "HUP", "ABRT"] {
+    for (signal, number) in [("KILL", 9), ("HUP", 1), ("ABRT", 6)] {
+        if ignored_here(number) {
+            eprintln!("SIG{signal} is ignored by this test process (and so by rg): not tried");
+            continue;
+        }
         let fake = FakeRg::new(&format!(
             "printf 'partial\\n'\nulimit -c 0\nkill -{signal} $$\n"
         ))
