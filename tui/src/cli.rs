@@ -77,6 +77,13 @@ pub struct CallArgs {
     /// Print one JSON object instead of the text.
     #[arg(long)]
     pub json: bool,
+    /// With --json: add `"tokens": {"text": N, "full": N | null}`, the
+    /// tokens of the model-visible text and of the spilled full result.
+    #[arg(long, requires = "json")]
+    pub tokens: bool,
+    /// Count with this `tokenizer.json` instead of the embedded DeepSeek V4 one.
+    #[arg(long, value_name = "FILE", requires = "tokens")]
+    pub tokenizer: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -87,6 +94,17 @@ pub struct SurfaceArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Count the tokens of each prompt section and tool definition (and
+    /// their total, the fixed cost per request).
+    #[arg(long)]
+    pub tokens: bool,
+    /// Compare the request prefix of --config (A) with this config's (B,
+    /// JSON or @FILE): where a cached KV prefix stops being valid.
+    #[arg(long, value_name = "JSON|@FILE")]
+    pub against: Option<String>,
+    /// Count with this `tokenizer.json` instead of the embedded DeepSeek V4 one.
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

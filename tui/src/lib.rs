@@ -11,6 +11,7 @@
 //! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
 //! - [`signals`]: SIGINT, SIGTERM and SIGHUP cancel the call in flight;
 //! - [`logging`]: the log file every front end writes to;
+//! - [`tokens`]: loading the tokenizer, the request prefix (issue 13);
 //! - [`transcript`]: the transcript library: format, fixture trees,
 //!   normalisation, record and replay (no terminal code);
 //! - [`tui`]: the interactive workbench (ratatui).
@@ -25,6 +26,7 @@ pub mod logging;
 pub mod mcp;
 pub mod setup;
 pub mod signals;
+pub mod tokens;
 pub mod transcript;
 pub mod tui;
 

@@ -1,0 +1,198 @@
+//! Token counts (issue 13) through the built `workbench` binary with real
+//! rg: `call --json --tokens`, `surface --tokens`, `surface --against`,
+//! transcripts' `tokens` and `replay --max-tokens`. Counts are checked
+//! against `fs_search_tokens` itself.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use fs_search_tokens::Tokenizer;
+use serde_json::Value;
+
+const SAMPLING: &str = r#"{"sampleOverCapGlobResults":true}"#;
+#[allow(dead_code)] // used by the surface tests
+const NO_SAMPLING: &str = r#"{"sampleOverCapGlobResults":false}"#;
+
+fn tokenizer() -> &'static Tokenizer {
+    static TOKENIZER: OnceLock<Tokenizer> = OnceLock::new();
+    TOKENIZER.get_or_init(|| Tokenizer::embedded().unwrap())
+}
+
+fn workbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_workbench"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in [
+        ("src/alpha.ts", "export const alpha = 1\n"),
+        ("src/beta.ts", "export const beta = 2\n"),
+        ("notes.md", "alpha appears here too\n"),
+    ] {
+        let full = dir.path().join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, content).unwrap();
+    }
+    dir
+}
+
+fn root(dir: &Path) -> &str {
+    dir.to_str().unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", stdout(out), stderr(out)))
+}
+
+#[test]
+fn call_tokens_count_the_text_and_no_full_result_without_a_spill() {
+    let dir = tree();
+    let out = workbench(&[
+        "call",
+        "grep",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        r#"{"pattern":"alpha"}"#,
+        "--config",
+        SAMPLING,
+        "--no-spill",
+        "--json",
+        "--tokens",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let object = json_of(&out);
+    let text = object["text"].as_str().unwrap();
+    assert_eq!(
+        object["tokens"]["text"].as_u64().unwrap() as usize,
+        tokenizer().count(text)
+    );
+    assert!(object["tokens"]["text"].as_u64().unwrap() > 0);
+    assert_eq!(object["tokens"]["full"], Value::Null);
+}
+
+#[test]
+fn call_tokens_count_the_spilled_full_result() {
+    let dir = tree();
+    for i in 0..40 {
+        std::fs::write(dir.path().join(format!("file-{i:02}.txt")), "x\n").unwrap();
+    }
+    let spill = tempfile::tempdir().unwrap();
+    let config = r#"{"sampleOverCapGlobResults":false,"globMaxResults":2}"#;
+    let out = workbench(&[
+        "call",
+        "glob",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        r#"{"pattern":"*"}"#,
+        "--config",
+        config,
+        "--spill-dir",
+        root(spill.path()),
+        "--json",
+        "--tokens",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let object = json_of(&out);
+    let locator = object["spill"]["locator"].as_str().unwrap();
+    let full = std::fs::read_to_string(locator).unwrap();
+    let text_tokens = object["tokens"]["text"].as_u64().unwrap() as usize;
+    let full_tokens = object["tokens"]["full"].as_u64().unwrap() as usize;
+    assert_eq!(
+        text_tokens,
+        tokenizer().count(object["text"].as_str().unwrap())
+    );
+    assert_eq!(full_tokens, tokenizer().count(&full));
+    assert!(full_tokens > text_tokens, "{full_tokens} <= {text_tokens}");
+}
+
+#[test]
+fn call_without_tokens_has_no_tokens_key() {
+    let dir = tree();
+    let out = workbench(&[
+        "call",
+        "glob",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        r#"{"pattern":"*.ts"}"#,
+        "--config",
+        SAMPLING,
+        "--no-spill",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(json_of(&out).get("tokens").is_none());
+}
+
+#[test]
+fn a_missing_or_invalid_tokenizer_file_exits_2_naming_it() {
+    let dir = tree();
+    let bad = dir.path().join("not-a-tokenizer.json");
+    std::fs::write(&bad, "{\"hello\": 1}").unwrap();
+    let missing = dir.path().join("missing-tokenizer.json");
+    for file in [&bad, &missing] {
+        let out = workbench(&[
+            "call",
+            "glob",
+            "--workdir",
+            root(dir.path()),
+            "--args",
+            r#"{"pattern":"*.ts"}"#,
+            "--config",
+            SAMPLING,
+            "--no-spill",
+            "--json",
+            "--tokens",
+            "--tokenizer",
+            root(file),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains(root(file)), "{}", stderr(&out));
+        assert!(stdout(&out).is_empty());
+    }
+}
+
+#[test]
+fn a_tokenizer_file_is_used() {
+    let dir = tree();
+    let file = dir.path().join("tokenizer.json");
+    std::fs::write(&file, fs_search_tokens::embedded_json().unwrap()).unwrap();
+    let out = workbench(&[
+        "call",
+        "grep",
+        "--workdir",
+        root(dir.path()),
+        "--args",
+        r#"{"pattern":"alpha"}"#,
+        "--config",
+        SAMPLING,
+        "--no-spill",
+        "--json",
+        "--tokens",
+        "--tokenizer",
+        root(&file),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let object = json_of(&out);
+    assert_eq!(
+        object["tokens"]["text"].as_u64().unwrap() as usize,
+        tokenizer().count(object["text"].as_str().unwrap())
+    );
+}
