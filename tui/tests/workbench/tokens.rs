@@ -13,7 +13,6 @@ use fs_search_tokens::Tokenizer;
 use serde_json::Value;
 
 const SAMPLING: &str = r#"{"sampleOverCapGlobResults":true}"#;
-#[allow(dead_code)] // used by the surface tests
 const NO_SAMPLING: &str = r#"{"sampleOverCapGlobResults":false}"#;
 
 fn tokenizer() -> &'static Tokenizer {
@@ -194,5 +193,108 @@ fn a_tokenizer_file_is_used() {
     assert_eq!(
         object["tokens"]["text"].as_u64().unwrap() as usize,
         tokenizer().count(object["text"].as_str().unwrap())
+    );
+}
+
+#[test]
+fn surface_tokens_count_each_part_and_the_total_is_their_sum() {
+    let out = workbench(&["surface", "--config", SAMPLING, "--json", "--tokens"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let object = json_of(&out);
+    let mut sum = 0;
+    for section in object["promptSections"].as_array().unwrap() {
+        let n = section["tokens"].as_u64().unwrap() as usize;
+        assert_eq!(n, tokenizer().count(section["text"].as_str().unwrap()));
+        sum += n;
+    }
+    let tools = object["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 2);
+    for tool in tools {
+        let text = fs_search_tokens::tool_definition_text(
+            tool["name"].as_str().unwrap(),
+            tool["description"].as_str().unwrap(),
+            &tool["parameters"],
+        );
+        let n = tool["tokens"].as_u64().unwrap() as usize;
+        assert_eq!(n, tokenizer().count(&text));
+        sum += n;
+    }
+    assert!(sum > 0);
+    assert_eq!(object["totalTokens"].as_u64().unwrap() as usize, sum);
+
+    let text = workbench(&["surface", "--config", SAMPLING, "--tokens"]);
+    assert!(stdout(&text).ends_with(&format!(
+        "== {sum} tokens per request (prompt sections + tool definitions) ==\n"
+    )));
+    let plain = workbench(&["surface", "--config", SAMPLING, "--json"]);
+    let plain = json_of(&plain);
+    assert!(plain.get("totalTokens").is_none());
+    assert!(plain["tools"][0].get("tokens").is_none());
+}
+
+#[test]
+fn surface_against_an_equal_config_is_identical() {
+    let out = workbench(&[
+        "surface",
+        "--config",
+        SAMPLING,
+        "--against",
+        SAMPLING,
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let kv = &json_of(&out)["kvPrefix"];
+    assert_eq!(kv["identical"], true);
+    assert_eq!(kv["firstDifference"], Value::Null);
+    assert_eq!(kv["commonTokens"], kv["tokensA"]);
+    assert_eq!(kv["tokensA"], kv["tokensB"]);
+    let text = workbench(&["surface", "--config", SAMPLING, "--against", SAMPLING]);
+    assert!(stdout(&text).starts_with("identical — cached prefix stays valid"));
+}
+
+#[test]
+fn surface_against_names_the_glob_section_where_sampling_changes_the_prefix() {
+    // Sampling changes the glob prompt section first (it comes before the
+    // tool definitions), then the glob tool's description.
+    let out = workbench(&[
+        "surface",
+        "--config",
+        SAMPLING,
+        "--against",
+        NO_SAMPLING,
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let kv = &json_of(&out)["kvPrefix"];
+    assert_eq!(kv["identical"], false);
+    assert_eq!(kv["firstDifference"]["part"], "section");
+    assert_eq!(kv["firstDifference"]["name"], "tool:glob");
+    assert_eq!(kv["firstDifference"]["tokenIndex"], kv["commonTokens"]);
+    let surface = json_of(&workbench(&[
+        "surface", "--config", SAMPLING, "--json", "--tokens",
+    ]));
+    assert_eq!(kv["tokensA"], surface["totalTokens"]);
+    let text = stdout(&workbench(&[
+        "surface",
+        "--config",
+        SAMPLING,
+        "--against",
+        NO_SAMPLING,
+    ]));
+    let common = kv["commonTokens"].as_u64().unwrap();
+    let total = kv["tokensA"].as_u64().unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "the prefix differs from prompt section tool:glob (token {common} of {total})"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n  A (prompt section tool:glob): "),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n  B (prompt section tool:glob): "),
+        "{text}"
     );
 }
