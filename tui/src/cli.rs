@@ -112,9 +112,16 @@ pub struct ReplayArgs {
     /// Transcript files (fixtures/transcripts/*.jsonl).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Rewrite changed records with the current results.
+    /// Rewrite changed records with the current results (and their
+    /// token counts).
     #[arg(long)]
     pub update: bool,
+    /// Exit 1 when any result's text is more than N tokens (a budget check).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    /// Count with this `tokenizer.json` instead of the embedded DeepSeek V4 one.
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -128,6 +135,10 @@ pub struct RecordArgs {
     /// The transcript to write.
     #[arg(long)]
     pub out: PathBuf,
+    /// Count the results' tokens with this `tokenizer.json` instead of the
+    /// embedded DeepSeek V4 one.
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

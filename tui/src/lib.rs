@@ -69,13 +69,12 @@ pub fn run(cli: Cli) -> ExitCode {
     let outcome = match cli.command {
         None => return tui::main(&runtime, cli.workdir, cli.config, cli.follow),
         // Transcripts have their own exit statuses (0, 1 changed, 2 error).
-        Some(Command::Replay(args)) => {
-            Ok(runtime.block_on(headless::transcripts::replay(&args.files, args.update)))
-        }
+        Some(Command::Replay(args)) => Ok(runtime.block_on(headless::transcripts::replay(&args))),
         Some(Command::Record(args)) => Ok(runtime.block_on(headless::transcripts::record(
             &args.tree,
             args.config.as_deref(),
             &args.out,
+            args.tokenizer.as_deref(),
         ))),
         Some(Command::Freeze(args)) => Ok(runtime.block_on(headless::transcripts::freeze(
             &args.recording,

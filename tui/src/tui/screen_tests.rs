@@ -307,6 +307,7 @@ async fn followed_recording_call() {
         }),
         warnings: Vec::new(),
         text: "Found 1 of 2 matches\n\nsrc/main.rs\nLine 1: fn main() {\n\n(Showing 1 of 2 matches. Full grep result stored at: <SPILL>/session-mcp/<RAND>-grep-results.txt.)".into(),
+        tokens: None,
     };
     let header = Header {
         tree: "tree".into(),

@@ -298,3 +298,159 @@ fn surface_against_names_the_glob_section_where_sampling_changes_the_prefix() {
         "{text}"
     );
 }
+
+fn repo() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Runs the workbench in the repository root with `stdin`.
+fn workbench_in_repo(args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_workbench"))
+        .args(args)
+        .current_dir(repo())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    pipe.write_all(stdin.as_bytes()).unwrap();
+    drop(pipe);
+    child.wait_with_output().unwrap()
+}
+
+const CALLS: &str = r#"{"call":"glob-over-cap","tool":"glob","args":{"pattern":"*"},"options":{"config":{"globMaxResults":3}}}
+{"call":"grep-one","tool":"grep","args":{"pattern":"spaced name"}}
+"#;
+
+/// Records CALLS on the mixed tree into `dir/t.jsonl`.
+fn record_into(dir: &Path) -> std::path::PathBuf {
+    let file = dir.join("t.jsonl");
+    let out = workbench_in_repo(
+        &[
+            "record",
+            "--tree",
+            "fixtures/trees/mixed",
+            "--config",
+            SAMPLING,
+            "--out",
+            file.to_str().unwrap(),
+        ],
+        CALLS,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    file
+}
+
+/// The result lines of a transcript and the text each carries.
+fn results(transcript: &str) -> Vec<(Value, String)> {
+    let mut out: Vec<(Value, Vec<String>)> = Vec::new();
+    for line in transcript.lines() {
+        let value: Value = serde_json::from_str(line).unwrap();
+        if value.get("result").is_some() {
+            out.push((value, Vec::new()));
+        } else if let (Some(text), Some(last)) = (value.get("text"), out.last_mut()) {
+            last.1.push(text.as_str().unwrap().to_owned());
+        }
+    }
+    out.into_iter()
+        .map(|(v, lines)| (v, lines.join("\n")))
+        .collect()
+}
+
+#[test]
+fn record_writes_each_results_tokens_and_replay_reports_a_changed_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = record_into(dir.path());
+    let path = file.to_str().unwrap();
+    let recorded = std::fs::read_to_string(&file).unwrap();
+    let results = results(&recorded);
+    assert_eq!(results.len(), 2);
+    for (result, text) in &results {
+        assert_eq!(
+            result["tokens"].as_u64().unwrap() as usize,
+            tokenizer().count(text),
+            "{result}"
+        );
+    }
+    let out = workbench_in_repo(&["replay", path], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(stdout(&out), format!("ok {path}: 2 records match\n"));
+
+    // A changed count (nothing else changed) is a difference.
+    let grep_tokens = results[1].0["tokens"].as_u64().unwrap();
+    let changed = recorded.replacen(
+        &format!("\"tokens\":{grep_tokens}}}"),
+        &format!("\"tokens\":{}}}", grep_tokens + 1),
+        1,
+    );
+    assert_ne!(changed, recorded);
+    std::fs::write(&file, &changed).unwrap();
+    let out = workbench_in_repo(&["replay", path], "");
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("record \"grep-one\" (recorded)"), "{text}");
+    assert!(!text.contains("record \"glob-over-cap\""), "{text}");
+    assert!(
+        text.contains(&format!("\"tokens\":{}}}", grep_tokens + 1)),
+        "{text}"
+    );
+
+    // --update writes the current counts back: the file is as recorded.
+    let out = workbench_in_repo(&["replay", "--update", path], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), recorded);
+
+    // Without the key, a record's count is not compared (fixtures keep
+    // replaying as they were recorded).
+    let stripped = recorded.replace(&format!(",\"tokens\":{grep_tokens}}}"), "}");
+    std::fs::write(&file, &stripped).unwrap();
+    let out = workbench_in_repo(&["replay", path], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+#[test]
+fn replay_max_tokens_exits_1_naming_the_record_over_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = record_into(dir.path());
+    let path = file.to_str().unwrap();
+    let recorded = std::fs::read_to_string(&file).unwrap();
+    let counts: Vec<u64> = results(&recorded)
+        .iter()
+        .map(|(r, _)| r["tokens"].as_u64().unwrap())
+        .collect();
+    let (glob, grep) = (counts[0], counts[1]);
+    assert!(glob > grep, "{glob} {grep}");
+
+    let enough = glob.to_string();
+    let out = workbench_in_repo(&["replay", "--max-tokens", &enough, path], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+
+    let between = grep.to_string();
+    let out = workbench_in_repo(&["replay", "--max-tokens", &between, path], "");
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!(
+            "OVER BUDGET {path}:2 record \"glob-over-cap\": {glob} tokens > --max-tokens {grep}\n"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("\"grep-one\": "), "{text}");
+
+    // A fixture transcript without counts is counted for the budget, and
+    // left as it is.
+    let fixture = "fixtures/transcripts/glob-footers.jsonl";
+    let before = std::fs::read(repo().join(fixture)).unwrap();
+    let out = workbench_in_repo(&["replay", "--max-tokens", "1000000", fixture], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let out = workbench_in_repo(&["replay", "--max-tokens", "1", fixture], "");
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains(&format!("OVER BUDGET {fixture}:")));
+    assert_eq!(std::fs::read(repo().join(fixture)).unwrap(), before);
+}

@@ -575,6 +575,7 @@ fn recorded(name: &str, text: &str, error: Option<(&str, &str)>) -> Box<Record> 
         spill: None,
         warnings: Vec::new(),
         text: text.into(),
+        tokens: None,
     };
     let header = format::header_line(&format::Header {
         tree: "work".into(),
