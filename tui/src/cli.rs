@@ -24,6 +24,10 @@ pub struct Cli {
     /// each new call shows up in the TUI as it is recorded.
     #[arg(long, value_name = "FILE")]
     pub follow: Option<PathBuf>,
+    /// Count tokens with this `tokenizer.json` instead of the embedded
+    /// DeepSeek V4 one (loaded in the background).
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -67,7 +67,7 @@ pub fn run(cli: Cli) -> ExitCode {
         return ExitCode::from(EXIT_USAGE);
     }
     let outcome = match cli.command {
-        None => return tui::main(&runtime, cli.workdir, cli.config, cli.follow),
+        None => return tui::main(&runtime, cli.workdir, cli.config, cli.follow, cli.tokenizer),
         // Transcripts have their own exit statuses (0, 1 changed, 2 error).
         Some(Command::Replay(args)) => Ok(runtime.block_on(headless::transcripts::replay(&args))),
         Some(Command::Record(args)) => Ok(runtime.block_on(headless::transcripts::record(

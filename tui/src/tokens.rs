@@ -54,6 +54,17 @@ pub fn request_parts(sections: &[PromptSection], tools: &[ToolDefinition]) -> Ve
     parts
 }
 
+/// A loaded tokenizer shared between the TUI's state and its effects;
+/// equal when it is the same instance.
+#[derive(Debug, Clone)]
+pub struct SharedTokenizer(pub std::sync::Arc<Tokenizer>);
+
+impl PartialEq for SharedTokenizer {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 /// `n` with thousands separators: `1,234`.
 pub fn thousands(n: usize) -> String {
     let digits = n.to_string();

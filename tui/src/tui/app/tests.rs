@@ -677,7 +677,7 @@ fn followed_records_join_the_history_and_the_newest_is_shown() {
     assert_eq!(app.state.shown, Some(2));
     assert!(app.state.shown_record().unwrap().is_error());
     assert_eq!(
-        crate::tui::views::record_summary(app.state.shown_record().unwrap(), 2, 3),
+        crate::tui::views::record_summary(app.state.shown_record().unwrap(), 2, 3, None),
         "#3 grep (3/3) · isError {name: SearchError, code: SEARCH_INVALID_PATTERN} · recorded · 10 B text"
     );
     assert_eq!(app.state.follow.as_ref().unwrap().calls, 2);
