@@ -752,3 +752,32 @@ fn f_in_the_transcript_tab_follows_the_chosen_recording_and_f_again_stops() {
     assert!(press(&mut app, KeyCode::Char('f')).is_empty());
     assert!(app.state.follow.is_none());
 }
+
+#[test]
+fn the_tokenizer_loads_as_an_effect_and_a_failure_is_said_once() {
+    let mut app = app();
+    assert!(matches!(
+        app.state.tokens.tokenizer,
+        crate::tui::state::tokens::TokenizerStatus::Off
+    ));
+    let effects = app.start_tokens(Some("/no/such/tokenizer.json".into()));
+    assert_eq!(
+        effects,
+        vec![Effect::LoadTokenizer {
+            file: Some("/no/such/tokenizer.json".into())
+        }]
+    );
+    let more = app.on_event(AppEvent::TokenizerLoaded(Err(
+        "cannot read tokenizer file /no/such/tokenizer.json: gone".into(),
+    )));
+    assert!(more.is_empty());
+    let status = app.state.status.as_ref().unwrap();
+    assert!(status.alert);
+    assert!(
+        status.text.contains("/no/such/tokenizer.json"),
+        "{}",
+        status.text
+    );
+    assert_eq!(app.state.tokens.page(1), None);
+    assert_eq!(app.state.tokens.session_total(), 0);
+}
