@@ -224,7 +224,8 @@ fn surface_tokens_count_each_part_and_the_total_is_their_sum() {
 
     let text = workbench(&["surface", "--config", SAMPLING, "--tokens"]);
     assert!(stdout(&text).ends_with(&format!(
-        "== {sum} tokens per request (prompt sections + tool definitions) ==\n"
+        "== {} tokens per request (prompt sections + tool definitions) ==\n",
+        fs_search_workbench::tokens::thousands(sum)
     )));
     let plain = workbench(&["surface", "--config", SAMPLING, "--json"]);
     let plain = json_of(&plain);
@@ -453,4 +454,49 @@ fn replay_max_tokens_exits_1_naming_the_record_over_budget() {
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(stdout(&out).contains(&format!("OVER BUDGET {fixture}:")));
     assert_eq!(std::fs::read(repo().join(fixture)).unwrap(), before);
+}
+
+#[test]
+fn record_and_replay_with_a_missing_tokenizer_exit_2_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("t.jsonl");
+    let missing = dir.path().join("no-tokenizer.json");
+    let out = workbench_in_repo(
+        &[
+            "record",
+            "--tree",
+            "fixtures/trees/mixed",
+            "--config",
+            SAMPLING,
+            "--out",
+            out_file.to_str().unwrap(),
+            "--tokenizer",
+            missing.to_str().unwrap(),
+        ],
+        CALLS,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(missing.to_str().unwrap()),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!out_file.exists());
+
+    let file = record_into(dir.path());
+    let out = workbench_in_repo(
+        &[
+            "replay",
+            file.to_str().unwrap(),
+            "--tokenizer",
+            missing.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(missing.to_str().unwrap()),
+        "{}",
+        stderr(&out)
+    );
 }
