@@ -24,6 +24,10 @@ pub struct Cli {
     /// each new call shows up in the TUI as it is recorded.
     #[arg(long, value_name = "FILE")]
     pub follow: Option<PathBuf>,
+    /// Count tokens with this `tokenizer.json` instead of the embedded
+    /// DeepSeek V4 one (loaded in the background).
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -77,6 +81,13 @@ pub struct CallArgs {
     /// Print one JSON object instead of the text.
     #[arg(long)]
     pub json: bool,
+    /// With --json: add `"tokens": {"text": N, "full": N | null}`, the
+    /// tokens of the model-visible text and of the spilled full result.
+    #[arg(long, requires = "json")]
+    pub tokens: bool,
+    /// Count with this `tokenizer.json` instead of the embedded DeepSeek V4 one.
+    #[arg(long, value_name = "FILE", requires = "tokens")]
+    pub tokenizer: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -87,6 +98,17 @@ pub struct SurfaceArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Count the tokens of each prompt section and tool definition (and
+    /// their total, the fixed cost per request).
+    #[arg(long)]
+    pub tokens: bool,
+    /// Compare the request prefix of --config (A) with this config's (B,
+    /// JSON or @FILE): where a cached KV prefix stops being valid.
+    #[arg(long, value_name = "JSON|@FILE")]
+    pub against: Option<String>,
+    /// Count with this `tokenizer.json` instead of the embedded DeepSeek V4 one.
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -94,9 +116,16 @@ pub struct ReplayArgs {
     /// Transcript files (fixtures/transcripts/*.jsonl).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Rewrite changed records with the current results.
+    /// Rewrite changed records with the current results (and their
+    /// token counts).
     #[arg(long)]
     pub update: bool,
+    /// Exit 1 when any result's text is more than N tokens (a budget check).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    /// Count with this `tokenizer.json` instead of the embedded DeepSeek V4 one.
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -110,6 +139,10 @@ pub struct RecordArgs {
     /// The transcript to write.
     #[arg(long)]
     pub out: PathBuf,
+    /// Count the results' tokens with this `tokenizer.json` instead of the
+    /// embedded DeepSeek V4 one.
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -11,6 +11,7 @@
 //! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
 //! - [`signals`]: SIGINT, SIGTERM and SIGHUP cancel the call in flight;
 //! - [`logging`]: the log file every front end writes to;
+//! - [`tokens`]: loading the tokenizer, the request prefix (issue 13);
 //! - [`transcript`]: the transcript library: format, fixture trees,
 //!   normalisation, record and replay (no terminal code);
 //! - [`tui`]: the interactive workbench (ratatui).
@@ -25,6 +26,7 @@ pub mod logging;
 pub mod mcp;
 pub mod setup;
 pub mod signals;
+pub mod tokens;
 pub mod transcript;
 pub mod tui;
 
@@ -65,15 +67,14 @@ pub fn run(cli: Cli) -> ExitCode {
         return ExitCode::from(EXIT_USAGE);
     }
     let outcome = match cli.command {
-        None => return tui::main(&runtime, cli.workdir, cli.config, cli.follow),
+        None => return tui::main(&runtime, cli.workdir, cli.config, cli.follow, cli.tokenizer),
         // Transcripts have their own exit statuses (0, 1 changed, 2 error).
-        Some(Command::Replay(args)) => {
-            Ok(runtime.block_on(headless::transcripts::replay(&args.files, args.update)))
-        }
+        Some(Command::Replay(args)) => Ok(runtime.block_on(headless::transcripts::replay(&args))),
         Some(Command::Record(args)) => Ok(runtime.block_on(headless::transcripts::record(
             &args.tree,
             args.config.as_deref(),
             &args.out,
+            args.tokenizer.as_deref(),
         ))),
         Some(Command::Freeze(args)) => Ok(runtime.block_on(headless::transcripts::freeze(
             &args.recording,

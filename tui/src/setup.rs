@@ -29,6 +29,9 @@ pub enum SetupError {
     Executor(String),
     #[error("{0}")]
     Load(#[from] fs_search_engine::LoadError),
+    /// A missing or invalid `--tokenizer FILE` (the message names it).
+    #[error("--tokenizer: {0}")]
+    Tokenizer(#[from] fs_search_tokens::Error),
 }
 
 /// Reads `--config`: inline JSON or `@FILE`. No config means `{}`, which

@@ -22,6 +22,10 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
         (Some(dir), false) => SpillChoice::Root(dir),
         (None, false) => SpillChoice::PrivateTemp,
     };
+    // Only a call that asks for tokens loads the tokenizer, meanwhile.
+    let tokenizer = args
+        .tokens
+        .then(|| crate::tokens::load_in_background(args.tokenizer.as_deref()));
     let loaded = load_engine(Some(&args.workdir), &config, spill).await?;
     for warning in &loaded.warnings {
         eprintln!("{warning}");
@@ -50,6 +54,16 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     for warning in &result.warnings {
         eprintln!("{warning}");
     }
+    let tokens = match tokenizer {
+        Some(handle) => {
+            let tokenizer = crate::tokens::join(handle).await?;
+            Some(json!({
+                "text": tokenizer.count(&result.text),
+                "full": spilled_text(result.spill.as_ref()).map(|full| tokenizer.count(&full)),
+            }))
+        }
+        None => None,
+    };
     if args.json {
         let mut warnings = loaded.warnings.clone();
         warnings.extend(result.warnings.iter().cloned());
@@ -65,9 +79,21 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
             "warnings": warnings,
             "durationMs": (duration_ms * 1000.0).round() / 1000.0,
         });
+        let mut object = object;
+        if let (Some(tokens), Some(map)) = (tokens, object.as_object_mut()) {
+            map.insert("tokens".to_owned(), tokens);
+        }
         print(&format!("{object}\n"));
     } else {
         print(&result.text);
     }
     Ok(0)
+}
+
+/// The complete formatted result the call saved to the (local) spill
+/// store: the content of the file its locator names; `None` when nothing
+/// was saved or the file cannot be read (counting never fails a call).
+fn spilled_text(spill: Option<&fs_search_engine::SpillRef>) -> Option<String> {
+    let locator = &spill?.locator;
+    std::fs::read_to_string(locator).ok()
 }

@@ -1,33 +1,40 @@
-//! `workbench replay FILE... [--update]` and `workbench record --tree DIR
+//! `workbench replay FILE... [--update] [--max-tokens N]` and `workbench record --tree DIR
 //! --config JSON|@FILE --out FILE < calls.jsonl`: the headless front of
 //! the transcript library. Exit status: replay 0 when every record
 //! matches (or was updated), 1 when any record changed (a unified diff per
 //! changed record on stdout), 2 when a file cannot be read, parsed or set
-//! up (a message naming the file and line on stderr). Record: 0 or 2.
+//! up (a message naming the file and line on stderr). With `--max-tokens
+//! N`, 1 also when any result's text is more than N tokens (each such
+//! record named on stdout). Records carry their text's token count; replay
+//! counts (loading the tokenizer) only when a record carries one, or with
+//! `--update` or `--max-tokens`. Record: 0 or 2.
 //! `workbench freeze RECORDING --out TRANSCRIPT --tree-out DIR` makes a
 //! live recording self-contained and replays it: 0, 1 or 2 likewise.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::print;
+use crate::cli::ReplayArgs;
+use crate::tokens::Tokenizer;
 use crate::transcript::error::TranscriptError;
 use crate::transcript::freeze::freeze as freeze_recording;
 use crate::transcript::record::{parse_calls, record as record_calls, save};
-use crate::transcript::replay::replay_file;
+use crate::transcript::replay::{Replay, replay_file};
 
 /// Exit status of a replay with changes.
 pub const EXIT_CHANGED: u8 = 1;
 /// Exit status of an unusable file or setup.
 pub const EXIT_ERROR: u8 = 2;
 
-/// Replays `files`; with `update`, rewrites each changed file instead of
-/// failing. Returns the exit status.
-pub async fn replay(files: &[PathBuf], update: bool) -> u8 {
+/// Replays `args.files`; with `update`, rewrites each changed file
+/// instead of failing. Returns the exit status.
+pub async fn replay(args: &ReplayArgs) -> u8 {
     crate::signals::install();
     let mut status = 0;
     let temp = std::env::temp_dir();
-    for file in files {
-        match replay_one(file, update, &temp).await {
+    let mut tokens = Tokens::new(args.tokenizer.as_deref());
+    for file in &args.files {
+        match replay_one(file, args, &mut tokens, &temp).await {
             Ok(code) => status = status.max(code),
             Err(TranscriptError::Stopped(signal)) => return stopped("replay", signal),
             Err(e) => {
@@ -39,8 +46,43 @@ pub async fn replay(files: &[PathBuf], update: bool) -> u8 {
     status
 }
 
-async fn replay_one(file: &Path, update: bool, temp: &Path) -> Result<u8, TranscriptError> {
-    let replay = replay_file(file, temp).await?;
+/// The tokenizer, loaded the first time a replay needs it.
+struct Tokens<'a> {
+    file: Option<&'a Path>,
+    loaded: Option<Tokenizer>,
+}
+
+impl<'a> Tokens<'a> {
+    fn new(file: Option<&'a Path>) -> Self {
+        Self { file, loaded: None }
+    }
+
+    async fn get(&mut self) -> Result<&Tokenizer, TranscriptError> {
+        if self.loaded.is_none() {
+            let handle = crate::tokens::load_in_background(self.file);
+            let tokenizer = crate::tokens::join(handle)
+                .await
+                .map_err(|e| TranscriptError::Other(format!("--tokenizer: {e}")))?;
+            self.loaded = Some(tokenizer);
+        }
+        self.loaded
+            .as_ref()
+            .ok_or_else(|| TranscriptError::Other("the tokenizer did not load".into()))
+    }
+}
+
+async fn replay_one(
+    file: &Path,
+    args: &ReplayArgs,
+    tokens: &mut Tokens<'_>,
+    temp: &Path,
+) -> Result<u8, TranscriptError> {
+    let update = args.update;
+    let mut replay = replay_file(file, temp).await?;
+    if update || args.max_tokens.is_some() || replay.carries_tokens() {
+        replay.count_tokens(tokens.get().await?);
+    }
+    let over = over_budget(&replay, args.max_tokens);
     let total = replay.checks.len();
     let changed = replay.changed().count();
     if replay.transcript.header.env.rg != replay.rg_now {
@@ -50,23 +92,51 @@ async fn replay_one(file: &Path, update: bool, temp: &Path) -> Result<u8, Transc
         );
     }
     if changed == 0 {
-        print(&format!("ok {}: {total} records match\n", replay.file));
-        return Ok(0);
+        print(&format!(
+            "ok {}: {total} records match\n{over}",
+            replay.file
+        ));
+        return Ok(budget_status(&over));
     }
     if update {
         save(file, &replay.updated())?;
         print(&format!(
-            "updated {}: {changed} of {total} records rewritten\n",
+            "updated {}: {changed} of {total} records rewritten\n{over}",
             replay.file
         ));
-        return Ok(0);
+        return Ok(budget_status(&over));
     }
     print(&replay.diffs());
     print(&format!(
         "CHANGED {}: {changed} of {total} records differ (run `workbench replay --update {}` to accept)\n",
         replay.file, replay.file
     ));
+    print(&over);
     Ok(EXIT_CHANGED)
+}
+
+/// One line per result whose current text is more than `max` tokens.
+fn over_budget(replay: &Replay, max: Option<u64>) -> String {
+    let Some(max) = max else {
+        return String::new();
+    };
+    replay
+        .checks
+        .iter()
+        .filter_map(|check| {
+            let tokens = check.current.tokens?;
+            (tokens > max).then(|| {
+                format!(
+                    "OVER BUDGET {}:{} record \"{}\": {tokens} tokens > --max-tokens {max}\n",
+                    replay.file, check.record.line, check.record.call.name
+                )
+            })
+        })
+        .collect()
+}
+
+fn budget_status(over: &str) -> u8 {
+    if over.is_empty() { 0 } else { EXIT_CHANGED }
 }
 
 /// The exit status of a command stopped by `signal` (its temp trees are
@@ -76,10 +146,17 @@ fn stopped(command: &str, signal: i32) -> u8 {
     crate::signals::exit_status(signal)
 }
 
-/// Records the calls on stdin. Returns the exit status.
-pub async fn record(tree: &Path, config: Option<&str>, out_file: &Path) -> u8 {
+/// Records the calls on stdin, each result with its text's token count
+/// (`tokenizer`: a `tokenizer.json`, else the embedded one). Returns the
+/// exit status.
+pub async fn record(
+    tree: &Path,
+    config: Option<&str>,
+    out_file: &Path,
+    tokenizer: Option<&Path>,
+) -> u8 {
     crate::signals::install();
-    match record_inner(tree, config, out_file).await {
+    match record_inner(tree, config, out_file, tokenizer).await {
         Ok(count) => {
             print(&format!(
                 "recorded {count} calls to {}\n",
@@ -99,7 +176,9 @@ async fn record_inner(
     tree: &Path,
     config: Option<&str>,
     out_file: &Path,
+    tokenizer: Option<&Path>,
 ) -> Result<usize, TranscriptError> {
+    let tokenizer = crate::tokens::load_in_background(tokenizer);
     let config =
         crate::setup::read_config(config).map_err(|e| TranscriptError::Other(e.to_string()))?;
     // Blocking, on its own thread, so that a signal is not left waiting.
@@ -119,7 +198,13 @@ async fn record_inner(
         })
         .map_err(|e| TranscriptError::io("<stdin>", e))?;
     let calls = parse_calls("<stdin>", &input)?;
-    let transcript = record_calls(tree, config, calls, "<stdin>", out_file).await?;
+    let mut transcript = record_calls(tree, config, calls, "<stdin>", out_file).await?;
+    let tokenizer = crate::tokens::join(tokenizer)
+        .await
+        .map_err(|e| TranscriptError::Other(format!("--tokenizer: {e}")))?;
+    for record in &mut transcript.records {
+        record.outcome.tokens = Some(tokenizer.count(&record.outcome.text) as u64);
+    }
     save(out_file, &transcript)?;
     Ok(transcript.records.len())
 }

@@ -121,6 +121,7 @@ mod tests {
             spill: None,
             warnings: Vec::new(),
             text: text.to_owned(),
+            tokens: None,
         }
     }
 

@@ -69,6 +69,7 @@ pub fn outcome_of(result: &ToolResult, normaliser: &Normaliser) -> Outcome {
             .map(|w| normaliser.apply(w))
             .collect(),
         text: normaliser.apply(&result.text),
+        tokens: None,
     }
 }
 

@@ -350,6 +350,7 @@ mod tests {
             spill: None,
             warnings: Vec::new(),
             text: text.into(),
+            tokens: None,
         };
         let mut lines = call_line(&call);
         lines.push_str(&outcome_lines(&call.name, &outcome));

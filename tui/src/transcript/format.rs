@@ -21,7 +21,8 @@
 //! - Each record is a `call` line (a name unique in the file, the tool
 //!   name and the raw arguments exactly as a model would send them, and
 //!   the per-call [`CallOptions`]), then a `result` line (isError, error
-//!   name and code, the spill locator normalised, the warnings logged),
+//!   name and code, the spill locator normalised, the warnings logged,
+//!   and optionally `tokens`: the text's token count),
 //!   then one `text` line per line of the model-visible text (the text is
 //!   the lines joined by `\n`; it never ends in a newline of its own).
 //! - Call options (all optional; written out in full except the rare
@@ -192,6 +193,28 @@ pub struct Outcome {
     pub spill: Option<OutcomeSpill>,
     pub warnings: Vec<String>,
     pub text: String,
+    /// The text's token count, when the record carries one (the optional
+    /// `tokens` key of the result line; written by `record` and by
+    /// `replay --update`).
+    pub tokens: Option<u64>,
+}
+
+impl Outcome {
+    /// Whether `current` (a replay's outcome) shows what `self` recorded:
+    /// every part equal; the token count compared only when both carry one
+    /// (a recorded count, and a replay that counted).
+    pub fn matches(&self, current: &Outcome) -> bool {
+        let tokens_match = match (self.tokens, current.tokens) {
+            (Some(recorded), Some(now)) => recorded == now,
+            _ => true,
+        };
+        tokens_match
+            && self.is_error == current.is_error
+            && self.error == current.error
+            && self.spill == current.spill
+            && self.warnings == current.warnings
+            && self.text == current.text
+    }
 }
 
 /// A call and its recorded outcome; `line` is the call line's number.
@@ -282,13 +305,17 @@ pub fn outcome_lines(name: &str, outcome: &Outcome) -> String {
         .spill
         .as_ref()
         .map(|s| json!({ "locator": s.locator, "bytes": s.bytes }));
-    let mut out = line(&json!({
+    let mut result = json!({
         "result": name,
         "isError": outcome.is_error,
         "error": error,
         "spill": spill,
         "warnings": outcome.warnings,
-    }));
+    });
+    if let (Some(tokens), Some(map)) = (outcome.tokens, result.as_object_mut()) {
+        map.insert("tokens".into(), json!(tokens));
+    }
+    let mut out = line(&result);
     for text in outcome.text.split('\n') {
         out.push_str(&line(&json!({ "text": text })));
     }
@@ -339,6 +366,7 @@ mod tests {
                         }),
                         warnings: vec![],
                         text: "a.ts\n\n(Showing…)\r".into(),
+                        tokens: Some(7),
                     },
                 },
                 Record {
@@ -367,6 +395,7 @@ mod tests {
                         spill: None,
                         warnings: vec!["w".into()],
                         text: String::new(),
+                        tokens: None,
                     },
                 },
             ],

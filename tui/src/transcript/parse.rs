@@ -237,7 +237,10 @@ fn parse_result(
     map: &Map<String, Value>,
     call: &str,
 ) -> Result<Outcome, TranscriptError> {
-    ctx.only_keys(map, &["result", "isError", "error", "spill", "warnings"])?;
+    ctx.only_keys(
+        map,
+        &["result", "isError", "error", "spill", "warnings", "tokens"],
+    )?;
     let name = ctx.string(map, "result")?;
     if name != call {
         return Err(ctx.err(format!(
@@ -281,12 +284,17 @@ fn parse_result(
             .collect::<Result<_, _>>()?,
         Some(_) => return Err(ctx.err("\"warnings\" must be an array of strings")),
     };
+    let tokens = match map.get("tokens") {
+        None => None,
+        Some(value) => Some(ctx.u64(value, "\"tokens\"")?),
+    };
     Ok(Outcome {
         is_error: ctx.bool(map, "isError")?,
         error,
         spill,
         warnings,
         text: String::new(),
+        tokens,
     })
 }
 

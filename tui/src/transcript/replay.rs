@@ -21,7 +21,7 @@ pub struct RecordCheck {
 
 impl RecordCheck {
     pub fn matches(&self) -> bool {
-        self.record.outcome == self.current
+        self.record.outcome.matches(&self.current)
     }
 
     /// The unified diff of the record's result and text lines, recorded
@@ -70,6 +70,21 @@ impl Replay {
     /// All diffs, one per changed record.
     pub fn diffs(&self) -> String {
         self.changed().map(|c| c.diff(&self.file)).collect()
+    }
+
+    /// Whether any recorded result carries a token count.
+    pub fn carries_tokens(&self) -> bool {
+        self.transcript
+            .records
+            .iter()
+            .any(|r| r.outcome.tokens.is_some())
+    }
+
+    /// Counts the tokens of every current result's text.
+    pub fn count_tokens(&mut self, tokenizer: &fs_search_tokens::Tokenizer) {
+        for check in &mut self.checks {
+            check.current.tokens = Some(tokenizer.count(&check.current.text) as u64);
+        }
     }
 
     /// The transcript with every current outcome accepted (`--update`).
@@ -196,6 +211,7 @@ mod tests {
                 spill: None,
                 warnings: Vec::new(),
                 text: String::new(),
+                tokens: None,
             },
         })
         .collect();

@@ -22,6 +22,7 @@ use super::state::calls::{CallRecord, CallResult, RecordedCall, Running};
 use super::state::editor::{Field, Tool};
 use super::state::follow::{FollowStatus, Following};
 use super::state::session::{PluginStatus, SessionInfo, Status};
+use super::state::tokens::{PageTokens, SurfaceTokens, TokenizerStatus, prefix_change};
 use super::state::transcript::TranscriptAction;
 use super::state::{Editing, Overlay, SpillState, State, Viewports};
 use super::tabs::Tab;
@@ -63,6 +64,79 @@ impl App {
     /// The first effects: load the plugin with the starting config.
     pub fn start(&mut self) -> Vec<Effect> {
         self.load(self.state.applied.clone())
+    }
+
+    /// Starts loading the tokenizer (`file`, else the embedded one) in
+    /// the background; counts appear once it is ready.
+    pub fn start_tokens(&mut self, file: Option<PathBuf>) -> Vec<Effect> {
+        self.state.tokens.tokenizer = TokenizerStatus::Loading;
+        vec![Effect::LoadTokenizer { file }]
+    }
+
+    /// The tokenizer is ready: counts what the session shows so far.
+    pub fn set_tokenizer(&mut self, tokenizer: crate::tokens::SharedTokenizer) -> Vec<Effect> {
+        self.state.tokens.tokenizer = TokenizerStatus::Ready(tokenizer);
+        self.count_surface();
+        let mut effects = Vec::new();
+        for index in 0..self.state.history.len() {
+            effects.extend(self.count_call(index));
+        }
+        effects
+    }
+
+    /// Counts the surface and the change from the previous one.
+    fn count_surface(&mut self) {
+        let tokens = &mut self.state.tokens;
+        let TokenizerStatus::Ready(shared) = &tokens.tokenizer else {
+            return;
+        };
+        let tokenizer = &shared.0;
+        tokens.surface = tokens
+            .current
+            .as_ref()
+            .map(|info| SurfaceTokens::count(tokenizer, info));
+        tokens.change = match (&tokens.previous, &tokens.current) {
+            (Some(before), Some(after)) => Some(prefix_change(tokenizer, before, after)),
+            _ => None,
+        };
+        if matches!(self.state.plugin, PluginStatus::Registered)
+            && let Some(info) = &self.state.tokens.current
+        {
+            self.state.surface = content::surface::surface(info, Some(&self.state.tokens));
+        }
+    }
+
+    /// Counts the page of the history's call `index` (and asks for its
+    /// spilled full result's count).
+    fn count_call(&mut self, index: usize) -> Vec<Effect> {
+        let TokenizerStatus::Ready(shared) = &self.state.tokens.tokenizer else {
+            return Vec::new();
+        };
+        let Some(record) = self.state.history.get(index) else {
+            return Vec::new();
+        };
+        if self.state.tokens.calls.contains_key(&record.id) {
+            return Vec::new();
+        }
+        let text = shared.0.count(record.text());
+        let id = record.id;
+        let spill = record
+            .spill()
+            .filter(|_| record.ran().is_some())
+            .map(|(locator, _)| locator.to_owned());
+        let effects = spill
+            .map(|path| Effect::CountSpill {
+                id,
+                path,
+                tokenizer: shared.clone(),
+            })
+            .into_iter()
+            .collect();
+        self.state
+            .tokens
+            .calls
+            .insert(id, PageTokens { text, full: None });
+        effects
     }
 
     fn load(&mut self, config: Value) -> Vec<Effect> {
@@ -539,6 +613,8 @@ impl App {
             .shown
             .is_none_or(|i| i + 1 >= self.state.history.len());
         self.state.history.push(record);
+        // A recorded call has no spill file here: its text is counted.
+        let _ = self.count_call(self.state.history.len() - 1);
         if at_newest {
             let last = self.state.history.len() - 1;
             self.state.shown = Some(last);
@@ -580,7 +656,17 @@ impl App {
                 id,
                 result,
                 duration,
-            } => self.finished(id, *result, duration),
+            } => return self.finished(id, *result, duration),
+            AppEvent::TokenizerLoaded(Ok(tokenizer)) => return self.set_tokenizer(tokenizer),
+            AppEvent::TokenizerLoaded(Err(error)) => {
+                self.say(format!("no token counts: {error}"), true);
+                self.state.tokens.tokenizer = TokenizerStatus::Failed(error);
+            }
+            AppEvent::SpillCounted { id, full } => {
+                if let Some(page) = self.state.tokens.calls.get_mut(&id) {
+                    page.full = full;
+                }
+            }
             AppEvent::Lost { id, reason } => {
                 if self.state.running.as_ref().is_some_and(|r| r.id == id) {
                     self.state.running = None;
@@ -622,7 +708,23 @@ impl App {
                     self.say(text, true);
                 } else {
                     self.state.plugin = PluginStatus::Registered;
-                    self.state.surface = content::surface::surface(&info);
+                    self.state.surface = content::surface::surface(&info, None);
+                }
+                // An rg-missing load registers nothing: an empty prefix.
+                let shown = if info.rg_missing().is_some() {
+                    LoadInfo {
+                        sections: Vec::new(),
+                        tools: Vec::new(),
+                        warnings: info.warnings.clone(),
+                    }
+                } else {
+                    info
+                };
+                let tokens = &mut self.state.tokens;
+                tokens.previous = tokens.current.replace(shown);
+                self.count_surface();
+                if let Some(change) = self.state.tokens.change.clone() {
+                    self.say(change, false);
                 }
             }
             Err(error) => {
@@ -633,9 +735,9 @@ impl App {
         self.refresh_plugin_docs();
     }
 
-    fn finished(&mut self, id: u64, result: ToolResult, duration: Duration) {
+    fn finished(&mut self, id: u64, result: ToolResult, duration: Duration) -> Vec<Effect> {
         let Some(running) = self.state.running.take_if(|r| r.id == id) else {
-            return;
+            return Vec::new();
         };
         // The new result's summary replaces any message about the call.
         self.state.status = None;
@@ -647,6 +749,7 @@ impl App {
         let last = self.state.history.len() - 1;
         self.state.shown = Some(last);
         self.state.history_selected = last;
+        self.count_call(last)
     }
 }
 

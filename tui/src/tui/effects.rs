@@ -51,6 +51,14 @@ pub enum Effect {
     Follow { generation: u64, path: PathBuf },
     /// Stop following.
     StopFollowing,
+    /// Load the tokenizer (`file`, else the embedded one) in the background.
+    LoadTokenizer { file: Option<PathBuf> },
+    /// Count the tokens of call `id`'s spilled full result at `path`.
+    CountSpill {
+        id: u64,
+        path: String,
+        tokenizer: crate::tokens::SharedTokenizer,
+    },
 }
 
 /// What a successful load registered.
@@ -103,6 +111,10 @@ pub enum AppEvent {
     },
     /// What follow `generation` found in its recording.
     Followed { generation: u64, update: Update },
+    /// The tokenizer loaded (or why not).
+    TokenizerLoaded(Result<crate::tokens::SharedTokenizer, String>),
+    /// The tokens of call `id`'s spilled full result (`None`: unreadable).
+    SpillCounted { id: u64, full: Option<usize> },
 }
 
 /// Carries out effects on tokio tasks; owns the current registry.
@@ -182,6 +194,30 @@ impl EffectRunner {
                 if let Some(token) = self.following.take() {
                     token.cancel();
                 }
+            }
+            Effect::LoadTokenizer { file } => {
+                let events = self.events.clone();
+                tokio::spawn(async move {
+                    let handle = crate::tokens::load_in_background(file.as_deref());
+                    let outcome = crate::tokens::join(handle)
+                        .await
+                        .map(|t| crate::tokens::SharedTokenizer(Arc::new(t)))
+                        .map_err(|e| e.to_string());
+                    let _ = events.send(AppEvent::TokenizerLoaded(outcome));
+                });
+            }
+            Effect::CountSpill {
+                id,
+                path,
+                tokenizer,
+            } => {
+                let events = self.events.clone();
+                tokio::task::spawn_blocking(move || {
+                    let full = std::fs::read_to_string(&path)
+                        .ok()
+                        .map(|text| tokenizer.0.count(&text));
+                    let _ = events.send(AppEvent::SpillCounted { id, full });
+                });
             }
             Effect::ReadSpill { id, path } => {
                 let events = self.events.clone();

@@ -51,6 +51,7 @@ pub async fn run(
     session: SessionInfo,
     config: Value,
     follow: Option<PathBuf>,
+    tokenizer: Option<PathBuf>,
     started: Instant,
 ) -> Result<(), TuiError> {
     let (tx, rx) = mpsc::unbounded_channel();
@@ -62,7 +63,15 @@ pub async fn run(
     let mut runner = EffectRunner::new(workdir, spill_root, session.session_id.clone(), tx);
     let mut app = App::new(session, &config);
     let mut terminal = ratatui::try_init()?;
-    let outcome = drive(&mut terminal, &mut app, &mut runner, rx, follow, started).await;
+    let outcome = drive(
+        &mut terminal,
+        &mut app,
+        &mut runner,
+        rx,
+        (follow, tokenizer),
+        started,
+    )
+    .await;
     let _ = terminal.show_cursor();
     ratatui::restore();
     outcome
@@ -73,7 +82,7 @@ async fn drive(
     app: &mut App,
     runner: &mut EffectRunner,
     mut rx: mpsc::UnboundedReceiver<AppEvent>,
-    follow: Option<PathBuf>,
+    (follow, tokenizer): (Option<PathBuf>, Option<PathBuf>),
     started: Instant,
 ) -> Result<(), TuiError> {
     let mut events = EventStream::new();
@@ -82,6 +91,9 @@ async fn drive(
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let effects = app.start();
+    runner.apply_all(effects);
+    // The tokenizer loads in the background: the first frame does not wait.
+    let effects = app.start_tokens(tokenizer);
     runner.apply_all(effects);
     if let Some(path) = follow {
         let effects = app.follow(path);

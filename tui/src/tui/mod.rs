@@ -67,8 +67,9 @@ pub fn main(
     workdir: Option<PathBuf>,
     config: Option<String>,
     follow: Option<PathBuf>,
+    tokenizer: Option<PathBuf>,
 ) -> ExitCode {
-    match runtime.block_on(run(workdir, config, follow)) {
+    match runtime.block_on(run(workdir, config, follow, tokenizer)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("workbench: {e}");
@@ -78,11 +79,13 @@ pub fn main(
 }
 
 /// Checks the options, then opens the terminal and runs the loop
-/// (following the recording `follow`, if given).
+/// (following the recording `follow`, if given; counting tokens with the
+/// `tokenizer.json` `tokenizer`, else the embedded one).
 pub async fn run(
     workdir: Option<PathBuf>,
     config: Option<String>,
     follow: Option<PathBuf>,
+    tokenizer: Option<PathBuf>,
 ) -> Result<(), TuiError> {
     let started = std::time::Instant::now();
     let config = read_config(config.as_deref())?;
@@ -109,7 +112,7 @@ pub async fn run(
         log_path: logging.as_ref().map(|l| l.path.clone()),
     };
     tracing::info!(workdir = %session.workdir, session = %session.session_id, %config, "workbench starting");
-    let outcome = event_loop::run(session, config, follow, started).await;
+    let outcome = event_loop::run(session, config, follow, tokenizer, started).await;
     if let Err(e) = &outcome {
         tracing::error!(error = %e, "workbench ended with an error");
     }

@@ -98,12 +98,21 @@ impl Harness {
 
     /// Hands effects to the runner and feeds back what they produce.
     async fn carry_out(&mut self, effects: Vec<Effect>) {
-        let awaited = effects
-            .iter()
-            .filter(|e| matches!(e, Effect::Load { .. } | Effect::Run { .. }))
-            .count();
+        let awaits = |effects: &[Effect]| {
+            effects
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e,
+                        Effect::Load { .. } | Effect::Run { .. } | Effect::CountSpill { .. }
+                    )
+                })
+                .count()
+        };
+        let mut awaited = awaits(&effects);
         self.runner.apply_all(effects);
-        for _ in 0..awaited {
+        while awaited > 0 {
+            awaited -= 1;
             let event = tokio::time::timeout(Duration::from_secs(30), self.events.recv())
                 .await
                 .expect("the runner answers")
@@ -119,8 +128,14 @@ impl Harness {
                 }
                 other => other,
             };
+            // Only a counted call asks for more: its spill's count.
             let more = self.app.on_event(event);
-            assert!(more.is_empty());
+            assert!(
+                more.iter().all(|e| matches!(e, Effect::CountSpill { .. })),
+                "{more:?}"
+            );
+            awaited += awaits(&more);
+            self.runner.apply_all(more);
         }
     }
 
@@ -203,6 +218,8 @@ macro_rules! assert_screen {
             filters => vec![
                 (r"fswb-[A-Za-z0-9_]{6}", "fswb-RANDOM"),
                 (r"[0-9a-f]+-(glob|grep)-results\.txt", "[RANDOM]-$1-results.txt"),
+                // A page's tokens count its random temp paths too.
+                (r"[0-9][0-9,]* tokens of", "[N] tokens of"),
             ],
             prepend_module_to_snapshot => false,
         }, {
@@ -307,6 +324,7 @@ async fn followed_recording_call() {
         }),
         warnings: Vec::new(),
         text: "Found 1 of 2 matches\n\nsrc/main.rs\nLine 1: fn main() {\n\n(Showing 1 of 2 matches. Full grep result stored at: <SPILL>/session-mcp/<RAND>-grep-results.txt.)".into(),
+        tokens: None,
     };
     let header = Header {
         tree: "tree".into(),
@@ -348,6 +366,88 @@ async fn error_result_with_metadata() {
     assert_screen!("error_result_text", h.screen());
     h.keys("4").await;
     assert_screen!("error_result_call_details", h.screen());
+}
+
+/// The embedded tokenizer, loaded once for the token tests (set into the
+/// state directly: the screens do not depend on load timing).
+fn tokenizer() -> crate::tokens::SharedTokenizer {
+    static TOKENIZER: std::sync::OnceLock<crate::tokens::SharedTokenizer> =
+        std::sync::OnceLock::new();
+    TOKENIZER
+        .get_or_init(|| {
+            crate::tokens::SharedTokenizer(std::sync::Arc::new(
+                crate::tokens::Tokenizer::embedded().unwrap(),
+            ))
+        })
+        .clone()
+}
+
+#[tokio::test]
+async fn token_counts_in_the_summary_surface_config_and_history() {
+    let config = json!({"sampleOverCapGlobResults": true, "globMaxResults": 3});
+    let mut h = Harness::new(TREE, config, 100, 30).await;
+    let shared = tokenizer();
+    let effects = h.app.set_tokenizer(shared.clone());
+    h.carry_out(effects).await;
+    h.keys("e*<Enter><Esc>").await;
+    let record = h.app.state.shown_record().unwrap();
+    let spill = record.ran().unwrap().spill.clone().expect("a spill");
+    let page = h.app.state.tokens.page(record.id).unwrap();
+    assert_eq!(page.text, shared.0.count(record.text()));
+    let full = std::fs::read_to_string(&spill.locator).unwrap();
+    assert_eq!(page.full, Some(shared.0.count(&full)));
+    let screen = h.screen();
+    assert!(
+        screen.contains(&format!(
+            "{} tokens of {}",
+            page.text,
+            shared.0.count(&full)
+        )),
+        "{screen}"
+    );
+    assert_screen!("tokens_summary", screen);
+
+    h.keys("5").await;
+    let surface = h.app.state.tokens.surface.clone().unwrap();
+    assert_eq!(surface.sections.len(), 2);
+    assert_eq!(surface.tools.len(), 2);
+    let screen = h.screen();
+    assert!(
+        screen.contains(&format!("{} tokens per request", surface.total())),
+        "{screen}"
+    );
+    assert_screen!("tokens_surface", screen);
+
+    // Turning sampling off changes the glob section first.
+    h.keys("6 ").await;
+    let change = h.app.state.tokens.change.clone().unwrap();
+    assert!(
+        change.starts_with(
+            "this change invalidates the cached prefix from section tool:glob (token "
+        ),
+        "{change}"
+    );
+    assert!(
+        change.ends_with(&format!(" of {})", surface.total())),
+        "{change}"
+    );
+    assert_screen!("tokens_config_change", h.screen());
+    // The same config again keeps the prefix.
+    h.keys("a").await;
+    assert_eq!(
+        h.app.state.tokens.change.as_deref(),
+        Some("prefix unchanged: the cached prefix stays valid")
+    );
+
+    h.keys("7").await;
+    let screen = h.screen();
+    assert!(
+        screen.contains(&format!(
+            "1 call(s) · {} tokens added to the context",
+            page.text
+        )),
+        "{screen}"
+    );
 }
 
 #[tokio::test]

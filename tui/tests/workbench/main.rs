@@ -11,4 +11,5 @@ mod e2e_terminal;
 mod hardening;
 mod mcp;
 mod mcp_http;
+mod tokens;
 mod transcripts;

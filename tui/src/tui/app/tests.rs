@@ -575,6 +575,7 @@ fn recorded(name: &str, text: &str, error: Option<(&str, &str)>) -> Box<Record> 
         spill: None,
         warnings: Vec::new(),
         text: text.into(),
+        tokens: None,
     };
     let header = format::header_line(&format::Header {
         tree: "work".into(),
@@ -676,7 +677,7 @@ fn followed_records_join_the_history_and_the_newest_is_shown() {
     assert_eq!(app.state.shown, Some(2));
     assert!(app.state.shown_record().unwrap().is_error());
     assert_eq!(
-        crate::tui::views::record_summary(app.state.shown_record().unwrap(), 2, 3),
+        crate::tui::views::record_summary(app.state.shown_record().unwrap(), 2, 3, None),
         "#3 grep (3/3) · isError {name: SearchError, code: SEARCH_INVALID_PATTERN} · recorded · 10 B text"
     );
     assert_eq!(app.state.follow.as_ref().unwrap().calls, 2);
@@ -750,4 +751,33 @@ fn f_in_the_transcript_tab_follows_the_chosen_recording_and_f_again_stops() {
     press(&mut app, KeyCode::Char('1'));
     assert!(press(&mut app, KeyCode::Char('f')).is_empty());
     assert!(app.state.follow.is_none());
+}
+
+#[test]
+fn the_tokenizer_loads_as_an_effect_and_a_failure_is_said_once() {
+    let mut app = app();
+    assert!(matches!(
+        app.state.tokens.tokenizer,
+        crate::tui::state::tokens::TokenizerStatus::Off
+    ));
+    let effects = app.start_tokens(Some("/no/such/tokenizer.json".into()));
+    assert_eq!(
+        effects,
+        vec![Effect::LoadTokenizer {
+            file: Some("/no/such/tokenizer.json".into())
+        }]
+    );
+    let more = app.on_event(AppEvent::TokenizerLoaded(Err(
+        "cannot read tokenizer file /no/such/tokenizer.json: gone".into(),
+    )));
+    assert!(more.is_empty());
+    let status = app.state.status.as_ref().unwrap();
+    assert!(status.alert);
+    assert!(
+        status.text.contains("/no/such/tokenizer.json"),
+        "{}",
+        status.text
+    );
+    assert_eq!(app.state.tokens.page(1), None);
+    assert_eq!(app.state.tokens.session_total(), 0);
 }

@@ -2,9 +2,11 @@
 //! (prompt sections, tool definitions), and what the workbench says
 //! when nothing is registered (config error, rg missing) or no call ran.
 
+use crate::tokens::thousands;
 use crate::tui::doc::{Doc, LineKind};
 use crate::tui::effects::LoadInfo;
 use crate::tui::state::session::PluginStatus;
+use crate::tui::state::tokens::TokenState;
 use crate::tui::tabs::Tab;
 
 /// How to get rg, shown when the load found none.
@@ -16,9 +18,30 @@ pub const RG_INSTALL_HINT: [&str; 5] = [
     "Until then glob and grep are not registered (calls: unknown tool).",
 ];
 
-/// The prompt sections and tool definitions exactly as registered.
-pub fn surface(info: &LoadInfo) -> Doc {
+/// The prompt sections and tool definitions exactly as registered; with
+/// `tokens` (the tokenizer ready), what each costs, the total per request
+/// and what the latest config change did to the cached prefix.
+pub fn surface(info: &LoadInfo, tokens: Option<&TokenState>) -> Doc {
     let mut doc = Doc::default();
+    let counts = tokens.and_then(|t| t.surface.as_ref());
+    let cost = |list: Option<&Vec<usize>>, i: usize| {
+        list.and_then(|l| l.get(i))
+            .map(|n| format!(" · {} tokens", thousands(*n)))
+            .unwrap_or_default()
+    };
+    if let Some(counts) = counts {
+        doc.push(
+            &format!(
+                "{} tokens per request (prompt sections + tool definitions as compact JSON {{name, description, parameters}})",
+                thousands(counts.total())
+            ),
+            LineKind::Heading,
+        );
+        if let Some(change) = tokens.and_then(|t| t.change.as_ref()) {
+            doc.push(&format!("last config change: {change}"), LineKind::Note);
+        }
+        doc.push("", LineKind::Body);
+    }
     doc.push(
         &format!(
             "PROMPT SECTIONS ({}), in order — appended to the system prompt",
@@ -26,9 +49,14 @@ pub fn surface(info: &LoadInfo) -> Doc {
         ),
         LineKind::Heading,
     );
-    for section in &info.sections {
+    for (i, section) in info.sections.iter().enumerate() {
         doc.push(
-            &format!("== section {} · order {} ==", section.name, section.order),
+            &format!(
+                "== section {} · order {}{} ==",
+                section.name,
+                section.order,
+                cost(counts.map(|c| &c.sections), i)
+            ),
             LineKind::Note,
         );
         doc.push(&section.text, LineKind::Body);
@@ -41,11 +69,13 @@ pub fn surface(info: &LoadInfo) -> Doc {
         ),
         LineKind::Heading,
     );
-    for tool in &info.tools {
+    for (i, tool) in info.tools.iter().enumerate() {
         doc.push(
             &format!(
-                "== tool {} · timeoutMs {} (host policy, not sent to the model) ==",
-                tool.name, tool.timeout_ms
+                "== tool {}{} · timeoutMs {} (host policy, not sent to the model) ==",
+                tool.name,
+                cost(counts.map(|c| &c.tools), i),
+                tool.timeout_ms
             ),
             LineKind::Note,
         );

@@ -7,7 +7,8 @@
 //! the plugin status, the status line), [`calls`] (the running and the
 //! finished calls), [`editor`] (the call editor), [`config`] (the config
 //! tab's form), [`transcript`] (the Transcript tab: recording, replay),
-//! [`follow`] (a recording followed while it grows).
+//! [`follow`] (a recording followed while it grows), [`tokens`] (token
+//! counts and the cached prefix, issue 13).
 //! This file composes them into [`State`] with the small shared types
 //! (who has the keyboard, what is drawn over the panes).
 
@@ -16,6 +17,7 @@ pub mod config;
 pub mod editor;
 pub mod follow;
 pub mod session;
+pub mod tokens;
 pub mod transcript;
 
 use std::collections::HashMap;
@@ -27,6 +29,7 @@ use self::config::ConfigForm;
 use self::editor::{CallEditor, Field};
 use self::follow::Following;
 use self::session::{PluginStatus, SessionInfo, Status};
+use self::tokens::TokenState;
 use self::transcript::TranscriptState;
 use super::doc::Doc;
 use super::tabs::Tab;
@@ -112,6 +115,8 @@ pub struct State {
     pub transcripts: TranscriptState,
     /// The recording being followed, if any.
     pub follow: Option<Following>,
+    /// Token counts (shown once the tokenizer is ready).
+    pub tokens: TokenState,
 }
 
 impl State {
@@ -140,6 +145,7 @@ impl State {
             should_quit: false,
             transcripts,
             follow: None,
+            tokens: TokenState::default(),
         }
     }
 

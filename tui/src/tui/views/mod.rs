@@ -25,6 +25,7 @@ use super::content;
 use super::keymap;
 use super::state::calls::CallRecord;
 use super::state::session::PluginStatus;
+use super::state::tokens::PageTokens;
 use super::state::{Editing, Overlay, SpillState, State, Viewport, Viewports};
 use super::tabs::Tab;
 
@@ -188,8 +189,14 @@ fn draw_tabs(frame: &mut Frame<'_>, area: Rect, state: &State) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// The one-line summary of a finished call.
-pub fn record_summary(record: &CallRecord, index: usize, count: usize) -> String {
+/// The one-line summary of a finished call, with its page's `tokens`
+/// once counted.
+pub fn record_summary(
+    record: &CallRecord,
+    index: usize,
+    count: usize,
+    tokens: Option<PageTokens>,
+) -> String {
     let mut parts = vec![format!(
         "#{} {} ({}/{count})",
         record.id,
@@ -209,6 +216,9 @@ pub fn record_summary(record: &CallRecord, index: usize, count: usize) -> String
         None => parts.push("recorded".to_owned()),
     }
     parts.push(format!("{} B text", record.text().len()));
+    if let Some(tokens) = tokens {
+        parts.push(tokens.label());
+    }
     if let Some((_, bytes)) = record.spill() {
         if record.ran().is_some() {
             parts.push(format!("spill {bytes} B (o)"));
@@ -252,7 +262,12 @@ fn draw_summary(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) 
     } else if let Some(record) = state.shown_record() {
         let text = format!(
             " {}",
-            record_summary(record, state.shown.unwrap_or(0), state.history.len())
+            record_summary(
+                record,
+                state.shown.unwrap_or(0),
+                state.history.len(),
+                state.tokens.page(record.id)
+            )
         );
         if record.is_error() {
             Line::styled(text, Style::new().red())
@@ -282,7 +297,15 @@ fn pane_title(state: &State) -> String {
         Tab::Call => " Call details ".to_owned(),
         Tab::Surface => format!(" {}: what the model sees before any call ", tab.title()),
         Tab::Config => " Plugin config (a change reloads the plugin) ".to_owned(),
-        Tab::History => format!(" {}: {} call(s) ", tab.title(), state.history.len()),
+        Tab::History => match state.tokens.tokenizer() {
+            Some(_) => format!(
+                " {}: {} call(s) · {} tokens added to the context ",
+                tab.title(),
+                state.history.len(),
+                crate::tokens::thousands(state.tokens.session_total())
+            ),
+            None => format!(" {}: {} call(s) ", tab.title(), state.history.len()),
+        },
         Tab::Transcript => format!(
             " {}: record this session · replay or follow a transcript ",
             tab.title()
