@@ -6,7 +6,7 @@
 //!
 //! No other test may share the process whose high-water mark is measured,
 //! so the test runs itself again in a child process of this test binary
-//! (filtered to this one test, marked by [`ALONE`]) and measures there. It
+//! (`fs_search_tests::alone`) and measures there. It
 //! is heavy, so it is `#[ignore]`d and run by the `--ignored` step of
 //! `.ci/run`; the child prints its figures as a `METRIC` line.
 
@@ -16,6 +16,7 @@
 use std::time::Instant;
 
 use fs_search_engine::{ExecContext, LocalBashConfig};
+use fs_search_tests::alone::in_own_process;
 use fs_search_tests::reliability::procfs::{vm_hwm_kib, vm_rss_kib};
 use fs_search_tests::reliability::{FakeRg, load, local_executor};
 use serde_json::json;
@@ -29,36 +30,12 @@ const CAP: u64 = 20_000_000;
 const FLOOD_RG: &str =
     "yes \"$(head -c 1023 /dev/zero | tr '\\0' a)\" | head -c 1073741824\nexit 0\n";
 
-/// Set in the child process that measures alone.
-const ALONE: &str = "FS_SEARCH_FLOOD_TEST_ALONE";
-
 #[test]
 #[ignore = "heavy: a 1 GiB flood; run by the --ignored step of .ci/run"]
 fn a_fake_rg_1_gib_stdout_flood_overflows_with_peak_memory_bounded_by_the_window() {
-    if std::env::var_os(ALONE).is_none() {
-        let name = "reliability_flood_memory::a_fake_rg_1_gib_stdout_flood_overflows_with_peak_memory_bounded_by_the_window";
-        let child = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                name,
-                "--exact",
-                "--ignored",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(ALONE, "1")
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&child.stdout);
-        let stderr = String::from_utf8_lossy(&child.stderr);
-        eprint!("{stderr}");
-        assert!(
-            child.status.success(),
-            "the measuring child failed:\n{stdout}\n{stderr}"
-        );
-        assert!(
-            stdout.contains("1 passed"),
-            "the child ran no test:\n{stdout}"
-        );
+    if !in_own_process(
+        "reliability_flood_memory::a_fake_rg_1_gib_stdout_flood_overflows_with_peak_memory_bounded_by_the_window",
+    ) {
         return;
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -19,6 +19,7 @@ use std::time::Instant;
 
 use fs_search_engine::ToolValue;
 use fs_search_engine::{ExecContext, LocalBashConfig, LocalSpillStore, Registry, ToolResult};
+use fs_search_tests::alone::in_own_process;
 use fs_search_tests::reliability::procfs::{open_fd_count, own_children};
 use fs_search_tests::reliability::{local_executor, registry_with};
 use serde_json::{Value, json};
@@ -144,6 +145,12 @@ async fn call(registry: &Registry, plan: &Plan, id: usize) -> ToolResult {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "heavy: 128 concurrent calls on a 10k-file tree; run by the --ignored step of .ci/run"]
 async fn concurrent_calls_on_a_10k_file_tree_are_independent_and_leak_no_descriptors() {
+    // Descriptors and children are counted for the whole process.
+    if !in_own_process(
+        "reliability_load::concurrent_calls_on_a_10k_file_tree_are_independent_and_leak_no_descriptors",
+    ) {
+        return;
+    }
     let tree = tempfile::tempdir().unwrap();
     make_tree(tree.path());
     let spill_root = tempfile::tempdir().unwrap();
