@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::setup::SpillChoice;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "workbench",
@@ -47,6 +49,28 @@ pub enum Command {
     Freeze(FreezeArgs),
 }
 
+/// `--spill-dir DIR | --no-spill` (default: a private temp root).
+#[derive(Debug, Args)]
+pub struct SpillArgs {
+    /// Root the local spill store here.
+    #[arg(long, conflicts_with = "no_spill")]
+    pub spill_dir: Option<PathBuf>,
+    /// Load no spill store.
+    #[arg(long)]
+    pub no_spill: bool,
+}
+
+impl SpillArgs {
+    /// The spill store these options choose.
+    pub fn choice(&self) -> SpillChoice<'_> {
+        match (&self.spill_dir, self.no_spill) {
+            (_, true) => SpillChoice::None,
+            (Some(dir), false) => SpillChoice::Root(dir),
+            (None, false) => SpillChoice::PrivateTemp,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct CallArgs {
     /// Tool name exactly as a model would send it.
@@ -60,12 +84,9 @@ pub struct CallArgs {
     /// Plugin config as JSON, or @FILE.
     #[arg(long)]
     pub config: Option<String>,
-    /// Root the local spill store here.
-    #[arg(long, conflicts_with = "no_spill")]
-    pub spill_dir: Option<PathBuf>,
-    /// Load no spill store.
-    #[arg(long)]
-    pub no_spill: bool,
+    /// Where over-cap results are saved.
+    #[command(flatten)]
+    pub spill: SpillArgs,
     /// Session id (default: a fresh random id).
     #[arg(long, conflicts_with = "no_session")]
     pub session_id: Option<String>,
@@ -153,12 +174,9 @@ pub struct McpArgs {
     /// Plugin config as JSON, or @FILE.
     #[arg(long)]
     pub config: Option<String>,
-    /// Root the local spill store here.
-    #[arg(long, conflicts_with = "no_spill")]
-    pub spill_dir: Option<PathBuf>,
-    /// Load no spill store.
-    #[arg(long)]
-    pub no_spill: bool,
+    /// Where over-cap results are saved.
+    #[command(flatten)]
+    pub spill: SpillArgs,
     /// Append every completed call to this transcript (created if missing).
     #[arg(long)]
     pub record: Option<PathBuf>,

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::print;
 use crate::cli::CallArgs;
-use crate::setup::{SetupError, SpillChoice, load_engine, read_config};
+use crate::setup::{SetupError, load_engine, read_config};
 
 /// Runs one call; the tool result (error results included) exits 0. A
 /// signal while it runs aborts the call (its rg group killed) and exits
@@ -17,11 +17,7 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     let stop = crate::signals::install();
     let config = read_config(args.config.as_deref())?;
     let call_args: Value = crate::json::parse(&args.args).map_err(SetupError::ArgsJson)?;
-    let spill = match (&args.spill_dir, args.no_spill) {
-        (_, true) => SpillChoice::None,
-        (Some(dir), false) => SpillChoice::Root(dir),
-        (None, false) => SpillChoice::PrivateTemp,
-    };
+    let spill = args.spill.choice();
     // Only a call that asks for tokens loads the tokenizer, meanwhile.
     let tokenizer = args
         .tokens

@@ -37,10 +37,10 @@ impl Workspace {
             ));
         }
         let config = read_config(args.config.as_deref()).map_err(|e| e.to_string())?;
-        let (spill, spill_mode) = match (&args.spill_dir, args.no_spill) {
-            (_, true) => (SpillChoice::None, SpillMode::None),
-            (Some(dir), false) => (SpillChoice::Root(dir), SpillMode::Store),
-            (None, false) => (SpillChoice::PrivateTemp, SpillMode::Store),
+        let spill = args.spill.choice();
+        let spill_mode = match spill {
+            SpillChoice::None => SpillMode::None,
+            SpillChoice::Root(_) | SpillChoice::PrivateTemp => SpillMode::Store,
         };
         let loaded = load_engine(Some(&args.workdir), &config, spill)
             .await

@@ -8,9 +8,9 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-const SAMPLING: &str = r#"{"sampleOverCapGlobResults":true}"#;
+pub(crate) const SAMPLING: &str = r#"{"sampleOverCapGlobResults":true}"#;
 
-fn workbench(args: &[&str]) -> Output {
+pub(crate) fn workbench(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_workbench"))
         .args(args)
         .output()
@@ -18,13 +18,13 @@ fn workbench(args: &[&str]) -> Output {
 }
 
 /// `workbench call TOOL --workdir DIR --args ARGS EXTRA...`.
-fn call(dir: &tempfile::TempDir, tool: &str, args: &str, extra: &[&str]) -> Output {
+pub(crate) fn call(dir: &tempfile::TempDir, tool: &str, args: &str, extra: &[&str]) -> Output {
     let mut all = vec!["call", tool, "--workdir", root(dir.path()), "--args", args];
     all.extend_from_slice(extra);
     workbench(&all)
 }
 
-fn tree() -> tempfile::TempDir {
+pub(crate) fn tree() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for (path, content) in [
         ("src/alpha.ts", "export const alpha = 1\n"),
@@ -38,20 +38,21 @@ fn tree() -> tempfile::TempDir {
     dir
 }
 
-fn root(dir: &Path) -> &str {
+pub(crate) fn root(dir: &Path) -> &str {
     dir.to_str().unwrap()
 }
 
-fn stdout(out: &Output) -> String {
+pub(crate) fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
-fn stderr(out: &Output) -> String {
+pub(crate) fn stderr(out: &Output) -> String {
     String::from_utf8(out.stderr.clone()).unwrap()
 }
 
-fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap()
+pub(crate) fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", stdout(out), stderr(out)))
 }
 
 #[test]

@@ -12,50 +12,13 @@ use std::sync::OnceLock;
 use fs_search_tokens::Tokenizer;
 use serde_json::Value;
 
-const SAMPLING: &str = r#"{"sampleOverCapGlobResults":true}"#;
+use crate::cli_headless::{SAMPLING, json_of, root, stderr, stdout, tree, workbench};
+
 const NO_SAMPLING: &str = r#"{"sampleOverCapGlobResults":false}"#;
 
 fn tokenizer() -> &'static Tokenizer {
     static TOKENIZER: OnceLock<Tokenizer> = OnceLock::new();
     TOKENIZER.get_or_init(|| Tokenizer::embedded().unwrap())
-}
-
-fn workbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_workbench"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn tree() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, content) in [
-        ("src/alpha.ts", "export const alpha = 1\n"),
-        ("src/beta.ts", "export const beta = 2\n"),
-        ("notes.md", "alpha appears here too\n"),
-    ] {
-        let full = dir.path().join(path);
-        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-        std::fs::write(full, content).unwrap();
-    }
-    dir
-}
-
-fn root(dir: &Path) -> &str {
-    dir.to_str().unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).unwrap()
-}
-
-fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", stdout(out), stderr(out)))
 }
 
 #[test]
