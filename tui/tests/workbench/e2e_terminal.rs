@@ -89,34 +89,22 @@ fn types_a_grep_reads_page_and_footer_quits_and_restores_the_terminal() {
     std::fs::create_dir(&tree).unwrap();
     write_tree(&tree);
 
-    let pair = native_pty_system()
-        .openpty(PtySize {
-            rows: ROWS,
-            cols: COLS,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .unwrap();
-    let screen = Screen::spawn_reader(pair.master.try_clone_reader().unwrap());
-    let mut keys = pair.master.take_writer().unwrap();
+    // The session's spill root goes under the test's temp dir (TMPDIR).
+    let (pair, screen, mut keys, mut child) = spawn_in_pty(
+        dir.path(),
+        &[
+            "--workdir",
+            tree.to_str().unwrap(),
+            "--config",
+            r#"{"sampleOverCapGlobResults":true,"grepMaxMatches":3}"#,
+        ],
+    );
     let mut press = |bytes: &str| {
         keys.write_all(bytes.as_bytes()).unwrap();
         keys.flush().unwrap();
         // A lone Esc must not merge with the next key into Alt+key.
         std::thread::sleep(Duration::from_millis(150));
     };
-
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_workbench"));
-    cmd.arg("--workdir");
-    cmd.arg(&tree);
-    cmd.arg("--config");
-    cmd.arg(r#"{"sampleOverCapGlobResults":true,"grepMaxMatches":3}"#);
-    cmd.cwd(dir.path());
-    cmd.env("TERM", "xterm-256color");
-    cmd.env("XDG_STATE_HOME", dir.path().join("state"));
-    // The session's spill root goes under the test's temp dir.
-    cmd.env("TMPDIR", dir.path());
-    let mut child = pair.slave.spawn_command(cmd).unwrap();
 
     let start = screen.wait_for("the loaded workbench", |s| {
         s.contains("plugin loaded, sampling on")
@@ -253,15 +241,8 @@ fn without_rg_on_the_path_it_starts_and_says_how_to_install_rg() {
     std::thread::sleep(Duration::from_millis(150));
     keys.write_all(b"q").unwrap();
     keys.flush().unwrap();
-    let deadline = Instant::now() + WAIT;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            assert!(status.success(), "exit status {status:?}");
-            break;
-        }
-        assert!(Instant::now() < deadline, "the workbench did not exit");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let status = wait_exit(child.as_mut());
+    assert!(status.success(), "exit status {status:?}");
 }
 
 #[test]
@@ -270,25 +251,15 @@ fn sigterm_quits_like_q_and_restores_the_terminal() {
     let tree = dir.path().join("tree");
     std::fs::create_dir(&tree).unwrap();
     write_tree(&tree);
-    let pair = native_pty_system()
-        .openpty(PtySize {
-            rows: ROWS,
-            cols: COLS,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .unwrap();
-    let screen = Screen::spawn_reader(pair.master.try_clone_reader().unwrap());
-    let _keys = pair.master.take_writer().unwrap();
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_workbench"));
-    cmd.arg("--workdir");
-    cmd.arg(&tree);
-    cmd.arg("--config");
-    cmd.arg(r#"{"sampleOverCapGlobResults":true}"#);
-    cmd.env("TERM", "xterm-256color");
-    cmd.env("XDG_STATE_HOME", dir.path().join("state"));
-    cmd.env("TMPDIR", dir.path());
-    let mut child = pair.slave.spawn_command(cmd).unwrap();
+    let (_pair, screen, _keys, mut child) = spawn_in_pty(
+        dir.path(),
+        &[
+            "--workdir",
+            tree.to_str().unwrap(),
+            "--config",
+            r#"{"sampleOverCapGlobResults":true}"#,
+        ],
+    );
     screen.wait_for("the loaded workbench", |s| s.contains("plugin loaded"));
     let pid = child.process_id().expect("a pid");
     let sent = std::process::Command::new("kill")
