@@ -236,11 +236,17 @@ fn self_hwm_kib() -> u64 {
 /// CPU time (user + system) of this process, or of its waited-for
 /// children, in milliseconds.
 fn cpu_ms(who: nix::sys::resource::UsageWho) -> f64 {
+    let (user, system) = user_system_ms(who);
+    user + system
+}
+
+/// User and system CPU time of `who`, in milliseconds.
+fn user_system_ms(who: nix::sys::resource::UsageWho) -> (f64, f64) {
     let Ok(usage) = nix::sys::resource::getrusage(who) else {
-        return 0.0;
+        return (0.0, 0.0);
     };
     let ms = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 * 1e3 + t.tv_usec() as f64 / 1e3;
-    ms(usage.user_time()) + ms(usage.system_time())
+    (ms(usage.user_time()), ms(usage.system_time()))
 }
 
 /// Largest peak RSS of any waited-for child, in KiB.
@@ -359,11 +365,19 @@ fn child_engine(case: &Case) -> Sample {
         let workdir = tree_dir(case.tree).to_string_lossy().into_owned();
         let exec = ExecContext::new("bench-call").with_session(Some("bench"), Some(&workdir));
         let children_before = cpu_ms(UsageWho::RUSAGE_CHILDREN);
-        let cpu_before = cpu_ms(UsageWho::RUSAGE_SELF);
+        let split_before = user_system_ms(UsageWho::RUSAGE_SELF);
         let start = Instant::now();
         let result = registry.call(case.tool, &case.args, &exec).await;
         let elapsed = start.elapsed();
-        let self_cpu_ms = cpu_ms(UsageWho::RUSAGE_SELF) - cpu_before;
+        let split_after = user_system_ms(UsageWho::RUSAGE_SELF);
+        let (user_ms, system_ms) = (
+            split_after.0 - split_before.0,
+            split_after.1 - split_before.1,
+        );
+        let self_cpu_ms = user_ms + system_ms;
+        if std::env::var_os("FSB_CPU_SPLIT").is_some() {
+            eprintln!("engine CPU: user {user_ms:.1} ms, system {system_ms:.1} ms");
+        }
         let rg_cpu_ms = cpu_ms(UsageWho::RUSAGE_CHILDREN) - children_before;
         let outcome = match (&result.error, &result.value) {
             (Some(e), _) => format!("error {}", e.code_str().unwrap_or("(plain)")),

@@ -61,7 +61,7 @@ fn rg_json(files: usize, per_file: usize) -> String {
 fn matches(n: usize) -> Vec<GrepMatch> {
     (0..n)
         .map(|i| GrepMatch {
-            path: path(i / 4),
+            path: path(i / 4).into(),
             line_number: (i % 4 * 7 + 10) as i64,
             line: format!(
                 "    if let Err(e) = handler_{i}.dispatch(&request) {{ return Err(e); }}"
@@ -134,7 +134,7 @@ fn retention(c: &mut Criterion) {
     let long = GrepValue {
         matches: (0..250)
             .map(|i| GrepMatch {
-                path: path(i),
+                path: path(i).into(),
                 line_number: 1,
                 line: "x".repeat(1900),
             })

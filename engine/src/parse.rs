@@ -18,6 +18,7 @@
 //! `stream.rs` feeds lines here while rg still writes.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use base64::Engine as _;
 use serde::Deserialize;
@@ -140,17 +141,16 @@ fn without_terminator(line: &str) -> &str {
         .unwrap_or(line)
 }
 
+/// The previous record's raw path and its display path.
+pub(crate) type LastPath = Option<(Box<str>, Arc<str>)>;
+
 /// The display path of `raw`, reusing the previous record's mapping.
-fn shown_path(
-    raw: &str,
-    mapper: &DisplayMapper,
-    last_path: &mut Option<(String, String)>,
-) -> String {
+fn shown_path(raw: &str, mapper: &DisplayMapper, last_path: &mut LastPath) -> Arc<str> {
     match last_path {
-        Some((last, shown)) if last == raw => shown.clone(),
+        Some((last, shown)) if **last == *raw => shown.clone(),
         _ => {
-            let shown = mapper.map(raw).into_owned();
-            *last_path = Some((raw.to_owned(), shown.clone()));
+            let shown: Arc<str> = mapper.map(raw).into();
+            *last_path = Some((raw.into(), shown.clone()));
             shown
         }
     }
@@ -252,7 +252,7 @@ pub(crate) type Record = Option<(GrepMatch, bool)>;
 pub(crate) fn parse_record(
     line: &str,
     mapper: &DisplayMapper,
-    last_path: &mut Option<(String, String)>,
+    last_path: &mut LastPath,
 ) -> Result<Record, SearchError> {
     match read_record(line.as_bytes()) {
         Some(record) => Ok(from_reader(record, mapper, last_path)),
@@ -265,7 +265,7 @@ pub(crate) fn parse_record(
 pub(crate) fn parse_line(
     line: &[u8],
     mapper: &DisplayMapper,
-    last_path: &mut Option<(String, String)>,
+    last_path: &mut LastPath,
 ) -> Result<Record, SearchError> {
     match read_record(line) {
         Some(record) => Ok(from_reader(record, mapper, last_path)),
@@ -276,11 +276,7 @@ pub(crate) fn parse_line(
     }
 }
 
-fn from_reader(
-    record: RgRecord<'_>,
-    mapper: &DisplayMapper,
-    last_path: &mut Option<(String, String)>,
-) -> Record {
+fn from_reader(record: RgRecord<'_>, mapper: &DisplayMapper, last_path: &mut LastPath) -> Record {
     let RgRecord::Match(found) = record else {
         return None;
     };
@@ -303,7 +299,7 @@ fn from_reader(
 pub(crate) fn parse_serde(
     line: &str,
     mapper: &DisplayMapper,
-    last_path: &mut Option<(String, String)>,
+    last_path: &mut LastPath,
 ) -> Result<Record, SearchError> {
     if let Some(found) = fast_match(line) {
         let m = GrepMatch {
@@ -324,7 +320,7 @@ pub(crate) fn parse_serde(
 fn parse_checked(
     line: &str,
     mapper: &DisplayMapper,
-    last_path: &mut Option<(String, String)>,
+    last_path: &mut LastPath,
 ) -> Result<Record, SearchError> {
     if !line.trim_start().starts_with('{') {
         return match serde_json::from_str::<serde_json::Value>(line) {
@@ -353,7 +349,7 @@ fn parse_checked(
 fn read_typed(
     line: &str,
     mapper: &DisplayMapper,
-    last_path: &mut Option<(String, String)>,
+    last_path: &mut LastPath,
 ) -> Result<Record, RecordError> {
     let envelope: Envelope<'_> = serde_json::from_str(line).map_err(|_| RecordError::Retry)?;
     let is_match = match envelope.kind {
@@ -608,7 +604,7 @@ mod tests {
     fn decodes_a_non_utf8_path_lossily() {
         let line = r#"{"type":"match","data":{"path":{"bytes":"bGF0aW7pLnR4dA=="},"lines":{"text":"x\n"},"line_number":1}}"#;
         let parsed = parse_grep_matches(line, "/w").unwrap();
-        assert_eq!(parsed.matches[0].path, "latin\u{FFFD}.txt");
+        assert_eq!(&*parsed.matches[0].path, "latin\u{FFFD}.txt");
     }
 
     /// CONTRACT §10.9 #78 (parse half)
@@ -683,7 +679,7 @@ mod tests {
         }
         let line = r#"{"type":"match","data":{"path":{"text":"a\u0041"},"lines":{"text":"x\r\n"},"line_number":3,"submatches":[]}}"#;
         let (fast, checked) = both_paths(line);
-        assert_eq!(fast.as_ref().map(|(m, _)| m.path.as_str()), Some("aA"));
+        assert_eq!(fast.as_ref().map(|(m, _)| &*m.path), Some("aA"));
         assert_eq!(fast, checked);
     }
 
@@ -732,7 +728,7 @@ mod tests {
     #[test]
     fn maps_absolute_paths_against_the_workdir() {
         let parsed = parse_grep_matches(&match_line("/w/deep/a.ts", 2, "hit"), "/w").unwrap();
-        assert_eq!(parsed.matches[0].path, "deep/a.ts");
+        assert_eq!(&*parsed.matches[0].path, "deep/a.ts");
         assert_eq!(
             parse_glob_paths("/w/src/a.ts\n/elsewhere/b.ts\nrel/c.ts\n\n", "/w"),
             vec!["src/a.ts", "/elsewhere/b.ts", "rel/c.ts"]

@@ -85,23 +85,7 @@ pub fn group_by_file<'m>(matches: &[PreviewedMatch<'m>]) -> Vec<(&'m str, Vec<us
 /// Appends the decimal form of `n` (what `{}` formats) without the
 /// formatting machinery.
 fn push_integer(out: &mut String, n: i64) {
-    if n < 0 {
-        out.push('-');
-    }
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = n.unsigned_abs();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    for &d in &digits[at..] {
-        out.push(char::from(d));
-    }
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// `formatGrepMatches`: each file's path, then `Line {n}: {line}` rows;
@@ -286,8 +270,8 @@ fn grouped_size(matches: &[GrepMatch], max_bytes: usize) -> Option<usize> {
     let mut last: Option<&str> = None;
     let mut size = 0;
     for m in matches {
-        if last != Some(m.path.as_str()) {
-            if !seen.insert(m.path.as_str()) {
+        if last != Some(&*m.path) {
+            if !seen.insert(&*m.path) {
                 return None;
             }
             last = Some(&m.path);
@@ -306,7 +290,7 @@ fn grouped_size(matches: &[GrepMatch], max_bytes: usize) -> Option<usize> {
 fn push_grouped(out: &mut String, matches: &[GrepMatch], max_bytes: usize) {
     let mut last: Option<&str> = None;
     for m in matches {
-        if last != Some(m.path.as_str()) {
+        if last != Some(&*m.path) {
             if last.is_some() {
                 out.push_str("\n\n");
             }

@@ -394,11 +394,21 @@ impl<'a> Reader<'a> {
     fn number(&mut self) -> Option<&'a [u8]> {
         let bytes = self.bytes;
         let start = self.at;
-        let digits_from = |mut at: usize| {
-            while let Some(b'0'..=b'9') = bytes.get(at) {
-                at += 1;
-            }
-            at
+        // What rg prints: a plain integer with no fraction or exponent.
+        let rest = bytes.get(start..)?;
+        let digits = rest
+            .iter()
+            .position(|b| !b.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let plain = digits == 1 || (digits > 1 && rest[0] != b'0');
+        if plain && !matches!(rest.get(digits), Some(b'.' | b'e' | b'E')) {
+            self.at = start + digits;
+            return rest.get(..digits);
+        }
+        let digits_from = |at: usize| {
+            at + bytes.get(at..).map_or(0, |rest| {
+                rest.iter().take_while(|b| b.is_ascii_digit()).count()
+            })
         };
         let mut at = start + usize::from(bytes.get(start) == Some(&b'-'));
         at = match bytes.get(at)? {
@@ -721,7 +731,7 @@ mod tests {
         let read = |line: &str| {
             let mapper = DisplayMapper::new("/w");
             parse_record(line, &mapper, &mut None)
-                .map(|r| r.map(|(m, _)| (m.path, m.line)))
+                .map(|r| r.map(|(m, _)| (m.path.to_string(), m.line)))
                 .map_err(|e| e.message)
         };
         let malformed = |d: &str| {

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::bash::{SharedSink, StdoutSink};
 use crate::error::SearchError;
-use crate::parse::{ParsedMatches, parse_line};
+use crate::parse::{LastPath, ParsedMatches, parse_line};
 use crate::paths::DisplayMapper;
 use crate::value::GrepMatch;
 
@@ -144,7 +144,7 @@ fn decoded(line: &[u8]) -> Cow<'_, str> {
 pub(crate) struct GrepStream {
     mapper: DisplayMapper,
     lines: Lines,
-    last_path: Option<(String, String)>,
+    last_path: LastPath,
     matches: Vec<GrepMatch>,
     first_violation: Option<usize>,
     /// The first malformed line's error: reading stops there.
@@ -165,7 +165,7 @@ impl GrepStream {
 
     fn line(
         line: &[u8],
-        state: (&DisplayMapper, &mut Option<(String, String)>),
+        state: (&DisplayMapper, &mut LastPath),
         matches: &mut Vec<GrepMatch>,
         first_violation: &mut Option<usize>,
         error: &mut Option<SearchError>,

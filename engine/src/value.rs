@@ -1,6 +1,8 @@
 //! Canonical values: the complete, structured result of a call (every
 //! path, every match with its full line), as the output schemas define it.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 /// `glob`'s canonical value.
@@ -17,8 +19,8 @@ pub struct GlobValue {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct GrepMatch {
-    /// The file's display path.
-    pub path: String,
+    /// The file's display path, shared by the file's matches.
+    pub path: Arc<str>,
     /// The 1-based line number.
     pub line_number: i64,
     /// The matched line, without its line terminator.

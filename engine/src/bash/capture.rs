@@ -256,44 +256,45 @@ pub enum PastCap {
     Stop(CancellationToken),
 }
 
+/// The read buffer of [`collect`] and of the batched reader.
+pub(super) const READ_BYTES: usize = 512 * 1024;
+
+impl Capture {
+    /// Takes one chunk read from the pipe, treating bytes past the window
+    /// as `past_cap` says; `false` when reading must stop.
+    pub(super) async fn take(&mut self, chunk: &[u8], past_cap: &PastCap) -> bool {
+        let past = self.total + chunk.len() as u64 > self.max_bytes as u64;
+        match past_cap {
+            PastCap::Keep => self.push(chunk).await,
+            _ if !past => self.push(chunk).await,
+            PastCap::Discard => self.discard(chunk.len()),
+            PastCap::Stop(over_cap) => {
+                self.discard(chunk.len());
+                over_cap.cancel();
+                return false;
+            }
+        }
+        true
+    }
+}
+
 /// Reads `pipe` into `capture` until EOF, an error, or `stop`, treating
-/// bytes past the window as `past_cap` says. With `batch`, a read that
-/// found the pipe nearly empty is followed by that pause, so that a
-/// writer's many small writes (rg writes once per file) arrive as few
-/// large reads instead of one wake-up each; the pipe must be large enough
-/// to hold what the writer produces meanwhile.
+/// bytes past the window as `past_cap` says.
 pub async fn collect<R: AsyncRead + Unpin>(
     mut pipe: R,
     mut capture: Capture,
     stop: CancellationToken,
     past_cap: PastCap,
-    batch: Option<std::time::Duration>,
 ) -> Capture {
-    let mut buf = vec![0u8; 256 * 1024];
+    let mut buf = vec![0u8; READ_BYTES];
     loop {
         tokio::select! {
             biased;
             read = pipe.read(&mut buf) => match read {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
-                    let past = capture.total + n as u64 > capture.max_bytes as u64;
-                    match &past_cap {
-                        PastCap::Keep => capture.push(&buf[..n]).await,
-                        _ if !past => capture.push(&buf[..n]).await,
-                        PastCap::Discard => capture.discard(n),
-                        PastCap::Stop(over_cap) => {
-                            capture.discard(n);
-                            over_cap.cancel();
-                            break;
-                        }
-                    }
-                    if let Some(pause) = batch
-                        && n < buf.len() / 4
-                    {
-                        tokio::select! {
-                            () = tokio::time::sleep(pause) => {}
-                            () = stop.cancelled() => break,
-                        }
+                    if !capture.take(&buf[..n], &past_cap).await {
+                        break;
                     }
                 }
             },
@@ -411,7 +412,6 @@ mod tests {
             Capture::new(test_dir(), 4, 1 << 20, "stdout", 1),
             CancellationToken::new(),
             PastCap::Stop(over_cap.clone()),
-            None,
         )
         .await;
         assert!(over_cap.is_cancelled());
@@ -425,7 +425,6 @@ mod tests {
             Capture::new(test_dir(), 4, 1 << 20, "stdout", 1),
             CancellationToken::new(),
             PastCap::Stop(CancellationToken::new()),
-            None,
         )
         .await;
         let out = capture.finish().await;
@@ -445,7 +444,6 @@ mod tests {
             Capture::new(test_dir(), 4, 1 << 20, "stdout", 1),
             CancellationToken::new(),
             PastCap::Discard,
-            Some(std::time::Duration::from_millis(1)),
         )
         .await;
         feed.await.unwrap();

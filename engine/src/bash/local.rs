@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
+use std::os::fd::AsFd;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -15,6 +16,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
+use super::batched::collect_batched;
 use super::capture::{Capture, PastCap, collect};
 use super::group::end_group;
 use super::{
@@ -132,7 +134,14 @@ fn signal_name(raw: i32) -> String {
 /// The stdout pipe size of a capped run, and the reader's pause after a
 /// read that found the pipe nearly empty.
 const BATCH_PIPE_BYTES: i32 = 1 << 20;
-const BATCH_PAUSE: Duration = Duration::from_millis(1);
+const BATCH_PAUSE: Duration = Duration::from_millis(4);
+
+/// A child's output pipe as its reader takes it.
+enum Pipe {
+    Async(Box<dyn tokio::io::AsyncRead + Unpin + Send>),
+    /// A non-blocking pipe read in batches.
+    Batched(std::os::fd::OwnedFd),
+}
 
 /// Why the executor killed the command.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -262,35 +271,33 @@ impl LocalBashExecutor {
             });
         }
         // For a capped run, a 1 MiB stdout pipe (Linux's default ceiling)
-        // holds tens of milliseconds of rg's output, so the reader can
-        // collect it in batches (one wake-up per millisecond rather than per
-        // write) without ever making rg wait.
+        // holds over ten milliseconds of rg's fastest output, so the reader
+        // can collect it in batches (one wake-up per few milliseconds rather
+        // than per write) without making rg wait.
         let batch = capped.is_some()
             && child.stdout.as_ref().is_some_and(|stdout| {
                 nix::fcntl::fcntl(stdout, nix::fcntl::FcntlArg::F_SETPIPE_SZ(BATCH_PIPE_BYTES))
                     .is_ok_and(|size| size >= BATCH_PIPE_BYTES)
             });
         let stop = CancellationToken::new();
+        // Should this future be dropped mid-run, the readers stop too.
+        let _stop_readers_on_drop = stop.clone().drop_guard();
         let over_cap = CancellationToken::new();
         let stdout_max = usize::try_from(spec.stdout_max_bytes).unwrap_or(usize::MAX);
         let stderr_max = usize::try_from(self.config.max_output_bytes).unwrap_or(usize::MAX);
+        let stdout: Option<Pipe> = child.stdout.take().map(|pipe| {
+            // The reader's own copy of the (non-blocking) pipe; dropping
+            // tokio's handle stops the runtime watching it.
+            let own = batch.then(|| pipe.as_fd().try_clone_to_owned().ok());
+            match own.flatten() {
+                Some(fd) => Pipe::Batched(fd),
+                None => Pipe::Async(Box::new(pipe)),
+            }
+        });
+        let stderr: Option<Pipe> = child.stderr.take().map(|pipe| Pipe::Async(Box::new(pipe)));
         let readers = [
-            (
-                child
-                    .stdout
-                    .take()
-                    .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
-                stdout_max,
-                "stdout",
-            ),
-            (
-                child
-                    .stderr
-                    .take()
-                    .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
-                stderr_max,
-                "stderr",
-            ),
+            (stdout, stdout_max, "stdout"),
+            (stderr, stderr_max, "stderr"),
         ]
         .map(|(pipe, max, label)| {
             let capture = match (&sink, label) {
@@ -311,10 +318,12 @@ impl LocalBashExecutor {
                 ("stdout", Some(OverCap::Drain)) => PastCap::Discard,
                 _ => PastCap::Keep,
             };
-            let batch = (batch && label == "stdout").then_some(BATCH_PAUSE);
             tokio::spawn(async move {
                 match pipe {
-                    Some(pipe) => collect(pipe, capture, stop, past_cap, batch).await,
+                    Some(Pipe::Async(pipe)) => collect(pipe, capture, stop, past_cap).await,
+                    Some(Pipe::Batched(fd)) => {
+                        collect_batched(fd, capture, stop, past_cap, BATCH_PAUSE).await
+                    }
                     None => capture,
                 }
             })

@@ -1,6 +1,7 @@
 //! The bash executor seam (CONTRACT §1.3): `resolve` a request to a spec,
 //! then `run` it. The search tools never start background processes.
 
+mod batched;
 mod capture;
 mod group;
 mod local;

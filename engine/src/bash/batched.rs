@@ -1,0 +1,191 @@
+//! Reading a fast writer's pipe in batches: rg writes once per file, and
+//! a pipe the async runtime watches wakes it on every write. The batched
+//! reader runs on a blocking thread: it waits until the pipe is readable,
+//! leaves it to fill for a short pause, then reads all it holds, so a run
+//! costs a few wake-ups per pause instead of one per write. The pipe must
+//! be large enough to hold what the writer produces in a pause.
+//!
+//! A pause ends early when the pipe has no writer left (`POLLHUP`): what is
+//! left is then read at once. `stop` is checked at least every
+//! [`STOP_CHECK`].
+
+use std::os::fd::{AsFd, OwnedFd};
+use std::time::Duration;
+
+use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use tokio_util::sync::CancellationToken;
+
+use super::capture::{Capture, PastCap, READ_BYTES};
+
+/// The longest the reader waits before it looks at `stop` again.
+const STOP_CHECK: Duration = Duration::from_millis(10);
+
+/// Reads `pipe` (non-blocking) into `capture` until EOF, an error, or
+/// `stop`, treating bytes past the window as `past_cap` says, with `pause`
+/// between a pipe becoming readable and reading it.
+pub async fn collect_batched(
+    pipe: OwnedFd,
+    capture: Capture,
+    stop: CancellationToken,
+    past_cap: PastCap,
+    pause: Duration,
+) -> Capture {
+    let runtime = tokio::runtime::Handle::current();
+    let reading = tokio::task::spawn_blocking(move || {
+        let mut capture = capture;
+        read_in_batches(&pipe, &mut capture, &stop, &past_cap, pause, &runtime);
+        capture
+    });
+    match reading.await {
+        Ok(capture) => capture,
+        // The reading thread panicked: nothing more can be told.
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    }
+}
+
+fn read_in_batches(
+    pipe: &OwnedFd,
+    capture: &mut Capture,
+    stop: &CancellationToken,
+    past_cap: &PastCap,
+    pause: Duration,
+    runtime: &tokio::runtime::Handle,
+) {
+    let mut buf = vec![0u8; READ_BYTES];
+    loop {
+        // Until there is something to read (data or end of file).
+        loop {
+            if stop.is_cancelled() {
+                return;
+            }
+            match wait(pipe, PollFlags::POLLIN, STOP_CHECK) {
+                Ok(true) => break,
+                Ok(false) | Err(Errno::EINTR) => {}
+                Err(_) => return,
+            }
+        }
+        // Let it fill, unless the writer is gone: with no events asked
+        // for, only a hang-up (or an error) ends the wait early.
+        let mut left = pause;
+        while !left.is_zero() && !stop.is_cancelled() {
+            let step = left.min(STOP_CHECK);
+            match wait(pipe, PollFlags::empty(), step) {
+                Ok(false) => left = left.saturating_sub(step),
+                Err(Errno::EINTR) => {}
+                Ok(true) | Err(_) => break,
+            }
+        }
+        loop {
+            match nix::unistd::read(pipe, &mut buf) {
+                Ok(0) => return,
+                Ok(n) => {
+                    if !runtime.block_on(capture.take(&buf[..n], past_cap)) {
+                        return;
+                    }
+                    if n < buf.len() {
+                        break;
+                    }
+                }
+                Err(Errno::EINTR) => {}
+                Err(Errno::EAGAIN) => break,
+                Err(_) => return,
+            }
+        }
+    }
+}
+
+/// Whether `pipe` reports `events` (or a hang-up or error) within `limit`.
+fn wait(pipe: &OwnedFd, events: PollFlags, limit: Duration) -> Result<bool, Errno> {
+    let timeout = PollTimeout::try_from(limit).unwrap_or(PollTimeout::MAX);
+    let mut fds = [PollFd::new(pipe.as_fd(), events)];
+    Ok(poll(&mut fds, timeout)? > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::bash::capture::SpillDir;
+
+    /// A non-blocking pipe: the read end for the reader, the write end.
+    fn pipe() -> (OwnedFd, std::fs::File) {
+        let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_NONBLOCK).unwrap();
+        (read, std::fs::File::from(write))
+    }
+
+    fn capture() -> Capture {
+        Capture::new(
+            std::sync::Arc::new(SpillDir::default()),
+            1 << 10,
+            1 << 20,
+            "stdout",
+            1,
+        )
+    }
+
+    #[tokio::test]
+    async fn reads_everything_written_in_order_across_pauses() {
+        let (read, mut write) = pipe();
+        let feed = std::thread::spawn(move || {
+            for chunk in ["abc", "def", "ghi"] {
+                write.write_all(chunk.as_bytes()).unwrap();
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        });
+        let capture = collect_batched(
+            read,
+            capture(),
+            CancellationToken::new(),
+            PastCap::Keep,
+            Duration::from_millis(2),
+        )
+        .await;
+        feed.join().unwrap();
+        assert_eq!(capture.finish().await.text, "abcdefghi");
+    }
+
+    #[tokio::test]
+    async fn a_pause_ends_when_the_pipe_has_no_writer_left() {
+        let (read, mut write) = pipe();
+        write.write_all(b"abc").unwrap();
+        drop(write);
+        // An hour's pause once the pipe is readable: only the hang-up can
+        // cut it short.
+        let reading = collect_batched(
+            read,
+            capture(),
+            CancellationToken::new(),
+            PastCap::Keep,
+            Duration::from_secs(3600),
+        );
+        let capture = tokio::time::timeout(Duration::from_secs(60), reading)
+            .await
+            .expect("the pause ended with the hang-up");
+        assert_eq!(capture.finish().await.text, "abc");
+    }
+
+    #[tokio::test]
+    async fn stop_ends_the_wait_for_a_silent_writer() {
+        let (read, write) = pipe();
+        let stop = CancellationToken::new();
+        let stopper = stop.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            stopper.cancel();
+        });
+        let reading = collect_batched(
+            read,
+            capture(),
+            stop,
+            PastCap::Keep,
+            Duration::from_millis(1),
+        );
+        let capture = tokio::time::timeout(Duration::from_secs(60), reading)
+            .await
+            .expect("stop ended the wait");
+        drop(write);
+        assert_eq!(capture.finish().await.text, "");
+    }
+}
