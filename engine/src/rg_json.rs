@@ -130,7 +130,7 @@ fn canonical_other(line: &[u8]) -> Option<()> {
             r.number()?;
         }
         for field in END_FIELDS {
-            r.literal(field)?;
+            r.slice_literal(field)?;
             if field == br#","human":"# {
                 r.string()?;
             } else {
@@ -143,20 +143,15 @@ fn canonical_other(line: &[u8]) -> Option<()> {
 }
 
 /// How rg 13 starts a match record whose path is text.
-const MATCH_HEAD: &[u8] = br#"{"type":"match","data":{"path":{"text":"#;
+const MATCH_HEAD: &[u8; 39] = br#"{"type":"match","data":{"path":{"text":"#;
 
 /// A match record laid out exactly as rg prints it (no whitespace; keys in
 /// rg's order; submatches of text), read by comparing the fixed parts and
 /// scanning only the values. Anything else is left to [`general_record`],
 /// which reads every such line the same way.
 fn canonical_match(line: &[u8]) -> Option<Found<'_>> {
-    if !line.starts_with(MATCH_HEAD) {
-        return None;
-    }
-    let mut r = Reader {
-        bytes: line,
-        at: MATCH_HEAD.len(),
-    };
+    let mut r = Reader { bytes: line, at: 0 };
+    r.literal(MATCH_HEAD)?;
     let path = r.string()?;
     r.literal(br#"},"lines":{"#)?;
     let lines_are_text = match r.literal(br#""text":"#) {
@@ -438,8 +433,16 @@ impl<'a> Reader<'a> {
         self.bytes.get(start..at)
     }
 
-    fn literal(&mut self, word: &[u8]) -> Option<()> {
-        let end = self.at + word.len();
+    /// Consumes `word` if the bytes at the reader are `word`. A fixed-size
+    /// comparison, which the compiler expands inline.
+    fn literal<const N: usize>(&mut self, word: &[u8; N]) -> Option<()> {
+        let end = self.at.checked_add(N)?;
+        let here: &[u8; N] = self.bytes.get(self.at..end)?.try_into().ok()?;
+        (here == word).then(|| self.at = end)
+    }
+
+    fn slice_literal(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.at.checked_add(word.len())?;
         (self.bytes.get(self.at..end)? == word).then(|| self.at = end)
     }
 

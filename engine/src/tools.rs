@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::args::{parse_glob_args, parse_grep_args};
-use crate::bash::BashExecutor;
+use crate::bash::{BashExecutor, OverCap};
 use crate::command::{build_glob_command, build_grep_command, build_unsorted_glob_command};
 use crate::config::Config;
 use crate::error::ToolError;
@@ -27,6 +27,14 @@ use crate::surface::{glob_output_schema, grep_output_schema};
 use crate::value::{GlobValue, GrepValue, ToolValue};
 
 /// A streamed stdout whose reader was lost (a panic while reading it).
+/// Whether rg's stdout is read as it arrives. With `stopAtRawOutputCap`
+/// (the opt-in that bounds the work) it is collected first and read only
+/// when it stayed within the cap: an over-cap run then costs a copy of
+/// the bytes, not the reading of every record before the cap.
+fn streams(config: &Config) -> bool {
+    config.over_cap() != OverCap::Stop
+}
+
 fn lost_output() -> ToolError {
     ToolError::Plain("the search output could not be read".to_owned())
 }
@@ -86,7 +94,8 @@ impl ToolKind {
                 } else {
                     build_glob_command(&args)
                 };
-                // Paths are read as rg lists them, unless they must be sorted first.
+                // Paths are read as rg lists them, unless they must be sorted
+                // first, or rg is stopped at the cap (see `streams`).
                 let mut stream = None;
                 let mut raw = run_ripgrep_into(
                     "glob",
@@ -96,7 +105,7 @@ impl ToolKind {
                     bash.as_ref(),
                     exec,
                     |workdir| {
-                        (!config.glob_sort_in_engine).then(|| {
+                        (streams(config) && !config.glob_sort_in_engine).then(|| {
                             let shared = Shared::new(GlobStream::new(workdir));
                             let sink = shared.sink();
                             stream = Some(shared);
@@ -141,10 +150,12 @@ impl ToolKind {
                     bash.as_ref(),
                     exec,
                     |workdir| {
-                        let shared = Shared::new(GrepStream::new(workdir));
-                        let sink = shared.sink();
-                        stream = Some(shared);
-                        Some(sink)
+                        streams(config).then(|| {
+                            let shared = Shared::new(GrepStream::new(workdir));
+                            let sink = shared.sink();
+                            stream = Some(shared);
+                            sink
+                        })
                     },
                 )
                 .await?;

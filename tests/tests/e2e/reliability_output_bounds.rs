@@ -217,3 +217,83 @@ async fn the_stop_at_raw_output_cap_opt_in_ends_an_endless_fake_rg_flood_and_its
         );
     }
 }
+
+/// The real local executor, recording which of its run methods the
+/// pipeline called (a spy: nothing is faked).
+struct RunSpy {
+    inner: fs_search_engine::LocalBashExecutor,
+    calls: std::sync::Mutex<Vec<&'static str>>,
+}
+
+#[async_trait::async_trait]
+impl fs_search_engine::BashExecutor for RunSpy {
+    fn resolve(
+        &self,
+        request: fs_search_engine::BashRequest,
+    ) -> Result<fs_search_engine::BashSpec, fs_search_engine::BashError> {
+        self.inner.resolve(request)
+    }
+
+    async fn run(
+        &self,
+        spec: fs_search_engine::BashSpec,
+    ) -> Result<fs_search_engine::BashRunResult, fs_search_engine::BashError> {
+        self.calls.lock().unwrap().push("run");
+        self.inner.run(spec).await
+    }
+
+    async fn run_capped(
+        &self,
+        spec: fs_search_engine::BashSpec,
+        over_cap: fs_search_engine::OverCap,
+    ) -> Result<fs_search_engine::CappedRun, fs_search_engine::BashError> {
+        self.calls.lock().unwrap().push("run_capped");
+        self.inner.run_capped(spec, over_cap).await
+    }
+
+    async fn run_streamed(
+        &self,
+        spec: fs_search_engine::BashSpec,
+        over_cap: fs_search_engine::OverCap,
+        sink: fs_search_engine::SharedSink,
+    ) -> Result<(fs_search_engine::CappedRun, bool), fs_search_engine::BashError> {
+        self.calls.lock().unwrap().push("run_streamed");
+        self.inner.run_streamed(spec, over_cap, sink).await
+    }
+}
+
+#[tokio::test]
+async fn rg_output_is_streamed_by_default_and_collected_first_with_the_stop_at_cap_opt_in() {
+    let work = tempfile::tempdir().unwrap();
+    for (name, text) in [("a.txt", "one needle\n"), ("b.txt", "two needle\nneedle\n")] {
+        std::fs::write(work.path().join(name), text).unwrap();
+    }
+    let mut results = Vec::new();
+    for (stop, expected) in [(false, "run_streamed"), (true, "run_capped")] {
+        let spy = std::sync::Arc::new(RunSpy {
+            inner: fs_search_engine::LocalBashExecutor::new(LocalBashConfig::default()).unwrap(),
+            calls: std::sync::Mutex::new(Vec::new()),
+        });
+        let config = json!({"sampleOverCapGlobResults": true, "stopAtRawOutputCap": stop});
+        let registry = load(spy.clone(), &config).await.unwrap();
+        spy.calls.lock().unwrap().clear();
+        for tool in ["glob", "grep"] {
+            let pattern = if tool == "glob" { "*.txt" } else { "needle" };
+            let result = registry
+                .call(tool, &json!({"pattern": pattern}), &exec(work.path()))
+                .await;
+            assert_eq!(result.error, None, "{tool} {stop}: {}", result.text);
+            results.push((stop, tool, result.text.clone(), result.value.clone()));
+        }
+        assert_eq!(
+            *spy.calls.lock().unwrap(),
+            [expected, expected],
+            "stopAtRawOutputCap {stop}"
+        );
+    }
+    // The same pages and values either way.
+    let (streamed, collected) = results.split_at(2);
+    for (a, b) in streamed.iter().zip(collected) {
+        assert_eq!((&a.1, &a.2, &a.3), (&b.1, &b.2, &b.3));
+    }
+}
