@@ -23,46 +23,27 @@ const STOP_CHECK: Duration = Duration::from_millis(10);
 
 /// Reads `pipe` (non-blocking) into `capture` until EOF, an error, or
 /// `stop`, treating bytes past the window as `past_cap` says, with `pause`
-/// between a pipe becoming readable and reading it.
-pub async fn collect_batched(
-    pipe: OwnedFd,
-    capture: Capture,
-    stop: CancellationToken,
-    past_cap: PastCap,
-    pause: Duration,
-) -> Capture {
-    let runtime = tokio::runtime::Handle::current();
-    let reading = tokio::task::spawn_blocking(move || {
-        let mut capture = capture;
-        read_in_batches(&pipe, &mut capture, &stop, &past_cap, pause, &runtime);
-        capture
-    });
-    match reading.await {
-        Ok(capture) => capture,
-        // The reading thread panicked: nothing more can be told.
-        Err(e) => std::panic::resume_unwind(e.into_panic()),
-    }
-}
-
-fn read_in_batches(
+/// between the pipe becoming readable and reading it. Blocks: run it on a
+/// blocking thread; `runtime` drives the capture's own writes.
+pub fn read_batched(
     pipe: &OwnedFd,
-    capture: &mut Capture,
+    mut capture: Capture,
     stop: &CancellationToken,
     past_cap: &PastCap,
     pause: Duration,
     runtime: &tokio::runtime::Handle,
-) {
+) -> Capture {
     let mut buf = vec![0u8; READ_BYTES];
     loop {
         // Until there is something to read (data or end of file).
         loop {
             if stop.is_cancelled() {
-                return;
+                return capture;
             }
             match wait(pipe, PollFlags::POLLIN, STOP_CHECK) {
                 Ok(true) => break,
                 Ok(false) | Err(Errno::EINTR) => {}
-                Err(_) => return,
+                Err(_) => return capture,
             }
         }
         // Let it fill, unless the writer is gone: with no events asked
@@ -78,10 +59,10 @@ fn read_in_batches(
         }
         loop {
             match nix::unistd::read(pipe, &mut buf) {
-                Ok(0) => return,
+                Ok(0) => return capture,
                 Ok(n) => {
                     if !runtime.block_on(capture.take(&buf[..n], past_cap)) {
-                        return;
+                        return capture;
                     }
                     if n < buf.len() {
                         break;
@@ -89,7 +70,7 @@ fn read_in_batches(
                 }
                 Err(Errno::EINTR) => {}
                 Err(Errno::EAGAIN) => break,
-                Err(_) => return,
+                Err(_) => return capture,
             }
         }
     }
@@ -115,6 +96,22 @@ mod tests {
         (read, std::fs::File::from(write))
     }
 
+    /// [`read_batched`] on a blocking thread, as the executor runs it.
+    async fn collect_batched(
+        pipe: OwnedFd,
+        capture: Capture,
+        stop: CancellationToken,
+        past_cap: PastCap,
+        pause: Duration,
+    ) -> Capture {
+        let runtime = tokio::runtime::Handle::current();
+        tokio::task::spawn_blocking(move || {
+            read_batched(&pipe, capture, &stop, &past_cap, pause, &runtime)
+        })
+        .await
+        .unwrap()
+    }
+
     fn capture() -> Capture {
         Capture::new(
             std::sync::Arc::new(SpillDir::default()),
@@ -125,7 +122,7 @@ mod tests {
         )
     }
 
-    #[tokio::test]
+    #[tokio::test(flavor = "multi_thread")]
     async fn reads_everything_written_in_order_across_pauses() {
         let (read, mut write) = pipe();
         let feed = std::thread::spawn(move || {
@@ -146,7 +143,7 @@ mod tests {
         assert_eq!(capture.finish().await.text, "abcdefghi");
     }
 
-    #[tokio::test]
+    #[tokio::test(flavor = "multi_thread")]
     async fn a_pause_ends_when_the_pipe_has_no_writer_left() {
         let (read, mut write) = pipe();
         write.write_all(b"abc").unwrap();
@@ -166,7 +163,7 @@ mod tests {
         assert_eq!(capture.finish().await.text, "abc");
     }
 
-    #[tokio::test]
+    #[tokio::test(flavor = "multi_thread")]
     async fn stop_ends_the_wait_for_a_silent_writer() {
         let (read, write) = pipe();
         let stop = CancellationToken::new();

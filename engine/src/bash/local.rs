@@ -16,7 +16,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
-use super::batched::collect_batched;
+use super::batched::read_batched;
 use super::capture::{Capture, PastCap, collect};
 use super::group::end_group;
 use super::{
@@ -318,15 +318,18 @@ impl LocalBashExecutor {
                 ("stdout", Some(OverCap::Drain)) => PastCap::Discard,
                 _ => PastCap::Keep,
             };
-            tokio::spawn(async move {
-                match pipe {
-                    Some(Pipe::Async(pipe)) => collect(pipe, capture, stop, past_cap).await,
-                    Some(Pipe::Batched(fd)) => {
-                        collect_batched(fd, capture, stop, past_cap, BATCH_PAUSE).await
-                    }
-                    None => capture,
+            match pipe {
+                Some(Pipe::Batched(fd)) => {
+                    let runtime = tokio::runtime::Handle::current();
+                    tokio::task::spawn_blocking(move || {
+                        read_batched(&fd, capture, &stop, &past_cap, BATCH_PAUSE, &runtime)
+                    })
                 }
-            })
+                Some(Pipe::Async(pipe)) => {
+                    tokio::spawn(async move { collect(pipe, capture, stop, past_cap).await })
+                }
+                None => tokio::spawn(async move { capture }),
+            }
         });
 
         let deadline = tokio::time::sleep(Duration::from_millis(spec.timeout_ms));
