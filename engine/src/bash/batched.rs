@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::capture::{Capture, PastCap, READ_BYTES};
 
 /// The longest the reader waits before it looks at `stop` again.
-const STOP_CHECK: Duration = Duration::from_millis(10);
+const STOP_CHECK: Duration = Duration::from_millis(100);
 
 /// Reads `pipe` (non-blocking) into `capture` until EOF, an error, or
 /// `stop`, treating bytes past the window as `past_cap` says, with `pause`
