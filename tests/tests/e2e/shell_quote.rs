@@ -113,7 +113,9 @@ async fn registry(recorder: &FakeRg, workdir: &Path) -> Registry {
 }
 
 fn canary_dir() -> PathBuf {
-    std::env::temp_dir().join(format!("fs-search-quote-canary-{}", std::process::id()))
+    // Cargo's scratch dir for integration tests: nothing left in /tmp.
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("fs-search-quote-canary-{}", std::process::id()))
 }
 
 /// Fragments that try to break out of quoting, mixed with arbitrary text.

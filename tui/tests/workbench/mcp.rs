@@ -35,7 +35,8 @@ pub(crate) fn bin() -> &'static str {
 /// An rg config file that pins grep's file order (rg's own order is
 /// multi-threaded), given to the server and to `workbench call` alike.
 pub(crate) fn sorted_rg_config() -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!("mcp-test-ripgreprc-{}", std::process::id()));
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("mcp-test-ripgreprc-{}", std::process::id()));
     if !path.exists() {
         std::fs::write(&path, "--sort=path\n").unwrap();
     }
@@ -99,6 +100,9 @@ pub(crate) fn server_command(dir: &Path, state: &Path, extra: &[&str]) -> Comman
     cmd.args(["mcp", "--workdir", root(dir)])
         .args(extra)
         .env("XDG_STATE_HOME", state)
+        // Everything the server writes (spilled results, its executor's
+        // files) stays in the test's dir, even when the test kills it.
+        .env("TMPDIR", state)
         .env("RIPGREP_CONFIG_PATH", sorted_rg_config());
     cmd
 }
@@ -499,7 +503,13 @@ async fn calls_equal_workbench_call_with_the_spill_locator_normalised() {
     .await;
     let args = json!({"pattern": "*"});
     let mcp = mcp_call(&c, "glob", args.clone()).await;
-    let cli = cli_call(dir.path(), "glob", &args, &["--config", SPILLING]);
+    let cli_spill = tempfile::tempdir().unwrap();
+    let cli = cli_call(
+        dir.path(),
+        "glob",
+        &args,
+        &["--config", SPILLING, "--spill-dir", root(cli_spill.path())],
+    );
     let meta = &mcp["_meta"][META_KEY];
     let locator = meta["spill"]["locator"].as_str().unwrap();
     assert!(locator.starts_with(root(spill.path())), "{locator}");
