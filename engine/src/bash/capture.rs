@@ -308,11 +308,10 @@ pub async fn collect<R: AsyncRead + Unpin>(
 mod tests {
     use super::*;
 
-    /// One spill directory for the tests, alive while they run.
+    /// A spill directory of the test's own, removed when its last holder
+    /// drops it.
     fn test_dir() -> std::sync::Arc<SpillDir> {
-        static DIR: std::sync::LazyLock<std::sync::Arc<SpillDir>> =
-            std::sync::LazyLock::new(Default::default);
-        DIR.clone()
+        std::sync::Arc::new(SpillDir::default())
     }
 
     #[tokio::test]
@@ -342,17 +341,20 @@ mod tests {
         assert!(!root.exists());
     }
 
-    async fn captured(max: usize, chunks: &[&[u8]]) -> CollectedOutput {
-        let mut capture = Capture::new(test_dir(), max, 1 << 20, "stdout", 1);
+    /// The capture of `chunks`, and its spill directory (the spill file
+    /// lives as long as the directory is held).
+    async fn captured(max: usize, chunks: &[&[u8]]) -> (CollectedOutput, std::sync::Arc<SpillDir>) {
+        let dir = test_dir();
+        let mut capture = Capture::new(dir.clone(), max, 1 << 20, "stdout", 1);
         for chunk in chunks {
             capture.push(chunk).await;
         }
-        capture.finish().await
+        (capture.finish().await, dir)
     }
 
     #[tokio::test]
     async fn keeps_everything_within_the_window() {
-        let out = captured(8, &[b"abc", b"defgh"]).await;
+        let (out, _dir) = captured(8, &[b"abc", b"defgh"]).await;
         assert_eq!(
             (out.text.as_str(), out.truncated, out.spill_path),
             ("abcdefgh", false, None)
@@ -361,7 +363,7 @@ mod tests {
 
     #[tokio::test]
     async fn keeps_exactly_the_tail_and_spills_the_whole_stream() {
-        let out = captured(4, &[b"abc", b"defgh", b"ij"]).await;
+        let (out, _dir) = captured(4, &[b"abc", b"defgh", b"ij"]).await;
         assert_eq!(out.text, "ghij");
         assert!(out.truncated);
         let path = out.spill_path.expect("spill file");
@@ -386,7 +388,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_chunk_larger_than_the_window_keeps_its_tail() {
-        let out = captured(3, &[b"ab", b"cdefghij"]).await;
+        let (out, _dir) = captured(3, &[b"ab", b"cdefghij"]).await;
         assert_eq!(out.text, "hij");
         let _ = out.spill_path.map(std::fs::remove_file);
     }
@@ -457,7 +459,7 @@ mod tests {
 
     #[tokio::test]
     async fn decodes_invalid_utf8_lossily() {
-        let out = captured(16, &[b"a\xffb"]).await;
+        let (out, _dir) = captured(16, &[b"a\xffb"]).await;
         assert_eq!(out.text, "a\u{FFFD}b");
     }
 }
