@@ -1,7 +1,7 @@
 //! The counting route for tokenizers with the DeepSeek V4 pipeline: the
 //! same steps as `tokenizers::Tokenizer::encode_fast`, on plain string
 //! slices instead of its offset-tracking `NormalizedString`s, which cost
-//! most of its time (about 6 ms for a 20 KB page, against 1 ms here).
+//! most of its time.
 //!
 //! The steps, as the `tokenizers` crate runs them for this pipeline:
 //! 1. split out the added tokens (leftmost-longest matches of their
@@ -9,9 +9,9 @@
 //!    `normalized` ones (the normalizer is empty, so both match the text as
 //!    it is); each match is its token;
 //! 2. the pre-tokenizer: three regex splits in sequence, each keeping the
-//!    matches and the text between them as separate pieces (`Isolated`),
-//!    with the same regex engine (`fancy-regex`) and the same handling of a
-//!    regex error (stop splitting the rest of that piece);
+//!    matches and the text between them as separate pieces (`Isolated`);
+//!    `crate::split` runs them with `regex-automata`, giving the pieces
+//!    `fancy-regex` gives (proof and tests there);
 //! 3. byte-level: each piece's UTF-8 bytes mapped to the GPT-2 byte
 //!    alphabet;
 //! 4. the tokenizer's own model on each piece — once per distinct piece
@@ -25,19 +25,13 @@
 //! text.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use aho_corasick::{AhoCorasick, MatchKind};
-use fancy_regex::Regex;
 use serde_json::{Value, json};
 use tokenizers::{Model, ModelWrapper};
 
-/// The DeepSeek V4 pre-tokenizer's three split patterns, in order.
-const SPLITS: [&str; 3] = [
-    r"\p{N}{1,3}",
-    "[\u{4e00}-\u{9fa5}\u{3040}-\u{309f}\u{30a0}-\u{30ff}]+",
-    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
-];
+use crate::split::{SPLITS, Splits};
 
 /// The pre-tokenizer this route reproduces, as `tokenizers` serializes it.
 fn deepseek_pre_tokenizer() -> Value {
@@ -77,15 +71,18 @@ const CACHE_CAPACITY: usize = 50_000;
 /// Pieces longer than this (bytes) are not cached.
 const CACHE_MAX_PIECE: usize = 256;
 
-/// Pieces (before the byte-level map) and their ids.
-type WordCache = HashMap<Box<str>, Box<[u32]>>;
+/// Pieces (before the byte-level map) and their ids. Hashed with
+/// `foldhash`: the keys are short, and SipHash took a tenth of a warm count.
+type WordCache = HashMap<Box<str>, Box<[u32]>, foldhash::fast::RandomState>;
 
 /// The fast counting route of one tokenizer (see the module documentation).
 #[derive(Debug)]
 pub(crate) struct FastPath {
     not_normalized: Option<Added>,
     normalized: Option<Added>,
-    splits: [Regex; 3],
+    /// Shared by clones, with the regex engines' caches (their lazy DFAs
+    /// build states as they meet new text; a fresh set costs a few ms).
+    splits: Arc<Splits>,
     bytes: [char; 256],
     /// The ids of pieces already tokenized; `None` when the model is not
     /// deterministic (BPE dropout).
@@ -93,12 +90,12 @@ pub(crate) struct FastPath {
 }
 
 impl Clone for FastPath {
-    /// A clone starts with an empty word cache.
+    /// A clone starts with an empty word cache; it shares the splits.
     fn clone(&self) -> Self {
         Self {
             not_normalized: self.not_normalized.clone(),
             normalized: self.normalized.clone(),
-            splits: self.splits.clone(),
+            splits: Arc::clone(&self.splits),
             bytes: self.bytes,
             cache: self.cache.as_ref().map(|_| Mutex::default()),
         }
@@ -146,16 +143,11 @@ impl FastPath {
             ModelWrapper::BPE(bpe) => bpe.dropout.is_none_or(|p| p == 0.0),
             _ => true,
         };
-        let [a, b, c] = SPLITS;
         Some(Self {
             cache: deterministic.then(Mutex::default),
             not_normalized: Added::new(not_normalized)?,
             normalized: Added::new(normalized)?,
-            splits: [
-                Regex::new(a).ok()?,
-                Regex::new(b).ok()?,
-                Regex::new(c).ok()?,
-            ],
+            splits: Arc::new(Splits::new()?),
             bytes: byte_alphabet(),
         })
     }
@@ -186,55 +178,28 @@ impl FastPath {
         for piece in second {
             match piece {
                 Piece::Added(id) => ids.push(id),
-                Piece::Text(t) => self.split(0, t, &mut |word| {
-                    if let Some(hit) = cache.as_ref().and_then(|c| c.get(word)) {
-                        ids.extend_from_slice(hit);
-                        return Ok(());
-                    }
-                    mapped.clear();
-                    mapped.extend(word.bytes().map(|b| self.bytes[usize::from(b)]));
-                    let first = ids.len();
-                    ids.extend(model.tokenize(&mapped)?.iter().map(|token| token.id));
-                    let fits = word.len() <= CACHE_MAX_PIECE;
-                    let room = cache
-                        .as_deref_mut()
-                        .filter(|c| fits && c.len() < CACHE_CAPACITY);
-                    if let Some(cache) = room {
-                        cache.insert(word.into(), ids[first..].into());
-                    }
-                    Ok(())
-                })?,
+                Piece::Text(t) => {
+                    self.splits
+                        .pieces(t, &mut |word: &str| -> tokenizers::Result<()> {
+                            if let Some(hit) = cache.as_ref().and_then(|c| c.get(word)) {
+                                ids.extend_from_slice(hit);
+                                return Ok(());
+                            }
+                            mapped.clear();
+                            mapped.extend(word.bytes().map(|b| self.bytes[usize::from(b)]));
+                            let first = ids.len();
+                            ids.extend(model.tokenize(&mapped)?.iter().map(|token| token.id));
+                            let fits = word.len() <= CACHE_MAX_PIECE;
+                            let room = cache
+                                .as_deref_mut()
+                                .filter(|c| fits && c.len() < CACHE_CAPACITY);
+                            if let Some(cache) = room {
+                                cache.insert(word.into(), ids[first..].into());
+                            }
+                            Ok(())
+                        })?
+                }
             }
-        }
-        Ok(())
-    }
-
-    /// Runs split `level` on `text` and the later splits on each resulting
-    /// piece, handing the final pieces to `word` in order.
-    fn split(
-        &self,
-        level: usize,
-        text: &str,
-        word: &mut dyn FnMut(&str) -> tokenizers::Result<()>,
-    ) -> tokenizers::Result<()> {
-        let Some(regex) = self.splits.get(level) else {
-            return word(text);
-        };
-        let mut done = 0;
-        for found in regex.find_iter(text) {
-            // Like `tokenizers`: a regex error ends the splitting of this
-            // text; the rest stays one piece.
-            let Ok(found) = found else { break };
-            if done < found.start() {
-                self.split(level + 1, &text[done..found.start()], word)?;
-            }
-            if found.start() < found.end() {
-                self.split(level + 1, found.as_str(), word)?;
-            }
-            done = found.end();
-        }
-        if done < text.len() {
-            self.split(level + 1, &text[done..], word)?;
         }
         Ok(())
     }
