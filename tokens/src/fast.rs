@@ -68,12 +68,44 @@ impl Added {
 /// How many pieces the word cache holds at most; later new pieces are
 /// tokenized each time (as the `tokenizers` crate's own cache does).
 const CACHE_CAPACITY: usize = 50_000;
-/// Pieces longer than this (bytes) are not cached.
+/// Pieces longer than this (bytes) are long: the cache holds them only
+/// within [`CACHE_LONG_BYTES`].
 const CACHE_MAX_PIECE: usize = 256;
+/// How many bytes the long pieces and their ids (4 bytes each) may take in
+/// the cache. A long piece costs the BPE model about 0.5–1 ms; it comes
+/// again when a page is counted again, or its spilled full result.
+const CACHE_LONG_BYTES: usize = 4 << 20;
 
-/// Pieces (before the byte-level map) and their ids. Hashed with
-/// `foldhash`: the keys are short, and SipHash took a tenth of a warm count.
-type WordCache = HashMap<Box<str>, Box<[u32]>, foldhash::fast::RandomState>;
+/// Pieces (before the byte-level map) and their ids.
+#[derive(Debug, Default)]
+struct WordCache {
+    /// Hashed with `foldhash`: the keys are mostly short, and SipHash took
+    /// a tenth of a warm count.
+    ids: HashMap<Box<str>, Box<[u32]>, foldhash::fast::RandomState>,
+    /// The bytes the long pieces and their ids take.
+    long_bytes: usize,
+}
+
+impl WordCache {
+    fn get(&self, piece: &str) -> Option<&[u32]> {
+        self.ids.get(piece).map(|ids| &ids[..])
+    }
+
+    /// Keeps the ids of `piece` if there is room.
+    fn insert(&mut self, piece: &str, ids: &[u32]) {
+        if self.ids.len() >= CACHE_CAPACITY {
+            return;
+        }
+        if piece.len() > CACHE_MAX_PIECE {
+            let bytes = piece.len() + 4 * ids.len();
+            if self.long_bytes + bytes > CACHE_LONG_BYTES {
+                return;
+            }
+            self.long_bytes += bytes;
+        }
+        self.ids.insert(piece.into(), ids.into());
+    }
+}
 
 /// The fast counting route of one tokenizer (see the module documentation).
 #[derive(Debug)]
@@ -189,12 +221,8 @@ impl FastPath {
                             mapped.extend(word.bytes().map(|b| self.bytes[usize::from(b)]));
                             let first = ids.len();
                             ids.extend(model.tokenize(&mapped)?.iter().map(|token| token.id));
-                            let fits = word.len() <= CACHE_MAX_PIECE;
-                            let room = cache
-                                .as_deref_mut()
-                                .filter(|c| fits && c.len() < CACHE_CAPACITY);
-                            if let Some(cache) = room {
-                                cache.insert(word.into(), ids[first..].into());
+                            if let Some(cache) = cache.as_deref_mut() {
+                                cache.insert(word, &ids[first..]);
                             }
                             Ok(())
                         })?
@@ -247,6 +275,27 @@ fn byte_alphabet() -> [char; 256] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_pieces_are_cached_within_their_budget() {
+        let mut cache = WordCache::default();
+        let short = "x".repeat(CACHE_MAX_PIECE);
+        cache.insert(&short, &[1]);
+        let piece = |i: usize| format!("{i:08}{}", "y".repeat(100_000));
+        let ids = [7; 1000];
+        let fit = CACHE_LONG_BYTES / (piece(0).len() + 4 * ids.len());
+        for i in 0..fit + 2 {
+            cache.insert(&piece(i), &ids);
+        }
+        assert_eq!(cache.get(&short), Some(&[1][..]));
+        assert_eq!(cache.get(&piece(0)), Some(&ids[..]));
+        assert_eq!(cache.get(&piece(fit - 1)), Some(&ids[..]));
+        assert_eq!(cache.get(&piece(fit)), None);
+        assert!(cache.long_bytes <= CACHE_LONG_BYTES);
+        // Short pieces still fit.
+        cache.insert("z", &[2]);
+        assert_eq!(cache.get("z"), Some(&[2][..]));
+    }
 
     #[test]
     fn byte_alphabet_is_gpt2s() {
