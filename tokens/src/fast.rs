@@ -179,7 +179,7 @@ impl FastPath {
             cache: deterministic.then(Mutex::default),
             not_normalized: Added::new(not_normalized)?,
             normalized: Added::new(normalized)?,
-            splits: Arc::new(Splits::new()?),
+            splits: Arc::new(Splits::warmed()?),
             bytes: byte_alphabet(),
         })
     }
