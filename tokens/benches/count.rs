@@ -6,8 +6,11 @@
 //! sources, and a mix of the golden corpus (transcripts, prompt sections,
 //! tool definitions, CJK, emoji, long lines). "warm" counts the same page
 //! again with the BPE word cache filled; "cold" counts it with a fresh
-//! cache (a clone of the tokenizer, made outside the timing); "generic
-//! route" is the `tokenizers` crate's own `encode_fast`, for comparison.
+//! cache (a clone of the tokenizer, made outside the timing, which shares
+//! the regex engines' lazy DFAs); "first after load" counts it on a freshly
+//! loaded tokenizer (its regex DFAs start empty too: the first page a
+//! session counts); "generic route" is the `tokenizers` crate's own
+//! `encode_fast`, for comparison.
 //!
 //! Before criterion's wall-clock figures, it prints the thread CPU time per
 //! count and per load (mean over repeated runs): on a shared machine, wall
@@ -106,10 +109,15 @@ fn bench(c: &mut Criterion) {
         assert!(page.len() > PAGE_BYTES - 4, "{name}: {} bytes", page.len());
         let warm = cpu_ms(200, || (), |()| tokenizer.count(black_box(&page)));
         let cold = cpu_ms(20, || tokenizer.clone(), |t| (t.count(black_box(&page)), t));
+        let first = cpu_ms(
+            3,
+            || Tokenizer::embedded().ok(),
+            |t| t.map(|t| (t.count(black_box(&page)), t)),
+        );
         let generic = cpu_ms(50, || (), |()| tokenizer.try_encode_ids_generic(&page));
         eprintln!(
             "{name}: {} bytes, {} tokens; CPU time per count: warm {warm:.2} ms, \
-             cold {cold:.2} ms, generic route {generic:.2} ms",
+             cold {cold:.2} ms, first after load {first:.2} ms, generic route {generic:.2} ms",
             page.len(),
             tokenizer.count(&page)
         );

@@ -1,7 +1,7 @@
 //! The counting route for tokenizers with the DeepSeek V4 pipeline: the
 //! same steps as `tokenizers::Tokenizer::encode_fast`, on plain string
 //! slices instead of its offset-tracking `NormalizedString`s, which cost
-//! most of its time (about 6 ms for a 20 KB page, against 1 ms here).
+//! most of its time.
 //!
 //! The steps, as the `tokenizers` crate runs them for this pipeline:
 //! 1. split out the added tokens (leftmost-longest matches of their
@@ -9,9 +9,9 @@
 //!    `normalized` ones (the normalizer is empty, so both match the text as
 //!    it is); each match is its token;
 //! 2. the pre-tokenizer: three regex splits in sequence, each keeping the
-//!    matches and the text between them as separate pieces (`Isolated`),
-//!    with the same regex engine (`fancy-regex`) and the same handling of a
-//!    regex error (stop splitting the rest of that piece);
+//!    matches and the text between them as separate pieces (`Isolated`);
+//!    `crate::split` runs them with `regex-automata`, giving the pieces
+//!    `fancy-regex` gives (proof and tests there);
 //! 3. byte-level: each piece's UTF-8 bytes mapped to the GPT-2 byte
 //!    alphabet;
 //! 4. the tokenizer's own model on each piece — once per distinct piece
@@ -25,19 +25,13 @@
 //! text.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use aho_corasick::{AhoCorasick, MatchKind};
-use fancy_regex::Regex;
 use serde_json::{Value, json};
 use tokenizers::{Model, ModelWrapper};
 
-/// The DeepSeek V4 pre-tokenizer's three split patterns, in order.
-const SPLITS: [&str; 3] = [
-    r"\p{N}{1,3}",
-    "[\u{4e00}-\u{9fa5}\u{3040}-\u{309f}\u{30a0}-\u{30ff}]+",
-    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
-];
+use crate::split::{SPLITS, Splits};
 
 /// The pre-tokenizer this route reproduces, as `tokenizers` serializes it.
 fn deepseek_pre_tokenizer() -> Value {
@@ -74,18 +68,53 @@ impl Added {
 /// How many pieces the word cache holds at most; later new pieces are
 /// tokenized each time (as the `tokenizers` crate's own cache does).
 const CACHE_CAPACITY: usize = 50_000;
-/// Pieces longer than this (bytes) are not cached.
+/// Pieces longer than this (bytes) are long: the cache holds them only
+/// within [`CACHE_LONG_BYTES`].
 const CACHE_MAX_PIECE: usize = 256;
+/// How many bytes the long pieces and their ids (4 bytes each) may take in
+/// the cache. A long piece costs the BPE model about 0.5–1 ms; it comes
+/// again when a page is counted again, or its spilled full result.
+const CACHE_LONG_BYTES: usize = 4 << 20;
 
 /// Pieces (before the byte-level map) and their ids.
-type WordCache = HashMap<Box<str>, Box<[u32]>>;
+#[derive(Debug, Default)]
+struct WordCache {
+    /// Hashed with `foldhash`: the keys are mostly short, and SipHash took
+    /// a tenth of a warm count.
+    ids: HashMap<Box<str>, Box<[u32]>, foldhash::fast::RandomState>,
+    /// The bytes the long pieces and their ids take.
+    long_bytes: usize,
+}
+
+impl WordCache {
+    fn get(&self, piece: &str) -> Option<&[u32]> {
+        self.ids.get(piece).map(|ids| &ids[..])
+    }
+
+    /// Keeps the ids of `piece` if there is room.
+    fn insert(&mut self, piece: &str, ids: &[u32]) {
+        if self.ids.len() >= CACHE_CAPACITY {
+            return;
+        }
+        if piece.len() > CACHE_MAX_PIECE {
+            let bytes = piece.len() + 4 * ids.len();
+            if self.long_bytes + bytes > CACHE_LONG_BYTES {
+                return;
+            }
+            self.long_bytes += bytes;
+        }
+        self.ids.insert(piece.into(), ids.into());
+    }
+}
 
 /// The fast counting route of one tokenizer (see the module documentation).
 #[derive(Debug)]
 pub(crate) struct FastPath {
     not_normalized: Option<Added>,
     normalized: Option<Added>,
-    splits: [Regex; 3],
+    /// Shared by clones, with the regex engines' caches (their lazy DFAs
+    /// build states as they meet new text; a fresh set costs a few ms).
+    splits: Arc<Splits>,
     bytes: [char; 256],
     /// The ids of pieces already tokenized; `None` when the model is not
     /// deterministic (BPE dropout).
@@ -93,12 +122,12 @@ pub(crate) struct FastPath {
 }
 
 impl Clone for FastPath {
-    /// A clone starts with an empty word cache.
+    /// A clone starts with an empty word cache; it shares the splits.
     fn clone(&self) -> Self {
         Self {
             not_normalized: self.not_normalized.clone(),
             normalized: self.normalized.clone(),
-            splits: self.splits.clone(),
+            splits: Arc::clone(&self.splits),
             bytes: self.bytes,
             cache: self.cache.as_ref().map(|_| Mutex::default()),
         }
@@ -146,16 +175,11 @@ impl FastPath {
             ModelWrapper::BPE(bpe) => bpe.dropout.is_none_or(|p| p == 0.0),
             _ => true,
         };
-        let [a, b, c] = SPLITS;
         Some(Self {
             cache: deterministic.then(Mutex::default),
             not_normalized: Added::new(not_normalized)?,
             normalized: Added::new(normalized)?,
-            splits: [
-                Regex::new(a).ok()?,
-                Regex::new(b).ok()?,
-                Regex::new(c).ok()?,
-            ],
+            splits: Arc::new(Splits::warmed()?),
             bytes: byte_alphabet(),
         })
     }
@@ -186,55 +210,24 @@ impl FastPath {
         for piece in second {
             match piece {
                 Piece::Added(id) => ids.push(id),
-                Piece::Text(t) => self.split(0, t, &mut |word| {
-                    if let Some(hit) = cache.as_ref().and_then(|c| c.get(word)) {
-                        ids.extend_from_slice(hit);
-                        return Ok(());
-                    }
-                    mapped.clear();
-                    mapped.extend(word.bytes().map(|b| self.bytes[usize::from(b)]));
-                    let first = ids.len();
-                    ids.extend(model.tokenize(&mapped)?.iter().map(|token| token.id));
-                    let fits = word.len() <= CACHE_MAX_PIECE;
-                    let room = cache
-                        .as_deref_mut()
-                        .filter(|c| fits && c.len() < CACHE_CAPACITY);
-                    if let Some(cache) = room {
-                        cache.insert(word.into(), ids[first..].into());
-                    }
-                    Ok(())
-                })?,
+                Piece::Text(t) => {
+                    self.splits
+                        .pieces(t, &mut |word: &str| -> tokenizers::Result<()> {
+                            if let Some(hit) = cache.as_ref().and_then(|c| c.get(word)) {
+                                ids.extend_from_slice(hit);
+                                return Ok(());
+                            }
+                            mapped.clear();
+                            mapped.extend(word.bytes().map(|b| self.bytes[usize::from(b)]));
+                            let first = ids.len();
+                            ids.extend(model.tokenize(&mapped)?.iter().map(|token| token.id));
+                            if let Some(cache) = cache.as_deref_mut() {
+                                cache.insert(word, &ids[first..]);
+                            }
+                            Ok(())
+                        })?
+                }
             }
-        }
-        Ok(())
-    }
-
-    /// Runs split `level` on `text` and the later splits on each resulting
-    /// piece, handing the final pieces to `word` in order.
-    fn split(
-        &self,
-        level: usize,
-        text: &str,
-        word: &mut dyn FnMut(&str) -> tokenizers::Result<()>,
-    ) -> tokenizers::Result<()> {
-        let Some(regex) = self.splits.get(level) else {
-            return word(text);
-        };
-        let mut done = 0;
-        for found in regex.find_iter(text) {
-            // Like `tokenizers`: a regex error ends the splitting of this
-            // text; the rest stays one piece.
-            let Ok(found) = found else { break };
-            if done < found.start() {
-                self.split(level + 1, &text[done..found.start()], word)?;
-            }
-            if found.start() < found.end() {
-                self.split(level + 1, found.as_str(), word)?;
-            }
-            done = found.end();
-        }
-        if done < text.len() {
-            self.split(level + 1, &text[done..], word)?;
         }
         Ok(())
     }
@@ -282,6 +275,27 @@ fn byte_alphabet() -> [char; 256] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_pieces_are_cached_within_their_budget() {
+        let mut cache = WordCache::default();
+        let short = "x".repeat(CACHE_MAX_PIECE);
+        cache.insert(&short, &[1]);
+        let piece = |i: usize| format!("{i:08}{}", "y".repeat(100_000));
+        let ids = [7; 1000];
+        let fit = CACHE_LONG_BYTES / (piece(0).len() + 4 * ids.len());
+        for i in 0..fit + 2 {
+            cache.insert(&piece(i), &ids);
+        }
+        assert_eq!(cache.get(&short), Some(&[1][..]));
+        assert_eq!(cache.get(&piece(0)), Some(&ids[..]));
+        assert_eq!(cache.get(&piece(fit - 1)), Some(&ids[..]));
+        assert_eq!(cache.get(&piece(fit)), None);
+        assert!(cache.long_bytes <= CACHE_LONG_BYTES);
+        // Short pieces still fit.
+        cache.insert("z", &[2]);
+        assert_eq!(cache.get("z"), Some(&[2][..]));
+    }
 
     #[test]
     fn byte_alphabet_is_gpt2s() {

@@ -32,6 +32,7 @@
 mod error;
 mod fast;
 mod prefix;
+mod split;
 mod tool;
 
 use std::io::Read;

@@ -154,3 +154,18 @@ fn long_runs_give_the_generic_ids() {
         );
     }
 }
+
+#[test]
+fn long_pieces_counted_again_give_the_generic_ids() {
+    // The second count takes the long pieces' ids from the word cache.
+    let t = tokenizer();
+    let text = format!(
+        "{} {}\n{}",
+        "x".repeat(3_000),
+        "é".repeat(1_500),
+        "lorem_ipsum".repeat(300)
+    );
+    let generic = t.try_encode_ids_generic(&text).unwrap();
+    assert_eq!(t.encode_ids(&text), generic);
+    assert_eq!(t.encode_ids(&text), generic);
+}

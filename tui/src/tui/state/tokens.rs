@@ -36,10 +36,16 @@ pub struct PageTokens {
 
 impl PageTokens {
     /// `1,234 tokens`, or `1,234 tokens of 45,678` with a full result.
+    /// A full result with fewer tokens than the page (a small result: the
+    /// page adds its footer) reads `106 tokens (full result 27)`, not "of".
     pub fn label(&self) -> String {
+        let text = thousands(self.text);
         match self.full {
-            Some(full) => format!("{} tokens of {}", thousands(self.text), thousands(full)),
-            None => format!("{} tokens", thousands(self.text)),
+            Some(full) if full < self.text => {
+                format!("{text} tokens (full result {})", thousands(full))
+            }
+            Some(full) => format!("{text} tokens of {}", thousands(full)),
+            None => format!("{text} tokens"),
         }
     }
 }
@@ -149,5 +155,16 @@ mod tests {
             full: Some(45678),
         };
         assert_eq!(page.label(), "1,234 tokens of 45,678");
+        let page = PageTokens {
+            text: 1234,
+            full: Some(1234),
+        };
+        assert_eq!(page.label(), "1,234 tokens of 1,234");
+        // A small spill: the page's footer outweighs the full result.
+        let page = PageTokens {
+            text: 106,
+            full: Some(27),
+        };
+        assert_eq!(page.label(), "106 tokens (full result 27)");
     }
 }
