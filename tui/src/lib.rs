@@ -20,6 +20,7 @@
 
 pub mod bounded;
 pub mod cli;
+pub mod exit;
 pub mod headless;
 pub mod json;
 pub mod logging;
@@ -33,9 +34,6 @@ pub mod tui;
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};
-
-/// Exit status of a usage, config or load failure.
-pub const EXIT_USAGE: u8 = 2;
 
 /// The stack of the runtime's threads.
 const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
@@ -52,7 +50,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("workbench: cannot start the async runtime: {e}");
-            return ExitCode::from(EXIT_USAGE);
+            return ExitCode::from(exit::ERROR);
         }
     };
     // A bad --workdir is named as such, before any shell is spawned in it.
@@ -64,7 +62,7 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     if let Some(Err(e)) = workdir.map(setup::check_workdir) {
         eprintln!("workbench: {e}");
-        return ExitCode::from(EXIT_USAGE);
+        return ExitCode::from(exit::ERROR);
     }
     let outcome = match cli.command {
         None => return tui::main(&runtime, cli.workdir, cli.config, cli.follow, cli.tokenizer),
@@ -85,7 +83,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Call(args)) => runtime.block_on(headless::call::call(args)),
         Some(Command::Surface(args)) => runtime
             .block_on(headless::surface::surface(args))
-            .map(|()| 0),
+            .map(|()| exit::SUCCESS),
     };
     // A blocking read (stdin) of a stopped command is not waited for.
     runtime.shutdown_background();
@@ -93,7 +91,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("workbench: {e}");
-            ExitCode::from(EXIT_USAGE)
+            ExitCode::from(exit::ERROR)
         }
     }
 }

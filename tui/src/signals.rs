@@ -97,8 +97,3 @@ impl Stop {
         self.signal().unwrap_or(0)
     }
 }
-
-/// The exit status for a stop by signal `number`: 128 + `number`.
-pub fn exit_status(number: i32) -> u8 {
-    u8::try_from(128 + number).unwrap_or(u8::MAX)
-}

@@ -45,7 +45,7 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     let result = loaded.registry.call(&args.tool, &call_args, &exec).await;
     let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     if let Some(signal) = stop.signal() {
-        return Ok(crate::signals::exit_status(signal));
+        return Ok(crate::exit::signalled(signal));
     }
     for warning in &result.warnings {
         eprintln!("{warning}");
@@ -83,7 +83,7 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     } else {
         print(&result.text);
     }
-    Ok(0)
+    Ok(crate::exit::SUCCESS)
 }
 
 /// The complete formatted result the call saved to the (local) spill

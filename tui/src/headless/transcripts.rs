@@ -15,16 +15,12 @@ use std::path::Path;
 
 use super::print;
 use crate::cli::ReplayArgs;
+use crate::exit;
 use crate::tokens::Tokenizer;
 use crate::transcript::error::TranscriptError;
 use crate::transcript::freeze::freeze as freeze_recording;
 use crate::transcript::record::{parse_calls, record as record_calls, save};
 use crate::transcript::replay::{Replay, replay_file};
-
-/// Exit status of a replay with changes.
-pub const EXIT_CHANGED: u8 = 1;
-/// Exit status of an unusable file or setup.
-pub const EXIT_ERROR: u8 = 2;
 
 /// Replays `args.files`; with `update`, rewrites each changed file
 /// instead of failing. Returns the exit status.
@@ -39,7 +35,7 @@ pub async fn replay(args: &ReplayArgs) -> u8 {
             Err(TranscriptError::Stopped(signal)) => return stopped("replay", signal),
             Err(e) => {
                 eprintln!("workbench replay: {e}");
-                status = EXIT_ERROR;
+                status = exit::ERROR;
             }
         }
     }
@@ -112,7 +108,7 @@ async fn replay_one(
         replay.file, replay.file
     ));
     print(&over);
-    Ok(EXIT_CHANGED)
+    Ok(exit::CHANGED)
 }
 
 /// One line per result whose current text is more than `max` tokens.
@@ -136,14 +132,14 @@ fn over_budget(replay: &Replay, max: Option<u64>) -> String {
 }
 
 fn budget_status(over: &str) -> u8 {
-    if over.is_empty() { 0 } else { EXIT_CHANGED }
+    if over.is_empty() { 0 } else { exit::CHANGED }
 }
 
 /// The exit status of a command stopped by `signal` (its temp trees are
 /// gone by now: they were dropped as the command unwound).
 fn stopped(command: &str, signal: i32) -> u8 {
     eprintln!("workbench {command}: stopped by signal {signal}");
-    crate::signals::exit_status(signal)
+    exit::signalled(signal)
 }
 
 /// Records the calls on stdin, each result with its text's token count
@@ -167,7 +163,7 @@ pub async fn record(
         Err(TranscriptError::Stopped(signal)) => stopped("record", signal),
         Err(e) => {
             eprintln!("workbench record: {e}");
-            EXIT_ERROR
+            exit::ERROR
         }
     }
 }
@@ -217,7 +213,7 @@ pub async fn freeze(recording: &Path, out_file: &Path, tree_out: &Path) -> u8 {
         Ok(frozen) => frozen,
         Err(e) => {
             eprintln!("workbench freeze: {e}");
-            return 2;
+            return exit::ERROR;
         }
     };
     for skipped in &frozen.skipped {
@@ -229,7 +225,7 @@ pub async fn freeze(recording: &Path, out_file: &Path, tree_out: &Path) -> u8 {
         Err(TranscriptError::Stopped(signal)) => return stopped("freeze", signal),
         Err(e) => {
             eprintln!("workbench freeze: the frozen transcript does not replay: {e}");
-            return 2;
+            return exit::ERROR;
         }
     };
     let summary = format!(

@@ -445,7 +445,7 @@ pub async fn serve(args: &McpArgs) -> Result<u8, String> {
     if let Some(recording) = &recording {
         recording.flush();
     }
-    Ok(signal.map_or(0, crate::signals::exit_status))
+    Ok(signal.map_or(crate::exit::SUCCESS, crate::exit::signalled))
 }
 
 #[cfg(test)]

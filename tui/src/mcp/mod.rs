@@ -41,9 +41,6 @@ const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
 /// How long the session may take to write the last answers.
 const SESSION_DRAIN: Duration = Duration::from_secs(3);
 
-/// Exit status of a setup failure.
-const EXIT_SETUP: u8 = 2;
-
 /// Runs the server until end of input or a signal; the exit status.
 pub async fn run(args: McpArgs) -> u8 {
     let logging = crate::logging::init();
@@ -59,7 +56,7 @@ pub async fn run(args: McpArgs) -> u8 {
         Err(message) => {
             tracing::error!("{message}");
             eprintln!("workbench mcp: {message}");
-            EXIT_SETUP
+            crate::exit::ERROR
         }
     };
     tracing::info!(code, "workbench mcp exiting");
@@ -148,5 +145,5 @@ async fn serve(args: &McpArgs) -> Result<u8, String> {
     }
     writer.flush().await;
     let signal = stopped_by.lock().ok().and_then(|s| *s);
-    Ok(signal.map_or(0, crate::signals::exit_status))
+    Ok(signal.map_or(crate::exit::SUCCESS, crate::exit::signalled))
 }

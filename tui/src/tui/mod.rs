@@ -73,7 +73,7 @@ pub fn main(
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("workbench: {e}");
-            ExitCode::from(2)
+            ExitCode::from(crate::exit::ERROR)
         }
     }
 }
