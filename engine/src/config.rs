@@ -90,12 +90,16 @@ impl std::fmt::Display for ConfigNumber {
 }
 
 impl serde::Serialize for ConfigNumber {
-    /// An integer below 2^64 as a JSON integer; a larger one as a float.
+    /// An integer below 2^64 as a JSON integer; a larger one as
+    /// `JSON.stringify` writes it (`100000000000000000000`, `1e+308`): a
+    /// raw JSON number in JavaScript's own form.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if self.0 < 18_446_744_073_709_551_616.0 {
-            serializer.serialize_u64(self.as_u64_saturating())
-        } else {
-            serializer.serialize_f64(self.0)
+            return serializer.serialize_u64(self.as_u64_saturating());
+        }
+        match serde_json::value::RawValue::from_string(self.to_string()) {
+            Ok(raw) => raw.serialize(serializer),
+            Err(_) => serializer.serialize_f64(self.0),
         }
     }
 }
@@ -552,6 +556,31 @@ mod tests {
         assert_eq!(config.glob_max_results.to_string(), "1e+308");
         assert_eq!(config.glob_max_results.as_u64_saturating(), u64::MAX);
         assert_eq!(config.glob_cap(), usize::MAX);
+    }
+
+    #[test]
+    fn numbers_serialise_as_json_stringify_writes_them() {
+        let config = json!({
+            "sampleOverCapGlobResults": true,
+            "globMaxResults": 1e308,
+            "timeoutMs": 1e20,
+            "grepMaxMatches": 18446744073709551615u64,
+            "grepMaxLineBytes": 4294967296u64,
+        });
+        let config = Config::from_json(&config).unwrap();
+        let text = serde_json::to_string(&config).unwrap();
+        for expected in [
+            r#""globMaxResults":1e+308"#,
+            r#""timeoutMs":100000000000000000000"#,
+            // JavaScript reads 2^64 - 1 as 2^64, and writes that so.
+            r#""grepMaxMatches":18446744073709552000"#,
+            r#""grepMaxLineBytes":4294967296"#,
+        ] {
+            assert!(text.contains(expected), "{expected} in {text}");
+        }
+        // And it reads back as the same configuration.
+        let back: Config = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, config);
     }
 
     #[test]

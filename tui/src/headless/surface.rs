@@ -7,7 +7,7 @@
 
 use fs_search_engine::{PromptSection, ToolDefinition};
 use fs_search_tokens::{EncodedPrefix, PartKind, PrefixComparison, compare_prefixes};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::print;
 use crate::cli::SurfaceArgs;
@@ -56,22 +56,27 @@ pub async fn surface(args: SurfaceArgs) -> Result<(), SetupError> {
         .as_ref()
         .map(|t| Counted::new(t, &sections, &tools));
     if args.json {
-        let mut sections_json = serde_json::to_value(&sections).unwrap_or(Value::Null);
-        let mut tools_json = serde_json::to_value(&tools).unwrap_or(Value::Null);
-        let mut object = json!({});
-        if let Some(counted) = &counted {
-            add_tokens(&mut sections_json, &counted.sections);
-            add_tokens(&mut tools_json, &counted.tools);
-        }
-        if let Some(map) = object.as_object_mut() {
-            map.insert("promptSections".into(), sections_json);
-            map.insert("tools".into(), tools_json);
-            if let Some(counted) = &counted {
-                map.insert("totalTokens".into(), json!(counted.total()));
-            }
-            map.insert("warnings".into(), json!(loaded.warnings));
-        }
-        print(&format!("{object}\n"));
+        let counts = |list: Option<&Vec<usize>>, i: usize| list.and_then(|l| l.get(i)).copied();
+        let listed = SurfaceJson {
+            prompt_sections: (sections.iter().enumerate())
+                .map(|(i, item)| Listed {
+                    item,
+                    tokens: counts(counted.as_ref().map(|c| &c.sections), i),
+                })
+                .collect(),
+            tools: (tools.iter().enumerate())
+                .map(|(i, item)| Listed {
+                    item,
+                    tokens: counts(counted.as_ref().map(|c| &c.tools), i),
+                })
+                .collect(),
+            total_tokens: counted.as_ref().map(Counted::total),
+            warnings: &loaded.warnings,
+        };
+        // Serialised directly, not through `Value`, so a configured number
+        // of 2^64 or more keeps JavaScript's own form.
+        let text = serde_json::to_string(&listed).unwrap_or_default();
+        print(&format!("{text}\n"));
         return Ok(());
     }
     let mut out = String::new();
@@ -138,15 +143,25 @@ impl Counted {
     }
 }
 
-/// Adds `"tokens"` to each object of the array `list`.
-fn add_tokens(list: &mut Value, counts: &[usize]) {
-    if let Some(items) = list.as_array_mut() {
-        for (item, count) in items.iter_mut().zip(counts) {
-            if let Some(map) = item.as_object_mut() {
-                map.insert("tokens".into(), json!(count));
-            }
-        }
-    }
+/// `surface --json`: the sections and tools, each with its `tokens` when
+/// counted, the total per request, and the load's warnings.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SurfaceJson<'a> {
+    prompt_sections: Vec<Listed<'a, PromptSection>>,
+    tools: Vec<Listed<'a, ToolDefinition>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_tokens: Option<usize>,
+    warnings: &'a [String],
+}
+
+/// An item of `surface --json` and, when counted, its tokens (last).
+#[derive(serde::Serialize)]
+struct Listed<'a, T> {
+    #[serde(flatten)]
+    item: &'a T,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tokens: Option<usize>,
 }
 
 /// The text output of `--against`.

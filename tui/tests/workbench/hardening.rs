@@ -569,6 +569,13 @@ fn config_numbers_of_2_pow_64_and_more_print_as_javascript_prints_them() {
         shown.contains("== tool glob (timeoutMs 100000000000000000000, not sent to the model) =="),
         "{shown}"
     );
+    // `--json` writes the numbers as `JSON.stringify` would.
+    let out = workbench(&["surface", "--config", config, "--json"]);
+    let listed = text(&out.stdout);
+    assert!(
+        listed.contains(r#""timeoutMs":100000000000000000000"#),
+        "{listed}"
+    );
     // The timeout policy refuses it, printing the number the same way.
     let dir = tree();
     let glob_all = |config: &str| {
