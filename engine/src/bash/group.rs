@@ -32,6 +32,35 @@ pub(super) const KILL_SETTLE: Duration = Duration::from_secs(1);
 const FIRST_POLL: Duration = Duration::from_millis(1);
 const MAX_POLL: Duration = Duration::from_millis(20);
 
+/// Kills a run's process group (SIGKILL) when dropped while armed: a run
+/// whose future is dropped before it ended the group (a quitting TUI, a
+/// runtime shutting down) leaves no process behind. Never armed for pid 0
+/// or 1, which `killpg` would read as our own group or init's.
+pub(super) struct GroupGuard {
+    pgid: Option<Pid>,
+}
+
+impl GroupGuard {
+    pub(super) fn new(pgid: Pid) -> Self {
+        Self {
+            pgid: (pgid.as_raw() > 1).then_some(pgid),
+        }
+    }
+
+    /// The run has ended the group as it should: nothing to do on drop.
+    pub(super) fn disarm(mut self) {
+        self.pgid = None;
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.pgid {
+            let _ = killpg(pgid, Signal::SIGKILL);
+        }
+    }
+}
+
 /// The pids of the group's members that are still alive (not zombies).
 pub(super) fn live_members(pgid: Pid) -> Vec<i32> {
     if killpg(pgid, None) == Err(Errno::ESRCH) {

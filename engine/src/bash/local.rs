@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::batched::read_batched;
 use super::capture::{Capture, PastCap, collect};
-use super::group::end_group;
+use super::group::{GroupGuard, end_group};
 use super::{
     BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
     OverCap, SharedSink,
@@ -264,6 +264,7 @@ impl LocalBashExecutor {
         let mut child = command.spawn().map_err(BashError::Spawn)?;
         let pid = child.id().unwrap_or_default();
         let pgid = Pid::from_raw(i32::try_from(pid).unwrap_or_default());
+        let group = GroupGuard::new(pgid);
 
         if let (Some(input), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
             tokio::spawn(async move {
@@ -345,6 +346,7 @@ impl LocalBashExecutor {
             None => Some(child.wait().await.map_err(BashError::Spawn)?),
             Some(_) => end_group(&mut child, pgid, self.grace()).await,
         };
+        group.disarm();
         if cause == Some(KillCause::StdoutCap) {
             stop.cancel();
             return Ok(CappedRun::StdoutOverCap);
@@ -514,6 +516,37 @@ mod tests {
         assert!(out.timed_out && !out.aborted);
         assert_eq!(out.exit_code, None);
         assert_eq!(out.signal.as_deref(), Some("SIGTERM"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_run_dropped_mid_way_leaves_no_process_of_its_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pgid");
+        let command = format!(
+            "echo $$ > '{}'; (trap '' TERM; exec sleep 30) & sleep 30",
+            pid_file.display()
+        );
+        let exec = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
+        let run = tokio::spawn(async move { exec.run(spec(&command)).await });
+        let started = std::time::Instant::now();
+        let pgid = loop {
+            let written = std::fs::read_to_string(&pid_file).unwrap_or_default();
+            if let Ok(pgid) = written.trim().parse::<i32>() {
+                break Pid::from_raw(pgid);
+            }
+            assert!(started.elapsed() < Duration::from_secs(10), "no pid");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        };
+        assert!(!super::super::group::live_members(pgid).is_empty());
+        // Dropping the run's future (as a runtime shutting down does).
+        run.abort();
+        assert!(run.await.unwrap_err().is_cancelled());
+        let gone = super::super::group::wait_until_gone(
+            pgid,
+            tokio::time::Instant::now() + Duration::from_secs(10),
+        )
+        .await;
+        assert_eq!(gone, Vec::<i32>::new());
     }
 
     #[tokio::test]
