@@ -141,16 +141,42 @@ fn without_terminator(line: &str) -> &str {
         .unwrap_or(line)
 }
 
-/// The previous record's raw path and its display path.
-pub(crate) type LastPath = Option<(Box<str>, Arc<str>)>;
+/// The previous match record's path: its text, its display path, and
+/// whether the text is plain JSON string content (no `"`, `\` or control
+/// character), so that a record repeating it can be recognised without
+/// scanning it again ([`read_record`]).
+pub(crate) struct PreviousPath {
+    raw: Box<str>,
+    shown: Arc<str>,
+    plain: bool,
+}
+
+impl PreviousPath {
+    fn new(raw: &str, shown: Arc<str>) -> Self {
+        let plain = !raw.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
+        Self {
+            raw: raw.into(),
+            shown,
+            plain,
+        }
+    }
+
+    /// The text's bytes when they are plain string content.
+    fn plain_bytes(&self) -> Option<&[u8]> {
+        self.plain.then_some(self.raw.as_bytes())
+    }
+}
+
+/// The previous match record's path, once there was one.
+pub(crate) type LastPath = Option<PreviousPath>;
 
 /// The display path of `raw`, reusing the previous record's mapping.
 fn shown_path(raw: &str, mapper: &DisplayMapper, last_path: &mut LastPath) -> Arc<str> {
     match last_path {
-        Some((last, shown)) if **last == *raw => shown.clone(),
+        Some(last) if *last.raw == *raw => last.shown.clone(),
         _ => {
             let shown: Arc<str> = mapper.map(raw).into();
-            *last_path = Some((raw.into(), shown.clone()));
+            *last_path = Some(PreviousPath::new(raw, shown.clone()));
             shown
         }
     }
@@ -254,7 +280,10 @@ pub(crate) fn parse_record(
     mapper: &DisplayMapper,
     last_path: &mut LastPath,
 ) -> Result<Record, SearchError> {
-    match read_record(line.as_bytes()) {
+    match read_record(
+        line.as_bytes(),
+        last_path.as_ref().and_then(PreviousPath::plain_bytes),
+    ) {
         Some(record) => Ok(from_reader(record, mapper, last_path)),
         None => parse_serde(line, mapper, last_path),
     }
@@ -267,7 +296,7 @@ pub(crate) fn parse_line(
     mapper: &DisplayMapper,
     last_path: &mut LastPath,
 ) -> Result<Record, SearchError> {
-    match read_record(line) {
+    match read_record(line, last_path.as_ref().and_then(PreviousPath::plain_bytes)) {
         Some(record) => Ok(from_reader(record, mapper, last_path)),
         None => match std::str::from_utf8(line) {
             Ok(text) => parse_serde(text, mapper, last_path),
@@ -281,7 +310,7 @@ fn from_reader(record: RgRecord<'_>, mapper: &DisplayMapper, last_path: &mut Las
         return None;
     };
     let path = match (&found.path, &*last_path) {
-        (FoundPath::Plain(raw), Some((last, shown))) if last.as_bytes() == *raw => shown.clone(),
+        (FoundPath::Plain(raw), Some(last)) if last.raw.as_bytes() == *raw => last.shown.clone(),
         _ => shown_path(&found.path.text(), mapper, last_path),
     };
     let m = GrepMatch {

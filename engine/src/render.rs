@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::config::Config;
 use crate::page::{Page, TextParts};
@@ -267,10 +268,10 @@ pub fn grep_spill_content(value: &GrepValue, config: &Config) -> String {
 /// another path's matches; `None` otherwise.
 fn grouped_size(matches: &[GrepMatch], max_bytes: usize) -> Option<usize> {
     let mut seen = std::collections::HashSet::new();
-    let mut last: Option<&str> = None;
+    let mut last: Option<&Arc<str>> = None;
     let mut size = 0;
     for m in matches {
-        if last != Some(&*m.path) {
+        if !last.is_some_and(|last| same_path(last, &m.path)) {
             if !seen.insert(&*m.path) {
                 return None;
             }
@@ -285,12 +286,18 @@ fn grouped_size(matches: &[GrepMatch], max_bytes: usize) -> Option<usize> {
     Some(size)
 }
 
+/// Whether two match paths are the same text: a file's matches share one
+/// allocation, so the pointer usually answers.
+fn same_path(a: &Arc<str>, b: &Arc<str>) -> bool {
+    Arc::ptr_eq(a, b) || a == b
+}
+
 /// [`format_grep_matches`] of all `matches`, previewed, when
 /// [`grouped_size`] holds.
 fn push_grouped(out: &mut String, matches: &[GrepMatch], max_bytes: usize) {
-    let mut last: Option<&str> = None;
+    let mut last: Option<&Arc<str>> = None;
     for m in matches {
-        if last != Some(&*m.path) {
+        if !last.is_some_and(|last| same_path(last, &m.path)) {
             if last.is_some() {
                 out.push_str("\n\n");
             }

@@ -81,9 +81,12 @@ impl FoundPath<'_> {
 }
 
 /// Reads one record line (raw bytes, read as their lossy UTF-8 decoding
-/// would be); `None` sends the decoded line to serde_json.
-pub(crate) fn read_record(line: &[u8]) -> Option<Record<'_>> {
-    if let Some(found) = canonical_match(line) {
+/// would be); `None` sends the decoded line to serde_json. `known` is the
+/// previous match's path when it is plain string content (no `"`, `\` or
+/// control byte): a match record repeating it is recognised without
+/// scanning the path again.
+pub(crate) fn read_record<'a>(line: &'a [u8], known: Option<&[u8]>) -> Option<Record<'a>> {
+    if let Some(found) = canonical_match(line, known) {
         return Some(Record::Match(found));
     }
     if canonical_other(line).is_some() {
@@ -149,10 +152,13 @@ const MATCH_HEAD: &[u8; 39] = br#"{"type":"match","data":{"path":{"text":"#;
 /// rg's order; submatches of text), read by comparing the fixed parts and
 /// scanning only the values. Anything else is left to [`general_record`],
 /// which reads every such line the same way.
-fn canonical_match(line: &[u8]) -> Option<Found<'_>> {
+fn canonical_match<'a>(line: &'a [u8], known: Option<&[u8]>) -> Option<Found<'a>> {
     let mut r = Reader { bytes: line, at: 0 };
     r.literal(MATCH_HEAD)?;
-    let path = r.string()?;
+    let path = match r.known_string(known) {
+        Some(path) => path,
+        None => r.string()?,
+    };
     r.literal(br#"},"lines":{"#)?;
     let lines_are_text = match r.literal(br#""text":"#) {
         Some(()) => true,
@@ -382,6 +388,27 @@ impl<'a> Reader<'a> {
         Some(RawStr {
             content: self.bytes.get(start..at)?,
             escape,
+        })
+    }
+
+    /// The string at the reader when its content is exactly `known`, plain
+    /// string content: what [`Reader::string`] would read (the first
+    /// special byte after the opening quote is the closing one), without
+    /// scanning. `None`, the reader unmoved, otherwise.
+    fn known_string(&mut self, known: Option<&[u8]>) -> Option<RawStr<'a>> {
+        let known = known?;
+        let start = self.at.checked_add(1)?;
+        let end = start.checked_add(known.len())?;
+        let repeated = self.bytes.get(self.at) == Some(&b'"')
+            && self.bytes.get(start..end) == Some(known)
+            && self.bytes.get(end) == Some(&b'"');
+        if !repeated {
+            return None;
+        }
+        self.at = end + 1;
+        Some(RawStr {
+            content: self.bytes.get(start..end)?,
+            escape: None,
         })
     }
 
@@ -688,7 +715,7 @@ mod tests {
     use super::*;
 
     fn found(line: &str) -> Found<'_> {
-        match read_record(line.as_bytes()) {
+        match read_record(line.as_bytes(), None) {
             Some(Record::Match(found)) => found,
             other => panic!("{other:?} for {line}"),
         }
@@ -710,7 +737,7 @@ mod tests {
             r#"{"type":7} "#,
         ] {
             assert_eq!(
-                read_record(other.as_bytes()),
+                read_record(other.as_bytes(), None),
                 Some(Record::Other),
                 "{other}"
             );
@@ -796,10 +823,10 @@ mod tests {
             r#"{"type":"begin"} x"#,
             r#"{"type":"begin""#,
         ] {
-            assert_eq!(read_record(line.as_bytes()), None, "{line}");
+            assert_eq!(read_record(line.as_bytes(), None), None, "{line}");
         }
         let deep = format!("{{\"data\":{}{}}}", "[".repeat(70), "]".repeat(70));
-        assert_eq!(read_record(deep.as_bytes()), None);
+        assert_eq!(read_record(deep.as_bytes(), None), None);
     }
 
     proptest::proptest! {

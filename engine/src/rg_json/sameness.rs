@@ -271,7 +271,7 @@ proptest! {
     fn the_reader_agrees_with_serde_json_on_any_record(line in record()) {
         let (reader, serde) = both(&line);
         prop_assert_eq!(reader, serde, "{}", line);
-        if let Some(found) = canonical_match(line.as_bytes()) {
+        if let Some(found) = canonical_match(line.as_bytes(), None) {
             prop_assert_eq!(Some(RgRecord::Match(found)), general_record(line.as_bytes()));
         }
         if canonical_other(line.as_bytes()).is_some() {
@@ -327,11 +327,45 @@ proptest! {
         submatches in prop::collection::vec("\\PC{0,4}", 0..3),
     ) {
         let line = rg_match(&path, n, &text, offset, &submatches);
-        let canonical = canonical_match(line.as_bytes());
+        let canonical = canonical_match(line.as_bytes(), None);
         prop_assert!(canonical.is_some(), "{}", line);
         prop_assert_eq!(canonical.map(RgRecord::Match), general_record(line.as_bytes()));
         let (reader, serde) = both(&line);
         prop_assert_eq!(reader, serde);
+    }
+}
+
+/// Whether `bytes` is plain string content: no `"`, `\` or control byte.
+fn plain(bytes: &[u8]) -> bool {
+    !bytes.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    /// A known previous path (plain string content) reads a match record
+    /// exactly as scanning it does: whether the record repeats it, starts
+    /// with it, or differs from it.
+    #[test]
+    fn a_known_previous_path_reads_as_scanning_the_path_would(
+        line in prop_oneof![
+            record(),
+            ("[a-z/. ]{0,12}", "\\PC{0,12}\n").prop_map(|(path, text)| rg_match(&path, 3, &text, 9, &["e".to_owned()])),
+        ],
+        cut in 0usize..48,
+    ) {
+        let bytes = line.as_bytes();
+        // After `{"type":"match","data":{"path":{"text":` and the quote.
+        let from = 40.min(bytes.len());
+        let rest = &bytes[from..];
+        let mut known = vec![&rest[..cut.min(rest.len())]];
+        if let Some(end) = rest.iter().position(|&b| b == b'"') {
+            known.push(&rest[..end]);
+        }
+        for k in known.into_iter().filter(|k| plain(k)) {
+            prop_assert_eq!(canonical_match(bytes, Some(k)), canonical_match(bytes, None), "{}", line);
+            prop_assert_eq!(read_record(bytes, Some(k)), read_record(bytes, None), "{}", line);
+        }
     }
 }
 
@@ -382,7 +416,7 @@ fn the_generated_records_exercise_both_outcomes() {
         let Ok(tree) = strategy.new_tree(&mut runner) else {
             continue;
         };
-        match read_record(tree.current().as_bytes()) {
+        match read_record(tree.current().as_bytes(), None) {
             Some(RgRecord::Match(_)) => matched += 1,
             Some(RgRecord::Other) => other += 1,
             None => handed_back += 1,
