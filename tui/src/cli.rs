@@ -188,7 +188,7 @@ pub struct McpArgs {
     /// content (surrounding whitespace dropped); default: $WORKBENCH_MCP_TOKEN.
     #[arg(long, value_name = "FILE", requires = "listen")]
     pub token_file: Option<PathBuf>,
-    /// Also accept browser requests from this Origin (scheme://host[:port]);
+    /// Also accept browser requests from this Origin (`scheme://host[:port]`);
     /// loopback origins are always accepted. Repeatable.
     #[arg(long, value_name = "ORIGIN", requires = "listen")]
     pub allow_origin: Vec<String>,
