@@ -334,11 +334,15 @@ impl LocalBashExecutor {
         });
 
         let deadline = tokio::time::sleep(Duration::from_millis(spec.timeout_ms));
+        // The stdout cap first: once the reader has stopped at the cap it
+        // closes the pipe, so the command may die of SIGPIPE at once, and
+        // that death is the stop's doing, not how the command ended.
         let cause = tokio::select! {
+            biased;
+            () = over_cap.cancelled() => Some(KillCause::StdoutCap),
             _ = child.wait() => None,
             () = signal.cancelled() => Some(KillCause::Abort),
             () = deadline => Some(KillCause::Timeout),
-            () = over_cap.cancelled() => Some(KillCause::StdoutCap),
         };
         // Every kill, whatever its cause, ends the group the same way and
         // returns only once no member is alive (or the bound is over).
