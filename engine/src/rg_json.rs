@@ -621,6 +621,15 @@ fn hex4(digits: &[u8]) -> Option<u16> {
     Some(n)
 }
 
+/// Where the next `\` of `text` is: an escape right after another (a run
+/// of tabs, say) is found without a search.
+fn next_escape(text: &str) -> Option<usize> {
+    match text.as_bytes().first() {
+        Some(b'\\') => Some(0),
+        _ => memchr::memchr(b'\\', text.as_bytes()),
+    }
+}
+
 /// The decoded text of a checked string; `None` for a lone surrogate.
 fn decode<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, str>> {
     let text = lossy(raw.content);
@@ -635,7 +644,7 @@ fn decode<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, str>> {
     let mut out = String::with_capacity(text.len());
     out.push_str(text.get(..first)?);
     let mut rest = text.get(first..)?;
-    while let Some(at) = memchr::memchr(b'\\', rest.as_bytes()) {
+    while let Some(at) = next_escape(rest) {
         out.push_str(rest.get(..at)?);
         let escape = rest.as_bytes().get(at + 1)?;
         let mut used = 2;
