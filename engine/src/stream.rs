@@ -142,8 +142,13 @@ fn decoded(line: &[u8]) -> Cow<'_, str> {
 
 /// `rg --json` stdout into grep matches, as [`crate::parse::parse_grep_matches`].
 pub(crate) struct GrepStream {
-    mapper: DisplayMapper,
     lines: Lines,
+    read: GrepRead,
+}
+
+/// What the grep sink has read so far.
+struct GrepRead {
+    mapper: DisplayMapper,
     last_path: LastPath,
     matches: Vec<GrepMatch>,
     first_violation: Option<usize>,
@@ -151,126 +156,107 @@ pub(crate) struct GrepStream {
     error: Option<SearchError>,
 }
 
+impl GrepRead {
+    fn line(&mut self, line: &[u8]) {
+        if line.is_empty() || self.error.is_some() {
+            return;
+        }
+        match parse_line(line, &self.mapper, &mut self.last_path) {
+            Ok(Some((found, integral_ok))) => {
+                if !integral_ok && self.first_violation.is_none() {
+                    self.first_violation = Some(self.matches.len());
+                }
+                self.matches.push(found);
+            }
+            Ok(None) => {}
+            Err(e) => self.error = Some(e),
+        }
+    }
+}
+
 impl GrepStream {
     pub(crate) fn new(workdir: &str) -> Self {
         Self {
-            mapper: DisplayMapper::new(workdir),
             lines: Lines::default(),
-            last_path: None,
-            matches: Vec::new(),
-            first_violation: None,
-            error: None,
-        }
-    }
-
-    fn line(
-        line: &[u8],
-        state: (&DisplayMapper, &mut LastPath),
-        matches: &mut Vec<GrepMatch>,
-        first_violation: &mut Option<usize>,
-        error: &mut Option<SearchError>,
-    ) {
-        if line.is_empty() || error.is_some() {
-            return;
-        }
-        let (mapper, last_path) = state;
-        match parse_line(line, mapper, last_path) {
-            Ok(Some((found, integral_ok))) => {
-                if !integral_ok && first_violation.is_none() {
-                    *first_violation = Some(matches.len());
-                }
-                matches.push(found);
-            }
-            Ok(None) => {}
-            Err(e) => *error = Some(e),
+            read: GrepRead {
+                mapper: DisplayMapper::new(workdir),
+                last_path: None,
+                matches: Vec::new(),
+                first_violation: None,
+                error: None,
+            },
         }
     }
 
     /// The matches of the whole stdout, or its first malformed line's error.
-    pub(crate) fn finish(mut self) -> Result<ParsedMatches, SearchError> {
-        let Self {
-            mapper,
-            lines,
-            last_path,
-            matches,
-            first_violation,
-            error,
-        } = &mut self;
-        std::mem::take(lines).finish(|line| {
-            Self::line(line, (mapper, last_path), matches, first_violation, error);
-        });
-        if let Some(error) = self.error {
+    pub(crate) fn finish(self) -> Result<ParsedMatches, SearchError> {
+        let Self { lines, mut read } = self;
+        lines.finish(|line| read.line(line));
+        if let Some(error) = read.error {
             return Err(error);
         }
         Ok(ParsedMatches {
-            schema_violation: self
+            schema_violation: read
                 .first_violation
                 .map(|i| format!("/matches/{i}/lineNumber must be integer")),
-            matches: self.matches,
+            matches: read.matches,
         })
     }
 }
 
 impl StdoutSink for GrepStream {
     fn write(&mut self, bytes: &[u8]) {
-        let Self {
-            mapper,
-            lines,
-            last_path,
-            matches,
-            first_violation,
-            error,
-        } = self;
-        if error.is_some() {
+        if self.read.error.is_some() {
             return;
         }
-        lines.feed(bytes, |line| {
-            Self::line(line, (mapper, last_path), matches, first_violation, error);
-        });
+        let read = &mut self.read;
+        self.lines.feed(bytes, |line| read.line(line));
     }
 }
 
 /// `rg --files` stdout into display paths, as [`crate::parse::parse_glob_paths`].
 pub(crate) struct GlobStream {
-    mapper: DisplayMapper,
     lines: Lines,
+    read: GlobRead,
+}
+
+/// What the glob sink has read so far.
+struct GlobRead {
+    mapper: DisplayMapper,
     paths: Vec<String>,
+}
+
+impl GlobRead {
+    fn line(&mut self, line: &[u8]) {
+        if !line.is_empty() {
+            self.paths
+                .push(self.mapper.map(&decoded(line)).into_owned());
+        }
+    }
 }
 
 impl GlobStream {
     pub(crate) fn new(workdir: &str) -> Self {
         Self {
-            mapper: DisplayMapper::new(workdir),
             lines: Lines::default(),
-            paths: Vec::new(),
+            read: GlobRead {
+                mapper: DisplayMapper::new(workdir),
+                paths: Vec::new(),
+            },
         }
     }
 
-    fn path(mapper: &DisplayMapper, paths: &mut Vec<String>, line: &[u8]) {
-        if !line.is_empty() {
-            paths.push(mapper.map(&decoded(line)).into_owned());
-        }
-    }
-
-    pub(crate) fn finish(mut self) -> Vec<String> {
-        let Self {
-            mapper,
-            lines,
-            paths,
-        } = &mut self;
-        std::mem::take(lines).finish(|line| Self::path(mapper, paths, line));
-        self.paths
+    pub(crate) fn finish(self) -> Vec<String> {
+        let Self { lines, mut read } = self;
+        lines.finish(|line| read.line(line));
+        read.paths
     }
 }
 
 impl StdoutSink for GlobStream {
     fn write(&mut self, bytes: &[u8]) {
-        let Self {
-            mapper,
-            lines,
-            paths,
-        } = self;
-        lines.feed(bytes, |line| Self::path(mapper, paths, line));
+        let read = &mut self.read;
+        self.lines.feed(bytes, |line| read.line(line));
     }
 }
 
