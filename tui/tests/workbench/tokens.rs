@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use fs_search_tokens::Tokenizer;
 use serde_json::Value;
 
-use crate::cli_headless::{SAMPLING, json_of, root, stderr, stdout, tree, workbench};
+use crate::cli_headless::{SAMPLING, call, json_of, root, stderr, stdout, tree, workbench};
 
 const NO_SAMPLING: &str = r#"{"sampleOverCapGlobResults":false}"#;
 
@@ -24,19 +24,12 @@ fn tokenizer() -> &'static Tokenizer {
 #[test]
 fn call_tokens_count_the_text_and_no_full_result_without_a_spill() {
     let dir = tree();
-    let out = workbench(&[
-        "call",
+    let out = call(
+        &dir,
         "grep",
-        "--workdir",
-        root(dir.path()),
-        "--args",
         r#"{"pattern":"alpha"}"#,
-        "--config",
-        SAMPLING,
-        "--no-spill",
-        "--json",
-        "--tokens",
-    ]);
+        &["--config", SAMPLING, "--no-spill", "--json", "--tokens"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let object = json_of(&out);
     let text = object["text"].as_str().unwrap();
@@ -56,20 +49,19 @@ fn call_tokens_count_the_spilled_full_result() {
     }
     let spill = tempfile::tempdir().unwrap();
     let config = r#"{"sampleOverCapGlobResults":false,"globMaxResults":2}"#;
-    let out = workbench(&[
-        "call",
+    let out = call(
+        &dir,
         "glob",
-        "--workdir",
-        root(dir.path()),
-        "--args",
         r#"{"pattern":"*"}"#,
-        "--config",
-        config,
-        "--spill-dir",
-        root(spill.path()),
-        "--json",
-        "--tokens",
-    ]);
+        &[
+            "--config",
+            config,
+            "--spill-dir",
+            root(spill.path()),
+            "--json",
+            "--tokens",
+        ],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let object = json_of(&out);
     let locator = object["spill"]["locator"].as_str().unwrap();
@@ -87,18 +79,12 @@ fn call_tokens_count_the_spilled_full_result() {
 #[test]
 fn call_without_tokens_has_no_tokens_key() {
     let dir = tree();
-    let out = workbench(&[
-        "call",
+    let out = call(
+        &dir,
         "glob",
-        "--workdir",
-        root(dir.path()),
-        "--args",
         r#"{"pattern":"*.ts"}"#,
-        "--config",
-        SAMPLING,
-        "--no-spill",
-        "--json",
-    ]);
+        &["--config", SAMPLING, "--no-spill", "--json"],
+    );
     assert_eq!(out.status.code(), Some(0));
     assert!(json_of(&out).get("tokens").is_none());
 }
@@ -110,21 +96,20 @@ fn a_missing_or_invalid_tokenizer_file_exits_2_naming_it() {
     std::fs::write(&bad, "{\"hello\": 1}").unwrap();
     let missing = dir.path().join("missing-tokenizer.json");
     for file in [&bad, &missing] {
-        let out = workbench(&[
-            "call",
+        let out = call(
+            &dir,
             "glob",
-            "--workdir",
-            root(dir.path()),
-            "--args",
             r#"{"pattern":"*.ts"}"#,
-            "--config",
-            SAMPLING,
-            "--no-spill",
-            "--json",
-            "--tokens",
-            "--tokenizer",
-            root(file),
-        ]);
+            &[
+                "--config",
+                SAMPLING,
+                "--no-spill",
+                "--json",
+                "--tokens",
+                "--tokenizer",
+                root(file),
+            ],
+        );
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
         assert!(stderr(&out).contains(root(file)), "{}", stderr(&out));
         assert!(stdout(&out).is_empty());
@@ -136,21 +121,20 @@ fn a_tokenizer_file_is_used() {
     let dir = tree();
     let file = dir.path().join("tokenizer.json");
     std::fs::write(&file, fs_search_tokens::embedded_json().unwrap()).unwrap();
-    let out = workbench(&[
-        "call",
+    let out = call(
+        &dir,
         "grep",
-        "--workdir",
-        root(dir.path()),
-        "--args",
         r#"{"pattern":"alpha"}"#,
-        "--config",
-        SAMPLING,
-        "--no-spill",
-        "--json",
-        "--tokens",
-        "--tokenizer",
-        root(&file),
-    ]);
+        &[
+            "--config",
+            SAMPLING,
+            "--no-spill",
+            "--json",
+            "--tokens",
+            "--tokenizer",
+            root(&file),
+        ],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let object = json_of(&out);
     assert_eq!(
