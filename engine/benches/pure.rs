@@ -65,7 +65,8 @@ fn matches(n: usize) -> Vec<GrepMatch> {
             line_number: (i % 4 * 7 + 10) as i64,
             line: format!(
                 "    if let Err(e) = handler_{i}.dispatch(&request) {{ return Err(e); }}"
-            ),
+            )
+            .into(),
         })
         .collect()
 }
@@ -136,7 +137,7 @@ fn retention(c: &mut Criterion) {
             .map(|i| GrepMatch {
                 path: path(i).into(),
                 line_number: 1,
-                line: "x".repeat(1900),
+                line: "x".repeat(1900).into(),
             })
             .collect(),
     };

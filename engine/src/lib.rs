@@ -63,6 +63,8 @@ mod config;
 mod error;
 mod exec;
 mod ids;
+mod line;
+mod match_list;
 mod meta;
 mod mtime_sort;
 mod page;
@@ -93,6 +95,7 @@ pub use bash::{
 pub use config::{CONFIG_KEYS, Config, ConfigError, ConfigKey, ConfigKind, ConfigNumber};
 pub use error::{ErrorCode, SearchCode, SearchError, ToolError};
 pub use exec::{ExecContext, SessionHeader};
+pub use line::Line;
 pub use meta::{CardFile, CardLine, SearchMeta};
 pub use page::{Page, TextParts};
 pub use plugin::{LoadError, LoadOutcome, PROBE_COMMAND, RG_MISSING_WARNING};

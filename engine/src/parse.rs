@@ -25,6 +25,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::error::{SearchCode, SearchError};
+use crate::match_list::{MatchList, ReadMatch};
 use crate::paths::DisplayMapper;
 use crate::rg_json::{FoundPath, Record as RgRecord, read_record};
 use crate::value::GrepMatch;
@@ -272,14 +273,16 @@ fn integral(raw: &RawValue) -> Result<i64, ()> {
     }
 }
 
-pub(crate) type Record = Option<(GrepMatch, bool)>;
+/// A match record read (with whether its line number is an integer), or
+/// `None` for a record that is not a match.
+pub(crate) type Record<'a> = Option<(ReadMatch<'a>, bool)>;
 
 /// One record line. `Ok(None)` for records that are not matches.
-pub(crate) fn parse_record(
-    line: &str,
+pub(crate) fn parse_record<'a>(
+    line: &'a str,
     mapper: &DisplayMapper,
     last_path: &mut LastPath,
-) -> Result<Record, SearchError> {
+) -> Result<Record<'a>, SearchError> {
     match read_record(
         line.as_bytes(),
         last_path.as_ref().and_then(PreviousPath::plain_bytes),
@@ -291,21 +294,28 @@ pub(crate) fn parse_record(
 
 /// One record line as raw stdout bytes: exactly [`parse_record`] of its
 /// lossy UTF-8 decoding, decoding only what the reader keeps.
-pub(crate) fn parse_line(
-    line: &[u8],
+pub(crate) fn parse_line<'a>(
+    line: &'a [u8],
     mapper: &DisplayMapper,
     last_path: &mut LastPath,
-) -> Result<Record, SearchError> {
+) -> Result<Record<'a>, SearchError> {
     match read_record(line, last_path.as_ref().and_then(PreviousPath::plain_bytes)) {
         Some(record) => Ok(from_reader(record, mapper, last_path)),
         None => match std::str::from_utf8(line) {
             Ok(text) => parse_serde(text, mapper, last_path),
-            Err(_) => parse_serde(&String::from_utf8_lossy(line), mapper, last_path),
+            Err(_) => Ok(
+                parse_serde(&String::from_utf8_lossy(line), mapper, last_path)?
+                    .map(|(found, integral_ok)| (found.into_owned(), integral_ok)),
+            ),
         },
     }
 }
 
-fn from_reader(record: RgRecord<'_>, mapper: &DisplayMapper, last_path: &mut LastPath) -> Record {
+fn from_reader<'a>(
+    record: RgRecord<'a>,
+    mapper: &DisplayMapper,
+    last_path: &mut LastPath,
+) -> Record<'a> {
     let RgRecord::Match(found) = record else {
         return None;
     };
@@ -313,31 +323,29 @@ fn from_reader(record: RgRecord<'_>, mapper: &DisplayMapper, last_path: &mut Las
         (FoundPath::Plain(raw), Some(last)) if last.raw.as_bytes() == *raw => last.shown.clone(),
         _ => shown_path(&found.path.text(), mapper, last_path),
     };
-    let m = GrepMatch {
+    let m = ReadMatch {
         path,
         line_number: found.line_number,
-        line: found
-            .line
-            .map_or_else(|| NON_UTF8_LINE.to_owned(), Cow::into_owned),
+        line: found.line.unwrap_or(Cow::Borrowed(NON_UTF8_LINE)),
     };
     Some((m, true))
 }
 
 /// One record line read with serde_json: the reading `rg_json` must agree
 /// with wherever it answers.
-pub(crate) fn parse_serde(
-    line: &str,
+pub(crate) fn parse_serde<'a>(
+    line: &'a str,
     mapper: &DisplayMapper,
     last_path: &mut LastPath,
-) -> Result<Record, SearchError> {
+) -> Result<Record<'a>, SearchError> {
     if let Some(found) = fast_match(line) {
-        let m = GrepMatch {
+        let m = ReadMatch {
             path: shown_path(&found.path.text, mapper, last_path),
             line_number: found.line_number,
             // A line ending in `\n` arrives escaped, so already owned.
             line: match found.lines.text {
-                Cow::Borrowed(text) => without_terminator(text).to_owned(),
-                Cow::Owned(text) => strip_one_terminator(text),
+                Cow::Borrowed(text) => Cow::Borrowed(without_terminator(text)),
+                Cow::Owned(text) => Cow::Owned(strip_one_terminator(text)),
             },
         };
         return Ok(Some((m, true)));
@@ -350,7 +358,7 @@ fn parse_checked(
     line: &str,
     mapper: &DisplayMapper,
     last_path: &mut LastPath,
-) -> Result<Record, SearchError> {
+) -> Result<Record<'static>, SearchError> {
     if !line.trim_start().starts_with('{') {
         return match serde_json::from_str::<serde_json::Value>(line) {
             Err(_) => Err(malformed("a line is not JSON")),
@@ -379,7 +387,7 @@ fn read_typed(
     line: &str,
     mapper: &DisplayMapper,
     last_path: &mut LastPath,
-) -> Result<Record, RecordError> {
+) -> Result<Record<'static>, RecordError> {
     let envelope: Envelope<'_> = serde_json::from_str(line).map_err(|_| RecordError::Retry)?;
     let is_match = match envelope.kind {
         Some(raw) if raw.get() == "\"match\"" => true,
@@ -421,8 +429,10 @@ fn read_typed(
         _ => return Err(malformed("a match record has no line content").into()),
     };
     let line = match string_of(lines.text) {
-        Some(text) => strip_one_terminator(text),
-        None if lines.bytes.is_some_and(|b| kind(b) == Kind::String) => NON_UTF8_LINE.to_owned(),
+        Some(text) => Cow::Owned(strip_one_terminator(text)),
+        None if lines.bytes.is_some_and(|b| kind(b) == Kind::String) => {
+            Cow::Borrowed(NON_UTF8_LINE)
+        }
         None => {
             return Err(malformed("a match record has neither line text nor bytes").into());
         }
@@ -430,7 +440,7 @@ fn read_typed(
     let path = shown_path(&path_text, mapper, last_path);
     let integral_ok = line_number.is_ok();
     Ok(Some((
-        GrepMatch {
+        ReadMatch {
             path,
             line_number: line_number.unwrap_or_default(),
             line,
@@ -455,19 +465,20 @@ struct ParsedPart {
 
 fn parse_part(part: &str, mapper: &DisplayMapper) -> Result<ParsedPart, SearchError> {
     let mut last_path = None;
-    let mut parsed = ParsedPart {
-        matches: Vec::new(),
-        first_violation: None,
-    };
+    let mut matches = MatchList::default();
+    let mut first_violation = None;
     for line in part.split('\n').filter(|line| !line.is_empty()) {
         if let Some((found, integral_ok)) = parse_record(line, mapper, &mut last_path)? {
-            if !integral_ok && parsed.first_violation.is_none() {
-                parsed.first_violation = Some(parsed.matches.len());
+            if !integral_ok && first_violation.is_none() {
+                first_violation = Some(matches.len());
             }
-            parsed.matches.push(found);
+            matches.push(found);
         }
     }
-    Ok(parsed)
+    Ok(ParsedPart {
+        matches: matches.finish(),
+        first_violation,
+    })
 }
 
 /// Output below this size is parsed on the calling thread.
@@ -665,13 +676,13 @@ mod tests {
         assert_eq!(parse_grep_matches(&line, "/w").unwrap().matches.len(), 1);
     }
 
-    fn both_paths(line: &str) -> (Record, Record) {
+    fn both_paths(line: &str) -> (Record<'_>, Record<'_>) {
         let mapper = DisplayMapper::new("/w");
         let fast = fast_match(line).map(|m| {
-            let found = GrepMatch {
+            let found = ReadMatch {
                 path: shown_path(&m.path.text, &mapper, &mut None),
                 line_number: m.line_number,
-                line: without_terminator(&m.lines.text).to_owned(),
+                line: Cow::Owned(without_terminator(&m.lines.text).to_owned()),
             };
             (found, true)
         });

@@ -770,7 +770,7 @@ mod tests {
         let read = |line: &str| {
             let mapper = DisplayMapper::new("/w");
             parse_record(line, &mapper, &mut None)
-                .map(|r| r.map(|(m, _)| (m.path.to_string(), m.line)))
+                .map(|r| r.map(|(m, _)| (m.path.to_string(), m.line.into_owned())))
                 .map_err(|e| e.message)
         };
         let malformed = |d: &str| {

@@ -16,9 +16,9 @@ use std::sync::{Arc, Mutex};
 
 use crate::bash::{SharedSink, StdoutSink};
 use crate::error::SearchError;
+use crate::match_list::MatchList;
 use crate::parse::{LastPath, ParsedMatches, parse_line};
 use crate::paths::DisplayMapper;
-use crate::value::GrepMatch;
 
 /// A sink shared with the executor for one run, and taken back after it.
 pub(crate) struct Shared<S>(Arc<Mutex<Option<S>>>);
@@ -150,7 +150,7 @@ pub(crate) struct GrepStream {
 struct GrepRead {
     mapper: DisplayMapper,
     last_path: LastPath,
-    matches: Vec<GrepMatch>,
+    matches: MatchList,
     first_violation: Option<usize>,
     /// The first malformed line's error: reading stops there.
     error: Option<SearchError>,
@@ -181,7 +181,7 @@ impl GrepStream {
             read: GrepRead {
                 mapper: DisplayMapper::new(workdir),
                 last_path: None,
-                matches: Vec::new(),
+                matches: MatchList::default(),
                 first_violation: None,
                 error: None,
             },
@@ -199,7 +199,7 @@ impl GrepStream {
             schema_violation: read
                 .first_violation
                 .map(|i| format!("/matches/{i}/lineNumber must be integer")),
-            matches: read.matches,
+            matches: read.matches.finish(),
         })
     }
 }

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::line::Line;
+
 /// `glob`'s canonical value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -24,7 +26,7 @@ pub struct GrepMatch {
     /// The 1-based line number.
     pub line_number: i64,
     /// The matched line, without its line terminator.
-    pub line: String,
+    pub line: Line,
 }
 
 /// `grep`'s canonical value.

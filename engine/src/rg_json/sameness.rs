@@ -11,10 +11,16 @@ use proptest::sample::select;
 
 use super::{Record as RgRecord, canonical_match, canonical_other, general_record, read_record};
 use crate::error::SearchError;
+use crate::match_list::MatchList;
 use crate::parse::{ParsedMatches, Record, parse_grep_matches, parse_record, parse_serde};
 use crate::paths::DisplayMapper;
 
-fn both(line: &str) -> (Result<Record, SearchError>, Result<Record, SearchError>) {
+fn both(
+    line: &str,
+) -> (
+    Result<Record<'_>, SearchError>,
+    Result<Record<'_>, SearchError>,
+) {
     let mapper = DisplayMapper::new("/w");
     (
         parse_record(line, &mapper, &mut None),
@@ -236,18 +242,20 @@ fn char_boundary(s: &str, mut at: usize) -> usize {
 fn serde_reference(stdout: &str) -> Result<ParsedMatches, SearchError> {
     let mapper = DisplayMapper::new("/w");
     let mut last_path = None;
+    let mut matches = MatchList::default();
     let mut parsed = ParsedMatches::default();
     for line in stdout.split('\n').filter(|line| !line.is_empty()) {
         if let Some((found, integral_ok)) = parse_serde(line, &mapper, &mut last_path)? {
             if !integral_ok && parsed.schema_violation.is_none() {
                 parsed.schema_violation = Some(format!(
                     "/matches/{}/lineNumber must be integer",
-                    parsed.matches.len()
+                    matches.len()
                 ));
             }
-            parsed.matches.push(found);
+            matches.push(found);
         }
     }
+    parsed.matches = matches.finish();
     Ok(parsed)
 }
 
