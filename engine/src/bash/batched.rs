@@ -2,8 +2,9 @@
 //! a pipe the async runtime watches wakes it on every write. The batched
 //! reader runs on a blocking thread: it waits until the pipe is readable,
 //! leaves it to fill for a short pause, then reads all it holds, so a run
-//! costs a few wake-ups per pause instead of one per write. The pipe must
-//! be large enough to hold what the writer produces in a pause.
+//! costs a few wake-ups per pause instead of one per write. The pause
+//! follows the writer's pace ([`Pacing`]): a writer that finds the pipe
+//! full waits, and rg writing 200 MB/s fills even a 1 MiB pipe in 5 ms.
 //!
 //! A pause ends early when the pipe has no writer left (`POLLHUP`): what is
 //! left is then read at once. `stop` is checked at least every
@@ -21,16 +22,69 @@ use super::capture::{Capture, PastCap, READ_BYTES};
 /// The longest the reader waits before it looks at `stop` again.
 const STOP_CHECK: Duration = Duration::from_millis(100);
 
+/// How long the reader lets the pipe fill before reading it: each pause is
+/// the last one scaled by how far what was read after it missed
+/// `target_bytes`, within `shortest..=longest`. A slow writer gets the
+/// longest pause (few wake-ups); a fast one, a pause after which the pipe
+/// holds about `target_bytes`, well short of full.
+#[derive(Debug, Clone, Copy)]
+pub struct Pacing {
+    shortest: Duration,
+    longest: Duration,
+    target_bytes: usize,
+    pause: Duration,
+}
+
+impl Pacing {
+    /// Pauses of at most `longest` (and at least a sixteenth of it),
+    /// aiming to find `target_bytes` in the pipe; the first is a quarter of
+    /// `longest`.
+    pub fn new(longest: Duration, target_bytes: usize) -> Self {
+        Self {
+            shortest: longest / 16,
+            longest,
+            target_bytes,
+            pause: longest / 4,
+        }
+    }
+
+    /// Always `pause`.
+    #[cfg(test)]
+    pub fn fixed(pause: Duration) -> Self {
+        Self {
+            shortest: pause,
+            longest: pause,
+            target_bytes: 1,
+            pause,
+        }
+    }
+
+    /// The pause before the next read.
+    pub fn pause(&self) -> Duration {
+        self.pause
+    }
+
+    /// Takes in that `drained` bytes were read after the last pause.
+    pub fn after_reading(&mut self, drained: usize) {
+        let scale = self.target_bytes as f64 / drained.max(1) as f64;
+        self.pause = self
+            .pause
+            .mul_f64(scale.min(16.0))
+            .clamp(self.shortest, self.longest);
+    }
+}
+
 /// Reads `pipe` (non-blocking) into `capture` until EOF, an error, or
-/// `stop`, treating bytes past the window as `past_cap` says, with `pause`
-/// between the pipe becoming readable and reading it. Blocks: run it on a
-/// blocking thread; `runtime` drives the capture's own writes.
+/// `stop`, treating bytes past the window as `past_cap` says, pausing as
+/// `pacing` says between the pipe becoming readable and reading it.
+/// Blocks: run it on a blocking thread; `runtime` drives the capture's own
+/// writes.
 pub fn read_batched(
     pipe: &OwnedFd,
     mut capture: Capture,
     stop: &CancellationToken,
     past_cap: &PastCap,
-    pause: Duration,
+    mut pacing: Pacing,
     runtime: &tokio::runtime::Handle,
 ) -> Capture {
     let mut buf = vec![0u8; READ_BYTES];
@@ -48,7 +102,7 @@ pub fn read_batched(
         }
         // Let it fill, unless the writer is gone: with no events asked
         // for, only a hang-up (or an error) ends the wait early.
-        let mut left = pause;
+        let mut left = pacing.pause();
         while !left.is_zero() && !stop.is_cancelled() {
             let step = left.min(STOP_CHECK);
             match wait(pipe, PollFlags::empty(), step) {
@@ -57,10 +111,12 @@ pub fn read_batched(
                 Ok(true) | Err(_) => break,
             }
         }
+        let mut drained = 0;
         loop {
             match nix::unistd::read(pipe, &mut buf) {
                 Ok(0) => return capture,
                 Ok(n) => {
+                    drained += n;
                     if !runtime.block_on(capture.take(&buf[..n], past_cap)) {
                         return capture;
                     }
@@ -73,6 +129,7 @@ pub fn read_batched(
                 Err(_) => return capture,
             }
         }
+        pacing.after_reading(drained);
     }
 }
 
@@ -105,11 +162,33 @@ mod tests {
         pause: Duration,
     ) -> Capture {
         let runtime = tokio::runtime::Handle::current();
+        let pacing = Pacing::fixed(pause);
         tokio::task::spawn_blocking(move || {
-            read_batched(&pipe, capture, &stop, &past_cap, pause, &runtime)
+            read_batched(&pipe, capture, &stop, &past_cap, pacing, &runtime)
         })
         .await
         .unwrap()
+    }
+
+    #[test]
+    fn the_pause_follows_the_writers_pace_within_its_bounds() {
+        let ms = Duration::from_millis;
+        let mut pacing = Pacing::new(ms(4), 1000);
+        assert_eq!(pacing.pause(), ms(1));
+        // Four times the target after 1 ms: a quarter of the pause.
+        pacing.after_reading(4000);
+        assert_eq!(pacing.pause(), Duration::from_micros(250));
+        // A flood: never under a sixteenth of the longest.
+        pacing.after_reading(1 << 30);
+        assert_eq!(pacing.pause(), Duration::from_micros(250));
+        // Half the target: twice as long.
+        pacing.after_reading(500);
+        assert_eq!(pacing.pause(), Duration::from_micros(500));
+        // A trickle, or nothing: up to the longest and no further.
+        pacing.after_reading(1);
+        assert_eq!(pacing.pause(), ms(4));
+        pacing.after_reading(0);
+        assert_eq!(pacing.pause(), ms(4));
     }
 
     fn capture() -> Capture {

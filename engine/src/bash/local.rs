@@ -16,7 +16,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
-use super::batched::read_batched;
+use super::batched::{Pacing, read_batched};
 use super::capture::{Capture, PastCap, collect};
 use super::group::{GroupGuard, end_group};
 use super::{
@@ -131,10 +131,11 @@ fn signal_name(raw: i32) -> String {
         .unwrap_or_else(|_| format!("SIG{raw}"))
 }
 
-/// The stdout pipe size of a capped run, and the reader's pause after a
-/// read that found the pipe nearly empty.
+/// The stdout pipe size of a capped run, the reader's longest pause (for a
+/// slow writer), and how full it aims to find the pipe after a pause.
 const BATCH_PIPE_BYTES: i32 = 1 << 20;
-const BATCH_PAUSE: Duration = Duration::from_millis(4);
+const BATCH_PAUSE: Duration = Duration::from_millis(2);
+const BATCH_TARGET_BYTES: usize = 1 << 17;
 
 /// A child's output pipe as its reader takes it.
 enum Pipe {
@@ -272,9 +273,9 @@ impl LocalBashExecutor {
             });
         }
         // For a capped run, a 1 MiB stdout pipe (Linux's default ceiling)
-        // holds over ten milliseconds of rg's fastest output, so the reader
-        // can collect it in batches (one wake-up per few milliseconds rather
-        // than per write) without making rg wait.
+        // lets the reader collect in batches (a wake-up per millisecond or
+        // so rather than per write) and still find the pipe far from full,
+        // so rg never waits for it (`Pacing`).
         let batch = capped.is_some()
             && child.stdout.as_ref().is_some_and(|stdout| {
                 nix::fcntl::fcntl(stdout, nix::fcntl::FcntlArg::F_SETPIPE_SZ(BATCH_PIPE_BYTES))
@@ -323,7 +324,8 @@ impl LocalBashExecutor {
                 Some(Pipe::Batched(fd)) => {
                     let runtime = tokio::runtime::Handle::current();
                     tokio::task::spawn_blocking(move || {
-                        read_batched(&fd, capture, &stop, &past_cap, BATCH_PAUSE, &runtime)
+                        let pacing = Pacing::new(BATCH_PAUSE, BATCH_TARGET_BYTES);
+                        read_batched(&fd, capture, &stop, &past_cap, pacing, &runtime)
                     })
                 }
                 Some(Pipe::Async(pipe)) => {
