@@ -257,7 +257,7 @@ pub fn grep_spill_content(value: &GrepValue, config: &Config) -> String {
         // Each file's matches are together (as rg prints them): one pass.
         let mut out = String::with_capacity(header.len() + size);
         out.push_str(&header);
-        push_grouped(&mut out, &value.matches, budget);
+        push_grouped_in_halves(&mut out, &value.matches, budget);
         return out;
     }
     let all = preview_matches(&value.matches, usize::MAX, budget);
@@ -267,7 +267,7 @@ pub fn grep_spill_content(value: &GrepValue, config: &Config) -> String {
 /// About the size of the formatted `matches` when no path comes back after
 /// another path's matches; `None` otherwise.
 fn grouped_size(matches: &[GrepMatch], max_bytes: usize) -> Option<usize> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = foldhash::HashSet::default();
     let mut last: Option<&Arc<str>> = None;
     let mut size = 0;
     for m in matches {
@@ -290,6 +290,49 @@ fn grouped_size(matches: &[GrepMatch], max_bytes: usize) -> Option<usize> {
 /// allocation, so the pointer usually answers.
 fn same_path(a: &Arc<str>, b: &Arc<str>) -> bool {
     Arc::ptr_eq(a, b) || a == b
+}
+
+/// Grouped spill texts of this many matches or more are written in two
+/// halves at once (rg has exited, so both cores are free).
+const HALVES_FROM_MATCHES: usize = 1 << 14;
+
+/// [`push_grouped`], the second half on another thread when there are
+/// many matches: cut where a file's group starts, the halves join with the
+/// blank line that separates groups.
+fn push_grouped_in_halves(out: &mut String, matches: &[GrepMatch], max_bytes: usize) {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let cut = (matches.len() >= HALVES_FROM_MATCHES && threads > 1)
+        .then(|| group_start_after(matches, matches.len() / 2))
+        .flatten();
+    let Some(cut) = cut else {
+        push_grouped(out, matches, max_bytes);
+        return;
+    };
+    let (head, tail) = matches.split_at(cut);
+    let tail_bytes = out.capacity().saturating_sub(out.len()) / 2;
+    let format_tail = || {
+        let mut text = String::with_capacity(tail_bytes);
+        push_grouped(&mut text, tail, max_bytes);
+        text
+    };
+    let tail_text = std::thread::scope(|scope| {
+        let worker = scope.spawn(format_tail);
+        push_grouped(out, head, max_bytes);
+        worker.join().unwrap_or_else(|_| format_tail())
+    });
+    out.push_str("\n\n");
+    out.push_str(&tail_text);
+}
+
+/// The index of the first match at or after `from` whose path differs
+/// from the match before it.
+fn group_start_after(matches: &[GrepMatch], from: usize) -> Option<usize> {
+    let before = &matches.get(from.checked_sub(1)?)?.path;
+    let at = matches
+        .get(from..)?
+        .iter()
+        .position(|m| !same_path(&m.path, before))?;
+    Some(from + at)
 }
 
 /// [`format_grep_matches`] of all `matches`, previewed, when
@@ -384,6 +427,47 @@ mod tests {
             format_grep_matches(&previewed),
             "a\nLine 1: 1\nLine 2: 2\nLine 4: 4\n\nb\nLine 3: 3\nLine 5: 5"
         );
+    }
+
+    #[test]
+    fn a_large_spill_text_written_in_halves_is_the_formatters() {
+        let config = Config::with_sampling(true);
+        let expected = |matches: &[GrepMatch]| {
+            let all = preview_matches(matches, usize::MAX, config.line_budget());
+            format!(
+                "Found {} matches\n\n{}",
+                all.len(),
+                format_grep_matches(&all)
+            )
+        };
+        let n = HALVES_FROM_MATCHES * 2 + 7;
+        // Files of 1 to 13 matches, the middle inside one of them; then
+        // one file from the middle on (nowhere to cut: one pass); then
+        // a new file exactly at the middle.
+        let mut varied = Vec::with_capacity(n);
+        let (mut file, mut left) = (0, 1);
+        for i in 0..n {
+            if left == 0 {
+                file += 1;
+                left = 1 + file * 7 % 13;
+            }
+            left -= 1;
+            varied.push(m(&format!("f{file}"), i as i64, "é x"));
+        }
+        let middle = n / 2;
+        assert_eq!(varied[middle].path, varied[middle - 1].path);
+        assert!(group_start_after(&varied, middle).is_some_and(|cut| cut > middle));
+        let one_tail_file: Vec<GrepMatch> = (0..n)
+            .map(|i| m(if i < n / 3 { "head" } else { "tail" }, i as i64, "y"))
+            .collect();
+        let cut_at_middle: Vec<GrepMatch> = (0..n)
+            .map(|i| m(if i < n / 2 { "a" } else { "b" }, i as i64, "z"))
+            .collect();
+        for matches in [varied, one_tail_file, cut_at_middle] {
+            let want = expected(&matches);
+            let value = GrepValue { matches };
+            assert_eq!(grep_spill_content(&value, &config), want);
+        }
     }
 
     proptest::proptest! {
