@@ -68,6 +68,7 @@ mod match_list;
 mod meta;
 mod mtime_sort;
 mod page;
+mod parallel;
 mod parse;
 mod paths;
 mod pipeline;

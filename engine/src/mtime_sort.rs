@@ -10,6 +10,8 @@
 use std::path::Path;
 use std::time::SystemTime;
 
+use crate::parallel::map_parts;
+
 fn modified(workdir: &Path, line: &str) -> Option<SystemTime> {
     std::fs::symlink_metadata(workdir.join(line))
         .and_then(|m| m.modified())
@@ -24,25 +26,14 @@ pub fn sort_by_mtime(stdout: &str, workdir: &str) -> String {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let chunk = lines.len().div_ceil(threads).max(1);
     let mut keyed: Vec<(Option<SystemTime>, &str)> = Vec::with_capacity(lines.len());
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = lines
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|line| (modified(workdir, line), *line))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for (worker, part) in workers.into_iter().zip(lines.chunks(chunk)) {
-            match worker.join() {
-                Ok(part) => keyed.extend(part),
-                // A stat thread that panicked: its paths keep no time.
-                Err(_) => keyed.extend(part.iter().map(|line| (None, *line))),
-            }
-        }
-    });
+    let parts: Vec<&[&str]> = lines.chunks(chunk).collect();
+    for part in map_parts(&parts, |part| {
+        part.iter()
+            .map(|line| (modified(workdir, line), *line))
+            .collect::<Vec<_>>()
+    }) {
+        keyed.extend(part);
+    }
     keyed.sort_unstable();
     let mut out = String::with_capacity(stdout.len());
     for (i, (_, line)) in keyed.iter().enumerate() {

@@ -26,6 +26,7 @@ use serde_json::value::RawValue;
 
 use crate::error::{SearchCode, SearchError};
 use crate::match_list::{MatchList, ReadMatch};
+use crate::parallel::map_parts;
 use crate::paths::DisplayMapper;
 use crate::rg_json::{FoundPath, Record as RgRecord, read_record};
 use crate::value::GrepMatch;
@@ -49,18 +50,7 @@ pub fn parse_glob_paths(stdout: &str, workdir: &str) -> Vec<String> {
     }
     // Large output: runs of whole lines on all cores, joined in order.
     let runs = split_lines(stdout, threads.min(8));
-    let parts: Vec<Vec<String>> = std::thread::scope(|scope| {
-        let map_run = &map_run;
-        let workers: Vec<_> = runs
-            .iter()
-            .map(|run| scope.spawn(move || map_run(run)))
-            .collect();
-        workers
-            .into_iter()
-            .zip(&runs)
-            .map(|(worker, run)| worker.join().unwrap_or_else(|_| map_run(run)))
-            .collect()
-    });
+    let parts = map_parts(&runs, |run| map_run(run));
     let mut paths = Vec::with_capacity(parts.iter().map(Vec::len).sum());
     for mut part in parts {
         paths.append(&mut part);
@@ -513,18 +503,7 @@ pub fn parse_grep_matches(stdout: &str, workdir: &str) -> Result<ParsedMatches, 
         vec![parse_part(stdout, &mapper)]
     } else {
         let runs = split_lines(stdout, threads.min(8));
-        std::thread::scope(|scope| {
-            let mapper = &mapper;
-            let workers: Vec<_> = runs
-                .iter()
-                .map(|run| scope.spawn(move || parse_part(run, mapper)))
-                .collect();
-            workers
-                .into_iter()
-                .zip(&runs)
-                .map(|(worker, run)| worker.join().unwrap_or_else(|_| parse_part(run, mapper)))
-                .collect()
-        })
+        map_parts(&runs, |run| parse_part(run, &mapper))
     };
     let mut parsed = ParsedMatches::default();
     let total: usize = parts

@@ -315,10 +315,16 @@ fn push_grouped_in_halves(out: &mut String, matches: &[GrepMatch], max_bytes: us
         push_grouped(&mut text, tail, max_bytes);
         text
     };
+    let format_tail = &format_tail;
     let tail_text = std::thread::scope(|scope| {
-        let worker = scope.spawn(format_tail);
+        // Should the thread not start or panic, the tail is written here.
+        let worker = std::thread::Builder::new()
+            .spawn_scoped(scope, format_tail)
+            .ok();
         push_grouped(out, head, max_bytes);
-        worker.join().unwrap_or_else(|_| format_tail())
+        worker
+            .and_then(|worker| worker.join().ok())
+            .unwrap_or_else(format_tail)
     });
     out.push_str("\n\n");
     out.push_str(&tail_text);
