@@ -257,7 +257,12 @@ pub fn grep_spill_content(value: &GrepValue, config: &Config) -> String {
         // Each file's matches are together (as rg prints them): one pass.
         let mut out = String::with_capacity(header.len() + size);
         out.push_str(&header);
-        push_grouped_in_halves(&mut out, &value.matches, budget);
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        if value.matches.len() >= HALVES_FROM_MATCHES && threads > 1 {
+            push_grouped_in_halves(&mut out, &value.matches, budget);
+        } else {
+            push_grouped(&mut out, &value.matches, budget);
+        }
         return out;
     }
     let all = preview_matches(&value.matches, usize::MAX, budget);
@@ -296,15 +301,11 @@ fn same_path(a: &Arc<str>, b: &Arc<str>) -> bool {
 /// halves at once (rg has exited, so both cores are free).
 const HALVES_FROM_MATCHES: usize = 1 << 14;
 
-/// [`push_grouped`], the second half on another thread when there are
-/// many matches: cut where a file's group starts, the halves join with the
+/// [`push_grouped`], the second half on another thread: cut where a
+/// file's group starts at or after the middle, the halves join with the
 /// blank line that separates groups.
 fn push_grouped_in_halves(out: &mut String, matches: &[GrepMatch], max_bytes: usize) {
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    let cut = (matches.len() >= HALVES_FROM_MATCHES && threads > 1)
-        .then(|| group_start_after(matches, matches.len() / 2))
-        .flatten();
-    let Some(cut) = cut else {
+    let Some(cut) = group_start_after(matches, matches.len() / 2) else {
         push_grouped(out, matches, max_bytes);
         return;
     };
@@ -436,43 +437,25 @@ mod tests {
     }
 
     #[test]
-    fn a_large_spill_text_written_in_halves_is_the_formatters() {
-        let config = Config::with_sampling(true);
-        let expected = |matches: &[GrepMatch]| {
-            let all = preview_matches(matches, usize::MAX, config.line_budget());
-            format!(
-                "Found {} matches\n\n{}",
-                all.len(),
-                format_grep_matches(&all)
-            )
+    fn a_spill_text_in_halves_cuts_where_a_group_starts() {
+        let rows = |paths: &[&str]| -> Vec<GrepMatch> {
+            paths
+                .iter()
+                .enumerate()
+                .map(|(i, p)| m(p, i as i64, "é x"))
+                .collect()
         };
-        let n = HALVES_FROM_MATCHES * 2 + 7;
-        // Files of 1 to 13 matches, the middle inside one of them; then
-        // one file from the middle on (nowhere to cut: one pass); then
-        // a new file exactly at the middle.
-        let mut varied = Vec::with_capacity(n);
-        let (mut file, mut left) = (0, 1);
-        for i in 0..n {
-            if left == 0 {
-                file += 1;
-                left = 1 + file * 7 % 13;
-            }
-            left -= 1;
-            varied.push(m(&format!("f{file}"), i as i64, "é x"));
-        }
-        let middle = n / 2;
-        assert_eq!(varied[middle].path, varied[middle - 1].path);
-        assert!(group_start_after(&varied, middle).is_some_and(|cut| cut > middle));
-        let one_tail_file: Vec<GrepMatch> = (0..n)
-            .map(|i| m(if i < n / 3 { "head" } else { "tail" }, i as i64, "y"))
-            .collect();
-        let cut_at_middle: Vec<GrepMatch> = (0..n)
-            .map(|i| m(if i < n / 2 { "a" } else { "b" }, i as i64, "z"))
-            .collect();
-        for matches in [varied, one_tail_file, cut_at_middle] {
-            let want = expected(&matches);
-            let value = GrepValue { matches };
-            assert_eq!(grep_spill_content(&value, &config), want);
+        // The middle inside a group: the cut moves to the next group.
+        let inside = rows(&["a", "b", "b", "b", "c"]);
+        assert_eq!(group_start_after(&inside, 2), Some(4));
+        // One group from the middle on: nowhere to cut.
+        assert_eq!(group_start_after(&rows(&["a", "b", "b", "b"]), 2), None);
+        for matches in [inside, rows(&["a", "a", "b", "b"]), rows(&["a"]), rows(&[])] {
+            let mut halves = String::from("header ");
+            push_grouped_in_halves(&mut halves, &matches, 100);
+            let mut one_pass = String::from("header ");
+            push_grouped(&mut one_pass, &matches, 100);
+            assert_eq!(halves, one_pass);
         }
     }
 
@@ -488,6 +471,20 @@ mod tests {
             let all = preview_matches(&matches, usize::MAX, config.line_budget());
             let expected = format!("Found {} matches\n\n{}", all.len(), format_grep_matches(&all));
             proptest::prop_assert_eq!(grep_spill_content(&GrepValue { matches }, &config), expected);
+        }
+
+        /// Written in halves, the grouped text is the one-pass text.
+        #[test]
+        fn the_grouped_text_in_halves_is_the_one_pass_text(
+            rows in proptest::collection::vec(("[abc]", 0i64..30, "[xé ]{0,8}"), 0..40),
+            budget in 1usize..12,
+        ) {
+            let matches: Vec<GrepMatch> = rows.iter().map(|(p, n, l)| m(p, *n, l)).collect();
+            let mut halves = String::new();
+            push_grouped_in_halves(&mut halves, &matches, budget);
+            let mut one_pass = String::new();
+            push_grouped(&mut one_pass, &matches, budget);
+            proptest::prop_assert_eq!(halves, one_pass);
         }
     }
 
