@@ -66,10 +66,11 @@ impl Pacing {
 
     /// Takes in that `drained` bytes were read after the last pause.
     pub fn after_reading(&mut self, drained: usize) {
-        let scale = self.target_bytes as f64 / drained.max(1) as f64;
-        self.pause = self
-            .pause
-            .mul_f64(scale.min(16.0))
+        let scale = (self.target_bytes as f64 / drained.max(1) as f64).min(16.0);
+        // `try_from` rather than `mul_f64`, which panics past `Duration::MAX`.
+        let scaled = Duration::try_from_secs_f64(self.pause.as_secs_f64() * scale);
+        self.pause = scaled
+            .unwrap_or(self.longest)
             .clamp(self.shortest, self.longest);
     }
 }
@@ -189,6 +190,10 @@ mod tests {
         assert_eq!(pacing.pause(), ms(4));
         pacing.after_reading(0);
         assert_eq!(pacing.pause(), ms(4));
+        // Bounds near `Duration::MAX` saturate instead of overflowing.
+        let mut huge = Pacing::new(Duration::MAX, usize::MAX);
+        huge.after_reading(1);
+        assert_eq!(huge.pause(), Duration::MAX);
     }
 
     fn capture() -> Capture {
