@@ -22,7 +22,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub(crate) const BLOCK_BYTES: usize = 256 * 1024;
 
 /// A matched line, without its line terminator: a `str` that may share its
-/// memory with other lines of the same result. Cloning is cheap.
+/// memory with other lines of the same result. Cloning is cheap; keeping
+/// a line keeps its whole block (up to 256 KiB) alive, so a host
+/// that keeps a few lines of a large result for long should copy them
+/// (`line.to_owned()`).
 #[derive(Clone, Default)]
 pub struct Line {
     block: Arc<String>,
