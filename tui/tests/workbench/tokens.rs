@@ -89,6 +89,19 @@ fn call_without_tokens_has_no_tokens_key() {
     assert!(json_of(&out).get("tokens").is_none());
 }
 
+/// `call`'s options for a `--json --tokens` call counting with `file`.
+fn with_tokenizer(file: &str) -> [&str; 7] {
+    [
+        "--config",
+        SAMPLING,
+        "--no-spill",
+        "--json",
+        "--tokens",
+        "--tokenizer",
+        file,
+    ]
+}
+
 #[test]
 fn a_missing_or_invalid_tokenizer_file_exits_2_naming_it() {
     let dir = tree();
@@ -100,15 +113,7 @@ fn a_missing_or_invalid_tokenizer_file_exits_2_naming_it() {
             &dir,
             "glob",
             r#"{"pattern":"*.ts"}"#,
-            &[
-                "--config",
-                SAMPLING,
-                "--no-spill",
-                "--json",
-                "--tokens",
-                "--tokenizer",
-                root(file),
-            ],
+            &with_tokenizer(root(file)),
         );
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
         assert!(stderr(&out).contains(root(file)), "{}", stderr(&out));
@@ -125,15 +130,7 @@ fn a_tokenizer_file_is_used() {
         &dir,
         "grep",
         r#"{"pattern":"alpha"}"#,
-        &[
-            "--config",
-            SAMPLING,
-            "--no-spill",
-            "--json",
-            "--tokens",
-            "--tokenizer",
-            root(&file),
-        ],
+        &with_tokenizer(root(&file)),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let object = json_of(&out);
