@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::exec::ExecContext;
 use crate::page::Page;
 use crate::result::ToolResult;
-use crate::spill::{SaveTextSpill, SpillRef, SpillStore};
+use crate::spill::{SaveTextSpill, SpillRef, SpillStore, TextPieces};
 use crate::tools::ToolKind;
 
 /// An accepted result, optionally with replacements.
@@ -85,7 +85,11 @@ pub struct SpillListener {
 }
 
 impl SpillListener {
-    async fn try_save(&self, call: &PostExecuteCall<'_>, content: String) -> Option<SpillRef> {
+    async fn try_save(
+        &self,
+        call: &PostExecuteCall<'_>,
+        content: &mut (dyn TextPieces + '_),
+    ) -> Option<SpillRef> {
         let tool = self.tool.name();
         let Some(session_id) = call.exec.session_id() else {
             call.warn(format!(
@@ -105,9 +109,9 @@ impl SpillListener {
             call_id: call.exec.call_id.clone(),
             label: "result".to_owned(),
             suggested_name: self.tool.spill_name().to_owned(),
-            content,
+            content: String::new(),
         };
-        match store.save_text(input).await {
+        match store.save_text_in_pieces(input, content).await {
             Ok(saved) => Some(saved),
             Err(e) => {
                 call.warn(format!(
@@ -141,8 +145,8 @@ impl PostExecuteListener for SpillListener {
         if value.len() <= self.tool.cap(&self.config) {
             return next;
         }
-        let content = self.tool.spill_content(value, &self.config);
-        let spill = self.try_save(call, content).await;
+        let mut content = self.tool.spill_pieces(value, &self.config);
+        let spill = self.try_save(call, content.as_mut()).await;
         let text = self.tool.render(value, &self.config, spill.as_ref());
         Decision::Accept(Accept {
             content: Some(text),

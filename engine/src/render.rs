@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::config::Config;
 use crate::page::{Page, TextParts};
 use crate::sample::sample_across_top_level;
-use crate::spill::SpillRef;
+use crate::spill::{SpillRef, TextPieces};
 use crate::text::utf8_prefix;
 use crate::value::{GlobValue, GrepMatch, GrepValue};
 
@@ -244,121 +244,148 @@ pub fn render_grep(value: &GrepValue, config: &Config, spill: Option<&SpillRef>)
     Page { text: out, parts }
 }
 
+/// About how much text a spill piece holds: one match line or path more
+/// at most.
+const SPILL_PIECE_BYTES: usize = 128 << 10;
+
 /// The complete sorted path list a glob spill saves.
 pub fn glob_spill_content(value: &GlobValue) -> String {
-    value.paths.join("\n")
+    whole_text(glob_spill_pieces(value))
 }
 
 /// The complete previewed match list a grep spill saves.
 pub fn grep_spill_content(value: &GrepValue, config: &Config) -> String {
-    let header = format!("Found {} matches\n\n", value.matches.len());
-    let budget = config.line_budget();
-    if let Some(size) = grouped_size(&value.matches, budget) {
-        // Each file's matches are together (as rg prints them): one pass.
-        let mut out = String::with_capacity(header.len() + size);
-        out.push_str(&header);
-        let threads = std::thread::available_parallelism().map_or(1, usize::from);
-        if value.matches.len() >= HALVES_FROM_MATCHES && threads > 1 {
-            push_grouped_in_halves(&mut out, &value.matches, budget);
-        } else {
-            push_grouped(&mut out, &value.matches, budget);
-        }
-        return out;
-    }
-    let all = preview_matches(&value.matches, usize::MAX, budget);
-    header + &format_grep_matches(&all)
+    whole_text(grep_spill_pieces(value, config))
 }
 
-/// About the size of the formatted `matches` when no path comes back after
-/// another path's matches; `None` otherwise.
-fn grouped_size(matches: &[GrepMatch], max_bytes: usize) -> Option<usize> {
+/// Every piece of `pieces`, in one string.
+fn whole_text(mut pieces: impl TextPieces) -> String {
+    let mut out = String::new();
+    while pieces.next_piece(&mut out) {}
+    out
+}
+
+/// [`glob_spill_content`], a piece at a time.
+pub fn glob_spill_pieces(value: &GlobValue) -> GlobSpillPieces<'_> {
+    GlobSpillPieces {
+        rest: &value.paths,
+        started: false,
+        piece_bytes: SPILL_PIECE_BYTES,
+    }
+}
+
+/// The glob spill text's pieces: the paths, one per line.
+pub struct GlobSpillPieces<'a> {
+    rest: &'a [String],
+    started: bool,
+    piece_bytes: usize,
+}
+
+impl TextPieces for GlobSpillPieces<'_> {
+    fn next_piece(&mut self, out: &mut String) -> bool {
+        if self.rest.is_empty() {
+            return false;
+        }
+        out.reserve(self.piece_bytes);
+        let start = out.len();
+        while let Some((path, rest)) = self.rest.split_first() {
+            if out.len() - start >= self.piece_bytes {
+                break;
+            }
+            if self.started {
+                out.push('\n');
+            }
+            out.push_str(path);
+            self.started = true;
+            self.rest = rest;
+        }
+        true
+    }
+}
+
+/// [`grep_spill_content`], a piece at a time.
+pub fn grep_spill_pieces<'a>(value: &'a GrepValue, config: &Config) -> GrepSpillPieces<'a> {
+    let header = format!("Found {} matches\n\n", value.matches.len());
+    let budget = config.line_budget();
+    let grouped = grouped(&value.matches);
+    let first = if grouped {
+        header
+    } else {
+        let all = preview_matches(&value.matches, usize::MAX, budget);
+        header + &format_grep_matches(&all)
+    };
+    GrepSpillPieces {
+        first: Some(first),
+        rest: if grouped { &value.matches } else { &[] },
+        last_path: None,
+        budget,
+        piece_bytes: SPILL_PIECE_BYTES,
+    }
+}
+
+/// The grep spill text's pieces: the header, then the matches file by
+/// file. When no path comes back after another path's matches (as rg
+/// prints them) the matches are formatted as they come; otherwise the
+/// first piece is the whole text, grouped by [`format_grep_matches`].
+pub struct GrepSpillPieces<'a> {
+    first: Option<String>,
+    rest: &'a [GrepMatch],
+    last_path: Option<&'a Arc<str>>,
+    budget: usize,
+    piece_bytes: usize,
+}
+
+impl TextPieces for GrepSpillPieces<'_> {
+    fn next_piece(&mut self, out: &mut String) -> bool {
+        let first = self.first.take();
+        if first.is_none() && self.rest.is_empty() {
+            return false;
+        }
+        out.reserve(self.piece_bytes);
+        let start = out.len();
+        if let Some(first) = first {
+            out.push_str(&first);
+        }
+        while let Some((m, rest)) = self.rest.split_first() {
+            if out.len() - start >= self.piece_bytes {
+                break;
+            }
+            if !self.last_path.is_some_and(|last| same_path(last, &m.path)) {
+                if self.last_path.is_some() {
+                    out.push_str("\n\n");
+                }
+                out.push_str(&m.path);
+                self.last_path = Some(&m.path);
+            }
+            out.push_str("\nLine ");
+            push_integer(out, m.line_number);
+            out.push_str(": ");
+            out.push_str(&preview_line(&m.line, self.budget));
+            self.rest = rest;
+        }
+        true
+    }
+}
+
+/// Whether no path comes back after another path's matches.
+fn grouped(matches: &[GrepMatch]) -> bool {
     let mut seen = foldhash::HashSet::default();
     let mut last: Option<&Arc<str>> = None;
-    let mut size = 0;
     for m in matches {
         if !last.is_some_and(|last| same_path(last, &m.path)) {
             if !seen.insert(&*m.path) {
-                return None;
+                return false;
             }
             last = Some(&m.path);
-            size += m.path.len() + 2;
         }
-        size += 28
-            + m.line
-                .len()
-                .min(max_bytes.saturating_add(LINE_TRUNCATED.len()));
     }
-    Some(size)
+    true
 }
 
 /// Whether two match paths are the same text: a file's matches share one
 /// allocation, so the pointer usually answers.
 fn same_path(a: &Arc<str>, b: &Arc<str>) -> bool {
     Arc::ptr_eq(a, b) || a == b
-}
-
-/// Grouped spill texts of this many matches or more are written in two
-/// halves at once (rg has exited, so both cores are free).
-const HALVES_FROM_MATCHES: usize = 1 << 14;
-
-/// [`push_grouped`], the second half on another thread: cut where a
-/// file's group starts at or after the middle, the halves join with the
-/// blank line that separates groups.
-fn push_grouped_in_halves(out: &mut String, matches: &[GrepMatch], max_bytes: usize) {
-    let Some(cut) = group_start_after(matches, matches.len() / 2) else {
-        push_grouped(out, matches, max_bytes);
-        return;
-    };
-    let (head, tail) = matches.split_at(cut);
-    let tail_bytes = out.capacity().saturating_sub(out.len()) / 2;
-    let format_tail = || {
-        let mut text = String::with_capacity(tail_bytes);
-        push_grouped(&mut text, tail, max_bytes);
-        text
-    };
-    let format_tail = &format_tail;
-    let tail_text = std::thread::scope(|scope| {
-        // Should the thread not start or panic, the tail is written here.
-        let worker = std::thread::Builder::new()
-            .spawn_scoped(scope, format_tail)
-            .ok();
-        push_grouped(out, head, max_bytes);
-        worker
-            .and_then(|worker| worker.join().ok())
-            .unwrap_or_else(format_tail)
-    });
-    out.push_str("\n\n");
-    out.push_str(&tail_text);
-}
-
-/// The index of the first match at or after `from` whose path differs
-/// from the match before it.
-fn group_start_after(matches: &[GrepMatch], from: usize) -> Option<usize> {
-    let before = &matches.get(from.checked_sub(1)?)?.path;
-    let at = matches
-        .get(from..)?
-        .iter()
-        .position(|m| !same_path(&m.path, before))?;
-    Some(from + at)
-}
-
-/// [`format_grep_matches`] of all `matches`, previewed, when
-/// [`grouped_size`] holds.
-fn push_grouped(out: &mut String, matches: &[GrepMatch], max_bytes: usize) {
-    let mut last: Option<&Arc<str>> = None;
-    for m in matches {
-        if !last.is_some_and(|last| same_path(last, &m.path)) {
-            if last.is_some() {
-                out.push_str("\n\n");
-            }
-            out.push_str(&m.path);
-            last = Some(&m.path);
-        }
-        out.push_str("\nLine ");
-        push_integer(out, m.line_number);
-        out.push_str(": ");
-        out.push_str(&preview_line(&m.line, max_bytes));
-    }
 }
 
 #[cfg(test)]
@@ -436,29 +463,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_spill_text_in_halves_cuts_where_a_group_starts() {
-        let rows = |paths: &[&str]| -> Vec<GrepMatch> {
-            paths
-                .iter()
-                .enumerate()
-                .map(|(i, p)| m(p, i as i64, "é x"))
-                .collect()
-        };
-        // The middle inside a group: the cut moves to the next group.
-        let inside = rows(&["a", "b", "b", "b", "c"]);
-        assert_eq!(group_start_after(&inside, 2), Some(4));
-        // One group from the middle on: nowhere to cut.
-        assert_eq!(group_start_after(&rows(&["a", "b", "b", "b"]), 2), None);
-        for matches in [inside, rows(&["a", "a", "b", "b"]), rows(&["a"]), rows(&[])] {
-            let mut halves = String::from("header ");
-            push_grouped_in_halves(&mut halves, &matches, 100);
-            let mut one_pass = String::from("header ");
-            push_grouped(&mut one_pass, &matches, 100);
-            assert_eq!(halves, one_pass);
-        }
-    }
-
     proptest::proptest! {
         /// The one-pass spill text equals the grouping formatter's.
         #[test]
@@ -473,19 +477,67 @@ mod tests {
             proptest::prop_assert_eq!(grep_spill_content(&GrepValue { matches }, &config), expected);
         }
 
-        /// Written in halves, the grouped text is the one-pass text.
+        /// However small its pieces, the grep spill text is the whole
+        /// text: each piece holds at least one match or path, and at most
+        /// one more than the piece size.
         #[test]
-        fn the_grouped_text_in_halves_is_the_one_pass_text(
+        fn grep_spill_pieces_make_the_whole_text(
             rows in proptest::collection::vec(("[abc]", 0i64..30, "[xé ]{0,8}"), 0..40),
             budget in 1usize..12,
+            piece_bytes in 1usize..64,
         ) {
-            let matches: Vec<GrepMatch> = rows.iter().map(|(p, n, l)| m(p, *n, l)).collect();
-            let mut halves = String::new();
-            push_grouped_in_halves(&mut halves, &matches, budget);
-            let mut one_pass = String::new();
-            push_grouped(&mut one_pass, &matches, budget);
-            proptest::prop_assert_eq!(halves, one_pass);
+            let value = GrepValue {
+                matches: rows.iter().map(|(p, n, l)| m(p, *n, l)).collect(),
+            };
+            let config = Config { grep_max_line_bytes: (budget as u64).into(), ..Config::with_sampling(true) };
+            let mut pieces = grep_spill_pieces(&value, &config);
+            pieces.piece_bytes = piece_bytes;
+            let texts = all_pieces(pieces);
+            proptest::prop_assert_eq!(texts.concat(), grep_spill_content(&value, &config));
+            for text in &texts[..texts.len().saturating_sub(1)] {
+                proptest::prop_assert!(!text.is_empty());
+                proptest::prop_assert!(text.len() < piece_bytes + 64, "{} bytes", text.len());
+            }
         }
+
+        /// However small its pieces, the glob spill text is the paths
+        /// joined by newlines.
+        #[test]
+        fn glob_spill_pieces_make_the_joined_paths(
+            paths in proptest::collection::vec("[aé/]{0,6}", 0..30),
+            piece_bytes in 1usize..32,
+        ) {
+            let value = GlobValue { root: "/r".into(), paths };
+            let mut pieces = glob_spill_pieces(&value);
+            pieces.piece_bytes = piece_bytes;
+            proptest::prop_assert_eq!(all_pieces(pieces).concat(), value.paths.join("\n"));
+        }
+    }
+
+    /// Each piece of `pieces`, apart.
+    fn all_pieces(mut pieces: impl TextPieces) -> Vec<String> {
+        let mut texts = Vec::new();
+        loop {
+            let mut text = String::new();
+            if !pieces.next_piece(&mut text) {
+                assert!(text.is_empty(), "the end appends nothing");
+                return texts;
+            }
+            texts.push(text);
+        }
+    }
+
+    #[test]
+    fn an_ungrouped_grep_spill_is_one_piece_grouped_by_first_seen_file() {
+        let value = GrepValue {
+            matches: vec![m("a", 1, "x"), m("b", 2, "y"), m("a", 3, "z")],
+        };
+        let mut pieces = grep_spill_pieces(&value, &Config::with_sampling(true));
+        pieces.piece_bytes = 1;
+        assert_eq!(
+            all_pieces(pieces),
+            ["Found 3 matches\n\na\nLine 1: x\nLine 3: z\n\nb\nLine 2: y"]
+        );
     }
 
     #[test]

@@ -19,9 +19,9 @@ use crate::parse::{parse_glob_paths, parse_grep_matches};
 use crate::paths::to_workdir_relative;
 use crate::pipeline::run_ripgrep_into;
 use crate::render::{
-    glob_page, glob_spill_content, grep_spill_content, render_glob, render_glob_page, render_grep,
+    glob_page, glob_spill_pieces, grep_spill_pieces, render_glob, render_glob_page, render_grep,
 };
-use crate::spill::SpillRef;
+use crate::spill::{SpillRef, TextPieces};
 use crate::stream::{GlobStream, GrepStream, Shared};
 use crate::surface::{glob_output_schema, grep_output_schema};
 use crate::value::{GlobValue, GrepValue, ToolValue};
@@ -255,11 +255,15 @@ impl ToolKind {
         }
     }
 
-    /// The complete text a spill saves.
-    pub fn spill_content(self, value: &ToolValue, config: &Config) -> String {
+    /// The complete text a spill saves, a piece at a time.
+    pub fn spill_pieces<'a>(
+        self,
+        value: &'a ToolValue,
+        config: &Config,
+    ) -> Box<dyn TextPieces + 'a> {
         match value {
-            ToolValue::Glob(v) => glob_spill_content(v),
-            ToolValue::Grep(v) => grep_spill_content(v, config),
+            ToolValue::Glob(v) => Box::new(glob_spill_pieces(v)),
+            ToolValue::Grep(v) => Box::new(grep_spill_pieces(v, config)),
         }
     }
 }

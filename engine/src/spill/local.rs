@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 use async_trait::async_trait;
 use sha2::{Digest, Sha256};
 
-use super::{SaveTextSpill, SpillError, SpillRef, SpillStore};
+use super::{SaveTextSpill, SpillError, SpillRef, SpillStore, TextPieces};
 use crate::ids::random_hex;
 use crate::paths::resolve_lexically;
 
@@ -85,7 +85,13 @@ impl LocalSpillStore {
         Ok(self.lazy_root.get_or_init(|| created).clone())
     }
 
-    fn save_blocking(root: &Path, input: &SaveTextSpill) -> Result<SpillRef, SpillError> {
+    /// Writes `input.content`, then whatever `rest` writes (its byte
+    /// count), to a new file; a failed write removes the file.
+    fn save_blocking(
+        root: &Path,
+        input: &SaveTextSpill,
+        rest: impl FnOnce(&mut std::fs::File) -> std::io::Result<u64>,
+    ) -> Result<SpillRef, SpillError> {
         let digest = Sha256::digest(input.session_id.as_bytes());
         let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
         let dir = root.join(format!("session-{hex}"));
@@ -114,18 +120,58 @@ impl LocalSpillStore {
                 Err(e) => return Err(e.into()),
             }
         };
-        if let Err(e) = file
+        let written = file
             .write_all(input.content.as_bytes())
-            .and_then(|()| file.flush())
-        {
-            let _ = std::fs::remove_file(&path);
-            return Err(e.into());
-        }
+            .and_then(|()| rest(&mut file))
+            .and_then(|rest_bytes| file.flush().map(|()| rest_bytes));
+        let rest_bytes = match written {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                let _ = std::fs::remove_file(&path);
+                return Err(e.into());
+            }
+        };
         Ok(SpillRef {
             locator: path.to_string_lossy().into_owned(),
-            bytes: input.content.len() as u64,
+            bytes: input.content.len() as u64 + rest_bytes,
             retrieval_hint: RETRIEVAL_HINT.to_owned(),
         })
+    }
+}
+
+/// What the formatting side sends the writing thread.
+enum Piece {
+    /// The text's next piece.
+    Text(String),
+    /// The whole text has been sent.
+    End,
+}
+
+/// Writes the pieces as they come, handing each buffer back for reuse;
+/// a text whose sender went away before its end is an error, so a
+/// cancelled save leaves no truncated file.
+fn write_pieces(
+    file: &mut std::fs::File,
+    pieces: tokio::sync::mpsc::Receiver<Piece>,
+    written: std::sync::mpsc::Sender<String>,
+) -> std::io::Result<u64> {
+    let mut pieces = pieces;
+    let mut bytes = 0;
+    loop {
+        match pieces.blocking_recv() {
+            Some(Piece::Text(piece)) => {
+                file.write_all(piece.as_bytes())?;
+                bytes += piece.len() as u64;
+                // The formatting side may have finished: then nobody reuses it.
+                let _ = written.send(piece);
+            }
+            Some(Piece::End) => return Ok(bytes),
+            None => {
+                return Err(std::io::Error::other(
+                    "the text to save ended before its last piece",
+                ));
+            }
+        }
     }
 }
 
@@ -153,9 +199,41 @@ fn check_session_dir(dir: &Path) -> Result<(), SpillError> {
 impl SpillStore for LocalSpillStore {
     async fn save_text(&self, input: SaveTextSpill) -> Result<SpillRef, SpillError> {
         let root = self.root()?;
-        tokio::task::spawn_blocking(move || Self::save_blocking(&root, &input))
+        tokio::task::spawn_blocking(move || Self::save_blocking(&root, &input, |_| Ok(0)))
             .await
             .map_err(|e| SpillError::Other(e.to_string()))?
+    }
+
+    /// Formats the pieces here while a blocking thread writes the ones
+    /// before: the text is never whole in memory, and the few piece
+    /// buffers go back and forth instead of being allocated anew.
+    async fn save_text_in_pieces(
+        &self,
+        input: SaveTextSpill,
+        rest: &mut (dyn TextPieces + '_),
+    ) -> Result<SpillRef, SpillError> {
+        let root = self.root()?;
+        let (send_piece, pieces) = tokio::sync::mpsc::channel(1);
+        let (hand_back, written) = std::sync::mpsc::channel::<String>();
+        let writer = tokio::task::spawn_blocking(move || {
+            Self::save_blocking(&root, &input, |file| write_pieces(file, pieces, hand_back))
+        });
+        loop {
+            let mut buffer = written.try_recv().unwrap_or_default();
+            buffer.clear();
+            let piece = if rest.next_piece(&mut buffer) {
+                Piece::Text(buffer)
+            } else {
+                Piece::End
+            };
+            let end = matches!(piece, Piece::End);
+            // A refused send means the writer stopped: its result says why.
+            if send_piece.send(piece).await.is_err() || end {
+                break;
+            }
+        }
+        drop(send_piece);
+        writer.await.map_err(|e| SpillError::Other(e.to_string()))?
     }
 }
 
@@ -233,6 +311,81 @@ mod tests {
             0o700
         );
         std::fs::remove_dir_all(root).unwrap();
+    }
+
+    /// Pieces from a list, in order.
+    struct Listed(std::vec::IntoIter<String>);
+
+    impl TextPieces for Listed {
+        fn next_piece(&mut self, out: &mut String) -> bool {
+            self.0.next().map(|piece| out.push_str(&piece)).is_some()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_text_in_pieces_is_saved_as_one_file_after_its_beginning() {
+        let root = tempfile::tempdir().unwrap();
+        let store = LocalSpillStore::new(Some(root.path()));
+        let pieces: Vec<String> = (0..200).map(|i| format!("{i}é\n")).collect();
+        let mut rest = Listed(pieces.clone().into_iter());
+        let saved = store
+            .save_text_in_pieces(input("s"), &mut rest)
+            .await
+            .unwrap();
+        let expected = format!("a.ts\nb.ts{}", pieces.concat());
+        assert_eq!(std::fs::read_to_string(&saved.locator).unwrap(), expected);
+        assert_eq!(saved.bytes, expected.len() as u64);
+        let mode = std::fs::metadata(&saved.locator)
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[tokio::test]
+    async fn a_text_in_pieces_refused_by_its_directory_is_an_error() {
+        let store = LocalSpillStore::new(Some(Path::new("/proc/no-spill-here")));
+        let mut rest = Listed(vec!["more".to_owned(); 10].into_iter());
+        assert!(
+            store
+                .save_text_in_pieces(input("s"), &mut rest)
+                .await
+                .is_err()
+        );
+    }
+
+    /// Files left in the one session directory under `root`.
+    fn saved_files(root: &Path) -> usize {
+        let dirs: Vec<_> = std::fs::read_dir(root).unwrap().collect();
+        assert_eq!(dirs.len(), 1, "one session directory");
+        let dir = dirs.into_iter().next().unwrap().unwrap().path();
+        std::fs::read_dir(dir).unwrap().count()
+    }
+
+    #[test]
+    fn a_text_whose_sender_leaves_before_its_end_is_an_error_and_no_file() {
+        let root = tempfile::tempdir().unwrap();
+        let (send, pieces) = tokio::sync::mpsc::channel(4);
+        let (hand_back, _written) = std::sync::mpsc::channel();
+        send.try_send(Piece::Text("partial".to_owned())).unwrap();
+        drop(send);
+        let saved = LocalSpillStore::save_blocking(root.path(), &input("s"), |file| {
+            write_pieces(file, pieces, hand_back)
+        });
+        let error = saved.unwrap_err().to_string();
+        assert_eq!(error, "the text to save ended before its last piece");
+        assert_eq!(saved_files(root.path()), 0);
+    }
+
+    #[test]
+    fn a_failed_write_with_an_injected_fault_leaves_no_file() {
+        let root = tempfile::tempdir().unwrap();
+        let saved = LocalSpillStore::save_blocking(root.path(), &input("s"), |file| {
+            file.write_all(b"partial")?;
+            Err(std::io::Error::other("no space left (injected)"))
+        });
+        assert_eq!(saved.unwrap_err().to_string(), "no space left (injected)");
+        assert_eq!(saved_files(root.path()), 0);
     }
 
     #[tokio::test]

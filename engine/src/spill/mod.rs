@@ -1,5 +1,7 @@
 //! The spill store seam (CONTRACT §1.4): persists a formatted result and
-//! returns a model-facing locator and retrieval hint.
+//! returns a model-facing locator and retrieval hint. A large result
+//! arrives in pieces ([`TextPieces`]), so a store can write it as it is
+//! formatted instead of holding it whole.
 
 mod local;
 
@@ -49,9 +51,29 @@ pub enum SpillError {
     Other(String),
 }
 
+/// A text formatted on demand, one piece at a time.
+pub trait TextPieces: Send {
+    /// Appends the text's next piece to `out`; `false`, appending
+    /// nothing, once the whole text has been given.
+    fn next_piece(&mut self, out: &mut String) -> bool;
+}
+
 #[async_trait]
 /// The spill store seam: where over-cap results are saved.
 pub trait SpillStore: Send + Sync {
     /// Saves `input.content`; the locator names where it went.
     async fn save_text(&self, input: SaveTextSpill) -> Result<SpillRef, SpillError>;
+
+    /// Saves `input.content` followed by every piece of `rest`, as
+    /// [`save_text`](Self::save_text) saves the whole. By default the
+    /// pieces are appended to `input.content` first; a store that writes
+    /// as the pieces come never holds the whole text.
+    async fn save_text_in_pieces(
+        &self,
+        mut input: SaveTextSpill,
+        rest: &mut (dyn TextPieces + '_),
+    ) -> Result<SpillRef, SpillError> {
+        while rest.next_piece(&mut input.content) {}
+        self.save_text(input).await
+    }
 }
