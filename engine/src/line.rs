@@ -8,8 +8,15 @@
 //! shared by the lines read around it: one allocation per block of
 //! [`BLOCK_BYTES`], none per line. It reads, compares, hashes, prints and
 //! serialises exactly as the `String` it replaces.
+//!
+//! A line a reader copies verbatim from rg's output ([`ReadLine::Bytes`])
+//! is not checked as UTF-8 on its own: checking a few dozen bytes at a time
+//! costs several times what checking a whole block does. A block is
+//! checked once when it is sealed; should it not be UTF-8, or a line not
+//! start and end on a character boundary, each of its lines becomes its
+//! own lossy decoding, exactly what checking line by line gives.
 
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
@@ -140,6 +147,53 @@ impl<'de> Deserialize<'de> for Line {
     }
 }
 
+/// A match's line as a reader hands it over.
+#[derive(Debug, Clone)]
+pub(crate) enum ReadLine<'a> {
+    /// The line's text.
+    Text(Cow<'a, str>),
+    /// Bytes whose lossy UTF-8 decoding is the line, checked with their
+    /// block.
+    Bytes(Cow<'a, [u8]>),
+}
+
+impl ReadLine<'_> {
+    /// The line's text.
+    pub(crate) fn text(&self) -> Cow<'_, str> {
+        match self {
+            Self::Text(text) => Cow::Borrowed(text),
+            Self::Bytes(bytes) => String::from_utf8_lossy(bytes),
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            Self::Text(text) => text.as_bytes(),
+            Self::Bytes(bytes) => bytes,
+        }
+    }
+
+    /// The same line, owning its text.
+    pub(crate) fn into_owned(self) -> ReadLine<'static> {
+        ReadLine::Text(Cow::Owned(self.text().into_owned()))
+    }
+}
+
+/// Lines are equal when their texts are.
+impl PartialEq for ReadLine<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.text() == other.text()
+    }
+}
+
+impl Eq for ReadLine<'_> {}
+
+impl<'a> From<&'a str> for ReadLine<'a> {
+    fn from(text: &'a str) -> Self {
+        Self::Text(Cow::Borrowed(text))
+    }
+}
+
 /// Where a written line sits in the block being filled.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Written {
@@ -153,40 +207,72 @@ pub(crate) struct Written {
 /// [`seal`]: BlockWriter::seal
 #[derive(Default)]
 pub(crate) struct BlockWriter {
-    block: String,
+    block: Vec<u8>,
 }
 
 impl BlockWriter {
-    /// Whether `text` fits the block being filled; when it does not, the
+    /// Whether `line` fits the block being filled; when it does not, the
     /// caller seals the block first.
-    pub(crate) fn fits(&self, text: &str) -> bool {
-        self.block.len() + text.len() <= self.block.capacity()
+    pub(crate) fn fits(&self, line: &ReadLine<'_>) -> bool {
+        self.block.len() + line.as_bytes().len() <= self.block.capacity()
     }
 
-    /// Appends `text` to the block being filled (which grows when `text`
+    /// Appends `line` to the block being filled (which grows when `line`
     /// does not fit: call [`BlockWriter::fits`] first).
-    pub(crate) fn write(&mut self, text: &str) -> Written {
+    pub(crate) fn write(&mut self, line: &ReadLine<'_>) -> Written {
+        let bytes = line.as_bytes();
         if self.block.capacity() == 0 {
-            self.block.reserve_exact(BLOCK_BYTES.max(text.len()));
+            self.block.reserve_exact(BLOCK_BYTES.max(bytes.len()));
         }
         let start = self.block.len();
-        self.block.push_str(text);
+        self.block.extend_from_slice(bytes);
         Written {
             start,
             end: self.block.len(),
         }
     }
 
-    /// Ends the block being filled: `line` turns each of its [`Written`]
-    /// ranges into a [`Line`]. The next write starts a new block. A block
+    /// Ends the block being filled, whose lines are `lines` (every line
+    /// written since the last seal, in order; `written` finds each one's
+    /// range, which a lossy rewrite updates): [`Sealed::line`] turns each
+    /// range into a [`Line`]. The next write starts a new block. A block
     /// less than half full (the last of a run) gives back what it does not
     /// use.
-    pub(crate) fn seal(&mut self) -> Sealed {
+    pub(crate) fn seal<T>(
+        &mut self,
+        lines: &mut [T],
+        written: impl Fn(&mut T) -> &mut Written,
+    ) -> Sealed {
         let mut block = std::mem::take(&mut self.block);
         if block.len() < block.capacity() / 2 {
             block.shrink_to_fit();
         }
-        Sealed(Arc::new(block))
+        let bytes = match String::from_utf8(block) {
+            Ok(text) => {
+                let whole_characters = lines.iter_mut().all(|line| {
+                    let at = written(line);
+                    text.is_char_boundary(at.start) && text.is_char_boundary(at.end)
+                });
+                if whole_characters {
+                    return Sealed(Arc::new(text));
+                }
+                text.into_bytes()
+            }
+            Err(e) => e.into_bytes(),
+        };
+        let mut text = String::with_capacity(bytes.len());
+        for line in lines {
+            let at = written(line);
+            let start = text.len();
+            text.push_str(&String::from_utf8_lossy(
+                bytes.get(at.start..at.end).unwrap_or_default(),
+            ));
+            *at = Written {
+                start,
+                end: text.len(),
+            };
+        }
+        Sealed(Arc::new(text))
     }
 }
 
@@ -208,13 +294,18 @@ impl Sealed {
 mod tests {
     use super::*;
 
+    /// Writes `lines` into one block and seals it.
+    fn sealed(lines: &[ReadLine<'_>]) -> (Sealed, Vec<Written>) {
+        let mut writer = BlockWriter::default();
+        let mut at: Vec<Written> = lines.iter().map(|line| writer.write(line)).collect();
+        (writer.seal(&mut at, |w| w), at)
+    }
+
     #[test]
     fn written_lines_read_back_from_their_sealed_block() {
-        let mut writer = BlockWriter::default();
-        let a = writer.write("first line");
-        let b = writer.write("é ünïcode");
-        let c = writer.write("");
-        let sealed = writer.seal();
+        let lines = ["first line", "é ünïcode", ""].map(ReadLine::from);
+        let (sealed, at) = sealed(&lines);
+        let [a, b, c] = [at[0], at[1], at[2]];
         assert_eq!(sealed.line(a), "first line");
         assert_eq!(sealed.line(b), "é ünïcode");
         assert_eq!(sealed.line(c), "");
@@ -224,21 +315,44 @@ mod tests {
     #[test]
     fn a_block_is_full_at_its_size_and_a_longer_line_gets_its_own() {
         let mut writer = BlockWriter::default();
-        writer.write(&"x".repeat(BLOCK_BYTES - 1));
-        assert!(writer.fits("y"));
-        assert!(!writer.fits("yz"));
-        writer.seal();
+        let mut at = [writer.write(&ReadLine::from(&*"x".repeat(BLOCK_BYTES - 1)))];
+        assert!(writer.fits(&ReadLine::from("y")));
+        assert!(!writer.fits(&ReadLine::Bytes(Cow::Borrowed(b"yz"))));
+        writer.seal(&mut at, |w| w);
         let long = "z".repeat(BLOCK_BYTES + 10);
-        let at = writer.write(&long);
-        assert_eq!(writer.seal().line(at).as_str(), long);
+        let mut at = [writer.write(&ReadLine::from(&*long))];
+        assert_eq!(writer.seal(&mut at, |w| w).line(at[0]).as_str(), long);
+    }
+
+    /// Bytes lines of a block read as checking each line on its own
+    /// would: whether the block is UTF-8 or not, and when bytes that are
+    /// not UTF-8 on their own join into a valid block.
+    #[test]
+    fn bytes_lines_read_as_their_own_lossy_decoding() {
+        let cases: [&[&[u8]]; 4] = [
+            &[b"plain", "é ü".as_bytes(), b""],
+            &[b"ok", b"bad \xff byte", b"\xe2\x82 cut", b"after"],
+            // "é" split over two lines: the block is UTF-8, the lines not.
+            &[b"a\xc3", b"\xa9b", b"c"],
+            &[b"\xf0\x9f", b"\x98\x80"],
+        ];
+        for bytes in cases {
+            let mut lines: Vec<ReadLine<'_>> = bytes
+                .iter()
+                .map(|b| ReadLine::Bytes(Cow::Borrowed(b)))
+                .collect();
+            lines.push(ReadLine::from("text ✓"));
+            let (sealed, at) = sealed(&lines);
+            for (line, at) in lines.iter().zip(at) {
+                assert_eq!(sealed.line(at).as_str(), line.text(), "{bytes:?}");
+            }
+        }
     }
 
     #[test]
     fn a_line_behaves_as_the_string_it_replaces() {
-        let mut writer = BlockWriter::default();
-        writer.write("before");
-        let at = writer.write("a \"quoted\"\tline");
-        let line = writer.seal().line(at);
+        let (sealed, at) = sealed(&["before", "a \"quoted\"\tline"].map(ReadLine::from));
+        let line = sealed.line(at[1]);
         let owned = Line::from("a \"quoted\"\tline".to_owned());
         assert_eq!(line, owned);
         assert_eq!(format!("{line:?}"), format!("{:?}", "a \"quoted\"\tline"));

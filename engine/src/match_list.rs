@@ -2,10 +2,9 @@
 //! into a shared block ([`crate::line`]) and the match completed when its
 //! block is sealed, so reading allocates per block, not per match.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::line::{BlockWriter, Written};
+use crate::line::{BlockWriter, ReadLine, Written};
 use crate::value::GrepMatch;
 
 /// A match as a parser reads it: its line still borrowed from the record
@@ -14,7 +13,7 @@ use crate::value::GrepMatch;
 pub(crate) struct ReadMatch<'a> {
     pub path: Arc<str>,
     pub line_number: i64,
-    pub line: Cow<'a, str>,
+    pub line: ReadLine<'a>,
 }
 
 impl ReadMatch<'_> {
@@ -23,7 +22,7 @@ impl ReadMatch<'_> {
         ReadMatch {
             path: self.path,
             line_number: self.line_number,
-            line: Cow::Owned(self.line.into_owned()),
+            line: self.line.into_owned(),
         }
     }
 }
@@ -71,7 +70,7 @@ impl MatchList {
         if self.pending.is_empty() {
             return;
         }
-        let sealed = self.writer.seal();
+        let sealed = self.writer.seal(&mut self.pending, |p| &mut p.line);
         self.done.reserve(self.pending.len());
         self.done.extend(self.pending.drain(..).map(|p| GrepMatch {
             path: p.path,
@@ -86,11 +85,11 @@ mod tests {
     use super::*;
     use crate::line::BLOCK_BYTES;
 
-    fn read(path: &Arc<str>, n: i64, line: &str) -> ReadMatch<'static> {
+    fn read<'a>(path: &Arc<str>, n: i64, line: &'a str) -> ReadMatch<'a> {
         ReadMatch {
             path: path.clone(),
             line_number: n,
-            line: Cow::Owned(line.to_owned()),
+            line: ReadLine::Bytes(line.as_bytes().into()),
         }
     }
 

@@ -25,6 +25,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::error::{SearchCode, SearchError};
+use crate::line::ReadLine;
 use crate::match_list::{MatchList, ReadMatch};
 use crate::parallel::map_parts;
 use crate::paths::DisplayMapper;
@@ -316,7 +317,7 @@ fn from_reader<'a>(
     let m = ReadMatch {
         path,
         line_number: found.line_number,
-        line: found.line.unwrap_or(Cow::Borrowed(NON_UTF8_LINE)),
+        line: found.line.unwrap_or(ReadLine::from(NON_UTF8_LINE)),
     };
     Some((m, true))
 }
@@ -333,10 +334,10 @@ pub(crate) fn parse_serde<'a>(
             path: shown_path(&found.path.text, mapper, last_path),
             line_number: found.line_number,
             // A line ending in `\n` arrives escaped, so already owned.
-            line: match found.lines.text {
+            line: ReadLine::Text(match found.lines.text {
                 Cow::Borrowed(text) => Cow::Borrowed(without_terminator(text)),
                 Cow::Owned(text) => Cow::Owned(strip_one_terminator(text)),
-            },
+            }),
         };
         return Ok(Some((m, true)));
     }
@@ -433,7 +434,7 @@ fn read_typed(
         ReadMatch {
             path,
             line_number: line_number.unwrap_or_default(),
-            line,
+            line: ReadLine::Text(line),
         },
         integral_ok,
     )))
@@ -661,7 +662,7 @@ mod tests {
             let found = ReadMatch {
                 path: shown_path(&m.path.text, &mapper, &mut None),
                 line_number: m.line_number,
-                line: Cow::Owned(without_terminator(&m.lines.text).to_owned()),
+                line: ReadLine::Text(Cow::Owned(without_terminator(&m.lines.text).to_owned())),
             };
             (found, true)
         });

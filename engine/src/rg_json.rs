@@ -39,6 +39,8 @@ use std::borrow::Cow;
 
 use base64::Engine as _;
 
+use crate::line::ReadLine;
+
 /// How deep a record may nest before the reader hands it back.
 const MAX_DEPTH: u32 = 64;
 
@@ -57,7 +59,7 @@ pub(crate) struct Found<'a> {
     pub line_number: i64,
     /// `lines.text` without one trailing `\r\n` or `\n`; `None` for
     /// `lines.bytes` (a line that is not valid UTF-8).
-    pub line: Option<Cow<'a, str>>,
+    pub line: Option<ReadLine<'a>>,
 }
 
 /// A match's path: the decoded `path.text`, or the lossy text of
@@ -621,52 +623,59 @@ fn hex4(digits: &[u8]) -> Option<u16> {
     Some(n)
 }
 
-/// Where the next `\` of `text` is: an escape right after another (a run
+/// Where the next `\` of `bytes` is: an escape right after another (a run
 /// of tabs, say) is found without a search.
-fn next_escape(text: &str) -> Option<usize> {
-    match text.as_bytes().first() {
+fn next_escape(bytes: &[u8]) -> Option<usize> {
+    match bytes.first() {
         Some(b'\\') => Some(0),
-        _ => memchr::memchr(b'\\', text.as_bytes()),
+        _ => memchr::memchr(b'\\', bytes),
     }
 }
 
 /// The decoded text of a checked string; `None` for a lone surrogate.
 fn decode<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, str>> {
-    let text = lossy(raw.content);
+    Some(match unescape(raw)? {
+        Cow::Borrowed(bytes) => lossy(bytes),
+        Cow::Owned(bytes) => Cow::Owned(
+            String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        ),
+    })
+}
+
+/// The bytes a checked string stands for; `None` for a lone surrogate.
+/// Their lossy UTF-8 decoding is the string's: an escape is ASCII and
+/// stands for whole characters (ASCII, or starting with a leading byte),
+/// so unescaping before the decoding never joins or splits an invalid
+/// sequence.
+fn unescape<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, [u8]>> {
     let Some(first) = raw.escape else {
-        return Some(text);
+        return Some(Cow::Borrowed(raw.content));
     };
-    // The lossy decoding may have moved the first escape.
-    let first = match &text {
-        Cow::Borrowed(_) => first,
-        Cow::Owned(owned) => memchr::memchr(b'\\', owned.as_bytes())?,
-    };
-    let mut out = String::with_capacity(text.len());
-    out.push_str(text.get(..first)?);
-    let mut rest = text.get(first..)?;
+    let mut out = Vec::with_capacity(raw.content.len());
+    out.extend_from_slice(raw.content.get(..first)?);
+    let mut rest = raw.content.get(first..)?;
     while let Some(at) = next_escape(rest) {
-        out.push_str(rest.get(..at)?);
-        let escape = rest.as_bytes().get(at + 1)?;
+        out.extend_from_slice(rest.get(..at)?);
         let mut used = 2;
-        match escape {
-            b'"' => out.push('"'),
-            b'\\' => out.push('\\'),
-            b'/' => out.push('/'),
-            b'b' => out.push('\u{8}'),
-            b'f' => out.push('\u{c}'),
-            b'n' => out.push('\n'),
-            b'r' => out.push('\r'),
-            b't' => out.push('\t'),
+        let byte = match rest.get(at + 1)? {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
             b'u' => {
-                let bytes = rest.as_bytes();
-                let first = hex4(bytes.get(at + 2..at + 6)?)?;
+                let first = hex4(rest.get(at + 2..at + 6)?)?;
                 used = 6;
                 let c = match first {
                     0xD800..=0xDBFF => {
-                        if bytes.get(at + 6..at + 8)? != b"\\u" {
+                        if rest.get(at + 6..at + 8)? != b"\\u" {
                             return None;
                         }
-                        let second = hex4(bytes.get(at + 8..at + 12)?)?;
+                        let second = hex4(rest.get(at + 8..at + 12)?)?;
                         if !(0xDC00..=0xDFFF).contains(&second) {
                             return None;
                         }
@@ -677,41 +686,45 @@ fn decode<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, str>> {
                     0xDC00..=0xDFFF => return None,
                     n => char::from_u32(u32::from(n))?,
                 };
-                out.push(c);
+                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                rest = rest.get(at + used..)?;
+                continue;
             }
             _ => return None,
-        }
+        };
+        out.push(byte);
         rest = rest.get(at + used..)?;
     }
-    out.push_str(rest);
+    out.extend_from_slice(rest);
     Some(Cow::Owned(out))
 }
 
-/// A line's decoded text without one trailing `\r\n` or `\n`; a line whose
-/// only escapes are that terminator (most of rg's) is not copied.
-fn line_text<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, str>> {
+/// A line's bytes without one trailing `\r\n` or `\n`, whose UTF-8 check
+/// waits for the block they are packed into. A line with no escape but
+/// that terminator (most of rg's) is not copied.
+fn line_text<'a>(raw: &RawStr<'a>) -> Option<ReadLine<'a>> {
     if let Some(at) = raw.escape
         && matches!(raw.content.get(at..)?, b"\\n" | b"\\r\\n")
     {
-        return Some(lossy(raw.content.get(..at)?));
+        return Some(ReadLine::Bytes(Cow::Borrowed(raw.content.get(..at)?)));
     }
-    Some(without_terminator(decode(raw)?))
+    Some(ReadLine::Bytes(without_terminator(unescape(raw)?)))
 }
 
-/// `text` without one trailing `\r\n` or `\n`.
-fn without_terminator(text: Cow<'_, str>) -> Cow<'_, str> {
-    let cut = if text.ends_with("\r\n") {
+/// `bytes` without one trailing `\r\n` or `\n`.
+fn without_terminator(bytes: Cow<'_, [u8]>) -> Cow<'_, [u8]> {
+    let cut = if bytes.ends_with(b"\r\n") {
         2
-    } else if text.ends_with('\n') {
+    } else if bytes.ends_with(b"\n") {
         1
     } else {
-        return text;
+        return bytes;
     };
-    match text {
-        Cow::Borrowed(s) => Cow::Borrowed(&s[..s.len() - cut]),
-        Cow::Owned(mut s) => {
-            s.truncate(s.len() - cut);
-            Cow::Owned(s)
+    match bytes {
+        Cow::Borrowed(b) => Cow::Borrowed(&b[..b.len() - cut]),
+        Cow::Owned(mut b) => {
+            b.truncate(b.len() - cut);
+            Cow::Owned(b)
         }
     }
 }
@@ -735,7 +748,11 @@ mod tests {
         let line = r#"{"type":"match","data":{"path":{"text":"a/b.rs"},"lines":{"text":"fn x() -> Err {\n"},"line_number":4,"absolute_offset":116,"submatches":[{"match":{"text":"Err"},"start":10,"end":13}]}}"#;
         let m = found(line);
         assert_eq!(
-            (m.path.text().as_ref(), m.line_number, m.line.as_deref()),
+            (
+                m.path.text().as_ref(),
+                m.line_number,
+                m.line.as_ref().map(ReadLine::text).as_deref()
+            ),
             ("a/b.rs", 4, Some("fn x() -> Err {"))
         );
         for other in [
@@ -758,9 +775,35 @@ mod tests {
         let line = r#"{"data":{"line_number":7,"lines":{"text":"a\"\\\/\b\f\t\u00e9\ud83d\ude00\r\n"},"path":{"bytes":"bGF0aW7pLnR4dA=="}},"type":"match"}"#;
         let m = found(line);
         assert_eq!(m.path.text(), "latin\u{FFFD}.txt");
-        assert_eq!(m.line.as_deref(), Some("a\"\\/\u{8}\u{c}\té\u{1F600}"));
+        assert_eq!(
+            m.line.as_ref().map(ReadLine::text).as_deref(),
+            Some("a\"\\/\u{8}\u{c}\té\u{1F600}")
+        );
         let line = r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"bytes":"AAEC"},"line_number":0}}"#;
         assert_eq!(found(line).line, None);
+    }
+
+    proptest::proptest! {
+        /// Unescaping a string's raw bytes and then decoding them lossily
+        /// gives serde_json's string of the lossily decoded JSON, with
+        /// bytes that are not UTF-8 right before and after escapes.
+        #[test]
+        fn unescaped_bytes_decode_as_the_lossy_text_unescapes(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                &b"\\u00e9"[..], b"\\uD83D\\uDE00", b"\\u00ac", b"\\n", b"\\\"", b"\\t",
+                b"a", "\u{e9}".as_bytes(), b"\xc3", b"\xa9", b"\xe2\x82", b"\xf0\x9f", b"\xff",
+            ]), 0..10),
+        ) {
+            let quoted = [&b"\""[..], &parts.concat(), b"\""].concat();
+            let raw = Reader { bytes: &quoted, at: 0 }.string();
+            let raw = raw.ok_or_else(|| proptest::test_runner::TestCaseError::fail("unread"))?;
+            let expected: String = serde_json::from_str(&String::from_utf8_lossy(&quoted))
+                .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+            let decoded = decode(&raw);
+            proptest::prop_assert_eq!(decoded.as_deref(), Some(expected.as_str()));
+            let bytes = unescape(&raw).unwrap_or_default();
+            proptest::prop_assert_eq!(String::from_utf8_lossy(&bytes), expected);
+        }
     }
 
     #[test]
@@ -770,7 +813,7 @@ mod tests {
         let read = |line: &str| {
             let mapper = DisplayMapper::new("/w");
             parse_record(line, &mapper, &mut None)
-                .map(|r| r.map(|(m, _)| (m.path.to_string(), m.line.into_owned())))
+                .map(|r| r.map(|(m, _)| (m.path.to_string(), m.line.text().into_owned())))
                 .map_err(|e| e.message)
         };
         let malformed = |d: &str| {
