@@ -5,8 +5,9 @@
 //! A host loads the plugin into a [`Registry`] built on a [`Host`]: a bash
 //! executor ([`BashExecutor`]; [`LocalBashExecutor`] runs a local bash in
 //! its own process group), an optional spill store ([`SpillStore`];
-//! [`LocalSpillStore`] writes private temp files), and whether the timeout
-//! policy is on. The load probes `command -v rg` through the executor and
+//! [`LocalSpillStore`] writes private temp files, writing a large result
+//! as it is formatted: [`SpillStore::save_text_in_pieces`]), and whether
+//! the timeout policy is on. The load probes `command -v rg` through the executor and
 //! registers nothing, with [`RG_MISSING_WARNING`], when rg is missing.
 //!
 //! Then there are two ways to call the tools:
