@@ -247,33 +247,48 @@ impl BlockWriter {
         if block.len() < block.capacity() / 2 {
             block.shrink_to_fit();
         }
-        let bytes = match String::from_utf8(block) {
-            Ok(text) => {
-                let whole_characters = lines.iter_mut().all(|line| {
-                    let at = written(line);
-                    text.is_char_boundary(at.start) && text.is_char_boundary(at.end)
-                });
-                if whole_characters {
-                    return Sealed(Arc::new(text));
-                }
-                text.into_bytes()
-            }
-            Err(e) => e.into_bytes(),
+        let text = match String::from_utf8(block) {
+            Ok(text) if on_character_boundaries(&text, lines, &written) => text,
+            Ok(text) => each_line_lossy(text.as_bytes(), lines, &written),
+            Err(e) => each_line_lossy(e.as_bytes(), lines, &written),
         };
-        let mut text = String::with_capacity(bytes.len());
-        for line in lines {
-            let at = written(line);
-            let start = text.len();
-            text.push_str(&String::from_utf8_lossy(
-                bytes.get(at.start..at.end).unwrap_or_default(),
-            ));
-            *at = Written {
-                start,
-                end: text.len(),
-            };
-        }
         Sealed(Arc::new(text))
     }
+}
+
+/// Whether every line of `lines` starts and ends on a character boundary
+/// of `text`.
+fn on_character_boundaries<T>(
+    text: &str,
+    lines: &mut [T],
+    written: impl Fn(&mut T) -> &mut Written,
+) -> bool {
+    lines.iter_mut().all(|line| {
+        let at = written(line);
+        text.is_char_boundary(at.start) && text.is_char_boundary(at.end)
+    })
+}
+
+/// The lossy decoding of each line of `block`, one after the other; each
+/// line's range moves to where its decoding is.
+fn each_line_lossy<T>(
+    block: &[u8],
+    lines: &mut [T],
+    written: impl Fn(&mut T) -> &mut Written,
+) -> String {
+    let mut text = String::with_capacity(block.len());
+    for line in lines {
+        let at = written(line);
+        let start = text.len();
+        text.push_str(&String::from_utf8_lossy(
+            block.get(at.start..at.end).unwrap_or_default(),
+        ));
+        *at = Written {
+            start,
+            end: text.len(),
+        };
+    }
+    text
 }
 
 /// A filled block, shared by its lines.
