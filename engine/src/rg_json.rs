@@ -657,7 +657,6 @@ fn unescape<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, [u8]>> {
     let mut rest = raw.content.get(first..)?;
     while let Some(at) = next_escape(rest) {
         out.extend_from_slice(rest.get(..at)?);
-        let mut used = 2;
         let byte = match rest.get(at + 1)? {
             b'"' => b'"',
             b'\\' => b'\\',
@@ -668,24 +667,7 @@ fn unescape<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, [u8]>> {
             b'r' => b'\r',
             b't' => b'\t',
             b'u' => {
-                let first = hex4(rest.get(at + 2..at + 6)?)?;
-                used = 6;
-                let c = match first {
-                    0xD800..=0xDBFF => {
-                        if rest.get(at + 6..at + 8)? != b"\\u" {
-                            return None;
-                        }
-                        let second = hex4(rest.get(at + 8..at + 12)?)?;
-                        if !(0xDC00..=0xDFFF).contains(&second) {
-                            return None;
-                        }
-                        used = 12;
-                        let high = u32::from(first - 0xD800) << 10;
-                        char::from_u32((high | u32::from(second - 0xDC00)) + 0x1_0000)?
-                    }
-                    0xDC00..=0xDFFF => return None,
-                    n => char::from_u32(u32::from(n))?,
-                };
+                let (c, used) = unicode_escape(rest.get(at + 2..)?)?;
                 out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
                 rest = rest.get(at + used..)?;
                 continue;
@@ -693,10 +675,33 @@ fn unescape<'a>(raw: &RawStr<'a>) -> Option<Cow<'a, [u8]>> {
             _ => return None,
         };
         out.push(byte);
-        rest = rest.get(at + used..)?;
+        rest = rest.get(at + 2..)?;
     }
     out.extend_from_slice(rest);
     Some(Cow::Owned(out))
+}
+
+/// The character of a `\u` escape whose four hex digits start `hex` (a
+/// surrogate pair takes the `\u` escape after it too), and the length of
+/// the whole escape; `None` for a lone surrogate.
+fn unicode_escape(hex: &[u8]) -> Option<(char, usize)> {
+    let first = hex4(hex.get(..4)?)?;
+    match first {
+        0xD800..=0xDBFF => {
+            if hex.get(4..6)? != b"\\u" {
+                return None;
+            }
+            let second = hex4(hex.get(6..10)?)?;
+            if !(0xDC00..=0xDFFF).contains(&second) {
+                return None;
+            }
+            let high = u32::from(first - 0xD800) << 10;
+            let c = char::from_u32((high | u32::from(second - 0xDC00)) + 0x1_0000)?;
+            Some((c, 12))
+        }
+        0xDC00..=0xDFFF => None,
+        n => Some((char::from_u32(u32::from(n))?, 6)),
+    }
 }
 
 /// A line's bytes without one trailing `\r\n` or `\n`, whose UTF-8 check

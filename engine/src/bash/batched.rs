@@ -154,18 +154,13 @@ mod tests {
         (read, std::fs::File::from(write))
     }
 
-    /// [`read_batched`] on a blocking thread, as the executor runs it.
-    async fn collect_batched(
-        pipe: OwnedFd,
-        capture: Capture,
-        stop: CancellationToken,
-        past_cap: PastCap,
-        pause: Duration,
-    ) -> Capture {
+    /// [`read_batched`] into [`capture`] (kept past its cap) with a fixed
+    /// `pause`, on a blocking thread as the executor runs it.
+    async fn collect_batched(pipe: OwnedFd, stop: CancellationToken, pause: Duration) -> Capture {
         let runtime = tokio::runtime::Handle::current();
         let pacing = Pacing::fixed(pause);
         tokio::task::spawn_blocking(move || {
-            read_batched(&pipe, capture, &stop, &past_cap, pacing, &runtime)
+            read_batched(&pipe, capture(), &stop, &PastCap::Keep, pacing, &runtime)
         })
         .await
         .unwrap()
@@ -215,14 +210,8 @@ mod tests {
                 std::thread::sleep(Duration::from_millis(5));
             }
         });
-        let capture = collect_batched(
-            read,
-            capture(),
-            CancellationToken::new(),
-            PastCap::Keep,
-            Duration::from_millis(2),
-        )
-        .await;
+        let capture =
+            collect_batched(read, CancellationToken::new(), Duration::from_millis(2)).await;
         feed.join().unwrap();
         assert_eq!(capture.finish().await.text, "abcdefghi");
     }
@@ -234,13 +223,7 @@ mod tests {
         drop(write);
         // An hour's pause once the pipe is readable: only the hang-up can
         // cut it short.
-        let reading = collect_batched(
-            read,
-            capture(),
-            CancellationToken::new(),
-            PastCap::Keep,
-            Duration::from_secs(3600),
-        );
+        let reading = collect_batched(read, CancellationToken::new(), Duration::from_secs(3600));
         let capture = tokio::time::timeout(Duration::from_secs(60), reading)
             .await
             .expect("the pause ended with the hang-up");
@@ -256,13 +239,7 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(20)).await;
             stopper.cancel();
         });
-        let reading = collect_batched(
-            read,
-            capture(),
-            stop,
-            PastCap::Keep,
-            Duration::from_millis(1),
-        );
+        let reading = collect_batched(read, stop, Duration::from_millis(1));
         let capture = tokio::time::timeout(Duration::from_secs(60), reading)
             .await
             .expect("stop ended the wait");
