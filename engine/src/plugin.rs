@@ -82,9 +82,7 @@ impl Registry {
                 warning: RG_MISSING_WARNING.to_owned(),
             });
         }
-        let [glob_section, grep_section]: [_; 2] = prompt_sections(&config)
-            .try_into()
-            .map_err(|_| LoadError::ProbeDidNotComplete)?;
+        let [glob_section, grep_section] = prompt_sections(&config);
         let store = self.host().spill_store.clone();
         for (tool, section) in [
             (ToolKind::Glob, glob_section),

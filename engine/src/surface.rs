@@ -142,9 +142,9 @@ pub fn glob_prompt_text(config: &Config) -> String {
 /// The grep prompt section's text.
 pub const GREP_PROMPT_TEXT: &str = "Use the grep tool \u{2014} not shell grep or rg \u{2014} to search file contents. Use read on a matched file when you need surrounding context.";
 
-/// The two prompt sections, in registration order.
-pub fn prompt_sections(config: &Config) -> Vec<PromptSection> {
-    vec![
+/// The two prompt sections (glob's, then grep's), in registration order.
+pub fn prompt_sections(config: &Config) -> [PromptSection; 2] {
+    [
         PromptSection {
             name: "tool:glob".to_owned(),
             order: 103,

@@ -4,7 +4,8 @@
 //! a file (or a `mod.rs` directory); a reference is a `use` tree or an
 //! inline path; the module it names is the longest prefix that is a
 //! module. `mod x;` declarations are containment, not dependency, and test
-//! modules (`#[cfg(test)] mod …`) are left out.
+//! modules (`#[cfg(test)] mod …`) are left out. Beside the cycle check,
+//! the workbench's stated one-way rules are checked as forbidden chains.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -153,10 +154,13 @@ fn target(
     found.or_else(|| known.contains_key(&base).then_some(base))
 }
 
-/// The cycles among the modules of the crate whose sources are `src`.
-fn cycles(src: &Path) -> Vec<Vec<String>> {
+type Edges = BTreeMap<ModulePath, BTreeSet<ModulePath>>;
+
+/// Every module of the crate whose sources are `src`, with the modules it
+/// references directly.
+fn edges(src: &Path) -> Edges {
     let known = modules(src);
-    let mut edges: BTreeMap<ModulePath, BTreeSet<ModulePath>> = BTreeMap::new();
+    let mut edges = Edges::new();
     for (module, file) in &known {
         let to: BTreeSet<ModulePath> = paths_in(&code_of(file))
             .iter()
@@ -165,8 +169,43 @@ fn cycles(src: &Path) -> Vec<Vec<String>> {
             .collect();
         edges.insert(module.clone(), to);
     }
+    edges
+}
+
+/// The chains of references from a module under `from` to a module under
+/// `to` (prefixes of module paths, e.g. `["tui", "views"]`).
+fn reaches(edges: &Edges, from: &[&str], to: &[&str]) -> Vec<Vec<String>> {
+    let under = |module: &ModulePath, prefix: &[&str]| {
+        module.len() >= prefix.len() && module.iter().zip(prefix).all(|(m, p)| m == p)
+    };
     let mut found = Vec::new();
-    for start in known.keys() {
+    for start in edges.keys().filter(|m| under(m, from)) {
+        let mut stack = vec![vec![start.clone()]];
+        let mut seen = BTreeSet::new();
+        while let Some(trail) = stack.pop() {
+            let Some(at) = trail.last() else { continue };
+            if under(at, to) {
+                found.push(trail.iter().map(|m| m.join("::")).collect());
+                break;
+            }
+            if !seen.insert(at.clone()) {
+                continue;
+            }
+            for next in edges.get(at).into_iter().flatten() {
+                let mut longer = trail.clone();
+                longer.push(next.clone());
+                stack.push(longer);
+            }
+        }
+    }
+    found
+}
+
+/// The cycles among the modules of the crate whose sources are `src`.
+fn cycles(src: &Path) -> Vec<Vec<String>> {
+    let edges = edges(src);
+    let mut found = Vec::new();
+    for start in edges.keys() {
         // A path back to `start` from one of its targets is a cycle.
         let mut stack: Vec<(ModulePath, Vec<ModulePath>)> = edges[start]
             .iter()
@@ -222,8 +261,47 @@ fn the_checker_sees_a_cycle_when_there_is_one() {
 
 #[test]
 fn no_crate_has_a_module_cycle() {
-    for name in ["engine", "tui", "tests"] {
+    for name in ["engine", "tui", "tests", "tokens"] {
         let found = cycles(&crate_src(name));
         assert!(found.is_empty(), "{name}: module cycles {found:#?}");
+    }
+}
+
+#[test]
+fn the_checker_sees_a_forbidden_reference_through_a_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("tui/views")).unwrap();
+    std::fs::write(src.join("lib.rs"), "mod tui;\nmod util;\n").unwrap();
+    std::fs::write(src.join("tui/mod.rs"), "mod app;\nmod views;\n").unwrap();
+    std::fs::write(src.join("tui/app.rs"), "pub struct App;\n").unwrap();
+    std::fs::write(src.join("util.rs"), "use crate::tui::app::App;\n").unwrap();
+    std::fs::write(src.join("tui/views/mod.rs"), "use crate::util;\n").unwrap();
+    let found = reaches(&edges(src), &["tui", "views"], &["tui", "app"]);
+    assert_eq!(found, vec![vec!["tui::views", "util", "tui::app"]]);
+    std::fs::write(src.join("util.rs"), "pub fn f() {}\n").unwrap();
+    assert!(reaches(&edges(src), &["tui", "views"], &["tui", "app"]).is_empty());
+}
+
+/// The one-way rules of the workbench crate that the README states: the
+/// TUI's views draw what they are given and never reach the app; its state
+/// types are leaves that reach neither the app nor the effects; the
+/// transcript layer (used headless, in CI) never reaches the TUI.
+#[test]
+fn the_workbench_keeps_its_one_way_rules() {
+    let edges = edges(&crate_src("tui"));
+    for (from, to) in [
+        (&["tui", "views"][..], &["tui", "app"][..]),
+        (&["tui", "state"][..], &["tui", "app"][..]),
+        (&["tui", "state"][..], &["tui", "effects"][..]),
+        (&["transcript"][..], &["tui"][..]),
+    ] {
+        let found = reaches(&edges, from, to);
+        assert!(
+            found.is_empty(),
+            "{} reaches {}: {found:#?}",
+            from.join("::"),
+            to.join("::")
+        );
     }
 }

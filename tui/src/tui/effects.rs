@@ -13,14 +13,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fs_search_engine::RG_MISSING_WARNING;
 use fs_search_engine::{ExecContext, Host, Registry, ToolResult};
-use fs_search_engine::{PromptSection, ToolDefinition};
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+pub use super::state::load::LoadInfo;
 use crate::setup::{SpillChoice, load_engine};
 use crate::transcript::follow::{Tail, Update};
 
@@ -59,24 +58,6 @@ pub enum Effect {
         path: String,
         tokenizer: crate::tokens::SharedTokenizer,
     },
-}
-
-/// What a successful load registered.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadInfo {
-    pub sections: Vec<PromptSection>,
-    pub tools: Vec<ToolDefinition>,
-    pub warnings: Vec<String>,
-}
-
-impl LoadInfo {
-    /// The load found no rg and registered nothing.
-    pub fn rg_missing(&self) -> Option<&str> {
-        self.warnings
-            .iter()
-            .find(|w| w.as_str() == RG_MISSING_WARNING)
-            .map(String::as_str)
-    }
 }
 
 /// A spill file as read for viewing.

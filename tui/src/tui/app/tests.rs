@@ -384,7 +384,7 @@ fn a_loaded_plugin_fills_the_surface_and_rg_missing_explains_the_fix() {
     app.start();
     let config = fs_search_engine::Config::with_sampling(true);
     let info = LoadInfo {
-        sections: fs_search_engine::helpers::prompt_sections(&config),
+        sections: fs_search_engine::helpers::prompt_sections(&config).to_vec(),
         tools: fs_search_engine::helpers::tool_definitions(&config),
         warnings: Vec::new(),
     };

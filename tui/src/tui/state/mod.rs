@@ -7,7 +7,8 @@
 //! the plugin status, the status line), [`calls`] (the running and the
 //! finished calls), [`editor`] (the call editor), [`config`] (the config
 //! tab's form), [`transcript`] (the Transcript tab: recording, replay),
-//! [`follow`] (a recording followed while it grows), [`tokens`] (token
+//! [`follow`] (a recording followed while it grows), [`load`] (what a
+//! plugin load registered), [`tokens`] (token
 //! counts and the cached prefix, issue 13).
 //! This file composes them into [`State`] with the small shared types
 //! (who has the keyboard, what is drawn over the panes).
@@ -16,6 +17,7 @@ pub mod calls;
 pub mod config;
 pub mod editor;
 pub mod follow;
+pub mod load;
 pub mod session;
 pub mod tokens;
 pub mod transcript;

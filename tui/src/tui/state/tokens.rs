@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use fs_search_tokens::{PartKind, PrefixComparison, compare_prefixes};
 
-use super::super::effects::LoadInfo;
+use super::load::LoadInfo;
 use crate::tokens::{Part, SharedTokenizer, Tokenizer, request_parts, thousands};
 
 /// Where the tokenizer is.
