@@ -7,6 +7,7 @@
 
 mod appendix_a;
 mod architecture;
+mod docs_contract;
 mod integration;
 mod process_hygiene;
 mod reliability_cancellation;
