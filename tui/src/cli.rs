@@ -129,6 +129,10 @@ pub struct SurfaceArgs {
     /// JSON or @FILE): where a cached KV prefix stops being valid.
     #[arg(long, value_name = "JSON|@FILE")]
     pub against: Option<String>,
+    /// With --against: exit 1 when B invalidates more than N tokens of A's
+    /// cached prefix (A's tokens after the common prefix), a CI gate.
+    #[arg(long, value_name = "N", requires = "against")]
+    pub max_invalidated_tokens: Option<usize>,
     /// Count with this `tokenizer.json` instead of the embedded DeepSeek V4 one.
     #[arg(long, value_name = "FILE")]
     pub tokenizer: Option<PathBuf>,

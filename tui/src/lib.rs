@@ -85,9 +85,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Mcp(args)) => Ok(runtime.block_on(mcp::run(args))),
         Some(Command::Ablate(args)) => Ok(runtime.block_on(headless::ablate::ablate(&args))),
         Some(Command::Call(args)) => runtime.block_on(headless::call::call(args)),
-        Some(Command::Surface(args)) => runtime
-            .block_on(headless::surface::surface(args))
-            .map(|()| exit::SUCCESS),
+        Some(Command::Surface(args)) => runtime.block_on(headless::surface::surface(args)),
     };
     // A blocking read (stdin) of a stopped command is not waited for.
     runtime.shutdown_background();
