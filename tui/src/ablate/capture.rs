@@ -281,10 +281,10 @@ impl BashExecutor for CapturingExecutor {
             copy: copy.clone(),
         }));
         let (run, to_sink) = self.inner.run_streamed(spec, over_cap, tee).await?;
-        let sink_bytes = copy
-            .lock()
-            .map(|mut c| std::mem::take(&mut *c))
-            .unwrap_or_default();
+        // A copy that cannot be read back is not kept (the run still counts).
+        let Ok(sink_bytes) = copy.lock().map(|mut c| std::mem::take(&mut *c)) else {
+            return Ok((run, to_sink));
+        };
         self.captures.keep(
             key,
             Capture {
