@@ -47,6 +47,8 @@ pub enum Command {
     Mcp(McpArgs),
     /// Turn a live recording into a self-contained fixture (tree manifest + transcript).
     Freeze(FreezeArgs),
+    /// Replay recordings under config variants: what each budget costs.
+    Ablate(AblateArgs),
 }
 
 /// `--spill-dir DIR | --no-spill` (default: a private temp root).
@@ -127,6 +129,10 @@ pub struct SurfaceArgs {
     /// JSON or @FILE): where a cached KV prefix stops being valid.
     #[arg(long, value_name = "JSON|@FILE")]
     pub against: Option<String>,
+    /// With --against: exit 1 when B invalidates more than N tokens of A's
+    /// cached prefix (A's tokens after the common prefix), a CI gate.
+    #[arg(long, value_name = "N", requires = "against")]
+    pub max_invalidated_tokens: Option<usize>,
     /// Count with this `tokenizer.json` instead of the embedded DeepSeek V4 one.
     #[arg(long, value_name = "FILE")]
     pub tokenizer: Option<PathBuf>,
@@ -211,4 +217,29 @@ pub struct FreezeArgs {
     /// The directory to write the tree manifest (manifest.json) into.
     #[arg(long)]
     pub tree_out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct AblateArgs {
+    /// Recordings (`mcp --record`) or fixture transcripts to replay.
+    #[arg(required = true, value_name = "RECORDING|TRANSCRIPT")]
+    pub files: Vec<PathBuf>,
+    /// A config key and the values to try (JSON each), e.g.
+    /// `grepMaxMatches=50,100,250`. Repeatable; every combination of the
+    /// values is a variant (at most 64).
+    #[arg(long = "set", value_name = "KEY=V1,V2,...", required = true)]
+    pub set: Vec<String>,
+    /// Search this directory for live recordings instead of the workdir
+    /// their header names (fixture transcripts keep their tree).
+    #[arg(long)]
+    pub workdir: Option<PathBuf>,
+    /// Print JSON instead of the Markdown table.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV instead of the Markdown table.
+    #[arg(long)]
+    pub csv: bool,
+    /// Count with this `tokenizer.json` instead of the embedded DeepSeek V4 one.
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
 }

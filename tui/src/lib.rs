@@ -1,6 +1,8 @@
 //! `fs-search-workbench`: a workbench that shows exactly what a model sees
 //! from the `glob` and `grep` tools of `fs-search-engine`.
 //!
+//! - [`ablate`]: `workbench ablate`, recorded sessions replayed under
+//!   config variants, with what each costs;
 //! - [`bounded`]: reading the files a user names, regular files only, capped;
 //! - [`cli`]: the command line (clap), kept stable for scripts;
 //! - [`setup`]: loading the engine the way every front end runs it (the
@@ -18,6 +20,7 @@
 //!
 //! The `workbench` binary parses the command line and hands it to [`run`].
 
+pub mod ablate;
 pub mod bounded;
 pub mod cli;
 pub mod exit;
@@ -80,10 +83,9 @@ pub fn run(cli: Cli) -> ExitCode {
             &args.tree_out,
         ))),
         Some(Command::Mcp(args)) => Ok(runtime.block_on(mcp::run(args))),
+        Some(Command::Ablate(args)) => Ok(runtime.block_on(headless::ablate::ablate(&args))),
         Some(Command::Call(args)) => runtime.block_on(headless::call::call(args)),
-        Some(Command::Surface(args)) => runtime
-            .block_on(headless::surface::surface(args))
-            .map(|()| exit::SUCCESS),
+        Some(Command::Surface(args)) => runtime.block_on(headless::surface::surface(args)),
     };
     // A blocking read (stdin) of a stopped command is not waited for.
     runtime.shutdown_background();

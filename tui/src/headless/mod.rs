@@ -2,10 +2,12 @@
 //! CI (DESIGN.md §2). Each prints exactly what the model sees, or one JSON
 //! object, and returns its exit status.
 //!
+//! - [`ablate`]: `workbench ablate`, the cost of config variants;
 //! - [`call`]: `workbench call`, one tool call;
 //! - [`surface`]: `workbench surface`, the prompt sections and tool definitions;
 //! - [`transcripts`]: `workbench replay` and `workbench record`.
 
+pub mod ablate;
 pub mod call;
 pub mod surface;
 pub mod transcripts;

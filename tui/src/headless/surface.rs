@@ -3,7 +3,9 @@
 //! definition counted as [`fs_search_tokens::tool_definition_text`]
 //! serializes it) and the total per request; with `--against B`, where the
 //! request prefix of config B first differs from that of `--config` (A):
-//! the point from which a cached KV prefix stops being valid.
+//! the point from which a cached KV prefix stops being valid, and with
+//! `--max-invalidated-tokens N` exit 1 when B invalidates more than N
+//! tokens of A's cached prefix.
 
 use fs_search_engine::{PromptSection, ToolDefinition};
 use fs_search_tokens::{EncodedPrefix, PartKind, PrefixComparison, compare_prefixes};
@@ -11,6 +13,7 @@ use serde_json::json;
 
 use super::print;
 use crate::cli::SurfaceArgs;
+use crate::exit;
 use crate::setup::{SetupError, SpillChoice, load_engine, read_config};
 use crate::tokens::{Tokenizer, request_parts, thousands};
 
@@ -18,8 +21,8 @@ use crate::tokens::{Tokenizer, request_parts, thousands};
 const EXCERPT_CHARS: usize = 40;
 
 /// Prints the prompt sections and tool definitions, or the comparison
-/// with `--against`.
-pub async fn surface(args: SurfaceArgs) -> Result<(), SetupError> {
+/// with `--against`; the exit status.
+pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
     let counting = args.tokens || args.against.is_some();
     let tokenizer = counting.then(|| crate::tokens::load_in_background(args.tokenizer.as_deref()));
     let config = read_config(args.config.as_deref())?;
@@ -50,7 +53,10 @@ pub async fn surface(args: SurfaceArgs) -> Result<(), SetupError> {
         } else {
             print(&comparison_text(&comparison, &a, &b));
         }
-        return Ok(());
+        return Ok(invalidation_status(
+            &comparison,
+            args.max_invalidated_tokens,
+        ));
     }
     let counted = tokenizer
         .as_ref()
@@ -77,7 +83,7 @@ pub async fn surface(args: SurfaceArgs) -> Result<(), SetupError> {
         // of 2^64 or more keeps JavaScript's own form.
         let text = serde_json::to_string(&listed).unwrap_or_default();
         print(&format!("{text}\n"));
-        return Ok(());
+        return Ok(exit::SUCCESS);
     }
     let mut out = String::new();
     let cost = |list: Option<&Vec<usize>>, i: usize| {
@@ -112,7 +118,22 @@ pub async fn surface(args: SurfaceArgs) -> Result<(), SetupError> {
         ));
     }
     print(&out);
-    Ok(())
+    Ok(exit::SUCCESS)
+}
+
+/// `--max-invalidated-tokens N`: 1 (with a line on stderr) when B
+/// invalidates more than N tokens of A's cached prefix, else 0.
+fn invalidation_status(comparison: &PrefixComparison, max: Option<usize>) -> u8 {
+    let invalidated = comparison.tokens_a.saturating_sub(comparison.common_tokens);
+    match max {
+        Some(max) if invalidated > max => {
+            eprintln!(
+                "workbench surface: {invalidated} tokens of the cached prefix invalidated > --max-invalidated-tokens {max}"
+            );
+            exit::CHANGED
+        }
+        _ => exit::SUCCESS,
+    }
 }
 
 /// The tokens of each section and tool definition.

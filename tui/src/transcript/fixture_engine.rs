@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fs_search_engine::{
-    ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
-    SpillStore, ToolResult,
+    BashExecutor, ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor,
+    LocalSpillStore, Registry, SpillStore, ToolResult,
 };
 use serde_json::Value;
 
@@ -73,6 +73,12 @@ pub fn outcome_of(result: &ToolResult, normaliser: &Normaliser) -> Outcome {
     }
 }
 
+/// Wraps the executor of each registry a [`FixtureEngine`] loads, given
+/// the registry's effective plugin config and whether rg gets the header's
+/// config file (`workbench ablate` answers repeated rg runs from a capture).
+pub type ExecutorWrap =
+    Arc<dyn Fn(Arc<dyn BashExecutor>, &Value, bool) -> Arc<dyn BashExecutor> + Send + Sync>;
+
 /// Which registry a call needs.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct EngineKey {
@@ -97,6 +103,7 @@ pub struct FixtureEngine {
     unwritable: Arc<LocalSpillStore>,
     engines: HashMap<EngineKey, Registry>,
     normaliser: Normaliser,
+    wrap: Option<ExecutorWrap>,
 }
 
 fn merged(base: &Value, overrides: &serde_json::Map<String, Value>) -> Value {
@@ -170,7 +177,14 @@ impl FixtureEngine {
             base_config: config,
             engines: HashMap::new(),
             normaliser,
+            wrap: None,
         })
+    }
+
+    /// Wraps the executor of every registry loaded from now on.
+    pub fn with_executor_wrap(mut self, wrap: ExecutorWrap) -> Self {
+        self.wrap = Some(wrap);
+        self
     }
 
     /// The root the calls search (the materialised tree).
@@ -207,14 +221,18 @@ impl FixtureEngine {
             if let Some(ms) = key.executor_timeout_ms {
                 bash.timeout_ms = ms;
             }
-            let bash = LocalBashExecutor::new(bash).map_err(|e| e.to_string())?;
+            let mut bash: Arc<dyn BashExecutor> =
+                Arc::new(LocalBashExecutor::new(bash).map_err(|e| e.to_string())?);
+            if let Some(wrap) = &self.wrap {
+                bash = wrap(bash, &config, key.ripgrep_config);
+            }
             let spill_store: Option<Arc<dyn SpillStore>> = match key.spill {
                 SpillMode::Store => Some(self.store.clone()),
                 SpillMode::None => None,
                 SpillMode::Unwritable => Some(self.unwritable.clone()),
             };
             let mut registry = Registry::new(Host {
-                bash: Some(Arc::new(bash)),
+                bash: Some(bash),
                 spill_store,
                 timeout_policy: true,
             });

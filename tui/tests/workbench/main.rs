@@ -6,6 +6,7 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod ablate;
 mod cli_headless;
 mod e2e_terminal;
 mod hardening;

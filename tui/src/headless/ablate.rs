@@ -1,0 +1,69 @@
+//! `workbench ablate RECORDING|TRANSCRIPT... --set KEY=V1,V2,... [--set ...]
+//! [--workdir DIR] [--json | --csv] [--tokenizer FILE]`: replays the files
+//! under every combination of the `--set` values and prints what each
+//! variant costs (see [`crate::ablate`]). Exit status: 0 with the table,
+//! 2 for a bad `--set`, an unreadable file or a failed setup (a message on
+//! stderr), 128 + N when signal N stopped it.
+
+use tokio_util::sync::CancellationToken;
+
+use super::print;
+use crate::ablate::grid::{combinations, parse_setting};
+use crate::ablate::{AblateError, Control, Input, ablate as run_ablation, report};
+use crate::cli::AblateArgs;
+use crate::exit;
+use crate::transcript::error::TranscriptError;
+
+/// Runs `workbench ablate`; its exit status.
+pub async fn ablate(args: &AblateArgs) -> u8 {
+    crate::signals::install();
+    match ablate_inner(args).await {
+        Ok(()) => exit::SUCCESS,
+        Err(AblateError::Transcript(TranscriptError::Stopped(signal))) => {
+            eprintln!("workbench ablate: stopped by signal {signal}");
+            exit::signalled(signal)
+        }
+        Err(e) => {
+            eprintln!("workbench ablate: {e}");
+            exit::ERROR
+        }
+    }
+}
+
+async fn ablate_inner(args: &AblateArgs) -> Result<(), AblateError> {
+    let settings = args
+        .set
+        .iter()
+        .map(|raw| parse_setting(raw))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| TranscriptError::Other(e.to_string()))?;
+    let variants = combinations(&settings).map_err(|e| TranscriptError::Other(e.to_string()))?;
+    if let Some(dir) = &args.workdir {
+        crate::setup::check_workdir(dir)
+            .map_err(|e| TranscriptError::Other(format!("--workdir: {e}")))?;
+    }
+    let tokenizer = crate::tokens::load_in_background(args.tokenizer.as_deref());
+    let inputs = args
+        .files
+        .iter()
+        .map(|file| Input::load(file, args.workdir.as_deref()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let tokenizer = crate::tokens::join(tokenizer)
+        .await
+        .map_err(|e| TranscriptError::Other(format!("--tokenizer: {e}")))?;
+    let control = Control {
+        cancel: CancellationToken::new(),
+        progress: &mut |_| {},
+        pages: &mut |_| {},
+    };
+    let ablation = run_ablation(&inputs, &variants, &tokenizer, control).await?;
+    let text = if args.json {
+        format!("{}\n", report::json(&ablation))
+    } else if args.csv {
+        report::csv(&ablation)
+    } else {
+        report::markdown(&ablation)
+    };
+    print(&text);
+    Ok(())
+}
