@@ -11,6 +11,7 @@ use serde_json::json;
 
 use super::print;
 use crate::cli::SurfaceArgs;
+use crate::console::stderr_line;
 use crate::setup::{SetupError, SpillChoice, load_engine, read_config};
 use crate::tokens::{Tokenizer, request_parts, thousands};
 
@@ -25,7 +26,7 @@ pub async fn surface(args: SurfaceArgs) -> Result<(), SetupError> {
     let config = read_config(args.config.as_deref())?;
     let loaded = load_engine(None, &config, SpillChoice::None).await?;
     for warning in &loaded.warnings {
-        eprintln!("{warning}");
+        stderr_line!("{warning}");
     }
     let sections = loaded.registry.prompt_sections();
     let tools = loaded.registry.tool_definitions();
@@ -37,7 +38,7 @@ pub async fn surface(args: SurfaceArgs) -> Result<(), SetupError> {
         let config_b = read_config(Some(against))?;
         let loaded_b = load_engine(None, &config_b, SpillChoice::None).await?;
         for warning in &loaded_b.warnings {
-            eprintln!("{warning}");
+            stderr_line!("{warning}");
         }
         let a = tokenizer.encode_prefix(&request_parts(&sections, &tools));
         let b = tokenizer.encode_prefix(&request_parts(
