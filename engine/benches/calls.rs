@@ -17,6 +17,8 @@
 //! its cases are skipped when it is missing), `FSB_REPS` (default 7),
 //! `FSB_CASES` (comma-separated substrings of case names; default all).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// A bench reports on stdout and stderr.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

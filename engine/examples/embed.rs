@@ -5,6 +5,9 @@
 //! cargo run -p fs-search-engine --example embed -- DIR PATTERN
 //! ```
 
+// An example prints what the model sees.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::process::ExitCode;
 use std::sync::Arc;
 

@@ -10,16 +10,6 @@
 use serde_json::Value;
 use thiserror::Error;
 
-/// Numeric keys in the order layer 2 validates them.
-pub const NUMERIC_KEYS: [&str; 6] = [
-    "globMaxResults",
-    "grepMaxMatches",
-    "grepMaxLineBytes",
-    "searchMetaMaxBytes",
-    "rawOutputMaxBytes",
-    "timeoutMs",
-];
-
 /// Default of `globMaxResults`.
 pub const GLOB_MAX_RESULTS: u64 = 100;
 /// Default of `grepMaxMatches`.
@@ -195,32 +185,32 @@ pub const CONFIG_KEYS: [ConfigKey; 9] = [
         description: "sample an over-cap glob page across top-level entries (false: the newest-first head)",
     },
     positive(
-        NUMERIC_KEYS[0],
+        "globMaxResults",
         GLOB_MAX_RESULTS,
         "max paths shown inline by one glob call",
     ),
     positive(
-        NUMERIC_KEYS[1],
+        "grepMaxMatches",
         GREP_MAX_MATCHES,
         "max matches shown inline by one grep call",
     ),
     positive(
-        NUMERIC_KEYS[2],
+        "grepMaxLineBytes",
         GREP_MAX_LINE_BYTES,
         "max bytes of one matched-line preview",
     ),
     positive(
-        NUMERIC_KEYS[3],
+        "searchMetaMaxBytes",
         SEARCH_META_MAX_BYTES,
         "max bytes of one result's serialised UI card",
     ),
     positive(
-        NUMERIC_KEYS[4],
+        "rawOutputMaxBytes",
         RAW_OUTPUT_MAX_BYTES,
         "stdout budget asked of bash and max raw rg output parsed",
     ),
     positive(
-        NUMERIC_KEYS[5],
+        "timeoutMs",
         SEARCH_TIMEOUT_MS,
         "cooperative timeout of one call, declared on both tools",
     ),
@@ -236,14 +226,34 @@ pub const CONFIG_KEYS: [ConfigKey; 9] = [
     },
 ];
 
-const DEFAULTS: [u64; 6] = [
-    GLOB_MAX_RESULTS,
-    GREP_MAX_MATCHES,
-    GREP_MAX_LINE_BYTES,
-    SEARCH_META_MAX_BYTES,
-    RAW_OUTPUT_MAX_BYTES,
-    SEARCH_TIMEOUT_MS,
-];
+/// How many keys of [`CONFIG_KEYS`] are positive integers.
+const NUMERIC_COUNT: usize = {
+    let mut count = 0;
+    let mut i = 0;
+    while i < CONFIG_KEYS.len() {
+        if let ConfigKind::PositiveInteger { .. } = CONFIG_KEYS[i].kind {
+            count += 1;
+        }
+        i += 1;
+    }
+    count
+};
+
+/// The positive-integer keys of [`CONFIG_KEYS`] with their defaults, in
+/// the table's order, which is the order layer 2 validates them in.
+const NUMERIC_KEYS: [(&str, u64); NUMERIC_COUNT] = {
+    let mut keys = [("", 0); NUMERIC_COUNT];
+    let mut next = 0;
+    let mut i = 0;
+    while i < CONFIG_KEYS.len() {
+        if let ConfigKind::PositiveInteger { default } = CONFIG_KEYS[i].kind {
+            keys[next] = (CONFIG_KEYS[i].name, default);
+            next += 1;
+        }
+        i += 1;
+    }
+    keys
+};
 
 /// A config the load rejects (nothing is registered).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -302,7 +312,7 @@ pub(crate) struct RawConfig {
     /// The [`STOP_AT_RAW_OUTPUT_CAP`] opt-in.
     pub stop_at_raw_output_cap: bool,
     /// Values of [`NUMERIC_KEYS`], in that order.
-    pub numbers: [f64; 6],
+    pub numbers: [f64; NUMERIC_COUNT],
 }
 
 /// A validated config. It serialises to the config object it stands for
@@ -342,10 +352,10 @@ impl RawConfig {
             Some(Value::Bool(b)) => *b,
             Some(_) => return Err(ConfigError::SamplingNotBoolean),
         };
-        let mut numbers = [0.0; 6];
-        for (i, key) in NUMERIC_KEYS.iter().enumerate() {
-            numbers[i] = match object.get(*key) {
-                None | Some(Value::Null) => DEFAULTS[i] as f64,
+        let mut numbers = [0.0; NUMERIC_COUNT];
+        for (number, (key, default)) in numbers.iter_mut().zip(NUMERIC_KEYS) {
+            *number = match object.get(key) {
+                None | Some(Value::Null) => default as f64,
                 Some(Value::Number(n)) => n.as_f64().ok_or(ConfigError::NotANumber(key))?,
                 Some(_) => return Err(ConfigError::NotANumber(key)),
             };
@@ -360,20 +370,29 @@ impl RawConfig {
 
     /// Layer 2: every numeric key is an integer ≥ 1 (first failure wins).
     pub(crate) fn validate(&self) -> Result<Config, ConfigError> {
-        let mut out = [ConfigNumber::new(1); 6];
-        for (i, key) in NUMERIC_KEYS.iter().enumerate() {
+        let mut out = [ConfigNumber::new(1); NUMERIC_COUNT];
+        for ((valid, number), (key, _)) in out.iter_mut().zip(self.numbers).zip(NUMERIC_KEYS) {
             // No upper bound in the contract: the number is kept as is.
-            out[i] = ConfigNumber::from_f64(self.numbers[i])
-                .ok_or(ConfigError::NotPositiveInteger(key))?;
+            *valid = ConfigNumber::from_f64(number).ok_or(ConfigError::NotPositiveInteger(key))?;
         }
+        // The fields in the table's order (the round-trip test proves
+        // each lands under its own key).
+        let [
+            glob_max_results,
+            grep_max_matches,
+            grep_max_line_bytes,
+            search_meta_max_bytes,
+            raw_output_max_bytes,
+            timeout_ms,
+        ] = out;
         Ok(Config {
             sample_over_cap_glob_results: self.sample_over_cap_glob_results,
-            glob_max_results: out[0],
-            grep_max_matches: out[1],
-            grep_max_line_bytes: out[2],
-            search_meta_max_bytes: out[3],
-            raw_output_max_bytes: out[4],
-            timeout_ms: out[5],
+            glob_max_results,
+            grep_max_matches,
+            grep_max_line_bytes,
+            search_meta_max_bytes,
+            raw_output_max_bytes,
+            timeout_ms,
             glob_sort_in_engine: self.glob_sort_in_engine,
             stop_at_raw_output_cap: self.stop_at_raw_output_cap,
         })
@@ -514,14 +533,14 @@ mod tests {
         );
         let typed: Config = serde_json::from_value(serde_json::to_value(&config).unwrap()).unwrap();
         assert_eq!(typed, config);
-        let defaults: Vec<u64> = CONFIG_KEYS
-            .iter()
-            .filter_map(|k| match k.kind {
-                ConfigKind::PositiveInteger { default } => Some(default),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(defaults, DEFAULTS);
+        let defaults = Config::from_json(&json!({"sampleOverCapGlobResults": true})).unwrap();
+        assert_eq!(defaults, Config::with_sampling(true));
+        let defaults = serde_json::to_value(&defaults).unwrap();
+        for key in CONFIG_KEYS {
+            if let ConfigKind::PositiveInteger { default } = key.kind {
+                assert_eq!(defaults[key.name], json!(default), "{}", key.name);
+            }
+        }
         let bad = serde_json::from_value::<Config>(
             json!({"sampleOverCapGlobResults": true, "timeoutMs": 0}),
         );

@@ -4,24 +4,24 @@
 //! `rg --json` prints one JSON object per line; only records whose `type`
 //! is `"match"` matter. Their `data` holds `path` (`{"text": …}` or, for a
 //! non-UTF-8 name, `{"bytes": <base64>}`), `lines` (the same shape, with
-//! the line terminator included) and `line_number`. Records are read with
-//! borrowed, typed structs: each field is first taken as a raw JSON slice,
-//! then checked and decoded only as far as the contract needs.
+//! the line terminator included) and `line_number`.
 //!
-//! Each line goes first to `rg_json`, a dedicated reader that answers only
-//! for records it can read with certainty (what rg prints); every other
-//! line is read with serde_json. There, well-formed match records take a
-//! one-pass fast path into fully typed structs; any record it does not
-//! accept outright (escaped keys, duplicate keys, base64 bytes, a
-//! fractional line number, anything malformed) is read again by the
-//! checking path, so all paths give the same result for every input.
-//! `stream.rs` feeds lines here while rg still writes.
+//! A line is read one of two ways. `rg_json` is the fast reader: it
+//! answers only for records it can read with certainty (what rg prints).
+//! Every other line takes the checked path ([`parse_checked`]), which
+//! reads any JSON with serde_json as `JSON.parse` would (an escaped key
+//! is its decoded name, the last of duplicate keys wins) and gives the
+//! contract's errors: each object is read as the raw values of the
+//! members the contract names, and each of those is checked and decoded
+//! only as far as the contract needs. The sameness proptests
+//! (`rg_json/sameness.rs`) prove both ways give the same result for every
+//! input. `stream.rs` feeds lines here while rg still writes.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use base64::Engine as _;
-use serde::Deserialize;
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use crate::error::{SearchCode, SearchError};
@@ -65,72 +65,6 @@ pub fn parse_glob_paths(stdout: &str, workdir: &str) -> Vec<String> {
 pub struct ParsedMatches {
     pub matches: Vec<GrepMatch>,
     pub schema_violation: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    data: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-struct MatchData<'a> {
-    #[serde(borrow, default)]
-    path: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    lines: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    line_number: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-struct TextOrBytes<'a> {
-    #[serde(borrow, default)]
-    text: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    bytes: Option<&'a RawValue>,
-}
-
-/// A match record as rg prints it, read in one pass.
-#[derive(Deserialize)]
-struct FastRecord<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: &'a str,
-    #[serde(borrow)]
-    data: FastMatch<'a>,
-}
-
-#[derive(Deserialize)]
-struct FastMatch<'a> {
-    #[serde(borrow)]
-    path: FastText<'a>,
-    #[serde(borrow)]
-    lines: FastText<'a>,
-    line_number: i64,
-}
-
-#[derive(Deserialize)]
-struct FastText<'a> {
-    #[serde(borrow)]
-    text: Cow<'a, str>,
-}
-
-/// The fast path: `None` sends the line to the checking path.
-fn fast_match(line: &str) -> Option<FastMatch<'_>> {
-    if !line.starts_with(r#"{"type":"match","#) {
-        return None;
-    }
-    let record: FastRecord<'_> = serde_json::from_str(line).ok()?;
-    (record.kind == "match").then_some(record.data)
-}
-
-/// `line` without one trailing `\r\n` or `\n`.
-fn without_terminator(line: &str) -> &str {
-    line.strip_suffix("\r\n")
-        .or_else(|| line.strip_suffix('\n'))
-        .unwrap_or(line)
 }
 
 /// The previous match record's path: its text, its display path, and
@@ -210,32 +144,74 @@ fn string_of(raw: Option<&RawValue>) -> Option<String> {
     serde_json::from_str(raw.get()).ok()
 }
 
-/// Why a record could not be read with the typed structs.
-enum RecordError {
-    Malformed(SearchError),
-    /// A nested object could not be read as typed (duplicate keys): the
-    /// record is re-read through a JSON map, where the last key wins.
-    Retry,
+/// The members named in `names` of the JSON object `object`, as raw
+/// values, each its last occurrence (as `JSON.parse` keeps it); a key is
+/// compared decoded, so an escaped key can name a member. Anything but
+/// one object is "not JSON" (the callers pass only objects, or a line
+/// that starts like one).
+fn members<'a, const N: usize>(
+    object: &'a str,
+    names: [&'static str; N],
+) -> Result<[Option<&'a RawValue>; N], SearchError> {
+    let mut reader = serde_json::Deserializer::from_str(object);
+    let found = reader
+        .deserialize_map(LastMembers { names })
+        .and_then(|found| reader.end().map(|()| found));
+    found.map_err(|_| malformed("a line is not JSON"))
 }
 
-impl From<SearchError> for RecordError {
-    fn from(e: SearchError) -> Self {
-        Self::Malformed(e)
+/// Reads an object's members named in `names`, the last of each.
+struct LastMembers<const N: usize> {
+    names: [&'static str; N],
+}
+
+impl<'de, const N: usize> Visitor<'de> for LastMembers<N> {
+    type Value = [Option<&'de RawValue>; N];
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = [None; N];
+        while let Some(index) = map.next_key_seed(NameIndex(&self.names))? {
+            let value: &'de RawValue = map.next_value()?;
+            if let Some(slot) = index.and_then(|i| found.get_mut(i)) {
+                *slot = Some(value);
+            }
+        }
+        Ok(found)
     }
 }
 
-fn typed<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> Result<T, RecordError> {
-    serde_json::from_str(raw.get()).map_err(|_| RecordError::Retry)
+/// An object key as its index in a list of names (`None`: not named).
+struct NameIndex<'n>(&'n [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for NameIndex<'_> {
+    type Value = Option<usize>;
+
+    fn deserialize<D: Deserializer<'de>>(self, key: D) -> Result<Option<usize>, D::Error> {
+        key.deserialize_str(self)
+    }
 }
 
-/// `{text|bytes}` of an object-like raw value; arrays have neither.
-fn text_or_bytes(raw: &RawValue) -> Result<TextOrBytes<'_>, RecordError> {
+impl Visitor<'_> for NameIndex<'_> {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Option<usize>, E> {
+        Ok(self.0.iter().position(|name| *name == key))
+    }
+}
+
+/// `text` and `bytes` of an object-like raw value; arrays have neither.
+fn text_or_bytes(raw: &RawValue) -> Result<[Option<&RawValue>; 2], SearchError> {
     match kind(raw) {
-        Kind::Object => typed(raw),
-        _ => Ok(TextOrBytes {
-            text: None,
-            bytes: None,
-        }),
+        Kind::Object => members(raw.get(), ["text", "bytes"]),
+        _ => Ok([None, None]),
     }
 }
 
@@ -279,7 +255,7 @@ pub(crate) fn parse_record<'a>(
         last_path.as_ref().and_then(PreviousPath::plain_bytes),
     ) {
         Some(record) => Ok(from_reader(record, mapper, last_path)),
-        None => parse_serde(line, mapper, last_path),
+        None => parse_checked(line, mapper, last_path),
     }
 }
 
@@ -293,9 +269,9 @@ pub(crate) fn parse_line<'a>(
     match read_record(line, last_path.as_ref().and_then(PreviousPath::plain_bytes)) {
         Some(record) => Ok(from_reader(record, mapper, last_path)),
         None => match std::str::from_utf8(line) {
-            Ok(text) => parse_serde(text, mapper, last_path),
+            Ok(text) => parse_checked(text, mapper, last_path),
             Err(_) => Ok(
-                parse_serde(&String::from_utf8_lossy(line), mapper, last_path)?
+                parse_checked(&String::from_utf8_lossy(line), mapper, last_path)?
                     .map(|(found, integral_ok)| (found.into_owned(), integral_ok)),
             ),
         },
@@ -322,30 +298,9 @@ fn from_reader<'a>(
     Some((m, true))
 }
 
-/// One record line read with serde_json: the reading `rg_json` must agree
-/// with wherever it answers.
-pub(crate) fn parse_serde<'a>(
-    line: &'a str,
-    mapper: &DisplayMapper,
-    last_path: &mut LastPath,
-) -> Result<Record<'a>, SearchError> {
-    if let Some(found) = fast_match(line) {
-        let m = ReadMatch {
-            path: shown_path(&found.path.text, mapper, last_path),
-            line_number: found.line_number,
-            // A line ending in `\n` arrives escaped, so already owned.
-            line: ReadLine::Text(match found.lines.text {
-                Cow::Borrowed(text) => Cow::Borrowed(without_terminator(text)),
-                Cow::Owned(text) => Cow::Owned(strip_one_terminator(text)),
-            }),
-        };
-        return Ok(Some((m, true)));
-    }
-    parse_checked(line, mapper, last_path)
-}
-
-/// The checking path: every record shape, with the contract's errors.
-fn parse_checked(
+/// The checked path: one record line of any shape read with serde_json,
+/// with the contract's errors. Wherever `rg_json` answers, it must agree.
+pub(crate) fn parse_checked(
     line: &str,
     mapper: &DisplayMapper,
     last_path: &mut LastPath,
@@ -357,30 +312,8 @@ fn parse_checked(
             Ok(_) => Err(malformed("a record is not an object")),
         };
     }
-    match read_typed(line, mapper, last_path) {
-        Ok(record) => Ok(record),
-        Err(RecordError::Malformed(e)) => Err(e),
-        Err(RecordError::Retry) => {
-            let value: serde_json::Value =
-                serde_json::from_str(line).map_err(|_| malformed("a line is not JSON"))?;
-            let normalised =
-                serde_json::to_string(&value).map_err(|_| malformed("a line is not JSON"))?;
-            match read_typed(&normalised, mapper, last_path) {
-                Ok(record) => Ok(record),
-                Err(RecordError::Malformed(e)) => Err(e),
-                Err(RecordError::Retry) => Err(malformed("a line is not JSON")),
-            }
-        }
-    }
-}
-
-fn read_typed(
-    line: &str,
-    mapper: &DisplayMapper,
-    last_path: &mut LastPath,
-) -> Result<Record<'static>, RecordError> {
-    let envelope: Envelope<'_> = serde_json::from_str(line).map_err(|_| RecordError::Retry)?;
-    let is_match = match envelope.kind {
+    let [record_type, data] = members(line, ["type", "data"])?;
+    let is_match = match record_type {
         Some(raw) if raw.get() == "\"match\"" => true,
         Some(raw) => string_of(Some(raw)).as_deref() == Some("match"),
         None => false,
@@ -388,45 +321,39 @@ fn read_typed(
     if !is_match {
         return Ok(None);
     }
-    if !is_object_like(envelope.data) {
-        return Err(malformed("a match record has no data").into());
+    if !is_object_like(data) {
+        return Err(malformed("a match record has no data"));
     }
-    let data: MatchData<'_> = match envelope.data {
-        Some(raw) if kind(raw) == Kind::Object => typed(raw)?,
-        _ => MatchData {
-            path: None,
-            lines: None,
-            line_number: None,
-        },
+    let [path, lines, line_number] = match data {
+        Some(raw) if kind(raw) == Kind::Object => {
+            members(raw.get(), ["path", "lines", "line_number"])?
+        }
+        _ => [None; 3],
     };
-    let raw_path = match data.path {
+    let [path_text, path_bytes] = match path {
         Some(raw) if matches!(kind(raw), Kind::Object | Kind::Array) => text_or_bytes(raw)?,
-        _ => return Err(malformed("a match record has no path text").into()),
+        _ => return Err(malformed("a match record has no path text")),
     };
-    let path_text = match string_of(raw_path.text) {
+    let path_text = match string_of(path_text) {
         Some(text) => text,
         // CONTRACT §0.2: a non-UTF-8 name is shown lossily, not an error.
-        None => match string_of(raw_path.bytes).and_then(|b| decode_base64_lossy(&b)) {
+        None => match string_of(path_bytes).and_then(|b| decode_base64_lossy(&b)) {
             Some(text) => text,
-            None => return Err(malformed("a match record has no path text").into()),
+            None => return Err(malformed("a match record has no path text")),
         },
     };
-    let line_number = match data.line_number {
+    let line_number = match line_number {
         Some(raw) if kind(raw) == Kind::Number => integral(raw),
-        _ => return Err(malformed("a match record has no line number").into()),
+        _ => return Err(malformed("a match record has no line number")),
     };
-    let lines = match data.lines {
+    let [line_text, line_bytes] = match lines {
         Some(raw) if matches!(kind(raw), Kind::Object | Kind::Array) => text_or_bytes(raw)?,
-        _ => return Err(malformed("a match record has no line content").into()),
+        _ => return Err(malformed("a match record has no line content")),
     };
-    let line = match string_of(lines.text) {
+    let line = match string_of(line_text) {
         Some(text) => Cow::Owned(strip_one_terminator(text)),
-        None if lines.bytes.is_some_and(|b| kind(b) == Kind::String) => {
-            Cow::Borrowed(NON_UTF8_LINE)
-        }
-        None => {
-            return Err(malformed("a match record has neither line text nor bytes").into());
-        }
+        None if line_bytes.is_some_and(|b| kind(b) == Kind::String) => Cow::Borrowed(NON_UTF8_LINE),
+        None => return Err(malformed("a match record has neither line text nor bytes")),
     };
     let path = shown_path(&path_text, mapper, last_path);
     let integral_ok = line_number.is_ok();
@@ -656,51 +583,34 @@ mod tests {
         assert_eq!(parse_grep_matches(&line, "/w").unwrap().matches.len(), 1);
     }
 
-    fn both_paths(line: &str) -> (Record<'_>, Record<'_>) {
-        let mapper = DisplayMapper::new("/w");
-        let fast = fast_match(line).map(|m| {
-            let found = ReadMatch {
-                path: shown_path(&m.path.text, &mapper, &mut None),
-                line_number: m.line_number,
-                line: ReadLine::Text(Cow::Owned(without_terminator(&m.lines.text).to_owned())),
-            };
-            (found, true)
-        });
-        let checked = parse_checked(line, &mapper, &mut None).ok().flatten();
-        (fast, checked)
-    }
-
-    proptest::proptest! {
-        /// The fast path accepts only what the checking path reads the same way.
-        #[test]
-        fn the_fast_path_agrees_with_the_checking_path(
-            path in "(/w/)?[a-zé\\\"/ ]{0,12}",
-            text in "\\PC{0,20}(\r?\n)?",
-            n in 0i64..1_000_000,
-        ) {
-            let line = match_line(&path, n as u64, &text);
-            let (fast, checked) = both_paths(&line);
-            proptest::prop_assert!(fast.is_some());
-            proptest::prop_assert_eq!(fast, checked);
-        }
-    }
-
+    /// JSON.parse keeps the last of duplicate keys whatever else the
+    /// record holds, so a duplicated key changes nothing: not even with a
+    /// lone surrogate in a string the contract skips, or a number beyond
+    /// an f64 (a line number that is then no integer).
     #[test]
-    fn odd_records_leave_the_fast_path() {
-        for line in [
-            r#"{"type":"match","data":{"path":{"bytes":"YQ=="},"lines":{"text":"x"},"line_number":1}}"#,
-            r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"x"},"line_number":2.0}}"#,
-            r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"x"},"line_number":1},"data":{}}"#,
-            r#"{"type":"match","data":{"path":{"text":"a","text":"b"},"lines":{"text":"x"},"line_number":1}}"#,
-            r#"{"type":"match","type":"begin","data":{"path":{"text":"a"},"lines":{"text":"x"},"line_number":1}}"#,
-            r#"{"type":"match","data":{"path":{"text":"a"},"lines":{"bytes":"AA=="},"line_number":1}}"#,
+    fn a_record_with_a_duplicate_key_reads_as_the_record_without_it() {
+        let mapper = DisplayMapper::new("/w");
+        for rest in [
+            r#""line_number":1,"submatches":[{"match":{"text":"\ud800"}}]"#,
+            r#""line_number":1,"absolute_offset":1e400"#,
+            r#""line_number":1e400"#,
         ] {
-            assert!(fast_match(line).is_none(), "{line}");
+            let plain = format!(
+                r#"{{"type":"match","data":{{"path":{{"text":"a"}},"lines":{{"text":"x"}},{rest}}}}}"#
+            );
+            let duplicated = plain.replacen(r#""type""#, r#""type":"begin","type""#, 1);
+            let read = |line: &str| {
+                let parsed = parse_grep_matches(line, "/w").map_err(|e| e.message)?;
+                Ok::<_, String>((parsed.matches, parsed.schema_violation))
+            };
+            assert!(read(&plain).is_ok(), "{plain}");
+            assert_eq!(read(&duplicated), read(&plain), "{duplicated}");
+            assert_eq!(
+                parse_checked(&plain, &mapper, &mut None),
+                parse_record(&plain, &mapper, &mut None),
+                "{plain}"
+            );
         }
-        let line = r#"{"type":"match","data":{"path":{"text":"a\u0041"},"lines":{"text":"x\r\n"},"line_number":3,"submatches":[]}}"#;
-        let (fast, checked) = both_paths(line);
-        assert_eq!(fast.as_ref().map(|(m, _)| &*m.path), Some("aA"));
-        assert_eq!(fast, checked);
     }
 
     #[test]

@@ -14,8 +14,8 @@
 //!   not checked for surrogates, as serde_json's `ignore_str` does not);
 //! - whose top-level keys and, for a match, `data` keys contain no escape
 //!   (an escaped key could spell `type`), with `type` and `data` (and
-//!   `path`, `lines`, `line_number`) at most once each (serde_json rejects
-//!   duplicate fields; `parse.rs` then re-reads with "last wins");
+//!   `path`, `lines`, `line_number`) at most once each (`parse.rs`'s
+//!   checked path reads duplicates as "last wins");
 //! - a `type` that is not a string, or a string without escapes.
 //!
 //! A match must further have `path` and `lines` of the exact form

@@ -13,6 +13,8 @@ const ALONE: &str = "FS_SEARCH_TEST_ALONE";
 /// test binary, e.g. `module::test_name`) alone: run the body. Otherwise
 /// runs that child, passes its output through, panics unless its one test
 /// passed, and returns `false`: the caller returns.
+// The child's stderr is passed on through the test harness's capture.
+#[allow(clippy::print_stderr)]
 pub fn in_own_process(name: &str) -> bool {
     if std::env::var_os(ALONE).is_some_and(|v| v == name) {
         return true;

@@ -16,6 +16,9 @@
 //! count and per load (mean over repeated runs): on a shared machine, wall
 //! time includes the waits for a core, CPU time does not.
 
+// A bench reports on stdout and stderr.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, black_box, criterion_group, criterion_main};

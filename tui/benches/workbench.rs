@@ -12,6 +12,8 @@
 //! Run: `cargo bench -p fs-search-workbench --bench workbench`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// A bench reports on stdout and stderr.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::io::Read;
 use std::sync::{Arc, Mutex};

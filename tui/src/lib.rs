@@ -23,6 +23,7 @@
 pub mod ablate;
 pub mod bounded;
 pub mod cli;
+pub mod console;
 pub mod exit;
 pub mod headless;
 pub mod json;
@@ -37,6 +38,7 @@ pub mod tui;
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};
+use crate::console::stderr_line;
 
 /// The stack of the runtime's threads.
 const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
@@ -52,7 +54,7 @@ pub fn run(cli: Cli) -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("workbench: cannot start the async runtime: {e}");
+            stderr_line!("workbench: cannot start the async runtime: {e}");
             return ExitCode::from(exit::ERROR);
         }
     };
@@ -64,7 +66,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(_) => None,
     };
     if let Some(Err(e)) = workdir.map(setup::check_workdir) {
-        eprintln!("workbench: {e}");
+        stderr_line!("workbench: {e}");
         return ExitCode::from(exit::ERROR);
     }
     let outcome = match cli.command {
@@ -92,7 +94,7 @@ pub fn run(cli: Cli) -> ExitCode {
     match outcome {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("workbench: {e}");
+            stderr_line!("workbench: {e}");
             ExitCode::from(exit::ERROR)
         }
     }

@@ -1,6 +1,6 @@
-//! Proof of sameness: the dedicated reader (with its serde_json fallback)
-//! and the serde_json reading give identical results and identical errors
-//! for random and hostile `rg --json` output: escapes, surrogate pairs and
+//! Proof of sameness: the dedicated reader (with its fallback to the
+//! checked path) and the checked path alone give identical results and
+//! identical errors for random and hostile `rg --json` output: escapes, surrogate pairs and
 //! lone surrogates, `bytes` paths and lines, duplicate and escaped keys,
 //! odd line numbers, unknown record types, truncated records, stray
 //! whitespace and non-UTF-8 bytes.
@@ -12,7 +12,7 @@ use proptest::sample::select;
 use super::{Record as RgRecord, canonical_match, canonical_other, general_record, read_record};
 use crate::error::SearchError;
 use crate::match_list::MatchList;
-use crate::parse::{ParsedMatches, Record, parse_grep_matches, parse_record, parse_serde};
+use crate::parse::{ParsedMatches, Record, parse_checked, parse_grep_matches, parse_record};
 use crate::paths::DisplayMapper;
 
 fn both(
@@ -24,7 +24,7 @@ fn both(
     let mapper = DisplayMapper::new("/w");
     (
         parse_record(line, &mapper, &mut None),
-        parse_serde(line, &mapper, &mut None),
+        parse_checked(line, &mapper, &mut None),
     )
 }
 
@@ -245,7 +245,7 @@ fn serde_reference(stdout: &str) -> Result<ParsedMatches, SearchError> {
     let mut matches = MatchList::default();
     let mut parsed = ParsedMatches::default();
     for line in stdout.split('\n').filter(|line| !line.is_empty()) {
-        if let Some((found, integral_ok)) = parse_serde(line, &mapper, &mut last_path)? {
+        if let Some((found, integral_ok)) = parse_checked(line, &mapper, &mut last_path)? {
             if !integral_ok && parsed.schema_violation.is_none() {
                 parsed.schema_violation = Some(format!(
                     "/matches/{}/lineNumber must be integer",

@@ -1,6 +1,6 @@
 //! Fake `rg` executables for fault injection. Each lives alone in a fresh
 //! `bin` directory that a test puts first on the child's `PATH` (through
-//! [`super::EnvExecutor`]); a separate state directory holds what the fake
+//! [`super::local_executor`]); a separate state directory holds what the fake
 //! records (argv logs, pids, readiness markers).
 //!
 //! A fake is a bash script (`#!/bin/bash`, so it runs even when the

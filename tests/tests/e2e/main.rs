@@ -4,6 +4,8 @@
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// Tests print their measurements (`--nocapture`).
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod appendix_a;
 mod architecture;

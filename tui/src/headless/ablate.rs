@@ -11,6 +11,7 @@ use super::print;
 use crate::ablate::grid::{combinations, parse_setting};
 use crate::ablate::{AblateError, Control, Input, ablate as run_ablation, report};
 use crate::cli::AblateArgs;
+use crate::console::stderr_line;
 use crate::exit;
 use crate::transcript::error::TranscriptError;
 
@@ -20,11 +21,11 @@ pub async fn ablate(args: &AblateArgs) -> u8 {
     match ablate_inner(args).await {
         Ok(()) => exit::SUCCESS,
         Err(AblateError::Transcript(TranscriptError::Stopped(signal))) => {
-            eprintln!("workbench ablate: stopped by signal {signal}");
+            stderr_line!("workbench ablate: stopped by signal {signal}");
             exit::signalled(signal)
         }
         Err(e) => {
-            eprintln!("workbench ablate: {e}");
+            stderr_line!("workbench ablate: {e}");
             exit::ERROR
         }
     }

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::print;
 use crate::cli::CallArgs;
+use crate::console::stderr_line;
 use crate::setup::{SetupError, load_engine, read_config};
 
 /// Runs one call; the tool result (error results included) exits 0. A
@@ -24,7 +25,7 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
         .then(|| crate::tokens::load_in_background(args.tokenizer.as_deref()));
     let loaded = load_engine(Some(&args.workdir), &config, spill).await?;
     for warning in &loaded.warnings {
-        eprintln!("{warning}");
+        stderr_line!("{warning}");
     }
     let workdir = args.workdir.to_string_lossy().into_owned();
     let mut exec = ExecContext::new(
@@ -48,7 +49,7 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
         return Ok(crate::exit::signalled(signal));
     }
     for warning in &result.warnings {
-        eprintln!("{warning}");
+        stderr_line!("{warning}");
     }
     let tokens = match tokenizer {
         Some(handle) => {

@@ -13,6 +13,7 @@ use serde_json::json;
 
 use super::print;
 use crate::cli::SurfaceArgs;
+use crate::console::stderr_line;
 use crate::exit;
 use crate::setup::{SetupError, SpillChoice, load_engine, read_config};
 use crate::tokens::{Tokenizer, request_parts, thousands};
@@ -28,7 +29,7 @@ pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
     let config = read_config(args.config.as_deref())?;
     let loaded = load_engine(None, &config, SpillChoice::None).await?;
     for warning in &loaded.warnings {
-        eprintln!("{warning}");
+        stderr_line!("{warning}");
     }
     let sections = loaded.registry.prompt_sections();
     let tools = loaded.registry.tool_definitions();
@@ -40,7 +41,7 @@ pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
         let config_b = read_config(Some(against))?;
         let loaded_b = load_engine(None, &config_b, SpillChoice::None).await?;
         for warning in &loaded_b.warnings {
-            eprintln!("{warning}");
+            stderr_line!("{warning}");
         }
         let a = tokenizer.encode_prefix(&request_parts(&sections, &tools));
         let b = tokenizer.encode_prefix(&request_parts(
@@ -127,7 +128,7 @@ fn invalidation_status(comparison: &PrefixComparison, max: Option<usize>) -> u8 
     let invalidated = comparison.tokens_a.saturating_sub(comparison.common_tokens);
     match max {
         Some(max) if invalidated > max => {
-            eprintln!(
+            stderr_line!(
                 "workbench surface: {invalidated} tokens of the cached prefix invalidated > --max-invalidated-tokens {max}"
             );
             exit::CHANGED

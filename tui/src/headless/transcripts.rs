@@ -15,6 +15,7 @@ use std::path::Path;
 
 use super::print;
 use crate::cli::ReplayArgs;
+use crate::console::stderr_line;
 use crate::exit;
 use crate::tokens::Tokenizer;
 use crate::transcript::error::TranscriptError;
@@ -34,7 +35,7 @@ pub async fn replay(args: &ReplayArgs) -> u8 {
             Ok(code) => status = status.max(code),
             Err(TranscriptError::Stopped(signal)) => return stopped("replay", signal),
             Err(e) => {
-                eprintln!("workbench replay: {e}");
+                stderr_line!("workbench replay: {e}");
                 status = exit::ERROR;
             }
         }
@@ -82,9 +83,11 @@ async fn replay_one(
     let total = replay.checks.len();
     let changed = replay.changed().count();
     if replay.transcript.header.env.rg != replay.rg_now {
-        eprintln!(
+        stderr_line!(
             "workbench replay: note: {} was recorded with {}, this is {}",
-            replay.file, replay.transcript.header.env.rg, replay.rg_now
+            replay.file,
+            replay.transcript.header.env.rg,
+            replay.rg_now
         );
     }
     if changed == 0 {
@@ -138,7 +141,7 @@ fn budget_status(over: &str) -> u8 {
 /// The exit status of a command stopped by `signal` (its temp trees are
 /// gone by now: they were dropped as the command unwound).
 fn stopped(command: &str, signal: i32) -> u8 {
-    eprintln!("workbench {command}: stopped by signal {signal}");
+    stderr_line!("workbench {command}: stopped by signal {signal}");
     exit::signalled(signal)
 }
 
@@ -162,7 +165,7 @@ pub async fn record(
         }
         Err(TranscriptError::Stopped(signal)) => stopped("record", signal),
         Err(e) => {
-            eprintln!("workbench record: {e}");
+            stderr_line!("workbench record: {e}");
             exit::ERROR
         }
     }
@@ -212,19 +215,19 @@ pub async fn freeze(recording: &Path, out_file: &Path, tree_out: &Path) -> u8 {
     let frozen = match freeze_recording(recording, out_file, tree_out) {
         Ok(frozen) => frozen,
         Err(e) => {
-            eprintln!("workbench freeze: {e}");
+            stderr_line!("workbench freeze: {e}");
             return exit::ERROR;
         }
     };
     for skipped in &frozen.skipped {
-        eprintln!("workbench freeze: note: skipped {skipped} (not a file or directory)");
+        stderr_line!("workbench freeze: note: skipped {skipped} (not a file or directory)");
     }
     let temp = std::env::temp_dir();
     let replay = match replay_file(out_file, &temp).await {
         Ok(replay) => replay,
         Err(TranscriptError::Stopped(signal)) => return stopped("freeze", signal),
         Err(e) => {
-            eprintln!("workbench freeze: the frozen transcript does not replay: {e}");
+            stderr_line!("workbench freeze: the frozen transcript does not replay: {e}");
             return exit::ERROR;
         }
     };

@@ -48,6 +48,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::cli::McpArgs;
+use crate::console::stderr_line;
 
 use super::SHUTDOWN_WAIT;
 use super::abort::CallAbort;
@@ -321,7 +322,7 @@ pub async fn serve(args: &McpArgs) -> Result<u8, String> {
         .map_err(|e| format!("--listen {listen}: cannot listen on {addr}: {e}"))?;
     let bound = listener.local_addr().map_err(|e| e.to_string())?;
     tracing::info!(%bound, token = gate.has_token(), "listening");
-    eprintln!("workbench mcp: listening on http://{bound}{MCP_PATH}");
+    stderr_line!("workbench mcp: listening on http://{bound}{MCP_PATH}");
 
     let runners = Arc::new(Runners::default());
     let factory = {

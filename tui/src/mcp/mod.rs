@@ -31,6 +31,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::McpArgs;
+use crate::console::stderr_line;
 
 use self::transport::{StdioTransport, Writer};
 use self::workspace::Workspace;
@@ -55,7 +56,7 @@ pub async fn run(args: McpArgs) -> u8 {
         Ok(code) => code,
         Err(message) => {
             tracing::error!("{message}");
-            eprintln!("workbench mcp: {message}");
+            stderr_line!("workbench mcp: {message}");
             crate::exit::ERROR
         }
     };

@@ -59,6 +59,7 @@ use fs_search_engine::ExecContext;
 
 use self::error::TuiError;
 use self::state::session::SessionInfo;
+use crate::console::stderr_line;
 use crate::setup::read_config;
 
 /// Runs the TUI to completion on `runtime`; the exit code for `main`.
@@ -72,7 +73,7 @@ pub fn main(
     match runtime.block_on(run(workdir, config, follow, tokenizer)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("workbench: {e}");
+            stderr_line!("workbench: {e}");
             ExitCode::from(crate::exit::ERROR)
         }
     }
