@@ -1,6 +1,7 @@
 //! `fs-search-workbench`: a workbench that shows exactly what a model sees
 //! from the `glob` and `grep` tools of `fs-search-engine`.
 //!
+//! - [`atomic_file`]: replacing a file at once (temp file, sync, rename);
 //! - [`bounded`]: reading the files a user names, regular files only, capped;
 //! - [`cli`]: the command line (clap), kept stable for scripts;
 //! - [`setup`]: loading the engine the way every front end runs it (the
@@ -18,6 +19,7 @@
 //!
 //! The `workbench` binary parses the command line and hands it to [`run`].
 
+pub mod atomic_file;
 pub mod bounded;
 pub mod cli;
 pub mod exit;
@@ -76,6 +78,7 @@ pub fn run(cli: Cli) -> ExitCode {
         ))),
         Some(Command::Freeze(args)) => Ok(runtime.block_on(headless::transcripts::freeze(
             &args.recording,
+            args.workdir.as_deref(),
             &args.out,
             &args.tree_out,
         ))),

@@ -11,5 +11,6 @@ mod e2e_terminal;
 mod hardening;
 mod mcp;
 mod mcp_http;
+mod recording;
 mod tokens;
 mod transcripts;
