@@ -14,7 +14,7 @@ use crate::setup::{SpillChoice, load_engine, read_config};
 use crate::transcript::format::SpillMode;
 
 use super::calls::CallRunner;
-use super::recording::Recording;
+use super::recording::{Recording, RecordingError};
 use super::server::McpServer;
 
 /// The loaded workspace.
@@ -78,7 +78,10 @@ impl Workspace {
             self.spill_mode,
         )
         .map(Some)
-        .map_err(|e| format!("--record {e}"))
+        .map_err(|e| match e {
+            RecordingError::Bound(message) => message,
+            RecordingError::File(e) => format!("--record {e}"),
+        })
     }
 
     /// The handler of one connection.
