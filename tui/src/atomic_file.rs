@@ -31,15 +31,20 @@ pub struct Staged {
 impl Staged {
     /// Writes `bytes` to a new temporary file in `target`'s directory
     /// (with the target's permissions when it exists, else the umask's)
-    /// and syncs it. On failure nothing is left behind.
+    /// and syncs it. On failure nothing is left behind. A target that is
+    /// a symbolic link is replaced where it points, the link kept.
     pub fn write(target: &Path, bytes: &[u8]) -> std::io::Result<Self> {
-        let (temp, file) = create_temp(target)?;
+        let target = match std::fs::symlink_metadata(target) {
+            Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(target)?,
+            _ => target.to_path_buf(),
+        };
+        let (temp, file) = create_temp(&target)?;
         let staged = Self {
             temp,
-            target: target.to_path_buf(),
+            target,
             committed: false,
         };
-        fill(&file, target, bytes)?;
+        fill(&file, &staged.target, bytes)?;
         Ok(staged)
     }
 
@@ -135,6 +140,23 @@ mod tests {
         assert_eq!(mode & 0o777, 0o640);
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn a_symbolic_link_is_kept_and_the_file_it_names_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.jsonl");
+        let link = dir.path().join("link.jsonl");
+        std::fs::write(&real, "old").unwrap();
+        std::os::unix::fs::symlink("real.jsonl", &link).unwrap();
+        replace(&link, b"new").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
     }
 
     #[test]

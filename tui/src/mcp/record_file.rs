@@ -423,12 +423,14 @@ impl RecordFile {
     /// a new file holding only the header at the path, at once (the path
     /// always names a valid transcript). Returns the rotated name.
     fn rotate(&self, len: u64) -> Result<PathBuf, RecordFileError> {
-        let staged =
-            Staged::write(&self.path, self.header_line.as_bytes()).map_err(|e| self.io(e))?;
+        // A path that is a symbolic link: the file it names is rotated,
+        // next to itself, and the link kept.
+        let real = std::fs::canonicalize(&self.path).map_err(|e| self.io(e))?;
+        let staged = Staged::write(&real, self.header_line.as_bytes()).map_err(|e| self.io(e))?;
         let mut rotated = None;
         for k in 1..=ROTATE_ATTEMPTS {
-            let name = rotated_name(&self.path, k);
-            match std::fs::hard_link(&self.path, &name) {
+            let name = rotated_name(&real, k);
+            match std::fs::hard_link(&real, &name) {
                 Ok(()) => {
                     rotated = Some(name);
                     break;
@@ -531,6 +533,26 @@ mod tests {
         assert!(parsed(&path).is_empty());
         file.append(|n| record(n, "z")).unwrap();
         assert_eq!(parsed(&path), ["call-1-glob"]);
+    }
+
+    #[test]
+    fn a_recording_path_that_is_a_symbolic_link_rotates_the_file_it_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.jsonl");
+        let link = dir.path().join("session.jsonl");
+        std::os::unix::fs::symlink("real.jsonl", &link).unwrap();
+        let bound = format::header_line(&header()).len() as u64 + record(1, "x").len() as u64;
+        let file = RecordFile::open(&link, header(), bound).unwrap();
+        file.append(|n| record(n, "x")).unwrap();
+        file.append(|n| record(n, "y")).unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(parsed(&dir.path().join("real.1.jsonl")), ["call-1-glob"]);
+        assert_eq!(parsed(&link), ["call-2-glob"]);
     }
 
     #[test]
