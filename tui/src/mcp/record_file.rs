@@ -538,7 +538,6 @@ mod tests {
     #[test]
     fn a_recording_path_that_is_a_symbolic_link_rotates_the_file_it_names() {
         let dir = tempfile::tempdir().unwrap();
-        let real = dir.path().join("real.jsonl");
         let link = dir.path().join("session.jsonl");
         std::os::unix::fs::symlink("real.jsonl", &link).unwrap();
         let bound = format::header_line(&header()).len() as u64 + record(1, "x").len() as u64;
