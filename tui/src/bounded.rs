@@ -2,6 +2,8 @@
 //! recordings, tree manifests, a calls file on stdin) with a bound: only
 //! a regular file is read (a FIFO is opened without blocking and refused,
 //! a device is refused), and never more than its cap is held in memory.
+//! The same rule holds for the one file the user names for appending
+//! (`workbench mcp --record FILE`): only a regular file is opened.
 //! Failures are `std::io::Error`s whose text says what is wrong, so every
 //! caller's existing "PATH: error" message stays as it was.
 
@@ -58,15 +60,43 @@ pub fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
         .open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(Error::new(
-            ErrorKind::InvalidInput,
-            format!("not a regular file ({})", kind_of(meta.file_type())),
-        ));
+        return Err(not_regular(meta.file_type()));
     }
     if meta.len() > max {
         return Err(too_large(max));
     }
     read_stream(file, max)
+}
+
+fn not_regular(kind: std::fs::FileType) -> Error {
+    Error::new(
+        ErrorKind::InvalidInput,
+        format!("not a regular file ({})", kind_of(kind)),
+    )
+}
+
+/// Opens the file at `path` for reading and appending, creating it when
+/// missing; anything but a regular file is refused at once (a FIFO is
+/// never waited on: it is checked before it is opened, and opened
+/// without blocking).
+pub fn open_for_append(path: &Path) -> std::io::Result<std::fs::File> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => return Err(not_regular(meta.file_type())),
+        Ok(_) => {}
+        Err(e) if e.kind() == ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .custom_flags(OFlag::O_NONBLOCK.bits())
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular(meta.file_type()));
+    }
+    Ok(file)
 }
 
 /// As [`read_file`], as UTF-8 text.
@@ -115,6 +145,35 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "larger than the limit of 1 MiB"
+        );
+    }
+
+    #[test]
+    fn only_a_regular_file_is_opened_for_append_and_a_fifo_is_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("rec.jsonl");
+        assert!(
+            open_for_append(&file)
+                .unwrap()
+                .metadata()
+                .unwrap()
+                .is_file()
+        );
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert_eq!(
+            open_for_append(&fifo).unwrap_err().to_string(),
+            "not a regular file (a FIFO)"
+        );
+        assert_eq!(
+            open_for_append(Path::new("/dev/null"))
+                .unwrap_err()
+                .to_string(),
+            "not a regular file (a character device)"
+        );
+        assert_eq!(
+            open_for_append(dir.path()).unwrap_err().to_string(),
+            "not a regular file (a directory)"
         );
     }
 }

@@ -211,6 +211,11 @@ pub struct McpArgs {
 pub struct FreezeArgs {
     /// A recording made by `workbench mcp --record` (or the TUI's `R`).
     pub recording: PathBuf,
+    /// Confirms the recording's tree when its header names one that is
+    /// absolute or outside the recording's directory: it must name the
+    /// same directory. Freeze copies every file of that tree.
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
     /// The self-contained transcript to write.
     #[arg(long)]
     pub out: PathBuf,

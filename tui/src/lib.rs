@@ -3,6 +3,7 @@
 //!
 //! - [`ablate`]: `workbench ablate`, recorded sessions replayed under
 //!   config variants, with what each costs;
+//! - [`atomic_file`]: replacing a file at once (temp file, sync, rename);
 //! - [`bounded`]: reading the files a user names, regular files only, capped;
 //! - [`cli`]: the command line (clap), kept stable for scripts;
 //! - [`setup`]: loading the engine the way every front end runs it (the
@@ -21,6 +22,7 @@
 //! The `workbench` binary parses the command line and hands it to [`run`].
 
 pub mod ablate;
+pub mod atomic_file;
 pub mod bounded;
 pub mod cli;
 pub mod console;
@@ -81,6 +83,7 @@ pub fn run(cli: Cli) -> ExitCode {
         ))),
         Some(Command::Freeze(args)) => Ok(runtime.block_on(headless::transcripts::freeze(
             &args.recording,
+            args.workdir.as_deref(),
             &args.out,
             &args.tree_out,
         ))),

@@ -8,8 +8,10 @@
 //! record named on stdout). Records carry their text's token count; replay
 //! counts (loading the tokenizer) only when a record carries one, or with
 //! `--update` or `--max-tokens`. Record: 0 or 2.
-//! `workbench freeze RECORDING --out TRANSCRIPT --tree-out DIR` makes a
-//! live recording self-contained and replays it: 0, 1 or 2 likewise.
+//! `workbench freeze RECORDING [--workdir DIR] --out TRANSCRIPT --tree-out
+//! DIR` makes a live recording self-contained and replays it: 0, 1 or 2
+//! likewise. Every file these commands rewrite (`--update`, `--out`,
+//! the manifest) is replaced at once: a failed write leaves the old one.
 
 use std::path::Path;
 
@@ -210,15 +212,23 @@ async fn record_inner(
 
 /// `workbench freeze`: the exit status (0 frozen and replaying with no
 /// differences, 1 frozen but differing, 2 error).
-pub async fn freeze(recording: &Path, out_file: &Path, tree_out: &Path) -> u8 {
+pub async fn freeze(
+    recording: &Path,
+    workdir: Option<&Path>,
+    out_file: &Path,
+    tree_out: &Path,
+) -> u8 {
     crate::signals::install();
-    let frozen = match freeze_recording(recording, out_file, tree_out) {
+    let frozen = match freeze_recording(recording, workdir, out_file, tree_out) {
         Ok(frozen) => frozen,
         Err(e) => {
             stderr_line!("workbench freeze: {e}");
             return exit::ERROR;
         }
     };
+    for renamed in &frozen.renamed {
+        stderr_line!("workbench freeze: note: {renamed}");
+    }
     for skipped in &frozen.skipped {
         stderr_line!("workbench freeze: note: skipped {skipped} (not a file or directory)");
     }

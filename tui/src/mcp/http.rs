@@ -314,9 +314,7 @@ pub async fn serve(args: &McpArgs) -> Result<u8, String> {
     let gate =
         Gate::new(addr, token, &args.allow_origin, &args.allow_host).map_err(|e| e.to_string())?;
     let workspace = Arc::new(Workspace::load(args).await?);
-    let recording = workspace
-        .recording(args, "mcp-http")?
-        .map(|r| Arc::new(r.shared_by_connections()));
+    let recording = workspace.recording(args)?.map(Arc::new);
     let listener = TcpListener::bind(addr)
         .await
         .map_err(|e| format!("--listen {listen}: cannot listen on {addr}: {e}"))?;

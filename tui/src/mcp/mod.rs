@@ -8,7 +8,8 @@
 //!   logging), [`calls`]: running calls (one engine session per
 //!   connection, 16 in flight, cancellation, progress), [`transport`]:
 //!   newline-delimited JSON-RPC on stdin/stdout with parse errors and a
-//!   message size limit, [`recording`]: `--record`.
+//!   message size limit, [`recording`]: `--record` (its records), [`record_file`]:
+//!   the file behind it (shared by servers, rolled back, rotated).
 //! - stdout carries only JSON-RPC; logs go to the workbench log file (see
 //!   `tui::logging`), warnings also to the client as log notifications;
 //!   setup errors go to stderr (exit 2).
@@ -20,6 +21,7 @@ pub mod abort;
 pub mod auth;
 pub mod calls;
 pub mod http;
+pub mod record_file;
 pub mod recording;
 pub mod server;
 pub mod transport;
@@ -67,9 +69,7 @@ pub async fn run(args: McpArgs) -> u8 {
 async fn serve(args: &McpArgs) -> Result<u8, String> {
     let workspace = Workspace::load(args).await?;
     let runner = workspace.runner();
-    let recording = workspace
-        .recording(args, runner.session_id())?
-        .map(Arc::new);
+    let recording = workspace.recording(args)?.map(Arc::new);
     let server = workspace.server(runner.clone(), recording.clone());
 
     let writer = Writer::spawn(tokio::io::stdout());

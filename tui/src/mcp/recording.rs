@@ -1,30 +1,30 @@
 //! `workbench mcp --record FILE`: every completed call is appended to a
 //! transcript (format version 1, see `transcript::format`) as it finishes,
-//! in one `write` of its lines to a file opened with `O_APPEND`, so the
-//! file is a valid transcript after every call, and after a crash.
+//! in one write of its lines, so the file is a valid transcript after
+//! every call, and after a crash. The file itself — shared by every server
+//! recording to the path, names kept unique across them, a failed append
+//! rolled back, rotation below the reader's cap — is [`super::record_file`].
 //!
 //! The header is written when the file is new or empty: its tree is the
 //! live workdir (relative to the file's directory), its config the
 //! server's, and its env lists no rg config lines (a live session does not
 //! pin rg's order unless `RIPGREP_CONFIG_PATH` does: then its lines), so
-//! `workbench replay FILE` replays against the live workdir. An existing recording is appended to when its header names the
-//! same workdir and config. Each call is recorded with the connection's
-//! session id (so spill locators replay to the same session directory),
-//! cwd `.`, and the spill mode the server runs with; results are
-//! normalised like the TUI's recordings (`<TREE>`, `<SPILL>`, `<RAND>`).
-//! Calls the client cancelled, or that shutdown aborted, are not recorded:
-//! a replay could not reproduce the moment they were cancelled.
+//! `workbench replay FILE` replays against the live workdir. An existing
+//! recording is appended to when its header names the same workdir and
+//! config. Each call is recorded with its connection's session id (so
+//! spill locators replay to the same session directory), cwd `.`, and the
+//! spill mode the server runs with; results are normalised like the TUI's
+//! recordings (`<TREE>`, `<SPILL>`, `<RAND>`). Calls the client cancelled,
+//! or that shutdown aborted, are not recorded: a replay could not
+//! reproduce the moment they were cancelled.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 
 use fs_search_engine::ToolResult;
 use serde_json::Value;
 use thiserror::Error;
 
+use super::record_file::{RecordFile, RecordFileError, record_max_bytes};
 use crate::transcript::fixture_engine::{outcome_of, rg_version};
 use crate::transcript::format::{
     self, Call, CallOptions, Header, SessionOption, SpillMode, TranscriptEnv,
@@ -34,13 +34,11 @@ use crate::transcript::record::relative_path;
 
 #[derive(Debug, Error)]
 pub enum RecordingError {
-    #[error("--record {}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("--record {}: {message}", path.display())]
-    Existing { path: PathBuf, message: String },
+    /// `WORKBENCH_RECORD_MAX_BYTES` is not a usable bound.
+    #[error("{0}")]
+    Bound(String),
+    #[error(transparent)]
+    File(#[from] RecordFileError),
 }
 
 /// The rg config lines the server's rg runs with: the lines of the file
@@ -63,20 +61,11 @@ pub fn live_ripgrep_config() -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The recording of one server run.
+/// The recording of one server run (all its connections).
 pub struct Recording {
-    path: PathBuf,
-    file: Mutex<File>,
+    file: RecordFile,
     normaliser: Normaliser,
     spill: SpillMode,
-    session_id: String,
-    /// Records already in the file, so new names stay unique.
-    offset: u64,
-    /// Shared by several connections (`--listen`): calls are numbered in
-    /// the order they are appended, each with its connection's session id.
-    shared: bool,
-    /// Calls appended so far (numbers a shared recording's calls).
-    appended: AtomicU64,
 }
 
 impl Recording {
@@ -86,17 +75,8 @@ impl Recording {
         workdir: &Path,
         config: &Value,
         spill: SpillMode,
-        session_id: &str,
     ) -> Result<Self, RecordingError> {
-        let io = |source| RecordingError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mut file = OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(io)?;
+        let max_bytes = record_max_bytes().map_err(RecordingError::Bound)?;
         let out_dir = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -117,57 +97,16 @@ impl Recording {
                 path.display()
             );
         }
-        let existing =
-            crate::bounded::read_text(path, crate::bounded::TRANSCRIPT_MAX_BYTES).map_err(io)?;
-        let offset = if existing.is_empty() {
-            file.write_all(format::header_line(&header).as_bytes())
-                .map_err(io)?;
-            0
-        } else {
-            let transcript =
-                crate::transcript::parse::parse(&path.display().to_string(), &existing).map_err(
-                    |e| RecordingError::Existing {
-                        path: path.to_path_buf(),
-                        message: format!("cannot append to it: {e}"),
-                    },
-                )?;
-            let old = &transcript.header;
-            if old.tree != header.tree || old.config != header.config {
-                return Err(RecordingError::Existing {
-                    path: path.to_path_buf(),
-                    message: format!(
-                        "it records tree {} with config {}; this server runs on {} with {} (record to another file)",
-                        old.tree, old.config, header.tree, header.config
-                    ),
-                });
-            }
-            transcript.records.len() as u64
-        };
         Ok(Self {
-            path: path.to_path_buf(),
-            file: Mutex::new(file),
+            file: RecordFile::open(path, header, max_bytes)?,
             normaliser: Normaliser::new().with_root(workdir, TREE),
             spill,
-            session_id: session_id.to_owned(),
-            offset,
-            shared: false,
-            appended: AtomicU64::new(0),
         })
     }
 
-    /// The recording of a server whose connections all append to it.
-    pub fn shared_by_connections(mut self) -> Self {
-        self.shared = true;
-        self
-    }
-
-    /// The record lines of call `number` (one call line, one result line,
-    /// the text lines).
-    pub fn lines(&self, number: u64, tool: &str, args: &Value, result: &ToolResult) -> String {
-        self.lines_of(number, &self.session_id, tool, args, result)
-    }
-
-    fn lines_of(
+    /// The record lines of a call named `call-NUMBER-TOOL` (one call line,
+    /// one result line, the text lines).
+    fn lines(
         &self,
         number: u64,
         session_id: &str,
@@ -176,7 +115,7 @@ impl Recording {
         result: &ToolResult,
     ) -> String {
         let call = Call {
-            name: format!("call-{}-{tool}", self.offset + number),
+            name: format!("call-{number}-{tool}"),
             tool: tool.to_owned(),
             args: args.clone(),
             options: CallOptions {
@@ -194,51 +133,25 @@ impl Recording {
         lines
     }
 
-    /// Appends call `number` in one write.
-    pub fn append(&self, number: u64, tool: &str, args: &Value, result: &ToolResult) {
-        self.append_call(&self.session_id, number, tool, args, result);
-    }
-
-    /// Appends call `number` of the connection whose engine session is
-    /// `session_id`, in one write (a shared recording numbers it itself).
+    /// Appends a call of the connection whose engine session is
+    /// `session_id`, in one write, named after the highest number in the
+    /// file; returns its record name. On failure nothing was appended.
     pub fn append_call(
         &self,
         session_id: &str,
-        number: u64,
         tool: &str,
         args: &Value,
         result: &ToolResult,
-    ) {
-        let Ok(mut file) = self.file.lock() else {
-            tracing::error!("the recording's lock is poisoned; call {number} not recorded");
-            return;
-        };
-        // Numbered under the lock, so a shared recording's names follow
-        // the file's order.
-        let (number, session_id) = if self.shared {
-            (
-                self.appended.fetch_add(1, Ordering::Relaxed) + 1,
-                session_id,
-            )
-        } else {
-            (number, self.session_id.as_str())
-        };
-        let lines = self.lines_of(number, session_id, tool, args, result);
-        if let Err(e) = file.write_all(lines.as_bytes()) {
-            tracing::error!(
-                "cannot append call {number} to {}: {e}",
-                self.path.display()
-            );
-        }
+    ) -> Result<String, RecordingError> {
+        let number = self
+            .file
+            .append(|n| self.lines(n, session_id, tool, args, result))?;
+        Ok(format!("call-{number}-{tool}"))
     }
 
     /// Makes the appended records durable.
     pub fn flush(&self) {
-        if let Ok(file) = self.file.lock()
-            && let Err(e) = file.sync_data()
-        {
-            tracing::warn!("cannot sync {}: {e}", self.path.display());
-        }
+        self.file.sync();
     }
 }
 
@@ -262,20 +175,25 @@ mod tests {
         std::fs::create_dir(&workdir).unwrap();
         let path = dir.path().join("rec.jsonl");
         let config = json!({"sampleOverCapGlobResults": true});
-        let rec = Recording::open(&path, &workdir, &config, SpillMode::None, "s1").unwrap();
+        let rec = Recording::open(&path, &workdir, &config, SpillMode::None).unwrap();
         let read = || {
             crate::transcript::parse::parse("rec.jsonl", &std::fs::read_to_string(&path).unwrap())
         };
         assert_eq!(read().unwrap().records.len(), 0);
         assert_eq!(read().unwrap().header.tree, "work");
-        rec.append(1, "grep", &json!({"pattern": 1}), &result("a\nb"));
+        let name = rec
+            .append_call("s1", "grep", &json!({"pattern": 1}), &result("a\nb"))
+            .unwrap();
+        assert_eq!(name, "call-1-grep");
         let t = read().unwrap();
         assert_eq!(t.records[0].call.name, "call-1-grep");
         assert_eq!(t.records[0].outcome.text, "a\nb");
         assert_eq!(t.records[0].call.options.spill, SpillMode::None);
         drop(rec);
-        let again = Recording::open(&path, &workdir, &config, SpillMode::None, "s2").unwrap();
-        again.append(1, "grep", &json!({}), &result(""));
+        let again = Recording::open(&path, &workdir, &config, SpillMode::None).unwrap();
+        again
+            .append_call("s2", "grep", &json!({}), &result(""))
+            .unwrap();
         let t = read().unwrap();
         assert_eq!(t.records[1].call.name, "call-2-grep");
         assert_eq!(
@@ -289,7 +207,39 @@ mod tests {
                 .as_deref(),
             Some("s2")
         );
-        let other = Recording::open(&path, &workdir, &json!({}), SpillMode::None, "s3");
-        assert!(matches!(other, Err(RecordingError::Existing { .. })));
+        let other = Recording::open(&path, &workdir, &json!({}), SpillMode::None);
+        assert!(matches!(
+            other,
+            Err(RecordingError::File(RecordFileError::Refused { .. }))
+        ));
+    }
+
+    #[test]
+    fn two_writers_on_one_file_number_after_each_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rec.jsonl");
+        let config = json!({"sampleOverCapGlobResults": true});
+        let a = Recording::open(&path, dir.path(), &config, SpillMode::None).unwrap();
+        let b = Recording::open(&path, dir.path(), &config, SpillMode::None).unwrap();
+        let mut names = Vec::new();
+        for (writer, session) in [(&a, "a"), (&b, "b"), (&b, "b"), (&a, "a")] {
+            names.push(
+                writer
+                    .append_call(session, "glob", &json!({}), &result("x"))
+                    .unwrap(),
+            );
+        }
+        assert_eq!(
+            names,
+            ["call-1-glob", "call-2-glob", "call-3-glob", "call-4-glob"]
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            crate::transcript::parse::parse("rec", &text)
+                .unwrap()
+                .records
+                .len(),
+            4
+        );
     }
 }

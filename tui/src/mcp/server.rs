@@ -19,7 +19,8 @@
 //!   ("Unknown tool: NAME"), as the specification's tools section says.
 //! - Over HTTP, a call is also cancelled when its client disconnects or
 //!   its session ends (see `super::abort`).
-//! - Warnings (the load warning when rg is missing, a call's warnings) go
+//! - Warnings (the load warning when rg is missing, a call's warnings, a
+//!   call that could not be recorded: "call N was not recorded: …") go
 //!   to the log file and to the client as `notifications/message` at level
 //!   `warning`, unless the client raised its level above that.
 
@@ -258,13 +259,12 @@ impl ServerHandler for McpServer {
             if finished.cancelled {
                 tracing::info!(number = finished.number, "cancelled: not recorded");
             } else {
-                recording.append_call(
-                    self.runner.session_id(),
-                    finished.number,
-                    name,
-                    &args,
-                    &finished.result,
-                );
+                let appended =
+                    recording.append_call(self.runner.session_id(), name, &args, &finished.result);
+                if let Err(e) = appended {
+                    let text = format!("call {} was not recorded: {e}", finished.number);
+                    self.warn(&context.peer, &text).await;
+                }
             }
         }
         Ok(CallToolResponse::Complete(Self::result_of(&finished)))

@@ -14,7 +14,7 @@ use crate::setup::{SpillChoice, load_engine, read_config};
 use crate::transcript::format::SpillMode;
 
 use super::calls::CallRunner;
-use super::recording::Recording;
+use super::recording::{Recording, RecordingError};
 use super::server::McpServer;
 
 /// The loaded workspace.
@@ -65,9 +65,9 @@ impl Workspace {
         ))
     }
 
-    /// Opens `--record FILE`, if given; `session_id` is the one recorded
-    /// for calls appended without their own.
-    pub fn recording(&self, args: &McpArgs, session_id: &str) -> Result<Option<Recording>, String> {
+    /// Opens `--record FILE`, if given (a FIFO or a device is refused at
+    /// once).
+    pub fn recording(&self, args: &McpArgs) -> Result<Option<Recording>, String> {
         let Some(path) = &args.record else {
             return Ok(None);
         };
@@ -76,10 +76,12 @@ impl Workspace {
             Path::new(&args.workdir),
             &self.config,
             self.spill_mode,
-            session_id,
         )
         .map(Some)
-        .map_err(|e| e.to_string())
+        .map_err(|e| match e {
+            RecordingError::Bound(message) => message,
+            RecordingError::File(e) => format!("--record {e}"),
+        })
     }
 
     /// The handler of one connection.

@@ -1,14 +1,24 @@
-//! `workbench freeze RECORDING --out TRANSCRIPT --tree-out DIR`: turns a
-//! live recording (its header names a live workdir, as `workbench mcp
-//! --record` and the TUI's `R` write them) into a self-contained fixture:
+//! `workbench freeze RECORDING [--workdir DIR] --out TRANSCRIPT --tree-out
+//! DIR`: turns a live recording (its header names a live workdir, as
+//! `workbench mcp --record` and the TUI's `R` write them) into a
+//! self-contained fixture:
 //!
+//! 0. the header's tree is walked only when it lies inside the recording's
+//!    own directory, or when `--workdir` names it (canonically): a
+//!    recording from someone else must not pull `/etc/ssl` or
+//!    `../secret` into a committed fixture unconfirmed;
 //! 1. the workdir is walked into a fixture tree manifest
 //!    (`DIR/manifest.json`, the format of [`super::tree`]) with every
 //!    file's content and every file's and directory's mtime, refusing
 //!    above [`MAX_FILES`] files or [`MAX_BYTES`] bytes of content;
 //! 2. the recording is written to TRANSCRIPT with its header's tree
 //!    pointing at DIR (relative to TRANSCRIPT's directory), records as
-//!    recorded;
+//!    recorded (duplicate record names, from servers that shared the
+//!    recording before names were kept unique, renamed `NAME-2`, … with a
+//!    note);
+//!    both files are written at once (temp file, sync, rename; see
+//!    [`crate::atomic_file`]), so a failure (a full disk) leaves an
+//!    earlier fixture as it was;
 //! 3. TRANSCRIPT is replayed on the materialised manifest in a fresh temp
 //!    dir: exit 0 when every record matches, 1 with the diffs otherwise
 //!    (say, files changed since the recording, or mtimes within one second
@@ -30,10 +40,12 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 
 use super::error::TranscriptError;
-use super::parse;
-use super::record::{relative_path, save};
+use super::format::Transcript;
+use super::parse::{self, DuplicateName};
+use super::record::relative_path;
 use super::replay::tree_path;
 use super::tree::{MANIFEST_FILE, MANIFEST_NAME, MANIFEST_VERSION, is_fixture_tree};
+use crate::atomic_file::Staged;
 
 /// The most files a frozen tree may hold.
 pub const MAX_FILES: usize = 5_000;
@@ -207,13 +219,106 @@ pub struct Frozen {
     pub bytes: u64,
     pub manifest: PathBuf,
     pub skipped: Vec<String>,
+    /// One note per duplicate record name renamed.
+    pub renamed: Vec<String>,
 }
 
-/// Freezes `recording` into `out` and `tree_out/manifest.json`.
-pub fn freeze(recording: &Path, out: &Path, tree_out: &Path) -> Result<Frozen, TranscriptError> {
+/// Renames each duplicate record name to the first free `NAME-K` (K ≥ 2);
+/// one note per rename.
+fn rename_duplicates(
+    label: &str,
+    transcript: &mut Transcript,
+    duplicates: &[DuplicateName],
+) -> Vec<String> {
+    let mut taken: std::collections::HashSet<String> = transcript
+        .records
+        .iter()
+        .map(|r| r.call.name.clone())
+        .collect();
+    let mut notes = Vec::new();
+    for duplicate in duplicates {
+        let Some(record) = transcript
+            .records
+            .iter_mut()
+            .find(|r| r.line == duplicate.line)
+        else {
+            continue;
+        };
+        let mut k = 2;
+        let renamed = loop {
+            let candidate = format!("{}-{k}", duplicate.name);
+            if !taken.contains(&candidate) {
+                break candidate;
+            }
+            k += 1;
+        };
+        taken.insert(renamed.clone());
+        notes.push(format!(
+            "{label}:{}: duplicate record name \"{}\" renamed to \"{renamed}\"",
+            duplicate.line, duplicate.name
+        ));
+        record.call.name = renamed;
+    }
+    notes
+}
+
+/// Refuses to walk a header tree that is absolute or lies outside the
+/// recording's directory unless `workdir` names it; `workdir`, when
+/// given, must name the tree in any case.
+fn confirm_tree(
+    recording: &Path,
+    header_tree: &str,
+    tree: &Path,
+    workdir: Option<&Path>,
+) -> Result<(), TranscriptError> {
+    let canonical = |p: &Path| p.canonicalize().map_err(|e| TranscriptError::io(p, e));
+    let tree = canonical(tree)?;
+    if let Some(workdir) = workdir {
+        let workdir = canonical(workdir)?;
+        if workdir != tree {
+            return Err(TranscriptError::Other(format!(
+                "--workdir {} does not name the tree of {} (its header's tree \"{header_tree}\" is {})",
+                workdir.display(),
+                recording.display(),
+                tree.display()
+            )));
+        }
+        return Ok(());
+    }
+    let recording_dir = canonical(
+        recording
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or_else(|| Path::new(".")),
+    )?;
+    if !Path::new(header_tree).is_absolute() && tree.starts_with(&recording_dir) {
+        return Ok(());
+    }
+    Err(TranscriptError::Other(format!(
+        "{}: its header's tree \"{header_tree}\" is {}, outside the recording's directory {}; \
+         freeze copies every file of that tree into the fixture. If it is the workdir the \
+         recording was made on, confirm it with --workdir {}",
+        recording.display(),
+        tree.display(),
+        recording_dir.display(),
+        tree.display()
+    )))
+}
+
+/// Freezes `recording` into `out` and `tree_out/manifest.json`; a header
+/// tree outside the recording's directory is walked only when `workdir`
+/// names it.
+pub fn freeze(
+    recording: &Path,
+    workdir: Option<&Path>,
+    out: &Path,
+    tree_out: &Path,
+) -> Result<Frozen, TranscriptError> {
     let text = crate::bounded::read_text(recording, crate::bounded::TRANSCRIPT_MAX_BYTES)
         .map_err(|e| TranscriptError::io(recording, e))?;
-    let mut transcript = parse::parse(&recording.display().to_string(), &text)?;
+    let label = recording.display().to_string();
+    let (mut transcript, duplicates) = parse::parse_keeping_duplicates(&label, &text)?;
+    let renamed = rename_duplicates(&label, &mut transcript, &duplicates);
     let tree = tree_path(recording, &transcript.header.tree);
     if is_fixture_tree(&tree) {
         return Err(TranscriptError::Other(format!(
@@ -229,8 +334,34 @@ pub fn freeze(recording: &Path, out: &Path, tree_out: &Path) -> Result<Frozen, T
             tree.display()
         )));
     }
+    confirm_tree(recording, &transcript.header.tree, &tree, workdir)?;
     let walked = walk(&tree)?;
+    let created = !tree_out.exists();
     std::fs::create_dir_all(tree_out).map_err(|e| TranscriptError::io(tree_out, e))?;
+    let written = write_fixture(recording, &walked, &mut transcript, out, tree_out);
+    if written.is_err() && created {
+        // Only the directory this freeze made, and only while empty.
+        let _ = std::fs::remove_dir(tree_out);
+    }
+    Ok(Frozen {
+        records: transcript.records.len(),
+        files: walked.files,
+        bytes: walked.bytes,
+        manifest: written?,
+        skipped: walked.skipped,
+        renamed,
+    })
+}
+
+/// Writes the manifest and the transcript (its tree pointing at the
+/// manifest), both staged before either replaces its old file.
+fn write_fixture(
+    recording: &Path,
+    walked: &Walk,
+    transcript: &mut Transcript,
+    out: &Path,
+    tree_out: &Path,
+) -> Result<PathBuf, TranscriptError> {
     let manifest = tree_out.join(MANIFEST_FILE);
     let description = format!(
         "frozen by `workbench freeze` from {}",
@@ -238,21 +369,25 @@ pub fn freeze(recording: &Path, out: &Path, tree_out: &Path) -> Result<Frozen, T
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
     );
-    std::fs::write(&manifest, manifest_text(&description, &walked.entries))
-        .map_err(|e| TranscriptError::io(&manifest, e))?;
+    let staged_manifest = Staged::write(
+        &manifest,
+        manifest_text(&description, &walked.entries).as_bytes(),
+    )
+    .map_err(|e| TranscriptError::io(&manifest, e))?;
     let out_dir = out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or_else(|| Path::new("."));
     transcript.header.tree = relative_path(out_dir, tree_out);
-    save(out, &transcript)?;
-    Ok(Frozen {
-        records: transcript.records.len(),
-        files: walked.files,
-        bytes: walked.bytes,
-        manifest,
-        skipped: walked.skipped,
-    })
+    let staged_out = Staged::write(out, super::format::write(transcript).as_bytes())
+        .map_err(|e| TranscriptError::io(out, e))?;
+    staged_manifest
+        .commit()
+        .map_err(|e| TranscriptError::io(&manifest, e))?;
+    staged_out
+        .commit()
+        .map_err(|e| TranscriptError::io(out, e))?;
+    Ok(manifest)
 }
 
 #[cfg(test)]

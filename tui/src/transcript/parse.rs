@@ -1,6 +1,10 @@
 //! Reading the transcript format of [`super::format`]: strict (unknown
-//! keys, a missing line, a wrong version are errors naming the file and
-//! line), and never a panic.
+//! keys, a missing line, a wrong version, a duplicate record name are
+//! errors naming the file and line), and never a panic. A recording that
+//! already holds duplicate names (servers that shared it before record
+//! names were kept unique) is read with [`parse_keeping_duplicates`] by
+//! the two that must take it: `workbench mcp --record` appending to it,
+//! and `workbench freeze`, which renames them.
 
 use serde_json::{Map, Value};
 
@@ -313,8 +317,72 @@ enum State {
     },
 }
 
+/// A record whose name an earlier record of the same file already has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateName {
+    /// The line of its call.
+    pub line: usize,
+    pub name: String,
+}
+
 /// Parses a whole transcript. `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<Transcript, TranscriptError> {
+    parse_with(file, text, Duplicates::Refuse).map(|(transcript, _)| transcript)
+}
+
+/// Parses the header line alone (`raw`, without its newline).
+pub fn parse_header_line(file: &str, raw: &str) -> Result<Header, TranscriptError> {
+    let ctx = LineCtx { file, line: 1 };
+    parse_header(&ctx, &object(&ctx, raw)?)
+}
+
+/// As [`parse`], but a duplicate record name is not an error: the
+/// records are returned as written, with every duplicate (in file order).
+pub fn parse_keeping_duplicates(
+    file: &str,
+    text: &str,
+) -> Result<(Transcript, Vec<DuplicateName>), TranscriptError> {
+    parse_with(file, text, Duplicates::Keep)
+}
+
+/// What a duplicate record name is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Duplicates {
+    /// An error at its line.
+    Refuse,
+    /// Returned beside the transcript.
+    Keep,
+}
+
+/// Notes `call`'s name (at `line`), refusing a duplicate or keeping it.
+fn note_name(
+    ctx: &LineCtx<'_>,
+    call: &Call,
+    names: &mut std::collections::HashSet<String>,
+    duplicates: &mut Vec<DuplicateName>,
+    policy: Duplicates,
+) -> Result<(), TranscriptError> {
+    if names.insert(call.name.clone()) {
+        return Ok(());
+    }
+    if policy == Duplicates::Refuse {
+        return Err(ctx.err(format!(
+            "duplicate record name \"{}\" (rename it; `workbench freeze` renames the duplicates of a recording)",
+            call.name
+        )));
+    }
+    duplicates.push(DuplicateName {
+        line: ctx.line,
+        name: call.name.clone(),
+    });
+    Ok(())
+}
+
+fn parse_with(
+    file: &str,
+    text: &str,
+    policy: Duplicates,
+) -> Result<(Transcript, Vec<DuplicateName>), TranscriptError> {
     let mut lines = text.split('\n').enumerate().map(|(i, l)| (i + 1, l));
     // A final newline ends the last line; it does not start an empty one.
     let count = text.split('\n').count() - usize::from(text.ends_with('\n'));
@@ -339,6 +407,7 @@ pub fn parse(file: &str, text: &str) -> Result<Transcript, TranscriptError> {
         });
     };
     let mut names = std::collections::HashSet::new();
+    let mut duplicates = Vec::new();
     for (number, raw) in lines.take(count.saturating_sub(1)) {
         let ctx = LineCtx { file, line: number };
         let map = object(&ctx, raw)?;
@@ -348,9 +417,7 @@ pub fn parse(file: &str, text: &str) -> Result<Transcript, TranscriptError> {
                     return Err(ctx.err("expected a call line (\"call\":NAME,…)"));
                 }
                 let call = parse_call(&ctx, &map)?;
-                if !names.insert(call.name.clone()) {
-                    return Err(ctx.err(format!("duplicate record name \"{}\"", call.name)));
-                }
+                note_name(&ctx, &call, &mut names, &mut duplicates, policy)?;
                 State::Result(call, number)
             }
             State::Result(call, line) => {
@@ -391,9 +458,7 @@ pub fn parse(file: &str, text: &str) -> Result<Transcript, TranscriptError> {
                 } else if map.contains_key("call") {
                     finish(call, line, outcome, lines);
                     let call = parse_call(&ctx, &map)?;
-                    if !names.insert(call.name.clone()) {
-                        return Err(ctx.err(format!("duplicate record name \"{}\"", call.name)));
-                    }
+                    note_name(&ctx, &call, &mut names, &mut duplicates, policy)?;
                     State::Result(call, number)
                 } else {
                     return Err(ctx.err("expected a text line or the next call line"));
@@ -430,5 +495,5 @@ pub fn parse(file: &str, text: &str) -> Result<Transcript, TranscriptError> {
             finish(call, line, outcome, lines);
         }
     }
-    Ok(Transcript { header, records })
+    Ok((Transcript { header, records }, duplicates))
 }

@@ -109,9 +109,11 @@ pub async fn record(
     parse::parse(&out.display().to_string(), &text)
 }
 
-/// Writes `transcript` to `path`.
+/// Writes `transcript` to `path` at once: a failed write leaves the
+/// file that was there (see [`crate::atomic_file`]).
 pub fn save(path: &Path, transcript: &Transcript) -> Result<(), TranscriptError> {
-    std::fs::write(path, format::write(transcript)).map_err(|e| TranscriptError::io(path, e))
+    crate::atomic_file::replace(path, format::write(transcript).as_bytes())
+        .map_err(|e| TranscriptError::io(path, e))
 }
 
 /// Records the calls of a live session (the TUI): each result is pushed

@@ -12,5 +12,6 @@ mod e2e_terminal;
 mod hardening;
 mod mcp;
 mod mcp_http;
+mod recording;
 mod tokens;
 mod transcripts;

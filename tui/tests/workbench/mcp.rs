@@ -853,6 +853,8 @@ async fn a_frozen_recording_replays_in_another_temp_dir() {
     let freeze = workbench(&[
         "freeze",
         root(&record),
+        "--workdir",
+        root(dir.path()),
         "--out",
         root(&frozen),
         "--tree-out",
