@@ -8,6 +8,7 @@
 
 mod cli_headless;
 mod e2e_terminal;
+mod explain;
 mod hardening;
 mod mcp;
 mod mcp_http;
