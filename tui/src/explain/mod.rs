@@ -24,7 +24,7 @@ pub mod rule_source;
 pub mod unsearched;
 pub mod verdict;
 
-use fs_search_engine::{Config, ExecContext, ToolResult, ToolValue};
+use fs_search_engine::{Config, ExecContext, ToolResult};
 use serde_json::Value;
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
@@ -95,10 +95,10 @@ pub async fn explain_result(
     notes: Vec<String>,
     stop: &CancellationToken,
 ) -> Result<Report, ExplainError> {
-    if result.is_error {
-        return Err(ExplainError::CallFailed(result.text.clone()));
-    }
+    // A call rejected before rg ran has nothing to explain; one rg ran
+    // and failed (rg 14+ exits 2 when every file was filtered out) does.
     let (tool, root_arg) = call_tool(request.tool, request.args, result)?;
+    let call_error = result.is_error.then(|| result.text.clone());
     let paths = CallPaths::new(workdir, root_arg.as_deref());
     let spec = match &tool {
         CallTool::Glob { pattern } => WalkSpec::Glob {
@@ -119,6 +119,7 @@ pub async fn explain_result(
         index: &index,
         walk: &walk,
         root_is_file,
+        call_failed: call_error.is_some(),
     };
     let mut notes = notes;
     notes.extend(
@@ -131,7 +132,11 @@ pub async fn explain_result(
         reports.push(verdict::explain_path(&facts, path).await);
     }
     let unsearched = if request.unsearched {
-        let (tool, paths, walk, index) = (tool.clone(), paths.clone(), walk, index);
+        let (tool, paths, mut walk, index) = (tool.clone(), paths.clone(), walk, index);
+        if call_error.is_some() {
+            // A failed call searched nothing, whatever rg's walk lists.
+            walk.listed.clear();
+        }
         let summary = tokio::task::spawn_blocking(move || {
             unsearched::summarise(&tool, &paths, &walk, &index)
         })
@@ -144,23 +149,32 @@ pub async fn explain_result(
     Ok(Report {
         tool: request.tool.to_owned(),
         args: request.args.clone(),
-        call_error: None,
+        call_error,
         paths: reports,
         notes,
         unsearched,
     })
 }
 
-/// The tool and its walk-shaping arguments, as the call's schema read them.
+/// The tool and its walk-shaping arguments, as the call's own checks read
+/// them; a call they reject (or an unknown tool) never ran rg.
 fn call_tool(
     tool: &str,
     args: &Value,
     result: &ToolResult,
 ) -> Result<(CallTool, Option<String>), ExplainError> {
-    let failed = |e: fs_search_engine::ToolError| ExplainError::CallFailed(e.to_string());
-    match result.value {
-        Some(ToolValue::Glob(_)) => {
-            let parsed = fs_search_engine::helpers::parse_glob_args(args).map_err(failed)?;
+    let refused = || ExplainError::CallFailed(result.text.clone());
+    let schema_ok = !result.is_error
+        || result.value.is_some()
+        || result
+            .code()
+            .is_some_and(|code| code.code().starts_with("SEARCH_"));
+    if !schema_ok {
+        return Err(refused());
+    }
+    match tool {
+        "glob" => {
+            let parsed = fs_search_engine::helpers::parse_glob_args(args).map_err(|_| refused())?;
             Ok((
                 CallTool::Glob {
                     pattern: parsed.pattern,
@@ -168,8 +182,8 @@ fn call_tool(
                 parsed.path,
             ))
         }
-        Some(ToolValue::Grep(_)) => {
-            let parsed = fs_search_engine::helpers::parse_grep_args(args).map_err(failed)?;
+        "grep" => {
+            let parsed = fs_search_engine::helpers::parse_grep_args(args).map_err(|_| refused())?;
             Ok((
                 CallTool::Grep {
                     pattern: parsed.pattern,
@@ -178,8 +192,6 @@ fn call_tool(
                 parsed.path,
             ))
         }
-        None => Err(ExplainError::CallFailed(format!(
-            "{tool}: the call has no result value"
-        ))),
+        _ => Err(refused()),
     }
 }

@@ -8,6 +8,9 @@ use super::report::{PathReport, Reason, Report, Unsearched, Verdict};
 /// The whole report as text.
 pub fn text(report: &Report) -> String {
     let mut out = String::new();
+    if let Some(error) = &report.call_error {
+        let _ = writeln!(out, "the call failed: {error}");
+    }
     for note in &report.notes {
         let _ = writeln!(out, "note: {note}");
     }

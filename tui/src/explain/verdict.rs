@@ -40,6 +40,8 @@ pub struct CallFacts<'a> {
     pub walk: &'a Walk,
     /// The call's `path` names a file (rg searches it as given).
     pub root_is_file: bool,
+    /// The call ended in an error result after rg ran (it searched nothing).
+    pub call_failed: bool,
 }
 
 /// The explanation of `given` (relative to the workdir, or absolute).
@@ -331,6 +333,15 @@ async fn not_in_result(
 
 /// A file rg walked to that is not in the result.
 async fn listed_not_in_result(facts: &CallFacts<'_>, abs: &str) -> (Verdict, Option<Reason>) {
+    if facts.call_failed {
+        return (
+            Verdict::NotSearched,
+            Some(Reason::words(
+                ReasonKind::Unexplained,
+                "rg's walk reaches it, but the call failed (see its error), so rg searched nothing",
+            )),
+        );
+    }
     let CallTool::Grep { pattern, .. } = facts.tool else {
         return (
             Verdict::NotSearched,

@@ -456,7 +456,7 @@ fn explain_without_a_path_or_unsearched_is_a_usage_error() {
 }
 
 #[test]
-fn explain_of_a_failed_call_exits_2_naming_the_calls_error() {
+fn explain_of_a_call_refused_before_rg_ran_exits_2_naming_the_calls_error() {
     let dir = tempfile::tempdir().unwrap();
     let out = workbench(&[
         "explain",
@@ -466,13 +466,151 @@ fn explain_of_a_failed_call_exits_2_naming_the_calls_error() {
         "--config",
         SAMPLING,
         "--args",
-        r#"{"pattern":"("}"#,
+        r#"{"pattern":""}"#,
         "x",
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("the call failed, so there is nothing to explain"),
+        stderr(&out).contains(
+            "the call failed, so there is nothing to explain: Error: pattern must be a non-empty string"
+        ),
         "{}",
         stderr(&out)
+    );
+}
+
+/// rg 14 and 15 exit 2 ("No files were searched") when every file is
+/// filtered out: the call is an error result, and exactly then the
+/// developer asks why; explain names the rule (rg 13 exits 1: no error).
+#[test]
+fn a_grep_whose_every_file_is_ignored_is_explained_with_the_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::write(dir.path().join(".gitignore"), "*.rs\n").unwrap();
+    std::fs::write(dir.path().join("a.rs"), "hit\n").unwrap();
+    let report = explain_json(
+        dir.path(),
+        "grep",
+        r#"{"pattern":"hit"}"#,
+        SAMPLING,
+        &["a.rs", "--unsearched"],
+    );
+    let a = &report["paths"][0];
+    assert_eq!(a["verdict"], "not-searched", "{report}");
+    assert_eq!(a["reason"]["kind"], "ignored");
+    assert_eq!(a["reason"]["rule"], "*.rs");
+    assert_eq!(a["reason"]["source"], ".gitignore");
+    assert_eq!(a["reason"]["line"], 1);
+    assert_eq!(report["unsearched"]["searchedFiles"], 0);
+}
+
+// ---- docs/explain.md ------------------------------------------------------
+
+/// The tree of docs/explain.md's example.
+fn docs_tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (path, content) in [
+        (".git/HEAD", "ref: refs/heads/main\n".as_bytes()),
+        (".gitignore", b"target/\n*.log\n!keep.log\n"),
+        ("src/a.rs", b"// hit one\n// hit two\n"),
+        ("src/b.rs", b"// hit three\n"),
+        ("src/c.rs", b"// HIT in capitals\n"),
+        ("src/keep.log", b"hit kept\n"),
+        ("src/debug.log", b"hit ignored\n"),
+        ("src/notes.md", b"hit in markdown\n"),
+        ("src/.cache/old.rs", b"// hit cached\n"),
+        ("src/logo.png", b"\x89PNG\0hit\n"),
+        ("target/out.rs", b"// hit built\n"),
+        ("docs/x.rs", b"// hit outside\n"),
+        ("rg.conf", b"--sort=path\n"),
+    ] {
+        let full = root.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, content).unwrap();
+    }
+    std::os::unix::fs::symlink("../docs/x.rs", root.join("src/link.rs")).unwrap();
+    dir
+}
+
+/// The text of `workbench explain` for the docs' two calls.
+fn docs_example_output(dir: &Path) -> String {
+    let config = dir.join("rg.conf");
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_workbench"))
+            .args(args)
+            .current_dir(dir)
+            .env("RIPGREP_CONFIG_PATH", &config)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let grep = run(&[
+        "explain",
+        "grep",
+        "--workdir",
+        ".",
+        "--config",
+        r#"{"sampleOverCapGlobResults":true,"grepMaxMatches":2}"#,
+        "--args",
+        r#"{"pattern":"hit","path":"src","include":"*.{rs,log,png}"}"#,
+        "--no-spill",
+        "src/a.rs",
+        "src/b.rs",
+        "src/keep.log",
+        "src/c.rs",
+        "src/debug.log",
+        "target/out.rs",
+        "src/.cache/old.rs",
+        "src/logo.png",
+        "src/link.rs",
+        "src/notes.md",
+        "docs/x.rs",
+        "src/gone.rs",
+    ]);
+    let glob = run(&[
+        "explain",
+        "glob",
+        "--workdir",
+        ".",
+        "--config",
+        SAMPLING,
+        "--args",
+        r#"{"pattern":"*.rs"}"#,
+        "--no-spill",
+        "src/notes.md",
+        ".git/HEAD",
+    ]);
+    let unsearched = run(&[
+        "explain",
+        "grep",
+        "--workdir",
+        ".",
+        "--config",
+        SAMPLING,
+        "--args",
+        r#"{"pattern":"hit"}"#,
+        "--no-spill",
+        "--unsearched",
+    ]);
+    format!("{grep}\n{glob}\n{unsearched}")
+}
+
+/// docs/explain.md shows an example of each verdict; this keeps its
+/// output block exactly what the workbench prints for its tree.
+#[test]
+fn docs_explain_md_shows_what_explain_prints_for_its_example() {
+    let dir = docs_tree();
+    let actual = docs_example_output(dir.path());
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/explain.md"))
+        .unwrap();
+    let begin = "<!-- example output: checked by explain::docs_explain_md_shows_what_explain_prints_for_its_example -->\n```text\n";
+    let start = doc.find(begin).map(|i| i + begin.len());
+    let shown = start.and_then(|s| doc[s..].find("```\n").map(|e| &doc[s..s + e]));
+    assert_eq!(
+        shown,
+        Some(actual.as_str()),
+        "docs/explain.md's example output is stale; it should be:\n{actual}"
     );
 }
