@@ -130,13 +130,13 @@ fn in_result(facts: &CallFacts<'_>, abs: &str, lines: &Lines, report: &mut PathR
             ReasonKind::Cap,
             format!(
                 "the page keeps the first {cap} of {total} matches (grepMaxMatches {cap}); this \
-                 file's {n} {noun} come after them.{saved}",
+                 file's {n} {noun} after them.{saved}",
                 cap = js_number(facts.config.grep_max_matches),
                 n = lines.matches,
                 noun = if lines.matches == 1 {
-                    "match"
+                    "match comes"
                 } else {
-                    "matches"
+                    "matches come"
                 },
             ),
         ),

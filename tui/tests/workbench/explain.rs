@@ -560,8 +560,6 @@ fn docs_example_output(dir: &Path) -> String {
         "src/b.rs",
         "src/keep.log",
         "src/c.rs",
-        "src/debug.log",
-        "target/out.rs",
         "src/.cache/old.rs",
         "src/logo.png",
         "src/link.rs",
@@ -593,6 +591,9 @@ fn docs_example_output(dir: &Path) -> String {
         r#"{"pattern":"hit"}"#,
         "--no-spill",
         "--unsearched",
+        "target/out.rs",
+        "src/debug.log",
+        "src/keep.log",
     ]);
     format!("{grep}\n{glob}\n{unsearched}")
 }
