@@ -78,13 +78,15 @@ fn parse_matcher(body: &str) -> Matcher {
     if body.starts_with("Override(Glob(Unmatched") {
         return Matcher::OverrideUnmatched;
     }
-    if body.starts_with("Override(Glob(Matched(Glob {") {
-        if let Some(original) = field_str(body, "original: ") {
-            return Matcher::OverrideMatched {
-                original,
-                whitelist: body.contains("is_whitelist: true"),
-            };
-        }
+    let matched = body
+        .starts_with("Override(Glob(Matched(Glob {")
+        .then(|| field_str(body, "original: "))
+        .flatten();
+    if let Some(original) = matched {
+        return Matcher::OverrideMatched {
+            original,
+            whitelist: body.contains("is_whitelist: true"),
+        };
     }
     Matcher::Other(body.trim_end_matches(')').to_owned())
 }

@@ -248,16 +248,15 @@ async fn not_in_result(
         );
     }
     for step in steps_below(abs, &paths.root) {
-        if let Some(decision) = facts.walk.decisions.get(&step) {
-            if decision.ignored {
-                let is_dir = step != abs || meta.is_dir();
-                return excluded(facts, abs, &step, is_dir, &decision.matcher, notes);
-            }
+        if let Some(decision) = facts.walk.decisions.get(&step).filter(|d| d.ignored) {
+            let is_dir = step != abs || meta.is_dir();
+            return excluded(facts, abs, &step, is_dir, &decision.matcher, notes);
         }
     }
     for step in steps_below(abs, &paths.root) {
-        if let Ok(link) = std::fs::symlink_metadata(&step) {
-            if link.file_type().is_symlink() {
+        let is_link = std::fs::symlink_metadata(&step).is_ok_and(|m| m.file_type().is_symlink());
+        if is_link {
+            {
                 let target = std::fs::read_link(&step)
                     .map(|t| t.display().to_string())
                     .unwrap_or_else(|e| format!("(unreadable: {e})"));
