@@ -36,6 +36,9 @@ pub struct Cli {
 pub enum Command {
     /// Run one tool call and print the model-visible text.
     Call(CallArgs),
+    /// Run one call as `call` does and explain why each PATH is (or is
+    /// not) on its page; --unsearched summarises what it never searched.
+    Explain(ExplainArgs),
     /// Print the prompt sections and tool definitions the model sees.
     Surface(SurfaceArgs),
     /// Re-run recorded transcripts; a unified diff per changed record.
@@ -111,6 +114,35 @@ pub struct CallArgs {
     /// Count with this `tokenizer.json` instead of the embedded DeepSeek V4 one.
     #[arg(long, value_name = "FILE", requires = "tokens")]
     pub tokenizer: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// Tool name exactly as a model would send it.
+    pub tool: String,
+    /// The session workspace (and the executor's working directory).
+    #[arg(long)]
+    pub workdir: PathBuf,
+    /// Plugin config as JSON, or @FILE.
+    #[arg(long)]
+    pub config: Option<String>,
+    /// Raw JSON arguments object, as a model would send it.
+    #[arg(long)]
+    pub args: String,
+    /// Where over-cap results are saved.
+    #[command(flatten)]
+    pub spill: SpillArgs,
+    /// Summarise what the call never searched under its search root:
+    /// counts by reason, the rules that excluded most files, the largest
+    /// excluded directories.
+    #[arg(long)]
+    pub unsearched: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Paths to explain, relative to the workdir or absolute.
+    #[arg(value_name = "PATH", required_unless_present = "unsearched")]
+    pub paths: Vec<String>,
 }
 
 #[derive(Debug, Args)]

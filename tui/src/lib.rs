@@ -10,6 +10,7 @@
 //!   local executor rooted at the workdir, a spill store, the timeout policy);
 //! - [`headless`]: the commands that run without a terminal (`call`,
 //!   `surface`, `replay`, `record`, `freeze`);
+//! - [`explain`]: `workbench explain`, why a path is or is not on a page;
 //! - [`json`]: JSON arguments parsed as `JSON.parse` accepts them;
 //! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
 //! - [`signals`]: SIGINT, SIGTERM and SIGHUP cancel the call in flight;
@@ -27,6 +28,7 @@ pub mod bounded;
 pub mod cli;
 pub mod console;
 pub mod exit;
+pub mod explain;
 pub mod headless;
 pub mod json;
 pub mod logging;
@@ -64,6 +66,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let workdir = match &cli.command {
         None => cli.workdir.as_deref(),
         Some(Command::Call(args)) => Some(args.workdir.as_path()),
+        Some(Command::Explain(args)) => Some(args.workdir.as_path()),
         Some(Command::Mcp(args)) => Some(args.workdir.as_path()),
         Some(_) => None,
     };
@@ -90,6 +93,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Mcp(args)) => Ok(runtime.block_on(mcp::run(args))),
         Some(Command::Ablate(args)) => Ok(runtime.block_on(headless::ablate::ablate(&args))),
         Some(Command::Call(args)) => runtime.block_on(headless::call::call(args)),
+        Some(Command::Explain(args)) => runtime.block_on(headless::explain::run(args)),
         Some(Command::Surface(args)) => runtime.block_on(headless::surface::surface(args)),
     };
     // A blocking read (stdin) of a stopped command is not waited for.

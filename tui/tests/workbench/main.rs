@@ -9,6 +9,7 @@
 mod ablate;
 mod cli_headless;
 mod e2e_terminal;
+mod explain;
 mod hardening;
 mod mcp;
 mod mcp_http;

@@ -1,0 +1,245 @@
+//! `--unsearched`: what the call never looked at under its search root.
+//! Every non-directory entry under the root (walked with ripgrep's own
+//! `ignore` crate, every filter off, symlinks not followed) is either one
+//! rg searched (it listed it and, for grep, found no NUL byte that would
+//! stop it) or is counted under the reason rg gave for it or for the
+//! directory above it that it did not enter. The counts add up to the
+//! files rg did not search.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use ignore::WalkBuilder;
+
+use super::binary::first_nul;
+use super::paths::{CallPaths, steps_below};
+use super::report::{DirCount, ReasonCount, ReasonKind, RuleCount, Unsearched};
+use super::result_lines::ResultIndex;
+use super::rg_debug::Matcher;
+use super::rg_walk::Walk;
+use super::rule_source::LocatedRule;
+use super::verdict::CallTool;
+use fs_search_engine::helpers::GLOB_VCS_EXCLUDES;
+
+/// How many rules and directories the summary names.
+const TOP: usize = 10;
+
+/// Why one file was not searched, and which path decided it.
+struct Cause {
+    kind: ReasonKind,
+    /// The path rg excluded (the file or a directory above it).
+    at: Option<String>,
+    /// `(source, rule)` of an ignore-file rule.
+    rule: Option<(Option<String>, String)>,
+}
+
+/// The summary of one call's walk.
+pub fn summarise(
+    tool: &CallTool,
+    paths: &CallPaths,
+    walk: &Walk,
+    index: &ResultIndex,
+) -> Unsearched {
+    let entries = every_entry(&paths.root);
+    let binary = match tool {
+        CallTool::Grep { .. } => binary_files(
+            entries
+                .iter()
+                .filter(|(path, _)| walk.listed.contains(path) && !index.by_path.contains_key(path))
+                .map(|(path, _)| path.as_str()),
+        ),
+        CallTool::Glob { .. } => HashSet::new(),
+    };
+    let root_is_file = entries.len() == 1 && entries.first().is_some_and(|(p, _)| *p == paths.root);
+    let mut by_reason: HashMap<ReasonKind, u64> = HashMap::new();
+    let mut by_rule: HashMap<(Option<String>, String), u64> = HashMap::new();
+    let mut by_dir: HashMap<String, (ReasonKind, u64)> = HashMap::new();
+    let mut searched = 0u64;
+    for (path, kind) in &entries {
+        if walk.listed.contains(path) && !binary.contains(path.as_str()) {
+            searched += 1;
+            continue;
+        }
+        let cause = cause_of(
+            tool,
+            paths,
+            walk,
+            path,
+            *kind,
+            binary.contains(path.as_str()),
+            root_is_file,
+        );
+        *by_reason.entry(cause.kind).or_default() += 1;
+        if let Some(rule) = cause.rule {
+            *by_rule.entry(rule).or_default() += 1;
+        }
+        if let Some(at) = cause.at.filter(|at| at != path) {
+            by_dir.entry(at).or_insert((cause.kind, 0)).1 += 1;
+        }
+    }
+    let mut by_reason: Vec<ReasonCount> = by_reason
+        .into_iter()
+        .map(|(reason, files)| ReasonCount { reason, files })
+        .collect();
+    by_reason.sort_by(|a, b| b.files.cmp(&a.files).then(a.reason.cmp(&b.reason)));
+    let mut rules: Vec<((Option<String>, String), u64)> = by_rule.into_iter().collect();
+    rules.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let top_rules = rules
+        .into_iter()
+        .take(TOP)
+        .map(|((from, rule), files)| {
+            let located = LocatedRule::locate(&rule, from.as_deref(), paths);
+            RuleCount {
+                rule,
+                source: located.source,
+                line: located.line,
+                files,
+            }
+        })
+        .collect();
+    let mut dirs: Vec<(String, (ReasonKind, u64))> = by_dir.into_iter().collect();
+    dirs.sort_by(|a, b| b.1.1.cmp(&a.1.1).then(a.0.cmp(&b.0)));
+    let largest_dirs = dirs
+        .into_iter()
+        .take(TOP)
+        .map(|(path, (reason, files))| DirCount {
+            path: paths.relative(&path),
+            reason,
+            files,
+        })
+        .collect();
+    Unsearched {
+        root: paths.root_arg.clone().unwrap_or_else(|| ".".to_owned()),
+        total_files: entries.len() as u64,
+        searched_files: searched,
+        by_reason,
+        top_rules,
+        largest_dirs,
+    }
+}
+
+/// What kind of entry a walked path is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EntryKind {
+    File,
+    Symlink,
+    Other,
+}
+
+/// Every non-directory entry under `root` (absolute), symlinks not followed.
+fn every_entry(root: &str) -> Vec<(String, EntryKind)> {
+    let mut out = Vec::new();
+    let walker = WalkBuilder::new(root)
+        .standard_filters(false)
+        .follow_links(false)
+        .build();
+    for entry in walker.flatten() {
+        let Some(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            continue;
+        }
+        let kind = if kind.is_symlink() {
+            EntryKind::Symlink
+        } else if kind.is_file() {
+            EntryKind::File
+        } else {
+            EntryKind::Other
+        };
+        out.push((entry.path().to_string_lossy().into_owned(), kind));
+    }
+    out
+}
+
+/// The files among `candidates` with a NUL byte (rg stops there), read on
+/// a few threads.
+fn binary_files<'a>(candidates: impl Iterator<Item = &'a str>) -> HashSet<String> {
+    let candidates: Vec<&str> = candidates.collect();
+    let threads = std::thread::available_parallelism()
+        .map(usize::from)
+        .unwrap_or(1)
+        .clamp(1, 8);
+    let chunk = candidates.len().div_ceil(threads).max(1);
+    let mut found = HashSet::new();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = candidates
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .filter(|path| matches!(first_nul(Path::new(path)), Ok(Some(_))))
+                        .map(|path| (*path).to_owned())
+                        .collect::<Vec<String>>()
+                })
+            })
+            .collect();
+        for handle in handles {
+            if let Ok(paths) = handle.join() {
+                found.extend(paths);
+            }
+        }
+    });
+    found
+}
+
+/// Why rg did not search `path`.
+fn cause_of(
+    tool: &CallTool,
+    paths: &CallPaths,
+    walk: &Walk,
+    path: &str,
+    kind: EntryKind,
+    binary: bool,
+    root_is_file: bool,
+) -> Cause {
+    let plain = |kind| Cause {
+        kind,
+        at: None,
+        rule: None,
+    };
+    if !root_is_file {
+        for step in steps_below(path, &paths.root) {
+            let Some(decision) = walk.decisions.get(&step).filter(|d| d.ignored) else {
+                continue;
+            };
+            let (kind, rule) = match &decision.matcher {
+                Matcher::Hidden => (ReasonKind::Hidden, None),
+                Matcher::IgnoreFile { from, original, .. } => {
+                    (ReasonKind::Ignored, Some((from.clone(), original.clone())))
+                }
+                Matcher::OverrideMatched { original, .. } => match tool {
+                    CallTool::Glob { .. }
+                        if GLOB_VCS_EXCLUDES.iter().any(|name| {
+                            original == &format!("!**/{name}")
+                                || original == &format!("!**/{name}/**")
+                        }) =>
+                    {
+                        (ReasonKind::Vcs, None)
+                    }
+                    CallTool::Glob { .. } => (ReasonKind::Pattern, None),
+                    CallTool::Grep { .. } => (ReasonKind::Include, None),
+                },
+                Matcher::OverrideUnmatched => match tool {
+                    CallTool::Glob { .. } => (ReasonKind::Pattern, None),
+                    CallTool::Grep { .. } => (ReasonKind::Include, None),
+                },
+                Matcher::Other(_) => (ReasonKind::Unexplained, None),
+            };
+            return Cause {
+                kind,
+                at: Some(step),
+                rule,
+            };
+        }
+    }
+    if binary {
+        return plain(ReasonKind::Binary);
+    }
+    match kind {
+        EntryKind::Symlink => plain(ReasonKind::Symlink),
+        EntryKind::Other => plain(ReasonKind::Io),
+        EntryKind::File if walk.errors.contains_key(path) => plain(ReasonKind::Io),
+        EntryKind::File => plain(ReasonKind::Unexplained),
+    }
+}

@@ -1,0 +1,51 @@
+//! `workbench explain`: runs one call exactly as `workbench call` does and
+//! prints why each named path is (or is not) on its page, and with
+//! `--unsearched` what the call never searched (text, or `--json`).
+
+use serde_json::Value;
+
+use super::print;
+use crate::cli::ExplainArgs;
+use crate::console::stderr_line;
+use crate::explain::{ExplainError, Request, explain, render};
+use crate::setup::{SetupError, read_config};
+
+/// Runs the call and prints the explanation: 0, or 2 for a usage, config
+/// or load error or a call that failed (nothing to explain).
+pub async fn run(args: ExplainArgs) -> Result<u8, SetupError> {
+    let stop = crate::signals::install();
+    let config = read_config(args.config.as_deref())?;
+    let call_args: Value = crate::json::parse(&args.args).map_err(SetupError::ArgsJson)?;
+    let request = Request {
+        tool: &args.tool,
+        workdir: &args.workdir,
+        config: &config,
+        args: &call_args,
+        paths: &args.paths,
+        unsearched: args.unsearched,
+    };
+    let outcome = explain(request, args.spill.choice(), stop.token()).await;
+    if let Some(signal) = stop.signal() {
+        return Ok(crate::exit::signalled(signal));
+    }
+    let (_, report) = match outcome {
+        Ok(done) => done,
+        Err(ExplainError::Setup(e)) => return Err(e),
+        Err(e) => {
+            stderr_line!("workbench: explain: {e}");
+            return Ok(crate::exit::ERROR);
+        }
+    };
+    if args.json {
+        match serde_json::to_string(&report) {
+            Ok(json) => print(&format!("{json}\n")),
+            Err(e) => {
+                stderr_line!("workbench: explain: {e}");
+                return Ok(crate::exit::ERROR);
+            }
+        }
+    } else {
+        print(&render::text(&report));
+    }
+    Ok(crate::exit::SUCCESS)
+}
