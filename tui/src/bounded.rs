@@ -1,10 +1,13 @@
 //! Reading a file the user names (`--config @FILE`, transcripts,
-//! recordings, tree manifests, a calls file on stdin) with a bound: only
-//! a regular file is read (a FIFO is opened without blocking and refused,
-//! a device is refused), and never more than its cap is held in memory.
+//! recordings, tree manifests, a calls file on stdin, `--token-file`,
+//! the file `--follow` polls) with a bound: only a regular file is read
+//! (a FIFO is opened without blocking and refused, a device is refused),
+//! and never more than its cap is held in memory. (`--tokenizer FILE` is
+//! read the same way by `fs_search_tokens::Tokenizer::from_file`.)
 //! Failures are `std::io::Error`s whose text says what is wrong, so every
 //! caller's existing "PATH: error" message stays as it was.
 
+use std::fs::{File, Metadata};
 use std::io::{Error, ErrorKind, Read};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
@@ -15,6 +18,8 @@ use nix::fcntl::OFlag;
 pub const CONFIG_MAX_BYTES: u64 = 1024 * 1024;
 /// The cap of a transcript, recording, calls file or tree manifest.
 pub const TRANSCRIPT_MAX_BYTES: u64 = 256 * 1024 * 1024;
+/// The cap of a bearer token file (`--token-file`): one line.
+pub const TOKEN_FILE_MAX_BYTES: u64 = 64 * 1024;
 
 fn limit_text(max: u64) -> String {
     const MIB: u64 = 1024 * 1024;
@@ -48,9 +53,10 @@ fn kind_of(kind: std::fs::FileType) -> &'static str {
     }
 }
 
-/// Reads the regular file at `path` whole, refusing anything else and
-/// any file over `max` bytes.
-pub fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+/// Opens the regular file at `path` for reading, refusing anything else
+/// without blocking (a FIFO with no writer included). The file and its
+/// metadata, taken from the open file.
+pub fn open_regular(path: &Path) -> std::io::Result<(File, Metadata)> {
     // Non-blocking, so that opening a FIFO with no writer returns at once.
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -63,6 +69,13 @@ pub fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
             format!("not a regular file ({})", kind_of(meta.file_type())),
         ));
     }
+    Ok((file, meta))
+}
+
+/// Reads the regular file at `path` whole, refusing anything else and
+/// any file over `max` bytes.
+pub fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    let (file, meta) = open_regular(path)?;
     if meta.len() > max {
         return Err(too_large(max));
     }
