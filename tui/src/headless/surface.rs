@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::print;
 use crate::cli::SurfaceArgs;
-use crate::setup::{SetupError, SpillChoice, load_engine, read_config};
+use crate::setup::{SetupError, SpillChoice, load_engine, read_config, read_config_flag};
 use crate::tokens::{Tokenizer, request_parts, thousands};
 
 /// Characters of each side shown around the first difference.
@@ -34,8 +34,14 @@ pub async fn surface(args: SurfaceArgs) -> Result<(), SetupError> {
         None => None,
     };
     if let (Some(against), Some(tokenizer)) = (args.against.as_deref(), &tokenizer) {
-        let config_b = read_config(Some(against))?;
-        let loaded_b = load_engine(None, &config_b, SpillChoice::None).await?;
+        let config_b = read_config_flag("--against", Some(against))?;
+        let loaded_b = match load_engine(None, &config_b, SpillChoice::None).await {
+            Err(SetupError::Load(source)) => Err(SetupError::FlagLoad {
+                flag: "--against",
+                source,
+            }),
+            loaded => loaded,
+        }?;
         for warning in &loaded_b.warnings {
             eprintln!("{warning}");
         }

@@ -9,6 +9,7 @@
 mod cli_headless;
 mod e2e_terminal;
 mod hardening;
+mod inputs;
 mod mcp;
 mod mcp_http;
 mod tokens;
