@@ -3,7 +3,9 @@
 //! the file `--follow` polls) with a bound: only a regular file is read
 //! (a FIFO is opened without blocking and refused, a device is refused),
 //! and never more than its cap is held in memory. (`--tokenizer FILE` is
-//! read the same way by `fs_search_tokens::Tokenizer::from_file`.)
+//! read the same way by `fs_search_tokens::Tokenizer::from_file`.) The
+//! files the user names for output (`record --out`, `freeze`) are
+//! written by [`write_file`], which never blocks opening a FIFO.
 //! Failures are `std::io::Error`s whose text says what is wrong, so every
 //! caller's existing "PATH: error" message stays as it was.
 
@@ -82,6 +84,30 @@ pub fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     read_stream(file, max)
 }
 
+/// Writes `bytes` to the file at `path` (created, or truncated) without
+/// ever blocking in `open`: a FIFO that no process reads is refused
+/// (`a FIFO with no reader`) instead of waited on. A FIFO or device that
+/// is open for reading (`/dev/stdout` piped to a reader) is written as
+/// usual.
+pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(OFlag::O_NONBLOCK.bits())
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(code) if code == nix::errno::Errno::ENXIO as i32 => {
+                Error::new(ErrorKind::InvalidInput, "a FIFO with no reader")
+            }
+            _ => e,
+        })?;
+    // Opened: from here on writes may wait for a slow reader, as any
+    // write to a pipe does.
+    nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_SETFL(OFlag::empty())).map_err(Error::from)?;
+    std::io::Write::write_all(&mut file, bytes)
+}
+
 /// As [`read_file`], as UTF-8 text.
 pub fn read_text(path: &Path, max: u64) -> std::io::Result<String> {
     String::from_utf8(read_file(path, max)?)
@@ -129,5 +155,25 @@ mod tests {
                 .to_string(),
             "larger than the limit of 1 MiB"
         );
+    }
+
+    #[test]
+    fn writing_to_a_fifo_with_no_reader_is_refused_at_once_and_a_file_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let target = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(write_file(&target, b"x").map_err(|e| e.to_string()));
+        });
+        let written = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("write_file returns at once instead of blocking");
+        assert_eq!(written, Err("a FIFO with no reader".to_owned()));
+        let file = dir.path().join("out");
+        std::fs::write(&file, "a longer old content").unwrap();
+        write_file(&file, b"new").unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"new");
     }
 }

@@ -238,8 +238,11 @@ pub fn freeze(recording: &Path, out: &Path, tree_out: &Path) -> Result<Frozen, T
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
     );
-    std::fs::write(&manifest, manifest_text(&description, &walked.entries))
-        .map_err(|e| TranscriptError::io(&manifest, e))?;
+    crate::bounded::write_file(
+        &manifest,
+        manifest_text(&description, &walked.entries).as_bytes(),
+    )
+    .map_err(|e| TranscriptError::io(&manifest, e))?;
     let out_dir = out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

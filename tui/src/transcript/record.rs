@@ -111,7 +111,8 @@ pub async fn record(
 
 /// Writes `transcript` to `path`.
 pub fn save(path: &Path, transcript: &Transcript) -> Result<(), TranscriptError> {
-    std::fs::write(path, format::write(transcript)).map_err(|e| TranscriptError::io(path, e))
+    crate::bounded::write_file(path, format::write(transcript).as_bytes())
+        .map_err(|e| TranscriptError::io(path, e))
 }
 
 /// Records the calls of a live session (the TUI): each result is pushed

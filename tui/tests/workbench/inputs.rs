@@ -317,3 +317,30 @@ fn surface_against_names_the_against_flag_for_errors_in_its_config() {
         )
     );
 }
+
+#[test]
+fn record_out_to_a_fifo_with_no_reader_is_refused_at_once_with_exit_2() {
+    let (dir, fifo) = scene();
+    let tree = dir.path().join("tree");
+    let out = run_at_once(
+        dir.path(),
+        &[
+            "record",
+            "--tree",
+            path_str(&tree),
+            "--config",
+            SAMPLING,
+            "--out",
+            path_str(&fifo),
+        ],
+        "{\"call\":\"a\",\"tool\":\"glob\",\"args\":{\"pattern\":\"*\"}}\n",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "workbench record: {}: a FIFO with no reader\n",
+            fifo.display()
+        )
+    );
+}
