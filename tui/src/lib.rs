@@ -38,7 +38,7 @@ use crate::cli::{Cli, Command};
 /// The stack of the runtime's threads.
 const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
 /// How long the TUI's runtime may take to wind down after quitting.
-const TUI_SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+const TUI_SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Runs the command line `cli` to completion; its exit status.
 pub fn run(cli: Cli) -> ExitCode {
