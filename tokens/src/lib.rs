@@ -31,6 +31,7 @@
 
 mod error;
 mod fast;
+mod file;
 mod prefix;
 mod split;
 mod tool;
@@ -39,6 +40,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub use error::Error;
+pub use file::MAX_FILE_BYTES;
 pub use prefix::{
     DifferenceExcerpt, EncodedPart, EncodedPrefix, FirstDifference, Part, PartKind,
     PrefixComparison, SideExcerpt, compare_prefixes,
@@ -88,12 +90,14 @@ impl Tokenizer {
     }
 
     /// A Hugging Face `tokenizer.json` at `path`. A missing or unreadable
-    /// file, a file that is not a tokenizer, or one that cannot encode a
-    /// short probe text is an error naming the file. Truncation and padding
-    /// configured in the file are switched off: counts are of the whole text.
+    /// file, anything but a regular file (a FIFO is refused at once, not
+    /// waited on), a file over [`MAX_FILE_BYTES`], a file that is not a
+    /// tokenizer, or one that cannot encode a short probe text is an error
+    /// naming the file. Truncation and padding configured in the file are
+    /// switched off: counts are of the whole text.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| Error::Read {
+        let bytes = file::read_bounded(path, MAX_FILE_BYTES).map_err(|source| Error::Read {
             path: path.to_path_buf(),
             source,
         })?;

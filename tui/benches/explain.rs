@@ -10,7 +10,6 @@
 //! (the tree: the Linux kernel sources, see docs/performance.md).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::process::Command;

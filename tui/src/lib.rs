@@ -46,6 +46,8 @@ use crate::console::stderr_line;
 
 /// The stack of the runtime's threads.
 const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
+/// How long the TUI's runtime may take to wind down after quitting.
+const TUI_SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Runs the command line `cli` to completion; its exit status.
 pub fn run(cli: Cli) -> ExitCode {
@@ -75,7 +77,15 @@ pub fn run(cli: Cli) -> ExitCode {
         return ExitCode::from(exit::ERROR);
     }
     let outcome = match cli.command {
-        None => return tui::main(&runtime, cli.workdir, cli.config, cli.follow, cli.tokenizer),
+        None => {
+            let code = tui::main(&runtime, cli.workdir, cli.config, cli.follow, cli.tokenizer);
+            // Quit ends the process: running calls are dropped (their rg
+            // groups killed as their futures drop) within this wait, and
+            // a blocking thread that is still stuck (in a read, an open)
+            // is not waited for beyond it.
+            runtime.shutdown_timeout(TUI_SHUTDOWN_WAIT);
+            return code;
+        }
         // Transcripts have their own exit statuses (0, 1 changed, 2 error).
         Some(Command::Replay(args)) => Ok(runtime.block_on(headless::transcripts::replay(&args))),
         Some(Command::Record(args)) => Ok(runtime.block_on(headless::transcripts::record(

@@ -14,13 +14,26 @@ use thiserror::Error;
 /// Failures before any call runs: usage, config or load (exit 2).
 #[derive(Debug, Error)]
 pub enum SetupError {
-    #[error("--config: cannot read {path}: {source}")]
+    /// A config flag's `@FILE` cannot be read; `flag` names the flag
+    /// (`--config`, `--against`).
+    #[error("{flag}: cannot read {path}: {source}")]
     ConfigFile {
+        flag: &'static str,
         path: String,
         source: std::io::Error,
     },
-    #[error("--config is not valid JSON: {0}")]
-    ConfigJson(serde_json::Error),
+    #[error("{flag} is not valid JSON: {source}")]
+    ConfigJson {
+        flag: &'static str,
+        source: serde_json::Error,
+    },
+    /// The config of a flag other than `--config` (`surface --against`)
+    /// does not load; the message names the flag.
+    #[error("{flag}: {source}")]
+    FlagLoad {
+        flag: &'static str,
+        source: fs_search_engine::LoadError,
+    },
     #[error("--args is not valid JSON: {0}")]
     ArgsJson(crate::json::JsonError),
     #[error("--workdir {path}: {problem}")]
@@ -37,18 +50,25 @@ pub enum SetupError {
 /// Reads `--config`: inline JSON or `@FILE`. No config means `{}`, which
 /// the load rejects for lack of `sampleOverCapGlobResults`.
 pub fn read_config(raw: Option<&str>) -> Result<Value, SetupError> {
+    read_config_flag("--config", raw)
+}
+
+/// Reads the config given to `flag` (inline JSON or `@FILE`); an error
+/// names `flag`.
+pub fn read_config_flag(flag: &'static str, raw: Option<&str>) -> Result<Value, SetupError> {
     let Some(raw) = raw else {
         return Ok(Value::Object(Default::default()));
     };
     let text = match raw.strip_prefix('@') {
         Some(path) => crate::bounded::read_text(Path::new(path), crate::bounded::CONFIG_MAX_BYTES)
             .map_err(|source| SetupError::ConfigFile {
+                flag,
                 path: path.to_owned(),
                 source,
             })?,
         None => raw.to_owned(),
     };
-    serde_json::from_str(&text).map_err(SetupError::ConfigJson)
+    serde_json::from_str(&text).map_err(|source| SetupError::ConfigJson { flag, source })
 }
 
 /// Checks `--workdir` before anything else uses it: it must be an

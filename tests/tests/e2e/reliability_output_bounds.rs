@@ -268,10 +268,24 @@ async fn rg_output_is_streamed_by_default_and_collected_first_with_the_stop_at_c
     for (name, text) in [("a.txt", "one needle\n"), ("b.txt", "two needle\nneedle\n")] {
         std::fs::write(work.path().join(name), text).unwrap();
     }
+    // rg searches the two files on parallel threads, so grep's file order
+    // may differ between two runs whatever the executor path; an rg config
+    // file (the executor's env overlay, not the process env) pins it to
+    // path order, so the pages below are compared whole and exactly.
+    let rg_config = work.path().join("ripgreprc");
+    std::fs::write(&rg_config, "--sort=path\n").unwrap();
     let mut results = Vec::new();
     for (stop, expected) in [(false, "run_streamed"), (true, "run_capped")] {
+        let executor = LocalBashConfig {
+            env: [(
+                "RIPGREP_CONFIG_PATH".to_owned(),
+                rg_config.display().to_string(),
+            )]
+            .into(),
+            ..LocalBashConfig::default()
+        };
         let spy = std::sync::Arc::new(RunSpy {
-            inner: fs_search_engine::LocalBashExecutor::new(LocalBashConfig::default()).unwrap(),
+            inner: fs_search_engine::LocalBashExecutor::new(executor).unwrap(),
             calls: std::sync::Mutex::new(Vec::new()),
         });
         let config = json!({"sampleOverCapGlobResults": true, "stopAtRawOutputCap": stop});
@@ -290,6 +304,12 @@ async fn rg_output_is_streamed_by_default_and_collected_first_with_the_stop_at_c
             [expected, expected],
             "stopAtRawOutputCap {stop}"
         );
+    }
+    // The pin took: grep's page shows a.txt's group before b.txt's.
+    let grep_page = &results[1].2;
+    match (grep_page.find("a.txt"), grep_page.find("b.txt")) {
+        (Some(a), Some(b)) => assert!(a < b, "{grep_page}"),
+        _ => panic!("both files in the page: {grep_page}"),
     }
     // The same pages and values either way.
     let (streamed, collected) = results.split_at(2);

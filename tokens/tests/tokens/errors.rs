@@ -117,3 +117,56 @@ fn invalid_files_are_named() {
         );
     }
 }
+
+/// `from_file` on `path` in a thread, failing the test after 5 s instead
+/// of hanging it when the load blocks.
+fn load_within_5_s(path: &Path) -> Result<Tokenizer, Error> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = path.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = tx.send(Tokenizer::from_file(&path));
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(5))
+        .expect("from_file returns at once instead of blocking")
+}
+
+#[test]
+fn a_fifo_is_refused_at_once_without_waiting_for_a_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("tokenizer.json");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let err = load_within_5_s(&fifo).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "cannot read tokenizer file {}: not a regular file (a FIFO)",
+            fifo.display()
+        )
+    );
+}
+
+#[test]
+fn a_device_such_as_dev_zero_is_refused_without_reading_it() {
+    let err = load_within_5_s(Path::new("/dev/zero")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot read tokenizer file /dev/zero: not a regular file (a character device)"
+    );
+}
+
+#[test]
+fn a_file_over_64_mib_is_refused_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.json");
+    // Sparse: 64 MiB + 1 byte of size, no data on disk.
+    let file = std::fs::File::create(&path).unwrap();
+    file.set_len(fs_search_tokens::MAX_FILE_BYTES + 1).unwrap();
+    let err = load_within_5_s(&path).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "cannot read tokenizer file {}: larger than the limit of 67108864 bytes",
+            path.display()
+        )
+    );
+}

@@ -15,7 +15,7 @@ use super::print;
 use crate::cli::SurfaceArgs;
 use crate::console::stderr_line;
 use crate::exit;
-use crate::setup::{SetupError, SpillChoice, load_engine, read_config};
+use crate::setup::{SetupError, SpillChoice, load_engine, read_config, read_config_flag};
 use crate::tokens::{Tokenizer, request_parts, thousands};
 
 /// Characters of each side shown around the first difference.
@@ -38,8 +38,14 @@ pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
         None => None,
     };
     if let (Some(against), Some(tokenizer)) = (args.against.as_deref(), &tokenizer) {
-        let config_b = read_config(Some(against))?;
-        let loaded_b = load_engine(None, &config_b, SpillChoice::None).await?;
+        let config_b = read_config_flag("--against", Some(against))?;
+        let loaded_b = match load_engine(None, &config_b, SpillChoice::None).await {
+            Err(SetupError::Load(source)) => Err(SetupError::FlagLoad {
+                flag: "--against",
+                source,
+            }),
+            loaded => loaded,
+        }?;
         for warning in &loaded_b.warnings {
             stderr_line!("{warning}");
         }

@@ -61,29 +61,39 @@ impl Token {
     }
 
     /// The token from `file`, else from `$WORKBENCH_MCP_TOKEN`; none when
-    /// neither is given (an empty variable counts as unset).
-    pub fn configured(file: Option<&Path>) -> Result<Option<Self>, GateError> {
-        let (secret, origin) = match file {
-            Some(path) => {
-                warn_if_others_can_read(path);
-                (
-                    std::fs::read_to_string(path).map_err(|source| GateError::TokenFile {
+    /// neither is given (an empty variable counts as unset). The file is
+    /// read as [`crate::bounded`] reads: a regular file (a FIFO is refused
+    /// at once), at most [`crate::bounded::TOKEN_FILE_MAX_BYTES`].
+    pub fn configured(file: Option<&Path>) -> Result<Configured, GateError> {
+        let (secret, origin, warning) = match file {
+            Some(path) => (
+                crate::bounded::read_text(path, crate::bounded::TOKEN_FILE_MAX_BYTES).map_err(
+                    |source| GateError::TokenFile {
                         path: path.to_path_buf(),
                         source,
-                    })?,
-                    format!("--token-file {}", path.display()),
-                )
-            }
+                    },
+                )?,
+                format!("--token-file {}", path.display()),
+                readable_by_others(path),
+            ),
             None => match std::env::var(TOKEN_ENV) {
-                Ok(secret) if !secret.is_empty() => (secret, format!("${TOKEN_ENV}")),
-                _ => return Ok(None),
+                Ok(secret) if !secret.is_empty() => (secret, format!("${TOKEN_ENV}"), None),
+                _ => {
+                    return Ok(Configured {
+                        token: None,
+                        warning: None,
+                    });
+                }
             },
         };
         let secret = secret.trim();
         if secret.is_empty() || !secret.bytes().all(|b| b.is_ascii_graphic()) {
             return Err(GateError::BadToken(origin));
         }
-        Ok(Some(Self::new(secret)))
+        Ok(Configured {
+            token: Some(Self::new(secret)),
+            warning,
+        })
     }
 
     /// Whether `headers` carry `Authorization: Bearer <this token>`.
@@ -104,17 +114,25 @@ impl Token {
     }
 }
 
-/// Logs a warning when users other than the owner may read `path`.
-fn warn_if_others_can_read(path: &Path) {
+/// The configured token, and a warning about where it came from.
+pub struct Configured {
+    /// The token; none when no token is configured.
+    pub token: Option<Token>,
+    /// Set when the token file is readable by users other than its owner
+    /// (the server still starts; the operator should be told).
+    pub warning: Option<String>,
+}
+
+/// A warning when users other than the owner may read `path`.
+fn readable_by_others(path: &Path) -> Option<String> {
     use std::os::unix::fs::PermissionsExt;
-    if let Ok(meta) = std::fs::metadata(path)
-        && meta.permissions().mode() & 0o044 != 0
-    {
-        tracing::warn!(
+    let meta = std::fs::metadata(path).ok()?;
+    (meta.permissions().mode() & 0o044 != 0).then(|| {
+        format!(
             "--token-file {}: readable by other users (chmod 600 it)",
             path.display()
-        );
-    }
+        )
+    })
 }
 
 /// Equal digests, in time independent of their contents.

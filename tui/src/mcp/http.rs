@@ -310,7 +310,12 @@ async fn resolve(listen: &str) -> Result<SocketAddr, String> {
 pub async fn serve(args: &McpArgs) -> Result<u8, String> {
     let listen = args.listen.as_deref().unwrap_or("127.0.0.1:0");
     let addr = resolve(listen).await?;
-    let token = Token::configured(args.token_file.as_deref()).map_err(|e| e.to_string())?;
+    let configured = Token::configured(args.token_file.as_deref()).map_err(|e| e.to_string())?;
+    if let Some(warning) = &configured.warning {
+        tracing::warn!("{warning}");
+        crate::console::stderr_line!("workbench mcp: warning: {warning}");
+    }
+    let token = configured.token;
     let gate =
         Gate::new(addr, token, &args.allow_origin, &args.allow_host).map_err(|e| e.to_string())?;
     let workspace = Arc::new(Workspace::load(args).await?);

@@ -21,11 +21,13 @@
 //!   only what was appended (at most [`READ_LIMIT`] bytes a poll), waits
 //!   for a file that does not exist yet, and starts over
 //!   ([`Update::Restarted`]) when the file shrank or was replaced by
-//!   another file (a new inode). A poll that finds no new bytes settles
+//!   another file (a new inode). Only a regular file is read: a FIFO or
+//!   a device is reported as [`Update::Unreadable`] (`PATH: not a regular
+//!   file (a FIFO)`), opened without blocking. A poll that finds no new bytes settles
 //!   the follower, so with polls every ~250 ms a new record shows up
 //!   within half a second of its write.
 
-use std::fs::File;
+use std::fs::{File, Metadata};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -270,8 +272,10 @@ impl Tail {
     /// One poll: what was appended since the last.
     pub fn poll(&mut self) -> Vec<Update> {
         let mut out = Vec::new();
-        let file = match File::open(&self.path) {
-            Ok(file) => file,
+        // Never blocks: a FIFO (or a device) is reported, not opened for
+        // good, so quitting is never left waiting on a stuck open.
+        let opened = match crate::bounded::open_regular(&self.path) {
+            Ok(opened) => opened,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 if !self.missing {
                     self.missing = true;
@@ -285,15 +289,20 @@ impl Tail {
             }
         };
         self.missing = false;
-        match self.read(file, &mut out) {
+        let (file, meta) = opened;
+        match self.read(file, &meta, &mut out) {
             Ok(()) => self.unreadable = None,
             Err(e) => self.unreadable(format!("{}: {e}", self.path.display()), &mut out),
         }
         out
     }
 
-    fn read(&mut self, mut file: File, out: &mut Vec<Update>) -> std::io::Result<()> {
-        let meta = file.metadata()?;
+    fn read(
+        &mut self,
+        mut file: File,
+        meta: &Metadata,
+        out: &mut Vec<Update>,
+    ) -> std::io::Result<()> {
         let identity = (meta.dev(), meta.ino());
         let replaced = self.identity.is_some_and(|id| id != identity);
         if replaced || meta.len() < self.offset {
@@ -529,5 +538,36 @@ mod tests {
             [(5, "call-9-grep".into(), "y".into())]
         );
         assert_eq!(tail.path(), path);
+    }
+
+    /// Polls `tail` on a thread, failing the test after 5 s instead of
+    /// hanging it when the poll blocks.
+    fn poll_within_5_s(mut tail: Tail) -> Vec<Update> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(tail.poll());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(5))
+            .expect("the poll returns at once instead of blocking")
+    }
+
+    #[test]
+    fn a_fifo_or_a_device_is_reported_as_not_a_regular_file_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("rec.jsonl");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert_eq!(
+            poll_within_5_s(Tail::new(&fifo)),
+            [Update::Unreadable(format!(
+                "{}: not a regular file (a FIFO)",
+                fifo.display()
+            ))]
+        );
+        assert_eq!(
+            poll_within_5_s(Tail::new(Path::new("/dev/zero"))),
+            [Update::Unreadable(
+                "/dev/zero: not a regular file (a character device)".into()
+            )]
+        );
     }
 }

@@ -441,3 +441,54 @@ fn follow_shows_a_call_recorded_by_the_mcp_server_within_seconds_timing_dependen
     let status = wait_exit(child.as_mut());
     assert!(status.success(), "exit status {status:?}");
 }
+
+/// The workbench started with `flag FIFO` (the FIFO named relative to
+/// its working directory, so the message fits the status line) shows
+/// `expected` on its screen; `q` then ends the process within a second.
+/// Timing-dependent: idle, quitting takes 50 ms (300 ms while the embedded
+/// tokenizer still loads, which the quit does not wait for); a machine
+/// loaded far beyond its cores can stretch that past the bound.
+fn q_exits_within_a_second_with_a_fifo_given_to(flag: &str, expected: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    write_tree(&tree);
+    nix::unistd::mkfifo(&dir.path().join("fifo"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let (_pair, screen, mut keys, mut child) = spawn_in_pty(
+        dir.path(),
+        &[
+            "--workdir",
+            tree.to_str().unwrap(),
+            "--config",
+            r#"{"sampleOverCapGlobResults":true}"#,
+            flag,
+            "fifo",
+        ],
+    );
+    screen.wait_for(expected, |s| s.contains(expected));
+    keys.write_all(b"q").unwrap();
+    keys.flush().unwrap();
+    let pressed = Instant::now();
+    let status = wait_exit(child.as_mut());
+    let took = pressed.elapsed();
+    assert!(status.success(), "exit status {status:?}");
+    assert!(
+        took < Duration::from_secs(1),
+        "the workbench took {took:?} to exit after q"
+    );
+}
+
+#[test]
+fn q_exits_within_a_second_and_the_follower_says_a_fifo_follow_is_not_a_regular_file_timing_dependent()
+ {
+    q_exits_within_a_second_with_a_fifo_given_to("--follow", "fifo: not a regular file (a FIFO)");
+}
+
+#[test]
+fn q_exits_within_a_second_and_the_status_line_says_a_fifo_tokenizer_is_not_a_regular_file_timing_dependent()
+ {
+    q_exits_within_a_second_with_a_fifo_given_to(
+        "--tokenizer",
+        "cannot read tokenizer file fifo: not a regular file (a FIFO)",
+    );
+}

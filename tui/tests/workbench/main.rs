@@ -11,6 +11,7 @@ mod cli_headless;
 mod e2e_terminal;
 mod explain;
 mod hardening;
+mod inputs;
 mod mcp;
 mod mcp_http;
 mod recording;

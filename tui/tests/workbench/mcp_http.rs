@@ -70,6 +70,9 @@ impl Server {
         let secrets = tempfile::tempdir().unwrap();
         let file = secrets.path().join("token");
         std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
+        // Private, as a secret should be (else a warning precedes the address).
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .unwrap();
         let args = [&["--token-file", root(&file)], extra].concat();
         (Self::spawn(dir, &args), secrets)
     }
