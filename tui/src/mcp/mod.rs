@@ -20,6 +20,7 @@ pub mod abort;
 pub mod auth;
 pub mod calls;
 pub mod http;
+pub mod message;
 pub mod recording;
 pub mod server;
 pub mod transport;

@@ -2,11 +2,10 @@
 //! as the MCP stdio transport specifies, with the answers rmcp's own
 //! stdio transport does not give (it drops bad lines silently):
 //!
-//! - a line that is not JSON gets a JSON-RPC parse error (`-32700`, id
-//!   null) and the server keeps reading;
-//! - a line that is JSON but not a message the server understands gets
-//!   `-32600` (or `-32602` for a known method with malformed params), with
-//!   the request's id when it has one; a notification never gets an answer;
+//! - each line is read by [`super::message::read`], the reader the HTTP
+//!   transport shares: a line that is not JSON gets a parse error
+//!   (`-32700`), one that is not a usable message `-32600` or `-32602`,
+//!   and the server keeps reading;
 //! - a line over [`MAX_MESSAGE_BYTES`] is refused with `-32600` while it is
 //!   skipped, never buffered whole;
 //! - end of input cancels [`StdioTransport::closed`] at once, so calls in
@@ -20,22 +19,18 @@
 use std::future::Future;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientRequest, JsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use serde_json::{Value, json};
+use serde_json::Value;
 use thiserror::Error;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::message::{self, INVALID_REQUEST, Read, Refusal};
+
 /// The largest message the server reads (one line, newline excluded).
 pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
-
-/// JSON-RPC error codes used here.
-const PARSE_ERROR: i64 = -32700;
-const INVALID_REQUEST: i64 = -32600;
-const INVALID_PARAMS: i64 = -32602;
 
 /// Why a message could not be written.
 #[derive(Debug, Error)]
@@ -100,105 +95,6 @@ impl Writer {
             let _ = flushed.await;
         }
     }
-}
-
-/// A JSON-RPC error response line (`id` null when unknown).
-/// A message as `JSON.parse` would read it: strictly first, then (for a
-/// lone surrogate escape or deep nesting in the arguments) through
-/// [`crate::json`], with the strict error kept when that fails too.
-fn parse_message(text: &[u8]) -> Result<RxJsonRpcMessage<RoleServer>, serde_json::Error> {
-    match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
-        Ok(message) => Ok(message),
-        Err(strict) => match crate::json::parse_slice(text) {
-            Ok(value) => serde_json::from_value(value),
-            Err(_) => Err(strict),
-        },
-    }
-}
-
-fn error_line(id: Value, code: i64, message: &str) -> Vec<u8> {
-    json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": {"code": code, "message": message},
-    })
-    .to_string()
-    .into_bytes()
-}
-
-/// What an unusable line gets back, if anything.
-pub fn answer_to_unusable(line: &[u8]) -> Option<Vec<u8>> {
-    let value: Value = match crate::json::parse_slice(line) {
-        Ok(value) => value,
-        Err(e) => {
-            tracing::warn!("a line that is not JSON: {e}");
-            return Some(error_line(Value::Null, PARSE_ERROR, "Parse error"));
-        }
-    };
-    let Value::Object(map) = &value else {
-        return Some(error_line(
-            Value::Null,
-            INVALID_REQUEST,
-            "Invalid Request: a message is one JSON object (batches are not supported)",
-        ));
-    };
-    let id = map
-        .get("id")
-        .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
-        .cloned();
-    let method = map.get("method").and_then(Value::as_str);
-    match (id, method) {
-        // A notification (or a response to nothing) gets no answer.
-        (None, Some(_)) => None,
-        (Some(_), None) if map.contains_key("result") || map.contains_key("error") => None,
-        (Some(id), Some(method)) => Some(error_line(
-            id,
-            INVALID_PARAMS,
-            &format!("Invalid params for {method}"),
-        )),
-        (id, _) => Some(error_line(
-            id.unwrap_or(Value::Null),
-            INVALID_REQUEST,
-            "Invalid Request",
-        )),
-    }
-}
-
-/// The MCP requests this server knows by name: rmcp reads one whose params
-/// do not fit as a custom request (and would answer "method not found").
-const KNOWN_METHODS: [&str; 13] = [
-    "initialize",
-    "ping",
-    "tools/call",
-    "tools/list",
-    "logging/setLevel",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/read",
-    "resources/templates/list",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "completion/complete",
-];
-
-/// The `-32602` answer to a known request with malformed params.
-fn malformed_known_request(message: &RxJsonRpcMessage<RoleServer>) -> Option<Vec<u8>> {
-    let JsonRpcMessage::Request(request) = message else {
-        return None;
-    };
-    let ClientRequest::CustomRequest(custom) = &request.request else {
-        return None;
-    };
-    if !KNOWN_METHODS.contains(&custom.method.as_str()) {
-        return None;
-    }
-    let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
-    Some(error_line(
-        id,
-        INVALID_PARAMS,
-        &format!("Invalid params for {}", custom.method),
-    ))
 }
 
 /// One bounded line read.
@@ -312,11 +208,14 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
                 }
                 LineRead::Oversized => {
                     tracing::warn!("refused a message over {MAX_MESSAGE_BYTES} bytes");
-                    self.answer(error_line(
-                        Value::Null,
-                        INVALID_REQUEST,
-                        "Invalid Request: the message exceeds 8 MiB",
-                    ))
+                    self.answer(
+                        Refusal::new(
+                            Value::Null,
+                            INVALID_REQUEST,
+                            "Invalid Request: the message exceeds 8 MiB",
+                        )
+                        .to_bytes(),
+                    )
                     .await;
                     continue;
                 }
@@ -329,17 +228,10 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match parse_message(text) {
-                Ok(message) => match malformed_known_request(&message) {
-                    Some(answer) => self.answer(answer).await,
-                    None => return Some(message),
-                },
-                Err(e) => {
-                    tracing::debug!("an unusable message: {e}");
-                    if let Some(answer) = answer_to_unusable(text) {
-                        self.answer(answer).await;
-                    }
-                }
+            match message::read(text) {
+                Read::Message(message) => return Some(*message),
+                Read::Refused(refusal) => self.answer(refusal.to_bytes()).await,
+                Read::Ignored => {}
             }
         }
     }
@@ -353,28 +245,6 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn answer(line: &str) -> Option<Value> {
-        answer_to_unusable(line.as_bytes()).map(|b| serde_json::from_slice(&b).unwrap())
-    }
-
-    #[test]
-    fn bad_lines_get_the_json_rpc_error_they_deserve() {
-        assert_eq!(answer("{not json").unwrap()["error"]["code"], -32700);
-        assert_eq!(answer("{not json").unwrap()["id"], Value::Null);
-        assert_eq!(answer("[1,2]").unwrap()["error"]["code"], -32600);
-        let bad = answer(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":1}}"#)
-            .unwrap();
-        assert_eq!(
-            (bad["id"].clone(), bad["error"]["code"].clone()),
-            (json!(7), json!(-32602))
-        );
-        assert_eq!(
-            answer(r#"{"jsonrpc":"2.0","method":"x/y","params":1}"#),
-            None
-        );
-        assert_eq!(answer(r#"{"jsonrpc":"2.0","id":"a"}"#).unwrap()["id"], "a");
-    }
 
     #[tokio::test]
     async fn an_oversized_line_is_refused_and_the_next_one_is_read() {

@@ -760,6 +760,24 @@ fn a_malformed_line_gets_a_parse_error_and_the_server_keeps_serving() {
     );
 }
 
+#[test]
+fn a_request_whose_id_is_null_fractional_an_object_or_2_pow_80_gets_invalid_request_with_id_null() {
+    let dir = tree();
+    let mut raw = Raw::spawn(dir.path(), &["--config", SAMPLING]);
+    raw.initialize();
+    for id in ["null", "1.5", "{\"a\":1}", "1208925819614629174706176"] {
+        raw.send(
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/list\"}}\n").as_bytes(),
+        );
+        let answer = raw.next();
+        assert_eq!(answer["id"], Value::Null, "id {id}: {answer}");
+        assert_eq!(answer["error"]["code"], -32600, "id {id}: {answer}");
+    }
+    // And the server serves on.
+    raw.send_json(json!({"jsonrpc":"2.0","id":9,"method":"ping"}));
+    assert_eq!(raw.response(9)["result"], json!({}));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rg_missing_lists_no_tools_and_logs_the_load_warning() {
     let dir = tree();
