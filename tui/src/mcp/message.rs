@@ -28,21 +28,21 @@ pub enum Read {
     /// A message the server serves.
     Message(Box<ClientJsonRpcMessage>),
     /// A message answered with an error and served no further.
-    Refused(Refusal),
+    Refused(ErrorAnswer),
     /// Unusable, and not a request: no answer.
     Ignored,
 }
 
 /// The JSON-RPC error answer to an unusable message.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Refusal {
+pub struct ErrorAnswer {
     /// The request's id, or null when it has none usable.
     pub id: Value,
     pub code: i64,
     pub message: String,
 }
 
-impl Refusal {
+impl ErrorAnswer {
     pub fn new(id: Value, code: i64, message: impl Into<String>) -> Self {
         Self {
             id,
@@ -97,11 +97,11 @@ pub fn read(text: &[u8]) -> Read {
                 crate::json::JsonError::TooDeep => format!("Parse error: {e}"),
                 crate::json::JsonError::Syntax(_) => "Parse error".to_owned(),
             };
-            return Read::Refused(Refusal::new(Value::Null, PARSE_ERROR, message));
+            return Read::Refused(ErrorAnswer::new(Value::Null, PARSE_ERROR, message));
         }
     };
     let Value::Object(map) = value else {
-        return Read::Refused(Refusal::new(
+        return Read::Refused(ErrorAnswer::new(
             Value::Null,
             INVALID_REQUEST,
             "Invalid Request: a message is one JSON object (batches are not supported)",
@@ -112,7 +112,7 @@ pub fn read(text: &[u8]) -> Read {
         && let Some(id) = &shape.id
         && !is_usable_id(id)
     {
-        return Read::Refused(Refusal::new(
+        return Read::Refused(ErrorAnswer::new(
             Value::Null,
             INVALID_REQUEST,
             "Invalid Request: id must be a string or an integer of at most 64 bits",
@@ -120,7 +120,7 @@ pub fn read(text: &[u8]) -> Read {
     }
     match serde_json::from_value::<ClientJsonRpcMessage>(Value::Object(map)) {
         Ok(message) => match malformed_known_request(&message) {
-            Some(refusal) => Read::Refused(refusal),
+            Some(answer) => Read::Refused(answer),
             None => Read::Message(Box::new(message)),
         },
         Err(e) => {
@@ -153,12 +153,12 @@ impl Shape {
             // A notification (or a response to nothing) gets no answer.
             (None, Some(_)) => Read::Ignored,
             (_, None) if self.is_response => Read::Ignored,
-            (Some(id), Some(method)) => Read::Refused(Refusal::new(
+            (Some(id), Some(method)) => Read::Refused(ErrorAnswer::new(
                 id,
                 INVALID_PARAMS,
                 format!("Invalid params for {method}"),
             )),
-            (id, None) => Read::Refused(Refusal::new(
+            (id, None) => Read::Refused(ErrorAnswer::new(
                 id.unwrap_or(Value::Null),
                 INVALID_REQUEST,
                 "Invalid Request",
@@ -168,7 +168,7 @@ impl Shape {
 }
 
 /// The `-32602` answer to a known request with malformed params.
-fn malformed_known_request(message: &ClientJsonRpcMessage) -> Option<Refusal> {
+fn malformed_known_request(message: &ClientJsonRpcMessage) -> Option<ErrorAnswer> {
     let JsonRpcMessage::Request(request) = message else {
         return None;
     };
@@ -179,7 +179,7 @@ fn malformed_known_request(message: &ClientJsonRpcMessage) -> Option<Refusal> {
         return None;
     }
     let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
-    Some(Refusal::new(
+    Some(ErrorAnswer::new(
         id,
         INVALID_PARAMS,
         format!("Invalid params for {}", custom.method),
@@ -190,19 +190,19 @@ fn malformed_known_request(message: &ClientJsonRpcMessage) -> Option<Refusal> {
 mod tests {
     use super::*;
 
-    fn refusal(text: &str) -> Option<Refusal> {
+    fn answer(text: &str) -> Option<ErrorAnswer> {
         match read(text.as_bytes()) {
-            Read::Refused(refusal) => Some(refusal),
+            Read::Refused(answer) => Some(answer),
             _ => None,
         }
     }
 
     #[test]
     fn bad_messages_get_the_json_rpc_error_they_deserve() {
-        let not_json = refusal("{not json").unwrap();
+        let not_json = answer("{not json").unwrap();
         assert_eq!((not_json.id, not_json.code), (Value::Null, PARSE_ERROR));
-        assert_eq!(refusal("[1,2]").unwrap().code, INVALID_REQUEST);
-        let bad = refusal(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":1}}"#)
+        assert_eq!(answer("[1,2]").unwrap().code, INVALID_REQUEST);
+        let bad = answer(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":1}}"#)
             .unwrap();
         assert_eq!((bad.id, bad.code), (json!(7), INVALID_PARAMS));
         assert!(matches!(
@@ -210,7 +210,7 @@ mod tests {
             Read::Ignored
         ));
         assert_eq!(
-            refusal(r#"{"jsonrpc":"2.0","id":"a"}"#).unwrap().id,
+            answer(r#"{"jsonrpc":"2.0","id":"a"}"#).unwrap().id,
             json!("a")
         );
     }
@@ -226,7 +226,7 @@ mod tests {
             "1208925819614629174706176",
         ] {
             let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
-            let answer = refusal(&text).unwrap_or_else(|| panic!("no answer for id {id}"));
+            let answer = answer(&text).unwrap_or_else(|| panic!("no answer for id {id}"));
             assert_eq!(
                 (answer.id, answer.code),
                 (Value::Null, INVALID_REQUEST),

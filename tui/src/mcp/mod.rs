@@ -19,10 +19,13 @@
 pub mod abort;
 pub mod auth;
 pub mod calls;
+pub mod connections;
 pub mod http;
 pub mod message;
+pub mod post;
 pub mod recording;
 pub mod server;
+pub mod sessions;
 pub mod transport;
 pub mod workspace;
 

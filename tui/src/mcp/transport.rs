@@ -27,7 +27,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::message::{self, INVALID_REQUEST, Read, Refusal};
+use super::message::{self, ErrorAnswer, INVALID_REQUEST, Read};
 
 /// The largest message the server reads (one line, newline excluded).
 pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
@@ -209,7 +209,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
                 LineRead::Oversized => {
                     tracing::warn!("refused a message over {MAX_MESSAGE_BYTES} bytes");
                     self.answer(
-                        Refusal::new(
+                        ErrorAnswer::new(
                             Value::Null,
                             INVALID_REQUEST,
                             "Invalid Request: the message exceeds 8 MiB",
@@ -230,7 +230,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
             }
             match message::read(text) {
                 Read::Message(message) => return Some(*message),
-                Read::Refused(refusal) => self.answer(refusal.to_bytes()).await,
+                Read::Refused(answer) => self.answer(answer.to_bytes()).await,
                 Read::Ignored => {}
             }
         }
