@@ -6,6 +6,9 @@
 //!   transport shares: a line that is not JSON gets a parse error
 //!   (`-32700`), one that is not a usable message `-32600` or `-32602`,
 //!   and the server keeps reading;
+//! - before `initialize`, a request gets `-32600` ("send initialize
+//!   first") and a notification is dropped: nothing is served outside the
+//!   session the 2025 revisions open with `initialize`;
 //! - a line over [`MAX_MESSAGE_BYTES`] is refused with `-32600` while it is
 //!   skipped, never buffered whole;
 //! - end of input cancels [`StdioTransport::closed`] at once, so calls in
@@ -19,6 +22,7 @@
 use std::future::Future;
 
 use rmcp::RoleServer;
+use rmcp::model::{ClientRequest, JsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
@@ -97,6 +101,25 @@ impl Writer {
     }
 }
 
+/// A message read before `initialize`: the `initialize` itself, or the
+/// answer a request gets (none for a notification). The 2025 revisions
+/// need the session `initialize` opens; nothing is served outside it.
+fn before_initialize(
+    message: RxJsonRpcMessage<RoleServer>,
+) -> Result<RxJsonRpcMessage<RoleServer>, Option<ErrorAnswer>> {
+    match &message {
+        JsonRpcMessage::Request(request) => match request.request {
+            ClientRequest::InitializeRequest(_) => Ok(message),
+            _ => Err(Some(ErrorAnswer::new(
+                serde_json::to_value(&request.id).unwrap_or(Value::Null),
+                INVALID_REQUEST,
+                "Invalid Request: send initialize first (the 2025 protocol revisions need a session)",
+            ))),
+        },
+        _ => Err(None),
+    }
+}
+
 /// One bounded line read.
 enum LineRead {
     Line,
@@ -112,6 +135,8 @@ pub struct StdioTransport<R> {
     skipping: bool,
     writer: Writer,
     closed: CancellationToken,
+    /// An `initialize` has been read: the session exists.
+    initialized: bool,
 }
 
 impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
@@ -122,6 +147,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
             skipping: false,
             writer,
             closed: CancellationToken::new(),
+            initialized: false,
         }
     }
 
@@ -229,7 +255,15 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
                 continue;
             }
             match message::read(text) {
-                Read::Message(message) => return Some(*message),
+                Read::Message(message) if self.initialized => return Some(*message),
+                Read::Message(message) => match before_initialize(*message) {
+                    Ok(initialize) => {
+                        self.initialized = true;
+                        return Some(initialize);
+                    }
+                    Err(Some(answer)) => self.answer(answer.to_bytes()).await,
+                    Err(None) => tracing::info!("a notification before initialize: dropped"),
+                },
                 Read::Refused(answer) => self.answer(answer.to_bytes()).await,
                 Read::Ignored => {}
             }

@@ -761,6 +761,21 @@ fn a_malformed_line_gets_a_parse_error_and_the_server_keeps_serving() {
 }
 
 #[test]
+fn a_call_before_initialize_gets_invalid_request_and_initialize_still_works() {
+    let dir = tree();
+    let mut raw = Raw::spawn(dir.path(), &["--config", SAMPLING]);
+    raw.send_json(json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+        "params":{"name":"glob","arguments":{"pattern":"*.ts"}}}));
+    let refused = raw.response(1);
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(refused.get("result").is_none(), "{refused}");
+    raw.initialize();
+    raw.send_json(json!({"jsonrpc":"2.0","id":2,"method":"tools/call",
+        "params":{"name":"glob","arguments":{"pattern":"*.ts"}}}));
+    assert_eq!(raw.response(2)["result"]["isError"], false);
+}
+
+#[test]
 fn a_request_whose_id_is_null_fractional_an_object_or_2_pow_80_gets_invalid_request_with_id_null() {
     let dir = tree();
     let mut raw = Raw::spawn(dir.path(), &["--config", SAMPLING]);
