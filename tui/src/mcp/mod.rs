@@ -18,6 +18,7 @@
 
 pub mod abort;
 pub mod auth;
+pub mod backlog;
 pub mod calls;
 pub mod connections;
 pub mod http;

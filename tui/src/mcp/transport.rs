@@ -14,15 +14,21 @@
 //! - end of input cancels [`StdioTransport::closed`] at once, so calls in
 //!   flight are cancelled without waiting for rmcp's drain.
 //!
+//! Reading pauses while the backlog (requests unanswered plus messages
+//! unwritten, [`super::backlog`]) is full, so a client that never reads
+//! stdout cannot grow the server; a request reusing the id of one in
+//! flight gets `-32600`.
+//!
 //! Everything written to stdout goes through one writer task, so messages
 //! never interleave and an error line queued by `receive` (which rmcp polls
 //! inside a `select!`) cannot be cut off by that future being dropped;
 //! `receive` waits for its error line to be written before it reads on.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientRequest, JsonRpcMessage};
+use rmcp::model::{ClientNotification, ClientRequest, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
@@ -31,6 +37,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::backlog::{Backlog, Queued};
 use super::message::{self, ErrorAnswer, INVALID_REQUEST, Read};
 
 /// The largest message the server reads (one line, newline excluded).
@@ -46,7 +53,7 @@ pub enum TransportError {
 }
 
 enum Out {
-    Line(Vec<u8>, oneshot::Sender<bool>),
+    Line(Vec<u8>, oneshot::Sender<bool>, Option<Queued>),
     Flush(oneshot::Sender<()>),
 }
 
@@ -64,7 +71,7 @@ impl Writer {
             let mut broken = false;
             while let Some(item) = rx.recv().await {
                 match item {
-                    Out::Line(bytes, done) => {
+                    Out::Line(bytes, done, _queued) => {
                         if !broken {
                             broken =
                                 out.write_all(&bytes).await.is_err() || out.flush().await.is_err();
@@ -85,10 +92,11 @@ impl Writer {
     }
 
     /// Queues one line (a newline is added); resolves once it is written.
-    fn queue(&self, mut line: Vec<u8>) -> oneshot::Receiver<bool> {
+    /// `queued` counts it in the backlog until then.
+    fn queue(&self, mut line: Vec<u8>, queued: Option<Queued>) -> oneshot::Receiver<bool> {
         line.push(b'\n');
         let (done, written) = oneshot::channel();
-        let _ = self.tx.send(Out::Line(line, done));
+        let _ = self.tx.send(Out::Line(line, done, queued));
         written
     }
 
@@ -120,6 +128,11 @@ fn before_initialize(
     }
 }
 
+/// A request id as the backlog keys it.
+fn id_key(id: &RequestId) -> String {
+    serde_json::to_string(id).unwrap_or_default()
+}
+
 /// One bounded line read.
 enum LineRead {
     Line,
@@ -137,6 +150,7 @@ pub struct StdioTransport<R> {
     closed: CancellationToken,
     /// An `initialize` has been read: the session exists.
     initialized: bool,
+    backlog: Arc<Backlog>,
 }
 
 impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
@@ -148,7 +162,44 @@ impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
             writer,
             closed: CancellationToken::new(),
             initialized: false,
+            backlog: Arc::new(Backlog::default()),
         }
+    }
+
+    /// The message read, as it goes on to rmcp (counted in the backlog),
+    /// or the answer it gets here (none for a notification dropped).
+    fn admit(
+        &mut self,
+        message: RxJsonRpcMessage<RoleServer>,
+    ) -> Result<RxJsonRpcMessage<RoleServer>, Option<ErrorAnswer>> {
+        let message = if self.initialized {
+            message
+        } else {
+            let initialize = before_initialize(message)?;
+            self.initialized = true;
+            initialize
+        };
+        match &message {
+            JsonRpcMessage::Request(request) => {
+                if !self.backlog.read_request(id_key(&request.id)) {
+                    return Err(Some(ErrorAnswer::new(
+                        serde_json::to_value(&request.id).unwrap_or(Value::Null),
+                        INVALID_REQUEST,
+                        "Invalid Request: the id is already used by a request in flight",
+                    )));
+                }
+            }
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    self.backlog.cancelled(&id_key(id));
+                }
+            }
+            _ => {}
+        }
+        Ok(message)
     }
 
     /// Cancelled at end of input (or a read error).
@@ -160,7 +211,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
     /// lines without reading is held back rather than queued without end.
     /// Cancel-safe: a dropped wait leaves the answer queued.
     async fn answer(&mut self, line: Vec<u8>) {
-        let _ = self.writer.queue(line).await;
+        let _ = self.writer.queue(line, None).await;
     }
 
     /// Reads up to a newline into `self.line`, never past the limit.
@@ -215,7 +266,13 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let queued = serde_json::to_vec(&item).map(|line| self.writer.queue(line));
+        let answers = match &item {
+            JsonRpcMessage::Response(response) => Some(id_key(&response.id)),
+            JsonRpcMessage::Error(error) => error.id.as_ref().map(id_key),
+            _ => None,
+        };
+        let queued = serde_json::to_vec(&item)
+            .map(|line| self.writer.queue(line, Some(self.backlog.queue(answers))));
         async move {
             match queued?.await {
                 Ok(true) => Ok(()),
@@ -226,6 +283,8 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            // A client that does not read its answers holds us back here.
+            self.backlog.room().await;
             match self.read_line().await {
                 LineRead::Eof => {
                     tracing::info!("end of input");
@@ -255,12 +314,8 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
                 continue;
             }
             match message::read(text) {
-                Read::Message(message) if self.initialized => return Some(*message),
-                Read::Message(message) => match before_initialize(*message) {
-                    Ok(initialize) => {
-                        self.initialized = true;
-                        return Some(initialize);
-                    }
+                Read::Message(message) => match self.admit(*message) {
+                    Ok(message) => return Some(message),
                     Err(Some(answer)) => self.answer(answer.to_bytes()).await,
                     Err(None) => tracing::info!("a notification before initialize: dropped"),
                 },
