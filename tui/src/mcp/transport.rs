@@ -180,14 +180,12 @@ impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
             initialize
         };
         match &message {
-            JsonRpcMessage::Request(request) => {
-                if !self.backlog.read_request(id_key(&request.id)) {
-                    return Err(Some(ErrorAnswer::new(
-                        serde_json::to_value(&request.id).unwrap_or(Value::Null),
-                        INVALID_REQUEST,
-                        "Invalid Request: the id is already used by a request in flight",
-                    )));
-                }
+            JsonRpcMessage::Request(request) if !self.backlog.read_request(id_key(&request.id)) => {
+                return Err(Some(ErrorAnswer::new(
+                    serde_json::to_value(&request.id).unwrap_or(Value::Null),
+                    INVALID_REQUEST,
+                    "Invalid Request: the id is already used by a request in flight",
+                )));
             }
             JsonRpcMessage::Notification(notification) => {
                 if let ClientNotification::CancelledNotification(cancelled) =
