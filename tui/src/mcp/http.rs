@@ -6,13 +6,15 @@
 //! - Each client that sends `initialize` gets its own `Mcp-Session-Id`,
 //!   its own handler ([`super::server`]) and its own engine session (its
 //!   own spill directory, its own [`super::calls::MAX_IN_FLIGHT`] slots);
-//!   the registry is loaded once. A session ends on `DELETE`, after
-//!   `--idle-timeout` seconds without a message (default 30 min), or at
-//!   shutdown; at most [`MAX_SESSIONS`] live at once (then 503).
+//!   the registry is loaded once. Sessions, their cap and their idle
+//!   expiry are [`super::sessions`]; `DELETE` ends a live one (204), an
+//!   ended or unknown one gets 404.
 //! - Every request first passes [`super::auth::Gate`] (Host, Origin,
-//!   bearer token); only `/mcp` exists (404 elsewhere). A body announced
-//!   over [`MAX_BODY_BYTES`] gets 413 before any of it is read; a chunked
-//!   one is cut off at that size by rmcp (413 too).
+//!   bearer token); only `/mcp` exists (404 elsewhere). Connections are
+//!   bounded by [`super::connections`]. A body announced over
+//!   [`MAX_BODY_BYTES`] gets 413 before any of it is read; a POST body is
+//!   read and classified once by [`super::post`] (400 with a JSON-RPC
+//!   error for what it refuses) before rmcp serves it.
 //! - A call ends early when its client goes away: the response stream of
 //!   each request carries a [`CallAbort`] token, cancelled when hyper drops
 //!   that stream before its end (the connection closed) and when the

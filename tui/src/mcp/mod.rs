@@ -8,7 +8,10 @@
 //!   logging), [`calls`]: running calls (one engine session per
 //!   connection, 16 in flight, cancellation, progress), [`transport`]:
 //!   newline-delimited JSON-RPC on stdin/stdout with parse errors and a
-//!   message size limit, [`recording`]: `--record`.
+//!   message size limit, [`message`]: reading one message (both
+//!   transports), [`backlog`]: stdio's bound on unanswered requests,
+//!   [`post`], [`sessions`], [`connections`]: the HTTP request path,
+//!   [`recording`]: `--record`.
 //! - stdout carries only JSON-RPC; logs go to the workbench log file (see
 //!   `tui::logging`), warnings also to the client as log notifications;
 //!   setup errors go to stderr (exit 2).
