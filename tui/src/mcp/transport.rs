@@ -337,11 +337,18 @@ mod tests {
     async fn an_oversized_line_is_refused_and_the_next_one_is_read() {
         let mut input = vec![b'x'; MAX_MESSAGE_BYTES + 10];
         input.push(b'\n');
-        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+        input.extend_from_slice(
+            br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        );
+        input.push(b'\n');
         let (out, mut read_out) = tokio::io::duplex(1 << 16);
         let mut transport = StdioTransport::new(std::io::Cursor::new(input), Writer::spawn(out));
         let message = transport.receive().await.unwrap();
-        assert!(serde_json::to_string(&message).unwrap().contains("ping"));
+        assert!(
+            serde_json::to_string(&message)
+                .unwrap()
+                .contains("initialize")
+        );
         assert!(transport.receive().await.is_none());
         assert!(transport.closed().is_cancelled());
         transport.close().await.unwrap();
