@@ -6,13 +6,15 @@
 //! - Each client that sends `initialize` gets its own `Mcp-Session-Id`,
 //!   its own handler ([`super::server`]) and its own engine session (its
 //!   own spill directory, its own [`super::calls::MAX_IN_FLIGHT`] slots);
-//!   the registry is loaded once. A session ends on `DELETE`, after
-//!   `--idle-timeout` seconds without a message (default 30 min), or at
-//!   shutdown; at most [`MAX_SESSIONS`] live at once (then 503).
+//!   the registry is loaded once. Sessions, their cap and their idle
+//!   expiry are [`super::sessions`]; `DELETE` ends a live one (204), an
+//!   ended or unknown one gets 404.
 //! - Every request first passes [`super::auth::Gate`] (Host, Origin,
-//!   bearer token); only `/mcp` exists (404 elsewhere). A body announced
-//!   over [`MAX_BODY_BYTES`] gets 413 before any of it is read; a chunked
-//!   one is cut off at that size by rmcp (413 too).
+//!   bearer token); only `/mcp` exists (404 elsewhere). Connections are
+//!   bounded by [`super::connections`]. A body announced over
+//!   [`MAX_BODY_BYTES`] gets 413 before any of it is read; a POST body is
+//!   read and classified once by [`super::post`] (400 with a JSON-RPC
+//!   error for what it refuses) before rmcp serves it.
 //! - A call ends early when its client goes away: the response stream of
 //!   each request carries a [`CallAbort`] token, cancelled when hyper drops
 //!   that stream before its end (the connection closed) and when the
@@ -27,7 +29,6 @@
 //!   signal's number. Setup failures exit 2 with the reason on stderr, as
 //!   does a non-loopback `--listen` without a token.
 
-use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -44,7 +45,6 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, SessionConfig};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::cli::McpArgs;
@@ -54,23 +54,21 @@ use super::SHUTDOWN_WAIT;
 use super::abort::CallAbort;
 use super::auth::{Gate, Refusal, Token};
 use super::calls::CallRunner;
+use super::connections::{Connections, Limits, Slot};
+use super::message::ErrorAnswer;
+use super::post::{self, BodyError, Post};
 use super::server::McpServer;
+use super::sessions::{Activity, MAX_SESSIONS, Sessions, Stash};
 use super::workspace::Workspace;
 
 /// The largest request body read (as the stdio transport's line limit).
 pub const MAX_BODY_BYTES: usize = super::transport::MAX_MESSAGE_BYTES;
 
-/// Sessions alive at once; an `initialize` beyond gets 503.
-pub const MAX_SESSIONS: usize = 256;
-
-/// Connections served at once; more wait in the listen backlog.
-pub const MAX_CONNECTIONS: usize = 1024;
-
 /// How long a client may take to send a request's headers.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// How often the abort tokens of ended sessions are dropped.
-const SWEEP_EVERY: Duration = Duration::from_secs(30);
+/// How often idle sessions are looked for, at most.
+const SWEEP_EVERY: Duration = Duration::from_secs(5);
 
 /// How long open connections get to finish at shutdown.
 const CONNECTION_DRAIN: Duration = Duration::from_secs(3);
@@ -88,6 +86,8 @@ type HttpBody = BoxBody<Bytes, Infallible>;
 struct Watched {
     inner: HttpBody,
     guard: Option<DropGuard>,
+    /// The session's activity, held until the answer ends.
+    _activity: Option<Activity>,
 }
 
 impl Body for Watched {
@@ -152,24 +152,76 @@ fn announces_too_much(request: &Request<Incoming>) -> bool {
         })
 }
 
-/// The server: the gate, rmcp's service, and the sessions' abort tokens.
+/// A JSON-RPC error answered over HTTP: 400 with the error as the body.
+fn json_rpc_refusal(answer: &ErrorAnswer) -> Response<HttpBody> {
+    let mut response = Response::new(Full::new(Bytes::from(answer.to_bytes())).boxed());
+    *response.status_mut() = StatusCode::BAD_REQUEST;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// Whether the request says its body is JSON (as rmcp requires).
+fn is_json(request: &Request<Incoming>) -> bool {
+    request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .eq_ignore_ascii_case("application/json")
+        })
+}
+
+fn too_many_sessions() -> Response<HttpBody> {
+    tracing::warn!("refused a session over {MAX_SESSIONS}");
+    let mut response = plain(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Service Unavailable: too many sessions; end one (DELETE) or retry later",
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, http::HeaderValue::from_static("5"));
+    response
+}
+
+fn no_session() -> Response<HttpBody> {
+    plain(StatusCode::NOT_FOUND, "Not Found: Session not found")
+}
+
+/// The server: the gate, rmcp's service, and the sessions.
 struct App {
     gate: Gate,
-    mcp: StreamableHttpService<McpServer, LocalSessionManager>,
-    sessions: Arc<LocalSessionManager>,
-    /// Cancelled when a session ends; parent of its requests' tokens.
-    session_aborts: Mutex<HashMap<String, CancellationToken>>,
+    mcp: StreamableHttpService<McpServer, Sessions>,
+    sessions: Arc<Sessions>,
     /// Parent of every token; cancelled at shutdown.
     root: CancellationToken,
+    body_timeout: Duration,
 }
 
 impl App {
-    async fn handle(&self, mut request: Request<Incoming>) -> Response<HttpBody> {
+    async fn handle(&self, request: Request<Incoming>, slot: &Slot) -> Response<HttpBody> {
         if request.uri().path() != MCP_PATH {
             return plain(StatusCode::NOT_FOUND, "Not Found: MCP is served at /mcp");
         }
         if let Err(refusal) = self.gate.check(request.headers()) {
             return refused(&refusal);
+        }
+        if !slot.trust() {
+            tracing::warn!("refused a connection over the bound of trusted connections");
+            let mut response = plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Service Unavailable: too many connections; retry later",
+            );
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, http::HeaderValue::from_static("close"));
+            return response;
         }
         if announces_too_much(&request) {
             tracing::warn!("refused a request body over {MAX_BODY_BYTES} bytes");
@@ -183,96 +235,125 @@ impl App {
             .get(SESSION_HEADER)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        let parent = match &session {
-            Some(id) => self.session_abort(id).await,
-            None => {
-                if request.method() == Method::POST
-                    && self.sessions.sessions.read().await.len() >= MAX_SESSIONS
-                {
-                    tracing::warn!("refused a session over {MAX_SESSIONS}");
-                    let mut response = plain(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "Service Unavailable: too many sessions; end one (DELETE) or retry later",
-                    );
-                    response
-                        .headers_mut()
-                        .insert(header::RETRY_AFTER, http::HeaderValue::from_static("5"));
-                    return response;
+        let activity = match &session {
+            Some(id) => match self.sessions.enter(id) {
+                Some(activity) => Some(activity),
+                None => return no_session(),
+            },
+            None => None,
+        };
+        match *request.method() {
+            Method::POST => self.post(request, activity).await,
+            Method::DELETE => match (session, activity) {
+                (Some(id), Some(activity)) => {
+                    drop(activity);
+                    if self.sessions.end(&id).await {
+                        tracing::info!(session = id, "session deleted");
+                        Response::builder()
+                            .status(StatusCode::NO_CONTENT)
+                            .body(Full::new(Bytes::new()).boxed())
+                            .unwrap_or_else(|_| plain(StatusCode::NO_CONTENT, ""))
+                    } else {
+                        no_session()
+                    }
                 }
-                None
+                _ => plain(
+                    StatusCode::BAD_REQUEST,
+                    "Bad Request: DELETE needs the Mcp-Session-Id of the session to end",
+                ),
+            },
+            // GET opens a stream; it is not a running call.
+            _ => {
+                let abort = activity.as_ref().map(|a| a.abort.clone());
+                drop(activity);
+                self.serve(request, abort, None).await
+            }
+        }
+    }
+
+    /// A POST: read and classified once ([`super::post`]), then served by
+    /// rmcp, the session's activity held until the answer ends.
+    async fn post(
+        &self,
+        request: Request<Incoming>,
+        activity: Option<Activity>,
+    ) -> Response<HttpBody> {
+        if !is_json(&request) {
+            return plain(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "Unsupported Media Type: Content-Type must be application/json",
+            );
+        }
+        let (parts, body) = request.into_parts();
+        let body = match post::read_body(body, MAX_BODY_BYTES, self.body_timeout).await {
+            Ok(body) => body,
+            Err(e) => {
+                tracing::warn!("a request body could not be read: {e}");
+                let status = match e {
+                    BodyError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+                    BodyError::TimedOut(_) => StatusCode::REQUEST_TIMEOUT,
+                    BodyError::Broken(_) => StatusCode::BAD_REQUEST,
+                };
+                let mut response = plain(status, &e.to_string());
+                response
+                    .headers_mut()
+                    .insert(header::CONNECTION, http::HeaderValue::from_static("close"));
+                return response;
             }
         };
-        let abort = parent.as_ref().unwrap_or(&self.root).child_token();
+        let (message, permit) = match post::classify(&body, &parts.headers, activity.is_some()) {
+            Post::Refused(answer) => {
+                tracing::info!(code = answer.code, "refused a message: {}", answer.message);
+                return json_rpc_refusal(&answer);
+            }
+            Post::InSession(message) => (message, None),
+            Post::Initialize(message) => match self.sessions.reserve() {
+                Some(permit) => (message, Some(permit)),
+                None => return too_many_sessions(),
+            },
+        };
+        let copy = match post::copy_for_rmcp(&message) {
+            Ok(copy) => copy,
+            Err(e) => {
+                tracing::warn!("cannot re-serialise a message: {e}");
+                return plain(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error");
+            }
+        };
+        let mut request = Request::from_parts(parts, Full::new(copy));
+        request
+            .extensions_mut()
+            .insert(Stash::new(*message, permit));
+        let abort = activity.as_ref().map(|a| a.abort.clone());
+        self.serve(request, abort, activity).await
+    }
+
+    /// Hands `request` to rmcp; its answer's body cancels the request's
+    /// abort token if dropped before its end, and holds `activity` until
+    /// then.
+    async fn serve<B>(
+        &self,
+        mut request: Request<B>,
+        session_abort: Option<CancellationToken>,
+        activity: Option<Activity>,
+    ) -> Response<HttpBody>
+    where
+        B: Body + Send + 'static,
+        B::Error: std::fmt::Display,
+    {
+        let abort = session_abort.as_ref().unwrap_or(&self.root).child_token();
         request
             .extensions_mut()
             .insert(CallAbort::new(abort.clone()));
-        let is_delete = request.method() == Method::DELETE;
         // Armed from here: a client gone before the answer starts counts too.
         let guard = abort.drop_guard();
         let response = self.mcp.handle(request).await;
-        if is_delete
-            && response.status().is_success()
-            && let Some(id) = &session
-        {
-            self.end_session(id);
-        }
         response.map(|inner| {
             BoxBody::new(Watched {
                 inner,
                 guard: Some(guard),
+                _activity: activity,
             })
         })
-    }
-
-    /// The abort token of live session `id` (none for an unknown id, so
-    /// made-up ids cost nothing).
-    async fn session_abort(&self, id: &str) -> Option<CancellationToken> {
-        if !self.sessions.sessions.read().await.contains_key(id) {
-            return None;
-        }
-        let mut aborts = self.session_aborts.lock().ok()?;
-        Some(
-            aborts
-                .entry(id.to_owned())
-                .or_insert_with(|| self.root.child_token())
-                .clone(),
-        )
-    }
-
-    /// Cancels the calls of session `id`.
-    fn end_session(&self, id: &str) {
-        tracing::info!(session = id, "session deleted");
-        if let Some(token) = self
-            .session_aborts
-            .lock()
-            .ok()
-            .and_then(|mut a| a.remove(id))
-        {
-            token.cancel();
-        }
-    }
-
-    /// Cancels and forgets the tokens of sessions that have ended (idle
-    /// expiry, a closed worker).
-    async fn sweep(&self) {
-        let live: HashSet<String> = self
-            .sessions
-            .sessions
-            .read()
-            .await
-            .keys()
-            .map(|id| id.to_string())
-            .collect();
-        if let Ok(mut aborts) = self.session_aborts.lock() {
-            aborts.retain(|id, token| {
-                let keep = live.contains(id);
-                if !keep {
-                    tracing::info!(session = id, "session ended");
-                    token.cancel();
-                }
-                keep
-            });
-        }
     }
 }
 
@@ -318,6 +399,7 @@ pub async fn serve(args: &McpArgs) -> Result<u8, String> {
     let token = configured.token;
     let gate =
         Gate::new(addr, token, &args.allow_origin, &args.allow_host).map_err(|e| e.to_string())?;
+    let limits = Limits::configured().map_err(|e| e.to_string())?;
     let workspace = Arc::new(Workspace::load(args).await?);
     let recording = workspace.recording(args)?.map(Arc::new);
     let listener = TcpListener::bind(addr)
@@ -341,11 +423,14 @@ pub async fn serve(args: &McpArgs) -> Result<u8, String> {
             Ok(workspace.server(runner, recording.clone()))
         }
     };
+    // Sessions expire here (see `super::sessions`), not in rmcp, whose
+    // keep-alive did not count a running call as activity.
     let mut session_config = SessionConfig::default();
-    session_config.keep_alive = Some(Duration::from_secs(args.idle_timeout.max(1)));
+    session_config.keep_alive = None;
     let mut manager = LocalSessionManager::default();
     manager.session_config = session_config;
-    let sessions = Arc::new(manager);
+    let root = CancellationToken::new();
+    let sessions = Arc::new(Sessions::new(manager, root.clone()));
     let stop_sessions = CancellationToken::new();
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
@@ -356,34 +441,28 @@ pub async fn serve(args: &McpArgs) -> Result<u8, String> {
         gate,
         mcp: StreamableHttpService::new(factory, sessions.clone(), config),
         sessions,
-        session_aborts: Mutex::new(HashMap::new()),
-        root: CancellationToken::new(),
+        root,
+        body_timeout: limits.body,
     });
 
+    let idle = Duration::from_secs(args.idle_timeout.max(1));
     let sweeper = {
         let app = app.clone();
         tokio::spawn(async move {
-            let mut every = tokio::time::interval(SWEEP_EVERY);
+            let mut every = tokio::time::interval((idle / 4).min(SWEEP_EVERY));
             loop {
                 every.tick().await;
-                app.sweep().await;
+                app.sessions.expire(idle).await;
             }
         })
     };
-    let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let connections = Arc::new(Connections::new(limits));
     let closing = CancellationToken::new();
     let tracker = tokio_util::task::TaskTracker::new();
     let signals = crate::signals::install();
     let signal = async { Some(signals.wait().await) };
     tokio::pin!(signal);
     let signal = loop {
-        let permit = tokio::select! {
-            signal = &mut signal => break signal,
-            permit = connections.clone().acquire_owned() => match permit {
-                Ok(permit) => permit,
-                Err(_) => break None,
-            },
-        };
         let (stream, peer) = tokio::select! {
             signal = &mut signal => break signal,
             accepted = listener.accept() => match accepted {
@@ -395,12 +474,16 @@ pub async fn serve(args: &McpArgs) -> Result<u8, String> {
                 }
             },
         };
+        let slot = Arc::new(connections.admit(peer.ip()));
         let (app, closing) = (app.clone(), closing.clone());
         tracker.spawn(async move {
-            let service = hyper::service::service_fn(move |request| {
-                let app = app.clone();
-                async move { Ok::<_, Infallible>(app.handle(request).await) }
-            });
+            let service = {
+                let slot = slot.clone();
+                hyper::service::service_fn(move |request| {
+                    let (app, slot) = (app.clone(), slot.clone());
+                    async move { Ok::<_, Infallible>(app.handle(request, &slot).await) }
+                })
+            };
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder
                 .timer(TokioTimer::new())
@@ -409,6 +492,14 @@ pub async fn serve(args: &McpArgs) -> Result<u8, String> {
             tokio::pin!(connection);
             let served = tokio::select! {
                 served = connection.as_mut() => served,
+                () = slot.closed().cancelled() => {
+                    tracing::debug!(%peer, "connection closed to make room");
+                    return;
+                }
+                () = slot.gate_deadline() => {
+                    tracing::debug!(%peer, "connection closed: no request through the gate in time");
+                    return;
+                }
                 () = closing.cancelled() => {
                     connection.as_mut().graceful_shutdown();
                     connection.await
@@ -417,7 +508,6 @@ pub async fn serve(args: &McpArgs) -> Result<u8, String> {
             if let Err(e) = served {
                 tracing::debug!(%peer, "connection ended: {e}");
             }
-            drop(permit);
         });
     };
     if let Some(signal) = signal {
@@ -463,6 +553,7 @@ mod tests {
             let mut body = Watched {
                 inner: Full::new(Bytes::from_static(b"x")).boxed(),
                 guard: Some(token.clone().drop_guard()),
+                _activity: None,
             };
             if read_to_end {
                 while let Some(frame) = body.frame().await {

@@ -8,10 +8,13 @@
 //!   logging), [`calls`]: running calls (one engine session per
 //!   connection, 16 in flight, cancellation, progress), [`transport`]:
 //!   newline-delimited JSON-RPC on stdin/stdout with parse errors and a
-//!   message size limit, [`recording`]: `--record` (its records), [`record_file`]:
-//!   the file behind it (shared by servers, rolled back, rotated).
+//!   message size limit, [`message`]: reading one message (both
+//!   transports), [`backlog`]: stdio's bound on unanswered requests,
+//!   [`post`], [`sessions`], [`connections`]: the HTTP request path,
+//!   [`recording`]: `--record` (its records), [`record_file`]: the file
+//!   behind it (shared by servers, rolled back, rotated).
 //! - stdout carries only JSON-RPC; logs go to the workbench log file (see
-//!   `tui::logging`), warnings also to the client as log notifications;
+//!   [`crate::logging`]), warnings also to the client as log notifications;
 //!   setup errors go to stderr (exit 2).
 //! - End of input, SIGTERM, SIGINT or SIGHUP ([`crate::signals`]) cancel the calls in flight, wait until
 //!   they have returned (their rg groups killed), sync the recording and
@@ -19,11 +22,16 @@
 
 pub mod abort;
 pub mod auth;
+pub mod backlog;
 pub mod calls;
+pub mod connections;
 pub mod http;
+pub mod message;
+pub mod post;
 pub mod record_file;
 pub mod recording;
 pub mod server;
+pub mod sessions;
 pub mod transport;
 pub mod workspace;
 

@@ -2,15 +2,22 @@
 //! as the MCP stdio transport specifies, with the answers rmcp's own
 //! stdio transport does not give (it drops bad lines silently):
 //!
-//! - a line that is not JSON gets a JSON-RPC parse error (`-32700`, id
-//!   null) and the server keeps reading;
-//! - a line that is JSON but not a message the server understands gets
-//!   `-32600` (or `-32602` for a known method with malformed params), with
-//!   the request's id when it has one; a notification never gets an answer;
+//! - each line is read by [`super::message::read`], the reader the HTTP
+//!   transport shares: a line that is not JSON gets a parse error
+//!   (`-32700`), one that is not a usable message `-32600` or `-32602`,
+//!   and the server keeps reading;
+//! - before `initialize`, a request gets `-32600` ("send initialize
+//!   first") and a notification is dropped: nothing is served outside the
+//!   session the 2025 revisions open with `initialize`;
 //! - a line over [`MAX_MESSAGE_BYTES`] is refused with `-32600` while it is
 //!   skipped, never buffered whole;
 //! - end of input cancels [`StdioTransport::closed`] at once, so calls in
 //!   flight are cancelled without waiting for rmcp's drain.
+//!
+//! Reading pauses while the backlog (requests unanswered plus messages
+//! unwritten, [`super::backlog`]) is full, so a client that never reads
+//! stdout cannot grow the server; a request reusing the id of one in
+//! flight gets `-32600`.
 //!
 //! Everything written to stdout goes through one writer task, so messages
 //! never interleave and an error line queued by `receive` (which rmcp polls
@@ -18,24 +25,23 @@
 //! `receive` waits for its error line to be written before it reads on.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientRequest, JsonRpcMessage};
+use rmcp::model::{ClientNotification, ClientRequest, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use serde_json::{Value, json};
+use serde_json::Value;
 use thiserror::Error;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::backlog::{Backlog, Queued};
+use super::message::{self, ErrorAnswer, INVALID_REQUEST, Read};
+
 /// The largest message the server reads (one line, newline excluded).
 pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
-
-/// JSON-RPC error codes used here.
-const PARSE_ERROR: i64 = -32700;
-const INVALID_REQUEST: i64 = -32600;
-const INVALID_PARAMS: i64 = -32602;
 
 /// Why a message could not be written.
 #[derive(Debug, Error)]
@@ -47,7 +53,7 @@ pub enum TransportError {
 }
 
 enum Out {
-    Line(Vec<u8>, oneshot::Sender<bool>),
+    Line(Vec<u8>, oneshot::Sender<bool>, Option<Queued>),
     Flush(oneshot::Sender<()>),
 }
 
@@ -65,7 +71,7 @@ impl Writer {
             let mut broken = false;
             while let Some(item) = rx.recv().await {
                 match item {
-                    Out::Line(bytes, done) => {
+                    Out::Line(bytes, done, _queued) => {
                         if !broken {
                             broken =
                                 out.write_all(&bytes).await.is_err() || out.flush().await.is_err();
@@ -86,10 +92,11 @@ impl Writer {
     }
 
     /// Queues one line (a newline is added); resolves once it is written.
-    fn queue(&self, mut line: Vec<u8>) -> oneshot::Receiver<bool> {
+    /// `queued` counts it in the backlog until then.
+    fn queue(&self, mut line: Vec<u8>, queued: Option<Queued>) -> oneshot::Receiver<bool> {
         line.push(b'\n');
         let (done, written) = oneshot::channel();
-        let _ = self.tx.send(Out::Line(line, done));
+        let _ = self.tx.send(Out::Line(line, done, queued));
         written
     }
 
@@ -102,103 +109,28 @@ impl Writer {
     }
 }
 
-/// A JSON-RPC error response line (`id` null when unknown).
-/// A message as `JSON.parse` would read it: strictly first, then (for a
-/// lone surrogate escape or deep nesting in the arguments) through
-/// [`crate::json`], with the strict error kept when that fails too.
-fn parse_message(text: &[u8]) -> Result<RxJsonRpcMessage<RoleServer>, serde_json::Error> {
-    match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
-        Ok(message) => Ok(message),
-        Err(strict) => match crate::json::parse_slice(text) {
-            Ok(value) => serde_json::from_value(value),
-            Err(_) => Err(strict),
+/// A message read before `initialize`: the `initialize` itself, or the
+/// answer a request gets (none for a notification). The 2025 revisions
+/// need the session `initialize` opens; nothing is served outside it.
+fn before_initialize(
+    message: RxJsonRpcMessage<RoleServer>,
+) -> Result<RxJsonRpcMessage<RoleServer>, Option<ErrorAnswer>> {
+    match &message {
+        JsonRpcMessage::Request(request) => match request.request {
+            ClientRequest::InitializeRequest(_) => Ok(message),
+            _ => Err(Some(ErrorAnswer::new(
+                serde_json::to_value(&request.id).unwrap_or(Value::Null),
+                INVALID_REQUEST,
+                "Invalid Request: send initialize first (the 2025 protocol revisions need a session)",
+            ))),
         },
+        _ => Err(None),
     }
 }
 
-fn error_line(id: Value, code: i64, message: &str) -> Vec<u8> {
-    json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": {"code": code, "message": message},
-    })
-    .to_string()
-    .into_bytes()
-}
-
-/// What an unusable line gets back, if anything.
-pub fn answer_to_unusable(line: &[u8]) -> Option<Vec<u8>> {
-    let value: Value = match crate::json::parse_slice(line) {
-        Ok(value) => value,
-        Err(e) => {
-            tracing::warn!("a line that is not JSON: {e}");
-            return Some(error_line(Value::Null, PARSE_ERROR, "Parse error"));
-        }
-    };
-    let Value::Object(map) = &value else {
-        return Some(error_line(
-            Value::Null,
-            INVALID_REQUEST,
-            "Invalid Request: a message is one JSON object (batches are not supported)",
-        ));
-    };
-    let id = map
-        .get("id")
-        .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
-        .cloned();
-    let method = map.get("method").and_then(Value::as_str);
-    match (id, method) {
-        // A notification (or a response to nothing) gets no answer.
-        (None, Some(_)) => None,
-        (Some(_), None) if map.contains_key("result") || map.contains_key("error") => None,
-        (Some(id), Some(method)) => Some(error_line(
-            id,
-            INVALID_PARAMS,
-            &format!("Invalid params for {method}"),
-        )),
-        (id, _) => Some(error_line(
-            id.unwrap_or(Value::Null),
-            INVALID_REQUEST,
-            "Invalid Request",
-        )),
-    }
-}
-
-/// The MCP requests this server knows by name: rmcp reads one whose params
-/// do not fit as a custom request (and would answer "method not found").
-const KNOWN_METHODS: [&str; 13] = [
-    "initialize",
-    "ping",
-    "tools/call",
-    "tools/list",
-    "logging/setLevel",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/read",
-    "resources/templates/list",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "completion/complete",
-];
-
-/// The `-32602` answer to a known request with malformed params.
-fn malformed_known_request(message: &RxJsonRpcMessage<RoleServer>) -> Option<Vec<u8>> {
-    let JsonRpcMessage::Request(request) = message else {
-        return None;
-    };
-    let ClientRequest::CustomRequest(custom) = &request.request else {
-        return None;
-    };
-    if !KNOWN_METHODS.contains(&custom.method.as_str()) {
-        return None;
-    }
-    let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
-    Some(error_line(
-        id,
-        INVALID_PARAMS,
-        &format!("Invalid params for {}", custom.method),
-    ))
+/// A request id as the backlog keys it.
+fn id_key(id: &RequestId) -> String {
+    serde_json::to_string(id).unwrap_or_default()
 }
 
 /// One bounded line read.
@@ -216,6 +148,9 @@ pub struct StdioTransport<R> {
     skipping: bool,
     writer: Writer,
     closed: CancellationToken,
+    /// An `initialize` has been read: the session exists.
+    initialized: bool,
+    backlog: Arc<Backlog>,
 }
 
 impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
@@ -226,7 +161,43 @@ impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
             skipping: false,
             writer,
             closed: CancellationToken::new(),
+            initialized: false,
+            backlog: Arc::new(Backlog::default()),
         }
+    }
+
+    /// The message read, as it goes on to rmcp (counted in the backlog),
+    /// or the answer it gets here (none for a notification dropped).
+    fn admit(
+        &mut self,
+        message: RxJsonRpcMessage<RoleServer>,
+    ) -> Result<RxJsonRpcMessage<RoleServer>, Option<ErrorAnswer>> {
+        let message = if self.initialized {
+            message
+        } else {
+            let initialize = before_initialize(message)?;
+            self.initialized = true;
+            initialize
+        };
+        match &message {
+            JsonRpcMessage::Request(request) if !self.backlog.read_request(id_key(&request.id)) => {
+                return Err(Some(ErrorAnswer::new(
+                    serde_json::to_value(&request.id).unwrap_or(Value::Null),
+                    INVALID_REQUEST,
+                    "Invalid Request: the id is already used by a request in flight",
+                )));
+            }
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    self.backlog.cancelled(&id_key(id));
+                }
+            }
+            _ => {}
+        }
+        Ok(message)
     }
 
     /// Cancelled at end of input (or a read error).
@@ -238,7 +209,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
     /// lines without reading is held back rather than queued without end.
     /// Cancel-safe: a dropped wait leaves the answer queued.
     async fn answer(&mut self, line: Vec<u8>) {
-        let _ = self.writer.queue(line).await;
+        let _ = self.writer.queue(line, None).await;
     }
 
     /// Reads up to a newline into `self.line`, never past the limit.
@@ -293,7 +264,13 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let queued = serde_json::to_vec(&item).map(|line| self.writer.queue(line));
+        let answers = match &item {
+            JsonRpcMessage::Response(response) => Some(id_key(&response.id)),
+            JsonRpcMessage::Error(error) => error.id.as_ref().map(id_key),
+            _ => None,
+        };
+        let queued = serde_json::to_vec(&item)
+            .map(|line| self.writer.queue(line, Some(self.backlog.queue(answers))));
         async move {
             match queued?.await {
                 Ok(true) => Ok(()),
@@ -304,6 +281,8 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            // A client that does not read its answers holds us back here.
+            self.backlog.room().await;
             match self.read_line().await {
                 LineRead::Eof => {
                     tracing::info!("end of input");
@@ -312,11 +291,14 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
                 }
                 LineRead::Oversized => {
                     tracing::warn!("refused a message over {MAX_MESSAGE_BYTES} bytes");
-                    self.answer(error_line(
-                        Value::Null,
-                        INVALID_REQUEST,
-                        "Invalid Request: the message exceeds 8 MiB",
-                    ))
+                    self.answer(
+                        ErrorAnswer::new(
+                            Value::Null,
+                            INVALID_REQUEST,
+                            "Invalid Request: the message exceeds 8 MiB",
+                        )
+                        .to_bytes(),
+                    )
                     .await;
                     continue;
                 }
@@ -329,17 +311,14 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match parse_message(text) {
-                Ok(message) => match malformed_known_request(&message) {
-                    Some(answer) => self.answer(answer).await,
-                    None => return Some(message),
+            match message::read(text) {
+                Read::Message(message) => match self.admit(*message) {
+                    Ok(message) => return Some(message),
+                    Err(Some(answer)) => self.answer(answer.to_bytes()).await,
+                    Err(None) => tracing::info!("a notification before initialize: dropped"),
                 },
-                Err(e) => {
-                    tracing::debug!("an unusable message: {e}");
-                    if let Some(answer) = answer_to_unusable(text) {
-                        self.answer(answer).await;
-                    }
-                }
+                Read::Refused(answer) => self.answer(answer.to_bytes()).await,
+                Read::Ignored => {}
             }
         }
     }
@@ -354,37 +333,22 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
 mod tests {
     use super::*;
 
-    fn answer(line: &str) -> Option<Value> {
-        answer_to_unusable(line.as_bytes()).map(|b| serde_json::from_slice(&b).unwrap())
-    }
-
-    #[test]
-    fn bad_lines_get_the_json_rpc_error_they_deserve() {
-        assert_eq!(answer("{not json").unwrap()["error"]["code"], -32700);
-        assert_eq!(answer("{not json").unwrap()["id"], Value::Null);
-        assert_eq!(answer("[1,2]").unwrap()["error"]["code"], -32600);
-        let bad = answer(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":1}}"#)
-            .unwrap();
-        assert_eq!(
-            (bad["id"].clone(), bad["error"]["code"].clone()),
-            (json!(7), json!(-32602))
-        );
-        assert_eq!(
-            answer(r#"{"jsonrpc":"2.0","method":"x/y","params":1}"#),
-            None
-        );
-        assert_eq!(answer(r#"{"jsonrpc":"2.0","id":"a"}"#).unwrap()["id"], "a");
-    }
-
     #[tokio::test]
     async fn an_oversized_line_is_refused_and_the_next_one_is_read() {
         let mut input = vec![b'x'; MAX_MESSAGE_BYTES + 10];
         input.push(b'\n');
-        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+        input.extend_from_slice(
+            br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        );
+        input.push(b'\n');
         let (out, mut read_out) = tokio::io::duplex(1 << 16);
         let mut transport = StdioTransport::new(std::io::Cursor::new(input), Writer::spawn(out));
         let message = transport.receive().await.unwrap();
-        assert!(serde_json::to_string(&message).unwrap().contains("ping"));
+        assert!(
+            serde_json::to_string(&message)
+                .unwrap()
+                .contains("initialize")
+        );
         assert!(transport.receive().await.is_none());
         assert!(transport.closed().is_cancelled());
         transport.close().await.unwrap();

@@ -760,6 +760,122 @@ fn a_malformed_line_gets_a_parse_error_and_the_server_keeps_serving() {
     );
 }
 
+/// `VmRSS` of process `pid`, in KiB.
+fn rss_kib(pid: i32) -> i64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_client_that_floods_requests_without_reading_answers_leaves_memory_bounded_and_loses_nothing() {
+    const REQUESTS: usize = 10_000;
+    let dir = tree();
+    let state = tempfile::tempdir().unwrap();
+    let mut child = server_command(dir.path(), state.path(), &["--config", SAMPLING])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = i32::try_from(child.id()).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+        "protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}});
+    writeln!(stdin, "{init}").unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"})
+    )
+    .unwrap();
+    let before = rss_kib(pid);
+    // tools/list answers are the largest (~7 KB each): 10,000 of them
+    // unread used to be ~70 MiB queued in the server.
+    let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let writer = {
+        let sent = sent.clone();
+        std::thread::spawn(move || {
+            for id in 1..=REQUESTS {
+                let request = json!({"jsonrpc":"2.0","id":id,"method":"tools/list"});
+                if writeln!(stdin, "{request}").is_err() {
+                    break;
+                }
+                sent.store(id, std::sync::atomic::Ordering::Relaxed);
+            }
+            drop(stdin);
+        })
+    };
+    // Until the writer is held back (or done): no progress for 1 s.
+    let mut last = usize::MAX;
+    loop {
+        std::thread::sleep(Duration::from_millis(1000));
+        let now = sent.load(std::sync::atomic::Ordering::Relaxed);
+        if now == last || now == REQUESTS {
+            break;
+        }
+        last = now;
+    }
+    let grown = peak_rss_kib(pid) - before;
+    let held_back = sent.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!("peak RSS grew by {grown} KiB; {held_back} of {REQUESTS} requests sent");
+    assert!(
+        grown < 8 * 1024,
+        "the server grew by {grown} KiB with {held_back} requests sent and no answer read (RSS {} KiB)",
+        rss_kib(pid)
+    );
+    assert!(
+        held_back < REQUESTS,
+        "the server read every request unanswered"
+    );
+    // Nothing is lost: every request is answered once the client reads.
+    let mut answered = std::collections::HashSet::new();
+    for line in stdout.lines() {
+        let message: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        assert!(message["result"]["tools"].is_array(), "{message}");
+        answered.insert(message["id"].as_u64().unwrap());
+    }
+    writer.join().unwrap();
+    assert_eq!(answered.len(), REQUESTS);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn a_call_before_initialize_gets_invalid_request_and_initialize_still_works() {
+    let dir = tree();
+    let mut raw = Raw::spawn(dir.path(), &["--config", SAMPLING]);
+    raw.send_json(json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+        "params":{"name":"glob","arguments":{"pattern":"*.ts"}}}));
+    let refused = raw.response(1);
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(refused.get("result").is_none(), "{refused}");
+    raw.initialize();
+    raw.send_json(json!({"jsonrpc":"2.0","id":2,"method":"tools/call",
+        "params":{"name":"glob","arguments":{"pattern":"*.ts"}}}));
+    assert_eq!(raw.response(2)["result"]["isError"], false);
+}
+
+#[test]
+fn a_request_whose_id_is_null_fractional_an_object_or_2_pow_80_gets_invalid_request_with_id_null() {
+    let dir = tree();
+    let mut raw = Raw::spawn(dir.path(), &["--config", SAMPLING]);
+    raw.initialize();
+    for id in ["null", "1.5", "{\"a\":1}", "1208925819614629174706176"] {
+        raw.send(
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/list\"}}\n").as_bytes(),
+        );
+        let answer = raw.next();
+        assert_eq!(answer["id"], Value::Null, "id {id}: {answer}");
+        assert_eq!(answer["error"]["code"], -32600, "id {id}: {answer}");
+    }
+    // And the server serves on.
+    raw.send_json(json!({"jsonrpc":"2.0","id":9,"method":"ping"}));
+    assert_eq!(raw.response(9)["result"], json!({}));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rg_missing_lists_no_tools_and_logs_the_load_warning() {
     let dir = tree();

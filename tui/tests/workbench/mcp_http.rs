@@ -759,3 +759,324 @@ async fn over_http_the_limit_of_16_calls_in_flight_is_per_session() {
     assert_eq!(text_of(&queued.await.unwrap()), text_of(&answered));
     other.cancel().await.unwrap();
 }
+
+// ------------------------------------------------------------ issue 21
+
+/// A POST in `session` (2025-06-18), raw.
+fn post_in(addr: &str, session: &str, body: &[u8]) -> Reply {
+    send_raw(
+        addr,
+        &request_bytes(
+            addr,
+            "POST",
+            &[
+                ("Mcp-Session-Id", session),
+                ("MCP-Protocol-Version", "2025-06-18"),
+            ],
+            body,
+        ),
+    )
+}
+
+/// The JSON-RPC message of a 200 answer (SSE) or of a 400 (JSON body).
+fn answer_of(reply: &Reply) -> Value {
+    if reply.status == 200 {
+        reply.messages().pop().unwrap()
+    } else {
+        serde_json::from_str(&reply.body).unwrap_or_else(|e| panic!("{e}: {reply:?}"))
+    }
+}
+
+#[test]
+fn over_http_a_lone_surrogate_and_nesting_over_128_get_the_engines_result_as_over_stdio() {
+    let dir = tree();
+    std::fs::write(dir.path().join("odd.txt"), "before \u{fffd} after\n").unwrap();
+    let server = Server::spawn(dir.path(), &["--config", SAMPLING]);
+    let addr = server.addr.as_str();
+    let session = raw_session(addr, &[]);
+    let surrogate = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"grep","arguments":{"pattern":"\ud800"}}}"#;
+    let reply = post_in(addr, &session, surrogate);
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let answer = answer_of(&reply);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let found = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(found.contains("before \u{fffd} after"), "{found}");
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"grep","arguments":{{"pattern":"alpha","x":{}{}}}}}}}"#,
+        "[".repeat(9_996),
+        "]".repeat(9_996)
+    );
+    let reply = post_in(addr, &session, deep.as_bytes());
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let answer = answer_of(&reply);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("notes.md"), "{answer}");
+}
+
+#[test]
+fn over_http_batches_malformed_json_and_id_null_get_400_with_the_json_rpc_error() {
+    let dir = tree();
+    let server = Server::spawn(dir.path(), &["--config", SAMPLING]);
+    let addr = server.addr.as_str();
+    let session = raw_session(addr, &[]);
+    for (body, code) in [
+        (&b"{not json"[..], -32700),
+        (
+            b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]",
+            -32600,
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}",
+            -32600,
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}",
+            -32600,
+        ),
+    ] {
+        for in_session in [true, false] {
+            let reply = if in_session {
+                post_in(addr, &session, body)
+            } else {
+                send_raw(addr, &request_bytes(addr, "POST", &[], body))
+            };
+            let what = String::from_utf8_lossy(body);
+            assert_eq!(reply.status, 400, "{what}: {reply:?}");
+            assert_eq!(
+                reply.header("content-type"),
+                Some("application/json"),
+                "{what}"
+            );
+            let answer = answer_of(&reply);
+            assert_eq!(answer["error"]["code"], code, "{what}: {answer}");
+            assert_eq!(answer["id"], Value::Null, "{what}: {answer}");
+        }
+    }
+}
+
+#[test]
+fn over_http_delete_of_an_ended_or_made_up_session_is_404_and_of_a_live_one_204() {
+    let dir = tree();
+    let server = Server::spawn(dir.path(), &["--config", SAMPLING]);
+    let addr = server.addr.as_str();
+    let delete = |session: &str| {
+        send_raw(
+            addr,
+            &request_bytes(
+                addr,
+                "DELETE",
+                &[
+                    ("Mcp-Session-Id", session),
+                    ("MCP-Protocol-Version", "2025-06-18"),
+                ],
+                b"",
+            ),
+        )
+    };
+    let session = raw_session(addr, &[]);
+    assert_eq!(delete(&session).status, 204);
+    assert_eq!(delete(&session).status, 404);
+    assert_eq!(delete("made-up-0123").status, 404);
+}
+
+#[test]
+fn over_http_a_request_without_a_session_gets_400_even_naming_a_later_revision() {
+    let dir = tree();
+    let server = Server::spawn(dir.path(), &["--config", SAMPLING]);
+    let addr = server.addr.as_str();
+    let call = json!({"jsonrpc":"2.0","id":3,"method":"tools/call",
+        "params":{"name":"glob","arguments":{"pattern":"*.ts"}}});
+    for version in [None, Some("2025-06-18"), Some("2026-07-28")] {
+        let headers: Vec<(&str, &str)> = version
+            .map(|v| vec![("MCP-Protocol-Version", v)])
+            .unwrap_or_default();
+        let reply = post(addr, &headers, &call);
+        assert_eq!(reply.status, 400, "{version:?}: {reply:?}");
+        let answer = answer_of(&reply);
+        assert_eq!(answer["error"]["code"], -32600, "{version:?}: {answer}");
+        assert_eq!(answer["id"], 3);
+    }
+    // A session's request naming a later revision is not taken out of it.
+    let session = raw_session(addr, &[]);
+    let reply = post(
+        addr,
+        &[
+            ("Mcp-Session-Id", &session),
+            ("MCP-Protocol-Version", "2026-07-28"),
+        ],
+        &call,
+    );
+    assert_eq!(reply.status, 400, "{reply:?}");
+}
+
+/// A POST of `initialize` whose headers are sent and whose body is not.
+fn initialize_with_a_late_body(addr: &str) -> (TcpStream, Vec<u8>) {
+    let bytes = request_bytes(addr, "POST", &[], initialize_body().to_string().as_bytes());
+    let split = bytes.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let mut stream = open(addr);
+    stream.write_all(&bytes[..split]).unwrap();
+    (stream, bytes[split..].to_vec())
+}
+
+#[test]
+fn over_http_late_bodied_initializes_cannot_exceed_the_256_session_cap() {
+    let dir = tree();
+    let server = Server::spawn(dir.path(), &["--config", SAMPLING, "--no-spill"]);
+    let addr = server.addr.as_str();
+    let late: Vec<_> = (0..10).map(|_| initialize_with_a_late_body(addr)).collect();
+    // Give the server time to read the late requests' headers.
+    std::thread::sleep(Duration::from_millis(300));
+    let sessions: Vec<String> = (0..256)
+        .map(|_| {
+            let init = post(addr, &[], &initialize_body());
+            assert_eq!(init.status, 200, "{init:?}");
+            init.header("mcp-session-id").unwrap().to_owned()
+        })
+        .collect();
+    for (mut stream, body) in late {
+        stream.write_all(&body).unwrap();
+        let reply = read_reply(stream);
+        assert_eq!(reply.status, 503, "{reply:?}");
+    }
+    assert_eq!(post(addr, &[], &initialize_body()).status, 503);
+    // Ending one makes room for one.
+    let ended = send_raw(
+        addr,
+        &request_bytes(addr, "DELETE", &[("Mcp-Session-Id", &sessions[0])], b""),
+    );
+    assert_eq!(ended.status, 204, "{ended:?}");
+    assert_eq!(post(addr, &[], &initialize_body()).status, 200);
+    assert_eq!(post(addr, &[], &initialize_body()).status, 503);
+}
+
+#[test]
+fn over_http_a_running_call_keeps_its_session_past_the_idle_timeout() {
+    let dir = tree();
+    mkfifo(&dir.path().join("fifo"));
+    let server = Server::spawn(dir.path(), &["--config", SAMPLING, "--idle-timeout", "1"]);
+    let addr = server.addr.as_str();
+    let pid = server.pid();
+    let session = raw_session(addr, &[]);
+    let stream = start_raw_call(addr, &session, json!({"pattern": "needle", "path": "fifo"}));
+    wait_until("rg on the FIFO", Duration::from_secs(20), || {
+        rg_running_under(pid)
+    });
+    std::thread::sleep(Duration::from_millis(2500));
+    std::fs::write(dir.path().join("fifo"), "needle in a fifo\n").unwrap();
+    let reply = read_reply(stream);
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let answer = reply.messages().pop().unwrap();
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("Found 1 match"), "{answer}");
+    // The session lives on, and expires once idle.
+    let list = json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}).to_string();
+    assert_eq!(post_in(addr, &session, list.as_bytes()).status, 200);
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(post_in(addr, &session, list.as_bytes()).status, 404);
+}
+
+#[test]
+fn over_http_1030_idle_connections_do_not_starve_a_client_with_the_token() {
+    let dir = tree();
+    let (server, _secrets) = Server::with_token(dir.path(), &["--config", SAMPLING]);
+    let addr = server.addr.as_str();
+    let idle: Vec<TcpStream> = (0..1030)
+        .map(|_| TcpStream::connect(addr).unwrap())
+        .collect();
+    let started = Instant::now();
+    let mut stream = open(addr);
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    stream
+        .write_all(&request_bytes(
+            addr,
+            "POST",
+            &[("Authorization", BEARER)],
+            initialize_body().to_string().as_bytes(),
+        ))
+        .unwrap();
+    let reply = read_reply(stream);
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    drop(idle);
+}
+
+#[test]
+fn over_http_a_silent_connection_and_a_body_never_sent_are_closed_at_their_deadlines() {
+    let dir = tree();
+    let (server, _secrets) = {
+        let secrets = tempfile::tempdir().unwrap();
+        let file = secrets.path().join("token");
+        std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let mut child = server_command(
+            dir.path(),
+            state.path(),
+            &[
+                "--config",
+                SAMPLING,
+                "--listen",
+                "127.0.0.1:0",
+                "--token-file",
+                root(&file),
+            ],
+        )
+        .env("WORKBENCH_MCP_HTTP_LIMITS", "gate_ms=400,body_ms=400")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("workbench mcp: listening on http://")
+            .and_then(|rest| rest.strip_suffix("/mcp"))
+            .unwrap()
+            .to_owned();
+        (
+            Server {
+                child,
+                addr,
+                _state: state,
+            },
+            secrets,
+        )
+    };
+    let addr = server.addr.as_str();
+    // A connection that sends nothing is closed after the gate deadline.
+    let started = Instant::now();
+    let silent = open(addr);
+    let mut buf = Vec::new();
+    let _ = (&silent).read_to_end(&mut buf);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // An authenticated request that never sends its declared body: 408.
+    let started = Instant::now();
+    let mut stream = open(addr);
+    stream
+        .write_all(
+            format!(
+                "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: {BEARER}\r\n\
+                 Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+                 Content-Length: 100\r\n\r\n{{"
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+    let reply = read_reply(stream);
+    assert_eq!(reply.status, 408, "{reply:?}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // The server serves on.
+    assert_eq!(
+        post(addr, &[("Authorization", BEARER)], &initialize_body()).status,
+        200
+    );
+}
