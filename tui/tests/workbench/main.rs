@@ -5,6 +5,8 @@
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// A test may print what it measured (shown with --nocapture).
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod ablate;
 mod cli_headless;
