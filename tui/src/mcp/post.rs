@@ -3,7 +3,7 @@
 //! ([`super::message::read`]), and sorted into what the 2025 protocol
 //! revisions allow. Anything unusable is answered here with HTTP 400 and
 //! a JSON-RPC error body; what is served goes on to rmcp as a copy it can
-//! parse, with the message read here in a [`Stash`].
+//! parse, with the message read here in a [`super::sessions::Stash`].
 //!
 //! The 2025 revisions (2025-06-18, 2025-11-25) need a session: only an
 //! `initialize` may come without `Mcp-Session-Id`, and a request that asks
@@ -34,7 +34,7 @@ const SESSION_REVISIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", 
 
 /// Nesting kept in the copy rmcp parses (serde_json stops at 128); the
 /// handler gets the message as read, whatever its depth.
-const COPY_DEPTH: usize = 64;
+pub const COPY_DEPTH: usize = 64;
 
 /// Why a body could not be read.
 #[derive(Debug, Error)]
