@@ -1010,6 +1010,9 @@ fn over_http_a_silent_connection_and_a_body_never_sent_are_closed_at_their_deadl
         let secrets = tempfile::tempdir().unwrap();
         let file = secrets.path().join("token");
         std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
+        // Private, as a secret should be (else a warning precedes the address).
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .unwrap();
         let state = tempfile::tempdir().unwrap();
         let mut child = server_command(
             dir.path(),
