@@ -101,6 +101,7 @@ pub async fn record(
             line: 0,
             call,
             outcome,
+            variants: Default::default(),
         });
     }
     let transcript = Transcript { header, records };
@@ -148,6 +149,7 @@ impl Recorder {
             line: 0,
             call,
             outcome,
+            variants: Default::default(),
         });
     }
 
