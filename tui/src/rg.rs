@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 /// The rg found on `PATH`, as `surface --json` reports it
-/// (`"rg": {"version", "path"}`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// (`"rg": {"version", "path"}`); the default is "not looked for".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct RgInfo {
     /// The version number (`13.0.0`); `None` when no rg runs.
     pub version: Option<String>,
