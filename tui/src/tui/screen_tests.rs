@@ -320,7 +320,7 @@ async fn sampled_over_cap_glob_with_spill() {
     };
     let outcome = super::effects::read_spill(path).await;
     h.app.on_event(AppEvent::SpillRead { id: *id, outcome });
-    assert_screen!("spill_file_open", h.screen());
+    assert_rg_screen!("spill_file_open", h.screen());
 }
 
 #[tokio::test]
@@ -407,7 +407,7 @@ async fn error_result_with_metadata() {
     );
     assert_rg_screen!("error_result_text", h.screen());
     h.keys("4").await;
-    assert_screen!("error_result_call_details", h.screen());
+    assert_rg_screen!("error_result_call_details", h.screen());
 }
 
 /// The embedded tokenizer, loaded once for the token tests (set into the
@@ -460,7 +460,7 @@ async fn token_counts_in_the_summary_surface_config_and_history() {
         screen.contains(&format!("{} tokens per request", surface.total())),
         "{screen}"
     );
-    assert_screen!("tokens_surface", screen);
+    assert_rg_screen!("tokens_surface", screen);
 
     // Turning sampling off changes the glob section first.
     h.keys("6 ").await;
