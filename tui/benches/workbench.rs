@@ -169,6 +169,7 @@ async fn render_250(iterations: usize) {
             session_id: "bench".into(),
             spill_root: None,
             log_path: None,
+            rg: fs_search_workbench::rg::RgInfo::detect(),
         };
         let mut app = App::new(session, &config);
         let mut terminal = Terminal::new(TestBackend::new(cols, rows)).unwrap();

@@ -13,6 +13,7 @@
 //! - [`explain`]: `workbench explain`, why a path is or is not on a page;
 //! - [`json`]: JSON arguments parsed as `JSON.parse` accepts them;
 //! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
+//! - [`rg`]: which rg the workbench runs (version, path, major version);
 //! - [`signals`]: SIGINT, SIGTERM and SIGHUP cancel the call in flight;
 //! - [`logging`]: the log file every front end writes to;
 //! - [`tokens`]: loading the tokenizer, the request prefix (issue 13);
@@ -33,6 +34,7 @@ pub mod headless;
 pub mod json;
 pub mod logging;
 pub mod mcp;
+pub mod rg;
 pub mod setup;
 pub mod signals;
 pub mod tokens;

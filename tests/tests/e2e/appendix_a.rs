@@ -10,6 +10,7 @@ use std::sync::Arc;
 use fs_search_engine::{
     ExecContext, Host, LocalBashConfig, LocalBashExecutor, Registry, ToolResult,
 };
+use fs_search_tests::rg_texts;
 use fs_search_tests::tree::{TempTree, Y2020};
 use serde_json::{Value, json};
 
@@ -181,7 +182,10 @@ async fn a9_invalid_glob() {
     .await;
     assert_eq!(
         result.text,
-        "Error: glob pattern rejected by ripgrep: error parsing glob '[': unclosed character class; missing ']'"
+        format!(
+            "Error: glob pattern rejected by ripgrep: {}",
+            rg_texts::unclosed_class_glob_error()
+        )
     );
     assert_eq!(
         info(&result),
@@ -202,7 +206,10 @@ async fn a10_invalid_regex() {
     .await;
     assert_eq!(
         result.text,
-        "Error: grep pattern rejected by ripgrep: regex parse error:\n    (unclosed\n    ^\nerror: unclosed group"
+        format!(
+            "Error: grep pattern rejected by ripgrep: {}",
+            rg_texts::unclosed_group_regex_error()
+        )
     );
     assert_eq!(
         info(&result),
@@ -262,7 +269,10 @@ async fn a13_missing_target() {
     .await;
     assert_eq!(
         result.text,
-        "Error: grep search failed (exit 2): no-such-dir: No such file or directory (os error 2)"
+        format!(
+            "Error: grep search failed (exit 2): {}",
+            rg_texts::missing_path_error()
+        )
     );
     assert_eq!(
         info(&result),

@@ -12,6 +12,7 @@ use fs_search_engine::{
     ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
     SpillStore, ToolResult,
 };
+use fs_search_tests::rg_texts;
 use fs_search_tests::tree::{TempTree, Y2000, Y2020};
 use serde_json::{Value, json};
 
@@ -174,7 +175,10 @@ async fn classifies_an_invalid_glob_as_search_invalid_pattern() {
     );
     assert_eq!(
         result.text,
-        "Error: glob pattern rejected by ripgrep: error parsing glob '[': unclosed character class; missing ']'"
+        format!(
+            "Error: glob pattern rejected by ripgrep: {}",
+            rg_texts::unclosed_class_glob_error()
+        )
     );
 }
 
@@ -280,7 +284,10 @@ async fn classifies_a_real_rg_regex_error_as_search_invalid_pattern() {
     );
     assert_eq!(
         result.text,
-        "Error: grep pattern rejected by ripgrep: regex parse error:\n    (unclosed\n    ^\nerror: unclosed group"
+        format!(
+            "Error: grep pattern rejected by ripgrep: {}",
+            rg_texts::unclosed_group_regex_error()
+        )
     );
 }
 
@@ -297,7 +304,10 @@ async fn classifies_a_missing_target_as_search_failed() {
     assert_eq!(code(&result), (Some("SearchError"), Some("SEARCH_FAILED")));
     assert_eq!(
         result.text,
-        "Error: grep search failed (exit 2): no-such-dir: No such file or directory (os error 2)"
+        format!(
+            "Error: grep search failed (exit 2): {}",
+            rg_texts::missing_path_error()
+        )
     );
 }
 

@@ -12,6 +12,7 @@
 
 use fs_search_engine::{ExecContext, LoadError, LocalBashConfig, Registry, ToolResult};
 use fs_search_tests::reliability::{FakeRg, load, local_executor, registry_with};
+use fs_search_tests::rg_texts;
 use serde_json::{Value, json};
 
 const CONFIG: &str = r#"{"sampleOverCapGlobResults": true}"#;
@@ -171,7 +172,10 @@ async fn real_rg_exit_2_on_an_unreadable_or_missing_target_fails_the_whole_searc
     assert_failure(
         &result,
         "SEARCH_FAILED",
-        "Error: grep search failed (exit 2): no-such-dir: No such file or directory (os error 2)",
+        &format!(
+            "Error: grep search failed (exit 2): {}",
+            rg_texts::missing_path_error()
+        ),
     );
     // A directory without read permission, when permissions apply to this
     // user (they do not for root: that case is the fake-rg test above).

@@ -85,6 +85,7 @@ pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
                 .collect(),
             total_tokens: counted.as_ref().map(Counted::total),
             warnings: &loaded.warnings,
+            rg: crate::rg::RgInfo::detect(),
         };
         // Serialised directly, not through `Value`, so a configured number
         // of 2^64 or more keeps JavaScript's own form.
@@ -181,6 +182,8 @@ struct SurfaceJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     total_tokens: Option<usize>,
     warnings: &'a [String],
+    /// The rg the calls run: `{"version", "path"}` (null when not found).
+    rg: crate::rg::RgInfo,
 }
 
 /// An item of `surface --json` and, when counted, its tokens (last).

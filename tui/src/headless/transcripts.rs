@@ -23,7 +23,7 @@ use crate::tokens::Tokenizer;
 use crate::transcript::error::TranscriptError;
 use crate::transcript::freeze::freeze as freeze_recording;
 use crate::transcript::record::{parse_calls, record as record_calls, save};
-use crate::transcript::replay::{Replay, replay_file};
+use crate::transcript::replay::{Difference, Replay, replay_file};
 
 /// Replays `args.files`; with `update`, rewrites each changed file
 /// instead of failing. Returns the exit status.
@@ -109,11 +109,45 @@ async fn replay_one(
     }
     print(&replay.diffs());
     print(&format!(
-        "CHANGED {}: {changed} of {total} records differ (run `workbench replay --update {}` to accept)\n",
-        replay.file, replay.file
+        "CHANGED {}: {changed} of {total} records differ (run `workbench replay --update {}` to accept)\n{}",
+        replay.file,
+        replay.file,
+        difference_kinds(&replay)
     ));
     print(&over);
     Ok(exit::CHANGED)
+}
+
+/// The changed records by kind of difference: only in rg's own text
+/// (its stderr, glob's file order; `--update` then adds this rg's
+/// variant), or in the engine's text.
+fn difference_kinds(replay: &Replay) -> String {
+    let names = |kind| {
+        replay
+            .changed_by(kind)
+            .map(|c| format!("\"{}\"", c.record.call.name))
+            .collect::<Vec<_>>()
+    };
+    let rg_text = names(Difference::RgText);
+    let engine = names(Difference::Engine);
+    let mut out = String::new();
+    if !rg_text.is_empty() {
+        out.push_str(&format!(
+            "  {} only in rg's own text (its stderr, its file order; recorded with {}, this is {}): {}\n",
+            rg_text.len(),
+            replay.transcript.header.env.rg,
+            replay.rg_now,
+            rg_text.join(", ")
+        ));
+    }
+    if !engine.is_empty() {
+        out.push_str(&format!(
+            "  {} in the engine's text or the kind of result: {}\n",
+            engine.len(),
+            engine.join(", ")
+        ));
+    }
+    out
 }
 
 /// One line per result whose current text is more than `max` tokens.

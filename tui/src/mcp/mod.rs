@@ -56,7 +56,14 @@ const SESSION_DRAIN: Duration = Duration::from_secs(3);
 pub async fn run(args: McpArgs) -> u8 {
     let logging = crate::logging::init();
     if let Some(logging) = &logging {
-        tracing::info!(log = %logging.path.display(), workdir = %args.workdir.display(), "workbench mcp starting");
+        let rg = crate::rg::RgInfo::detect();
+        tracing::info!(
+            log = %logging.path.display(),
+            workdir = %args.workdir.display(),
+            rg = %rg.version_line,
+            rg_path = %rg.path.as_deref().map_or_else(|| "none".into(), |p| p.display().to_string()),
+            "workbench mcp starting"
+        );
     }
     let served = match &args.listen {
         Some(_) => http::serve(&args).await,

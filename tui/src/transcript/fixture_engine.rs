@@ -34,17 +34,10 @@ pub fn default_ripgrep_config() -> Vec<String> {
         .collect()
 }
 
-/// `rg --version`'s first line, or a note that rg did not run.
+/// `rg --version`'s first line, or a note that rg did not run: what a
+/// transcript header records (see [`crate::rg`]).
 pub fn rg_version() -> String {
-    match std::process::Command::new("rg").arg("--version").output() {
-        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .to_owned(),
-        Ok(out) => format!("rg --version failed ({})", out.status),
-        Err(e) => format!("rg not runnable: {e}"),
-    }
+    crate::rg::RgInfo::detect().version_line
 }
 
 /// The outcome of `result` as the model saw it, normalised.

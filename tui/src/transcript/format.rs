@@ -32,6 +32,14 @@
 //!   `nested`, `cancel` (`beforeDispatch` | `{"afterMs": N}`),
 //!   `executorTimeoutMs`, `ripgrepConfig` (false: rg runs without the
 //!   header's config file).
+//! - Variants (format version 2): a record may carry, after its text
+//!   lines, the outcome another rg major version gives, for calls whose
+//!   text rg writes itself (its stderr, its file order): a `variant` line
+//!   (`{"variant":NAME,"rg":14,…}` with the result line's keys) and its
+//!   own text lines. The record's outcome is the one of the header's rg;
+//!   a replay under rg 14 compares with the `rg` 14 variant when there is
+//!   one. A file without variants is written as version 1, which every
+//!   workbench reads; one with variants as version 2.
 //! - Temp paths are placeholders: `<TREE>` (the materialised tree),
 //!   `<SPILL>` (the spill store root), `<RAND>` (the random 12-hex locator
 //!   prefix); see [`super::normalise`].
@@ -39,12 +47,17 @@
 //! Reading is in [`super::parse`]: strict, with errors naming the file and
 //! line, never a panic.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value, json};
 
 /// The format name in the header's `transcript` key.
 pub const FORMAT_NAME: &str = "fs-search";
-/// The only version this build reads and writes.
+/// The version of a transcript without rg-version variants.
 pub const FORMAT_VERSION: u64 = 1;
+/// The version of a transcript with rg-version variants (version 1 plus
+/// `variant` lines); the newest this build reads and writes.
+pub const FORMAT_VERSION_VARIANTS: u64 = 2;
 /// The session id calls use unless their options say otherwise.
 pub const DEFAULT_SESSION_ID: &str = "transcript-session";
 
@@ -222,7 +235,20 @@ impl Outcome {
 pub struct Record {
     pub line: usize,
     pub call: Call,
+    /// The outcome under the header's rg.
     pub outcome: Outcome,
+    /// The outcome under other rg major versions, where it differs.
+    pub variants: BTreeMap<u32, Outcome>,
+}
+
+impl Record {
+    /// The outcome recorded for rg major version `major`: its variant,
+    /// else the record's own outcome.
+    pub fn expected_for(&self, major: Option<u32>) -> &Outcome {
+        major
+            .and_then(|m| self.variants.get(&m))
+            .unwrap_or(&self.outcome)
+    }
 }
 
 /// A parsed transcript.
@@ -241,11 +267,16 @@ fn line(value: &Value) -> String {
     out
 }
 
-/// The header line.
+/// The header line of a version-1 transcript (no variants).
 pub fn header_line(header: &Header) -> String {
+    versioned_header_line(header, FORMAT_VERSION)
+}
+
+/// The header line of a transcript of format `version`.
+fn versioned_header_line(header: &Header, version: u64) -> String {
     line(&json!({
         "transcript": FORMAT_NAME,
-        "version": FORMAT_VERSION,
+        "version": version,
         "tree": header.tree,
         "config": header.config,
         "env": {
@@ -297,6 +328,17 @@ pub fn call_line(call: &Call) -> String {
 
 /// The result line and the text lines of `outcome`.
 pub fn outcome_lines(name: &str, outcome: &Outcome) -> String {
+    outcome_block(("result", name), None, outcome)
+}
+
+/// The variant line and the text lines of `outcome` under rg `major`.
+pub fn variant_lines(name: &str, major: u32, outcome: &Outcome) -> String {
+    outcome_block(("variant", name), Some(major), outcome)
+}
+
+/// A result or variant line (`kind` is its first key and the record's
+/// name), then the text lines.
+fn outcome_block(kind: (&str, &str), major: Option<u32>, outcome: &Outcome) -> String {
     let error = outcome
         .error
         .as_ref()
@@ -305,29 +347,40 @@ pub fn outcome_lines(name: &str, outcome: &Outcome) -> String {
         .spill
         .as_ref()
         .map(|s| json!({ "locator": s.locator, "bytes": s.bytes }));
-    let mut result = json!({
-        "result": name,
-        "isError": outcome.is_error,
-        "error": error,
-        "spill": spill,
-        "warnings": outcome.warnings,
-    });
-    if let (Some(tokens), Some(map)) = (outcome.tokens, result.as_object_mut()) {
+    let mut map = Map::new();
+    map.insert(kind.0.into(), json!(kind.1));
+    if let Some(major) = major {
+        map.insert("rg".into(), json!(major));
+    }
+    map.insert("isError".into(), json!(outcome.is_error));
+    map.insert("error".into(), error.unwrap_or(Value::Null));
+    map.insert("spill".into(), spill.unwrap_or(Value::Null));
+    map.insert("warnings".into(), json!(outcome.warnings));
+    if let Some(tokens) = outcome.tokens {
         map.insert("tokens".into(), json!(tokens));
     }
-    let mut out = line(&result);
+    let mut out = line(&Value::Object(map));
     for text in outcome.text.split('\n') {
         out.push_str(&line(&json!({ "text": text })));
     }
     out
 }
 
-/// The whole file.
+/// The whole file: version 1 unless a record carries variants.
 pub fn write(transcript: &Transcript) -> String {
-    let mut out = header_line(&transcript.header);
+    let has_variants = transcript.records.iter().any(|r| !r.variants.is_empty());
+    let version = if has_variants {
+        FORMAT_VERSION_VARIANTS
+    } else {
+        FORMAT_VERSION
+    };
+    let mut out = versioned_header_line(&transcript.header, version);
     for record in &transcript.records {
         out.push_str(&call_line(&record.call));
         out.push_str(&outcome_lines(&record.call.name, &record.outcome));
+        for (major, outcome) in &record.variants {
+            out.push_str(&variant_lines(&record.call.name, *major, outcome));
+        }
     }
     out
 }
@@ -368,6 +421,7 @@ mod tests {
                         text: "a.ts\n\n(Showing…)\r".into(),
                         tokens: Some(7),
                     },
+                    variants: BTreeMap::new(),
                 },
                 Record {
                     line: 7,
@@ -397,9 +451,23 @@ mod tests {
                         text: String::new(),
                         tokens: None,
                     },
+                    variants: BTreeMap::new(),
                 },
             ],
         }
+    }
+
+    /// `sample()` with an rg 15 and an rg 14 variant of record "b".
+    fn sample_with_variants() -> Transcript {
+        let mut t = sample();
+        let b = &mut t.records[1];
+        for (major, text) in [(15, "rg: fifteen"), (14, "rg: fourteen\n")] {
+            let mut variant = b.outcome.clone();
+            variant.text = text.into();
+            variant.tokens = Some(3);
+            b.variants.insert(major, variant);
+        }
+        t
     }
 
     #[test]
@@ -414,6 +482,72 @@ mod tests {
         assert_eq!(parse("t.jsonl", &text).unwrap(), t);
     }
 
+    #[test]
+    fn a_transcript_without_variants_is_written_as_version_1() {
+        let text = write(&sample());
+        assert!(text.starts_with("{\"transcript\":\"fs-search\",\"version\":1,"));
+        assert!(!text.contains("\"variant\""));
+    }
+
+    #[test]
+    fn variants_are_written_as_version_2_after_the_text_in_rg_order_and_parse_back() {
+        let t = sample_with_variants();
+        let text = write(&t);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("{\"transcript\":\"fs-search\",\"version\":2,"));
+        assert_eq!(
+            &lines[9..],
+            &[
+                "{\"variant\":\"b\",\"rg\":14,\"isError\":true,\"error\":{\"name\":null,\"code\":null},\"spill\":null,\"warnings\":[\"w\"],\"tokens\":3}",
+                "{\"text\":\"rg: fourteen\"}",
+                "{\"text\":\"\"}",
+                "{\"variant\":\"b\",\"rg\":15,\"isError\":true,\"error\":{\"name\":null,\"code\":null},\"spill\":null,\"warnings\":[\"w\"],\"tokens\":3}",
+                "{\"text\":\"rg: fifteen\"}",
+            ]
+        );
+        assert_eq!(parse("t.jsonl", &text).unwrap(), t);
+        let b = &t.records[1];
+        assert_eq!(b.expected_for(Some(14)).text, "rg: fourteen\n");
+        assert_eq!(b.expected_for(Some(13)), &b.outcome);
+        assert_eq!(b.expected_for(None), &b.outcome);
+    }
+
+    #[test]
+    fn a_misplaced_variant_line_is_an_error_naming_the_line() {
+        let text = write(&sample_with_variants());
+        let as_v1 = text.replacen("\"version\":2", "\"version\":1", 1);
+        assert_eq!(
+            error_of(&as_v1),
+            "t.jsonl:10: a variant line needs transcript version 2 (the header says 1)"
+        );
+        let own = text.replacen("\"rg\":14", "\"rg\":13", 1);
+        assert_eq!(
+            error_of(&own),
+            "t.jsonl:10: a variant for rg 13, the header's own rg: the record's result is that one"
+        );
+        let twice = text.replacen("\"rg\":15", "\"rg\":14", 1);
+        assert_eq!(
+            error_of(&twice),
+            "t.jsonl:13: duplicate variant for rg 14 of \"b\""
+        );
+        let other = text.replacen("{\"variant\":\"b\"", "{\"variant\":\"a\"", 1);
+        assert_eq!(
+            error_of(&other),
+            "t.jsonl:10: variant \"a\" does not follow its record (the call above is \"b\")"
+        );
+        let no_rg = text.replacen("\"rg\":14,", "", 1);
+        assert_eq!(
+            error_of(&no_rg),
+            "t.jsonl:10: a variant has no \"rg\" (the rg major version)"
+        );
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.truncate(10);
+        assert_eq!(
+            error_of(&lines.join("\n")),
+            "t.jsonl:11: unexpected end of file: call \"b\" has no text"
+        );
+    }
+
     fn error_of(text: &str) -> String {
         parse("t.jsonl", text).unwrap_err().to_string()
     }
@@ -422,8 +556,8 @@ mod tests {
     fn wrong_version_and_corrupt_lines_name_the_file_and_line() {
         let text = write(&sample());
         assert_eq!(
-            error_of(&text.replacen("\"version\":1", "\"version\":2", 1)),
-            "t.jsonl:1: unsupported transcript version 2 (this workbench reads version 1)"
+            error_of(&text.replacen("\"version\":1", "\"version\":3", 1)),
+            "t.jsonl:1: unsupported transcript version 3 (this workbench reads versions 1 and 2)"
         );
         let mut lines: Vec<&str> = text.lines().collect();
         lines[3] = "{\"text\": unterminated";

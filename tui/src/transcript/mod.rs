@@ -10,6 +10,7 @@
 //!   recorded calls deterministically.
 //! - [`replay`]: replays a transcript and diffs each changed record.
 //! - [`record`]: records calls headlessly, or a live session ([`record::Recorder`]).
+//! - [`rg_text`]: which differences lie only in text rg writes itself.
 //! - [`compare`]: recorded and current outcomes side by side (the TUI).
 //! - [`error`]: what can go wrong reading or setting up a transcript.
 //! - [`freeze`]: `workbench freeze`, a live recording made self-contained.
@@ -25,4 +26,5 @@ pub mod normalise;
 pub mod parse;
 pub mod record;
 pub mod replay;
+pub mod rg_text;
 pub mod tree;

@@ -6,12 +6,15 @@
 //! the two that must take it: `workbench mcp --record` appending to it,
 //! and `workbench freeze`, which renames them.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value};
 
 use super::error::TranscriptError;
 use super::format::{
-    Call, CallOptions, Cancel, FORMAT_NAME, FORMAT_VERSION, Header, Outcome, OutcomeError,
-    OutcomeSpill, Record, SessionOption, SpillMode, Transcript, TranscriptEnv,
+    Call, CallOptions, Cancel, FORMAT_NAME, FORMAT_VERSION, FORMAT_VERSION_VARIANTS, Header,
+    Outcome, OutcomeError, OutcomeSpill, Record, SessionOption, SpillMode, Transcript,
+    TranscriptEnv,
 };
 
 /// Parses one line's object, naming the file and line on failure.
@@ -84,7 +87,11 @@ fn object(ctx: &LineCtx<'_>, raw: &str) -> Result<Map<String, Value>, Transcript
     }
 }
 
-fn parse_header(ctx: &LineCtx<'_>, map: &Map<String, Value>) -> Result<Header, TranscriptError> {
+/// The header and the format version it names.
+fn parse_header(
+    ctx: &LineCtx<'_>,
+    map: &Map<String, Value>,
+) -> Result<(Header, u64), TranscriptError> {
     match map.get("transcript") {
         Some(Value::String(name)) if name == FORMAT_NAME => {}
         _ => {
@@ -97,9 +104,9 @@ fn parse_header(ctx: &LineCtx<'_>, map: &Map<String, Value>) -> Result<Header, T
         .get("version")
         .ok_or_else(|| ctx.err("the header has no \"version\""))?;
     let version = ctx.u64(version, "\"version\"")?;
-    if version != FORMAT_VERSION {
+    if version != FORMAT_VERSION && version != FORMAT_VERSION_VARIANTS {
         return Err(ctx.err(format!(
-            "unsupported transcript version {version} (this workbench reads version {FORMAT_VERSION})"
+            "unsupported transcript version {version} (this workbench reads versions {FORMAT_VERSION} and {FORMAT_VERSION_VARIANTS})"
         )));
     }
     ctx.only_keys(map, &["transcript", "version", "tree", "config", "env"])?;
@@ -125,11 +132,12 @@ fn parse_header(ctx: &LineCtx<'_>, map: &Map<String, Value>) -> Result<Header, T
             .collect::<Result<Vec<_>, _>>()?,
         _ => return Err(ctx.err("\"ripgrepConfig\" must be an array of strings")),
     };
-    Ok(Header {
+    let header = Header {
         tree,
         config,
         env: TranscriptEnv { rg, ripgrep_config },
-    })
+    };
+    Ok((header, version))
 }
 
 fn parse_session(
@@ -251,6 +259,38 @@ fn parse_result(
             "result \"{name}\" does not follow its call (the call above is \"{call}\")"
         )));
     }
+    parse_outcome(ctx, map)
+}
+
+/// Parses a `variant` line's object: the rg major version and the outcome
+/// (its text still empty).
+fn parse_variant(
+    ctx: &LineCtx<'_>,
+    map: &Map<String, Value>,
+    call: &str,
+) -> Result<(u32, Outcome), TranscriptError> {
+    ctx.only_keys(
+        map,
+        &[
+            "variant", "rg", "isError", "error", "spill", "warnings", "tokens",
+        ],
+    )?;
+    let name = ctx.string(map, "variant")?;
+    if name != call {
+        return Err(ctx.err(format!(
+            "variant \"{name}\" does not follow its record (the call above is \"{call}\")"
+        )));
+    }
+    let major = map
+        .get("rg")
+        .ok_or_else(|| ctx.err("a variant has no \"rg\" (the rg major version)"))?;
+    let major = u32::try_from(ctx.u64(major, "\"rg\"")?)
+        .map_err(|_| ctx.err("\"rg\" must be an rg major version"))?;
+    Ok((major, parse_outcome(ctx, map)?))
+}
+
+/// The outcome keys a result and a variant line share.
+fn parse_outcome(ctx: &LineCtx<'_>, map: &Map<String, Value>) -> Result<Outcome, TranscriptError> {
     let error = match map.get("error") {
         None | Some(Value::Null) => None,
         Some(Value::Object(e)) => {
@@ -308,11 +348,11 @@ enum State {
     Call,
     /// Expecting the result line of this call.
     Result(Call, usize),
-    /// Reading text lines; at least one was read when `lines > 0`.
+    /// Reading text lines of the record's outcome (`variant` None) or of
+    /// one of its variants; at least one was read when `lines > 0`.
     Text {
-        call: Call,
-        line: usize,
-        outcome: Outcome,
+        record: Box<Record>,
+        variant: Option<(u32, Outcome)>,
         lines: Vec<String>,
     },
 }
@@ -325,6 +365,19 @@ pub struct DuplicateName {
     pub name: String,
 }
 
+/// Ends the text block being read: the lines become the text of the
+/// record's outcome or of the variant.
+fn close_block(record: &mut Record, variant: Option<(u32, Outcome)>, lines: &[String]) {
+    let text = lines.join("\n");
+    match variant {
+        None => record.outcome.text = text,
+        Some((major, mut outcome)) => {
+            outcome.text = text;
+            record.variants.insert(major, outcome);
+        }
+    }
+}
+
 /// Parses a whole transcript. `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<Transcript, TranscriptError> {
     parse_with(file, text, Duplicates::Refuse).map(|(transcript, _)| transcript)
@@ -333,7 +386,7 @@ pub fn parse(file: &str, text: &str) -> Result<Transcript, TranscriptError> {
 /// Parses the header line alone (`raw`, without its newline).
 pub fn parse_header_line(file: &str, raw: &str) -> Result<Header, TranscriptError> {
     let ctx = LineCtx { file, line: 1 };
-    parse_header(&ctx, &object(&ctx, raw)?)
+    parse_header(&ctx, &object(&ctx, raw)?).map(|(header, _version)| header)
 }
 
 /// As [`parse`], but a duplicate record name is not an error: the
@@ -395,17 +448,10 @@ fn parse_with(
         });
     };
     let ctx = LineCtx { file, line: 1 };
-    let header = parse_header(&ctx, &object(&ctx, raw)?)?;
+    let (header, version) = parse_header(&ctx, &object(&ctx, raw)?)?;
+    let header_major = crate::rg::major_of_line(&header.env.rg);
     let mut records: Vec<Record> = Vec::new();
     let mut state = State::Call;
-    let mut finish = |call: Call, line: usize, mut outcome: Outcome, lines: Vec<String>| {
-        outcome.text = lines.join("\n");
-        records.push(Record {
-            line,
-            call,
-            outcome,
-        });
-    };
     let mut names = std::collections::HashSet::new();
     let mut duplicates = Vec::new();
     for (number, raw) in lines.take(count.saturating_sub(1)) {
@@ -429,34 +475,61 @@ fn parse_with(
                 }
                 let outcome = parse_result(&ctx, &map, &call.name)?;
                 State::Text {
-                    call,
-                    line,
-                    outcome,
+                    record: Box::new(Record {
+                        line,
+                        call,
+                        outcome,
+                        variants: BTreeMap::new(),
+                    }),
+                    variant: None,
                     lines: Vec::new(),
                 }
             }
             State::Text {
-                call,
-                line,
-                outcome,
+                mut record,
+                variant,
                 mut lines,
             } => {
                 if map.contains_key("text") {
                     ctx.only_keys(&map, &["text"])?;
                     lines.push(ctx.string(&map, "text")?);
                     State::Text {
-                        call,
-                        line,
-                        outcome,
+                        record,
+                        variant,
                         lines,
                     }
                 } else if lines.is_empty() {
                     return Err(ctx.err(format!(
                         "expected a text line of call \"{}\" ({{\"text\":…}}); every result has at least one",
-                        call.name
+                        record.call.name
                     )));
+                } else if map.contains_key("variant") {
+                    if version < FORMAT_VERSION_VARIANTS {
+                        return Err(ctx.err(format!(
+                            "a variant line needs transcript version {FORMAT_VERSION_VARIANTS} (the header says {version})"
+                        )));
+                    }
+                    close_block(&mut record, variant, &lines);
+                    let (major, outcome) = parse_variant(&ctx, &map, &record.call.name)?;
+                    if Some(major) == header_major {
+                        return Err(ctx.err(format!(
+                            "a variant for rg {major}, the header's own rg: the record's result is that one"
+                        )));
+                    }
+                    if record.variants.contains_key(&major) {
+                        return Err(ctx.err(format!(
+                            "duplicate variant for rg {major} of \"{}\"",
+                            record.call.name
+                        )));
+                    }
+                    State::Text {
+                        record,
+                        variant: Some((major, outcome)),
+                        lines: Vec::new(),
+                    }
                 } else if map.contains_key("call") {
-                    finish(call, line, outcome, lines);
+                    close_block(&mut record, variant, &lines);
+                    records.push(*record);
                     let call = parse_call(&ctx, &map)?;
                     note_name(&ctx, &call, &mut names, &mut duplicates, policy)?;
                     State::Result(call, number)
@@ -480,19 +553,22 @@ fn parse_with(
             });
         }
         State::Text {
-            call,
-            line,
-            outcome,
+            mut record,
+            variant,
             lines,
         } => {
             if lines.is_empty() {
                 return Err(TranscriptError::Parse {
                     file: file.to_owned(),
                     line: end,
-                    message: format!("unexpected end of file: call \"{}\" has no text", call.name),
+                    message: format!(
+                        "unexpected end of file: call \"{}\" has no text",
+                        record.call.name
+                    ),
                 });
             }
-            finish(call, line, outcome, lines);
+            close_block(&mut record, variant, &lines);
+            records.push(*record);
         }
     }
     Ok((Transcript { header, records }, duplicates))

@@ -101,6 +101,7 @@ pub async fn record(
             line: 0,
             call,
             outcome,
+            variants: Default::default(),
         });
     }
     let transcript = Transcript { header, records };
@@ -150,6 +151,7 @@ impl Recorder {
             line: 0,
             call,
             outcome,
+            variants: Default::default(),
         });
     }
 

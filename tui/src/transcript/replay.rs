@@ -1,7 +1,11 @@
 //! Replay: re-run every recorded call and compare what the model sees now
-//! with what was recorded; a changed record becomes a unified diff of its
-//! transcript lines (so the diff reads like the change `--update` would
-//! make to the file), headed by the file, line and record name.
+//! with what was recorded for this rg (the record's variant for this rg's
+//! major version, else its outcome); a changed record becomes a unified
+//! diff of its transcript lines (so the diff reads like the change
+//! `--update` would make to the file), headed by the file, line and record
+//! name, and is classified ([`Difference`]): only rg's own text, or the
+//! engine's. `--update` under another rg major than the header's keeps the
+//! recorded outcome and adds the current one as that version's variant.
 
 use std::path::{Path, PathBuf};
 
@@ -11,17 +15,69 @@ use super::error::TranscriptError;
 use super::fixture_engine::{FixtureEngine, rg_version};
 use super::format::{self, Outcome, Record, Transcript};
 use super::parse;
+pub use super::rg_text::Difference;
 
 /// One record: recorded and current outcome.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordCheck {
     pub record: Record,
     pub current: Outcome,
+    /// The rg major version of this run.
+    pub rg_major: Option<u32>,
+    /// The rg major version of the header (the record's own outcome).
+    pub recorded_major: Option<u32>,
 }
 
 impl RecordCheck {
+    /// The outcome recorded for this run's rg.
+    pub fn expected(&self) -> &Outcome {
+        self.record.expected_for(self.rg_major)
+    }
+
+    /// The rg major version whose variant is compared, if any.
+    pub fn variant(&self) -> Option<u32> {
+        self.rg_major
+            .filter(|m| self.record.variants.contains_key(m))
+    }
+
     pub fn matches(&self) -> bool {
-        self.record.outcome.matches(&self.current)
+        self.expected().matches(&self.current)
+    }
+
+    /// How the record differs; `None` when it matches. Only a comparison
+    /// with what another rg major version wrote can differ in rg's text.
+    pub fn difference(&self) -> Option<Difference> {
+        if self.matches() {
+            return None;
+        }
+        let other_rg = self.variant().is_none() && self.rg_major != self.recorded_major;
+        if !other_rg {
+            return Some(Difference::Engine);
+        }
+        Some(Difference::of(
+            &self.record.call.tool,
+            self.expected(),
+            &self.current,
+        ))
+    }
+
+    /// The record as `--update` leaves it: under the header's rg major
+    /// (or an unknown one) the current outcome replaces the recorded one;
+    /// under another, it becomes that version's variant (none when it
+    /// equals the recorded outcome).
+    pub fn updated_record(&self) -> Record {
+        let mut record = self.record.clone();
+        match self.rg_major {
+            Some(major) if self.recorded_major.is_some_and(|r| r != major) => {
+                if record.outcome.matches(&self.current) {
+                    record.variants.remove(&major);
+                } else {
+                    record.variants.insert(major, self.current.clone());
+                }
+            }
+            _ => record.outcome = self.current.clone(),
+        }
+        record
     }
 
     /// The unified diff of the record's result and text lines, recorded
@@ -31,13 +87,23 @@ impl RecordCheck {
             return String::new();
         }
         let name = &self.record.call.name;
-        let old = format::outcome_lines(name, &self.record.outcome);
-        let new = format::outcome_lines(name, &self.current);
+        let (old, new, recorded) = match self.variant() {
+            Some(major) => (
+                format::variant_lines(name, major, self.expected()),
+                format::variant_lines(name, major, &self.current),
+                format!("recorded for rg {major}"),
+            ),
+            None => (
+                format::outcome_lines(name, &self.record.outcome),
+                format::outcome_lines(name, &self.current),
+                "recorded".to_owned(),
+            ),
+        };
         TextDiff::from_lines(&old, &new)
             .unified_diff()
             .context_radius(3)
             .header(
-                &format!("{file}:{} record \"{name}\" (recorded)", self.record.line),
+                &format!("{file}:{} record \"{name}\" ({recorded})", self.record.line),
                 &format!(
                     "{file}:{} record \"{name}\" (replayed now)",
                     self.record.line
@@ -87,12 +153,25 @@ impl Replay {
         }
     }
 
-    /// The transcript with every current outcome accepted (`--update`).
+    /// The changed records with the given kind of difference.
+    pub fn changed_by(&self, kind: Difference) -> impl Iterator<Item = &RecordCheck> {
+        self.checks
+            .iter()
+            .filter(move |c| c.difference() == Some(kind))
+    }
+
+    /// The transcript with every current outcome accepted (`--update`):
+    /// see [`RecordCheck::updated_record`]. The header names this rg when
+    /// it is of the header's major version (or either is unknown).
     pub fn updated(&self) -> Transcript {
         let mut transcript = self.transcript.clone();
-        transcript.header.env.rg = self.rg_now.clone();
+        let recorded = crate::rg::major_of_line(&transcript.header.env.rg);
+        let now = crate::rg::major_of_line(&self.rg_now);
+        if recorded.is_none() || now.is_none() || recorded == now {
+            transcript.header.env.rg = self.rg_now.clone();
+        }
         for (record, check) in transcript.records.iter_mut().zip(&self.checks) {
-            record.outcome = check.current.clone();
+            *record = check.updated_record();
         }
         transcript
     }
@@ -126,6 +205,9 @@ pub async fn replay_transcript(
         temp_parent,
     )
     .map_err(|e| TranscriptError::Other(format!("{label}:1: the header's tree: {e}")))?;
+    let rg_now = rg_version();
+    let rg_major = crate::rg::major_of_line(&rg_now);
+    let recorded_major = crate::rg::major_of_line(&header.env.rg);
     let mut checks = Vec::with_capacity(transcript.records.len());
     for record in &transcript.records {
         TranscriptError::check_stopped()?;
@@ -142,13 +224,15 @@ pub async fn replay_transcript(
         checks.push(RecordCheck {
             record: record.clone(),
             current,
+            rg_major,
+            recorded_major,
         });
     }
     Ok(Replay {
         file: label,
         transcript,
         checks,
-        rg_now: rg_version(),
+        rg_now,
     })
 }
 
@@ -204,6 +288,7 @@ mod tests {
         .into_iter()
         .map(|call| Record {
             line: 0,
+            variants: Default::default(),
             call,
             outcome: Outcome {
                 is_error: false,
@@ -271,8 +356,61 @@ mod tests {
         assert_eq!(updated.records[1].outcome, replay.checks[1].current);
         let again = RecordCheck {
             record: updated.records[1].clone(),
-            current: replay.checks[1].current.clone(),
+            ..replay.checks[1].clone()
         };
         assert!(again.matches() && again.diff("f.jsonl").is_empty());
+    }
+
+    fn check(recorded_text: &str, current_text: &str, now: u32) -> RecordCheck {
+        let (_, t) = transcript();
+        let mut record = t.records[0].clone();
+        record.outcome.text = recorded_text.into();
+        let mut current = record.outcome.clone();
+        current.text = current_text.into();
+        RecordCheck {
+            record,
+            current,
+            rg_major: Some(now),
+            recorded_major: Some(13),
+        }
+    }
+
+    #[test]
+    fn update_under_the_headers_rg_major_replaces_the_outcome() {
+        let updated = check("a.ts", "b.ts", 13).updated_record();
+        assert_eq!(updated.outcome.text, "b.ts");
+        assert!(updated.variants.is_empty());
+    }
+
+    #[test]
+    fn update_under_another_rg_major_adds_a_variant_and_drops_one_equal_to_the_outcome() {
+        let c = check("a.ts\nb.ts", "b.ts\na.ts", 15);
+        assert_eq!(c.difference(), Some(Difference::RgText));
+        let updated = c.updated_record();
+        assert_eq!(updated.outcome.text, "a.ts\nb.ts");
+        assert_eq!(updated.variants[&15].text, "b.ts\na.ts");
+        let again = RecordCheck {
+            record: updated.clone(),
+            ..c.clone()
+        };
+        assert!(again.matches());
+        assert_eq!(again.variant(), Some(15));
+        // A variant's own difference is never rg's: it was made with this rg.
+        let drifted = RecordCheck {
+            record: updated.clone(),
+            current: Outcome {
+                text: "a.ts\nb.ts\nc.ts".into(),
+                ..c.current.clone()
+            },
+            ..c.clone()
+        };
+        assert_eq!(drifted.difference(), Some(Difference::Engine));
+        // Back to the recorded outcome: the variant is no longer needed.
+        let same = RecordCheck {
+            record: updated,
+            current: c.record.outcome.clone(),
+            ..c
+        };
+        assert!(same.updated_record().variants.is_empty());
     }
 }

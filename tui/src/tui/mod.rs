@@ -111,8 +111,9 @@ pub async fn run(
         session_id: ExecContext::fresh_id("session"),
         spill_root: Some(spill_root.clone()),
         log_path: logging.as_ref().map(|l| l.path.clone()),
+        rg: crate::rg::RgInfo::detect(),
     };
-    tracing::info!(workdir = %session.workdir, session = %session.session_id, %config, "workbench starting");
+    tracing::info!(workdir = %session.workdir, session = %session.session_id, %config, rg = %session.rg.version_line, rg_path = ?session.rg.path, "workbench starting");
     let outcome = event_loop::run(session, config, follow, tokenizer, started).await;
     if let Err(e) = &outcome {
         tracing::error!(error = %e, "workbench ended with an error");

@@ -79,6 +79,7 @@ impl Harness {
             session_id: SESSION.into(),
             spill_root: Some(spill_root.clone()),
             log_path: Some(fixture.root.join("state/workbench.log")),
+            rg: crate::rg::RgInfo::detect(),
         };
         let (tx, events) = mpsc::unbounded_channel();
         let runner = EffectRunner::new(fixture.tree(), spill_root, SESSION.into(), tx);
@@ -211,17 +212,45 @@ fn buffer_text(buffer: &ratatui::buffer::Buffer) -> String {
     out
 }
 
+/// The filters every screen snapshot applies: temp paths, random locator
+/// parts and the rg version in the header redacted (its digits have the
+/// same width under every supported rg, so the layout does not change).
+fn screen_filters() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (r"fswb-[A-Za-z0-9_]{6}", "fswb-RANDOM"),
+        (
+            r"[0-9a-f]+-(glob|grep)-results\.txt",
+            "[RANDOM]-$1-results.txt",
+        ),
+        // A page's tokens count its random temp paths too.
+        (r"[0-9][0-9,]* tokens (of|\(full result)", "[N] tokens $1"),
+        (r"· rg [0-9]+\.[0-9]+\.[0-9]+", "· rg N.N.N"),
+    ]
+}
+
 /// Snapshots a screen with temp paths and random locator parts redacted.
 macro_rules! assert_screen {
     ($name:expr, $screen:expr) => {
         insta::with_settings!({
-            filters => vec![
-                (r"fswb-[A-Za-z0-9_]{6}", "fswb-RANDOM"),
-                (r"[0-9a-f]+-(glob|grep)-results\.txt", "[RANDOM]-$1-results.txt"),
-                // A page's tokens count its random temp paths too.
-                (r"[0-9][0-9,]* tokens (of|\(full result)", "[N] tokens $1"),
-            ],
+            filters => screen_filters(),
             prepend_module_to_snapshot => false,
+        }, {
+            insta::assert_snapshot!($name, $screen);
+        });
+    };
+}
+
+/// Snapshots a screen that shows text rg writes itself (its stderr, glob's
+/// file order): one snapshot per rg major version (`NAME@rg13.snap`).
+macro_rules! assert_rg_screen {
+    ($name:expr, $screen:expr) => {
+        let major = crate::rg::RgInfo::detect()
+            .major()
+            .expect("the screen tests need rg on PATH");
+        insta::with_settings!({
+            filters => screen_filters(),
+            prepend_module_to_snapshot => false,
+            snapshot_suffix => format!("rg{major}"),
         }, {
             insta::assert_snapshot!($name, $screen);
         });
@@ -242,6 +271,19 @@ const TREE: &[(&str, &str)] = &[
     ("guide/intro.md", "# Intro\n"),
     ("README.md", "# Tree\n"),
 ];
+
+#[tokio::test]
+async fn the_header_names_the_version_of_the_rg_the_calls_run() {
+    let mut h = Harness::new(TREE, sampling(true), 100, 24).await;
+    let rg = crate::rg::RgInfo::detect();
+    let version = rg.version.expect("the screen tests need rg on PATH");
+    let screen = h.screen();
+    let header = screen.lines().next().unwrap();
+    assert!(
+        header.contains(&format!("plugin loaded, sampling on · rg {version}")),
+        "{header}"
+    );
+}
 
 #[tokio::test]
 async fn empty_start() {
@@ -270,7 +312,7 @@ async fn sampled_over_cap_glob_with_spill() {
         spill.locator, spill.retrieval_hint
     )));
     assert!(Path::new(&spill.locator).starts_with(h.fixture.root.join("s")));
-    assert_screen!("sampled_over_cap_glob_with_spill", h.screen());
+    assert_rg_screen!("sampled_over_cap_glob_with_spill", h.screen());
     // the spill file opens over the panes
     let effects = h.app.handle_key(&KeyEvent::from(KeyCode::Char('o')));
     let [Effect::ReadSpill { id, path }] = effects.as_slice() else {
@@ -278,7 +320,7 @@ async fn sampled_over_cap_glob_with_spill() {
     };
     let outcome = super::effects::read_spill(path).await;
     h.app.on_event(AppEvent::SpillRead { id: *id, outcome });
-    assert_screen!("spill_file_open", h.screen());
+    assert_rg_screen!("spill_file_open", h.screen());
 }
 
 #[tokio::test]
@@ -363,9 +405,9 @@ async fn error_result_with_metadata() {
         result.code().map(|c| c.code()),
         Some("SEARCH_INVALID_PATTERN")
     );
-    assert_screen!("error_result_text", h.screen());
+    assert_rg_screen!("error_result_text", h.screen());
     h.keys("4").await;
-    assert_screen!("error_result_call_details", h.screen());
+    assert_rg_screen!("error_result_call_details", h.screen());
 }
 
 /// The embedded tokenizer, loaded once for the token tests (set into the
@@ -407,7 +449,7 @@ async fn token_counts_in_the_summary_surface_config_and_history() {
         )),
         "{screen}"
     );
-    assert_screen!("tokens_summary", screen);
+    assert_rg_screen!("tokens_summary", screen);
 
     h.keys("5").await;
     let surface = h.app.state.tokens.surface.clone().unwrap();
@@ -418,7 +460,7 @@ async fn token_counts_in_the_summary_surface_config_and_history() {
         screen.contains(&format!("{} tokens per request", surface.total())),
         "{screen}"
     );
-    assert_screen!("tokens_surface", screen);
+    assert_rg_screen!("tokens_surface", screen);
 
     // Turning sampling off changes the glob section first.
     h.keys("6 ").await;
@@ -536,7 +578,7 @@ async fn history_of_calls() {
     h.keys("e*.ts<Enter><Esc>te<C-u>fn<Enter><Tab>(<Enter><Esc>7")
         .await;
     assert_eq!(h.app.state.history.len(), 3);
-    assert_screen!("history_of_calls", h.screen());
+    assert_rg_screen!("history_of_calls", h.screen());
     // an earlier call's result, shown again
     h.keys("gk<Enter>").await;
     assert_eq!(h.app.state.shown, Some(0));
@@ -588,6 +630,7 @@ mod transcript_tab {
                 session_id: "session-rec".into(),
                 spill_root: Some(dir.path().join("spill")),
                 log_path: None,
+                rg: crate::rg::RgInfo::detect(),
             };
             let (tx, events) = mpsc::unbounded_channel();
             let runner =
@@ -758,7 +801,10 @@ mod transcript_tab {
         }
         insta::with_settings!({
             prepend_module_to_snapshot => false,
-            filters => vec![(r"fswbt-[A-Za-z0-9]{6}", "fswbt-RANDOM")],
+            filters => vec![
+                (r"fswbt-[A-Za-z0-9]{6}", "fswbt-RANDOM"),
+                (r"· rg [0-9]+\.[0-9]+\.[0-9]+", "· rg N.N.N"),
+            ],
         }, {
             insta::assert_snapshot!("transcript_replay_changed_record", screen);
         });

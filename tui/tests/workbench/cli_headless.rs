@@ -295,6 +295,28 @@ fn surface_json_lists_sections_and_definitions() {
 }
 
 #[test]
+fn surface_json_names_the_version_and_path_of_the_rg_on_path() {
+    let out = workbench(&["surface", "--config", SAMPLING, "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let object = json_of(&out);
+    let path = String::from_utf8(
+        Command::new("bash")
+            .args(["-c", "command -v rg"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let version =
+        String::from_utf8(Command::new("rg").arg("--version").output().unwrap().stdout).unwrap();
+    let version = version.lines().next().unwrap().split(' ').nth(1).unwrap();
+    assert_eq!(
+        object["rg"],
+        json!({"version": version, "path": path.trim_end()})
+    );
+}
+
+#[test]
 fn without_rg_the_load_warns_and_calls_get_unknown_tool() {
     let dir = tree();
     let bin = tempfile::tempdir().unwrap();

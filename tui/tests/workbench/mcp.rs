@@ -720,6 +720,40 @@ fn sigterm_and_sigint_mid_call_kill_rg_and_exit_128_plus_the_signal() {
 }
 
 #[test]
+fn the_log_names_the_rg_version_and_path_at_start() {
+    let dir = tree();
+    let state = tempfile::tempdir().unwrap();
+    let status = server_command(dir.path(), state.path(), &["--config", SAMPLING])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let log =
+        std::fs::read_to_string(state.path().join("fs-search-workbench/workbench.log")).unwrap();
+    let starting = log
+        .lines()
+        .find(|l| l.contains("workbench mcp starting"))
+        .expect("a start line");
+    let version =
+        String::from_utf8(Command::new("rg").arg("--version").output().unwrap().stdout).unwrap();
+    let path = String::from_utf8(
+        Command::new("bash")
+            .args(["-c", "command -v rg"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        starting.contains(&format!("rg={}", version.lines().next().unwrap()))
+            && starting.contains(&format!("rg_path={}", path.trim_end())),
+        "{starting}"
+    );
+}
+
+#[test]
 fn a_malformed_line_gets_a_parse_error_and_the_server_keeps_serving() {
     let dir = tree();
     let mut raw = Raw::spawn(dir.path(), &["--config", SAMPLING]);

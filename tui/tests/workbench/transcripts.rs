@@ -223,7 +223,7 @@ fn a_wrong_version_or_corrupt_transcript_is_a_clear_error_naming_file_and_line()
     assert_eq!(
         err,
         format!(
-            "workbench replay: {file}:1: unsupported transcript version 7 (this workbench reads version 1)\n"
+            "workbench replay: {file}:1: unsupported transcript version 7 (this workbench reads versions 1 and 2)\n"
         )
     );
 
@@ -354,4 +354,128 @@ fn record_rejects_a_bad_calls_line_naming_it() {
         "workbench record: <stdin>:2: \"spill\" must be \"store\", \"none\" or \"unwritable\"\n"
     );
     assert!(!out_file.exists());
+}
+
+/// Records `calls` on the mixed tree into `dir/t.jsonl`; the file's text.
+fn record_calls_into(dir: &Path, calls: &str) -> (PathBuf, String) {
+    let out_file = dir.join("t.jsonl");
+    let out = workbench(
+        &[
+            "record",
+            "--tree",
+            "fixtures/trees/mixed",
+            "--config",
+            r#"{"sampleOverCapGlobResults":true}"#,
+            "--out",
+            out_file.to_str().unwrap(),
+        ],
+        None,
+        Some(calls),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let recorded = std::fs::read_to_string(&out_file).unwrap();
+    (out_file, recorded)
+}
+
+/// The line after the line starting with `prefix` replaced by `with`.
+fn replace_line_after(file: &str, prefix: &str, with: &str) -> String {
+    let mut lines: Vec<&str> = file.lines().collect();
+    let at = lines.iter().position(|l| l.starts_with(prefix)).unwrap();
+    lines[at + 1] = with;
+    lines.join("\n") + "\n"
+}
+
+/// A transcript made under another rg major version, simulated by editing
+/// a real recording: its header names `ripgrep 12.1.1` and one stderr
+/// text is what such an rg might have written (the replay runs the real
+/// rg on PATH).
+#[test]
+fn replay_under_another_rg_major_reports_rg_text_apart_and_update_adds_a_variant() {
+    let rg_now = {
+        let out = Command::new("rg").arg("--version").output().unwrap();
+        text(&out.stdout).lines().next().unwrap().to_owned()
+    };
+    let major: u32 = rg_now["ripgrep ".len()..]
+        .split('.')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let calls = concat!(
+        r#"{"call":"glob-bad","tool":"glob","args":{"pattern":"["}}"#,
+        "\n",
+        r#"{"call":"grep-one","tool":"grep","args":{"pattern":"spaced name"}}"#,
+        "\n"
+    );
+    let (file, recorded) = record_calls_into(dir.path(), calls);
+    let path = file.to_str().unwrap();
+    let old_stderr =
+        r#"{"text":"Error: glob pattern rejected by ripgrep: rg 12: glob '[' is unclosed"}"#;
+    let as_if_rg12 = replace_line_after(
+        &recorded.replacen(
+            &format!("\"rg\":\"{rg_now}\""),
+            "\"rg\":\"ripgrep 12.1.1\"",
+            1,
+        ),
+        r#"{"result":"glob-bad""#,
+        old_stderr,
+    );
+    let engine_changed = as_if_rg12.replacen(
+        r#"{"text":"Found 1 match"}"#,
+        r#"{"text":"Found one match"}"#,
+        1,
+    );
+    assert_ne!(engine_changed, as_if_rg12);
+    std::fs::write(&file, &engine_changed).unwrap();
+    let out = workbench(&["replay", path], None, None);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "CHANGED {path}: 2 of 2 records differ (run `workbench replay --update {path}` to accept)\n  1 only in rg's own text (its stderr, its file order; recorded with ripgrep 12.1.1, this is {rg_now}): \"glob-bad\"\n  1 in the engine's text or the kind of result: \"grep-one\"\n"
+        )),
+        "{stdout}"
+    );
+
+    // --update under this rg keeps rg 12's text and adds this rg's beside it.
+    std::fs::write(&file, &as_if_rg12).unwrap();
+    let out = workbench(&["replay", "--update", path], None, None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        format!("updated {path}: 1 of 2 records rewritten\n")
+    );
+    let updated = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = updated.lines().collect();
+    assert!(
+        lines[0].starts_with(r#"{"transcript":"fs-search","version":2,"#)
+            && lines[0].contains(r#""rg":"ripgrep 12.1.1""#),
+        "{}",
+        lines[0]
+    );
+    let result = lines
+        .iter()
+        .position(|l| l.starts_with(r#"{"result":"glob-bad""#))
+        .unwrap();
+    assert_eq!(lines[result + 1], old_stderr);
+    assert!(
+        lines[result + 2].starts_with(&format!(
+            r#"{{"variant":"glob-bad","rg":{major},"isError":true,"error":{{"name":"SearchError","code":"SEARCH_INVALID_PATTERN"}},"spill":null,"warnings":[],"tokens":"#
+        )),
+        "{updated}"
+    );
+    let current = serde_json::json!({
+        "text": format!(
+            "Error: glob pattern rejected by ripgrep: {}",
+            fs_search_tests::rg_texts::unclosed_class_glob_error()
+        )
+    });
+    assert_eq!(lines[result + 3], current.to_string());
+    assert!(lines[result + 4].starts_with(r#"{"call":"grep-one""#));
+
+    // Replayed under this rg again, the variant is what it compares with.
+    let out = workbench(&["replay", path], None, None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert_eq!(text(&out.stdout), format!("ok {path}: 2 records match\n"));
 }

@@ -21,6 +21,7 @@ fn app() -> App {
         session_id: "session-test".into(),
         spill_root: None,
         log_path: None,
+        rg: crate::rg::RgInfo::default(),
     };
     App::new(session, &json!({"sampleOverCapGlobResults": true}))
 }

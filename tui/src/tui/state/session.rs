@@ -10,6 +10,8 @@ pub struct SessionInfo {
     pub session_id: String,
     pub spill_root: Option<PathBuf>,
     pub log_path: Option<PathBuf>,
+    /// The rg the calls run; its version is shown in the header.
+    pub rg: crate::rg::RgInfo,
 }
 
 /// The plugin as last loaded.

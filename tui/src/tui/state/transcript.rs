@@ -288,7 +288,7 @@ impl TranscriptState {
             return;
         };
         *record = index;
-        *rows = side_by_side(&check.record.outcome, &check.current);
+        *rows = side_by_side(check.expected(), &check.current);
         // Open at the first difference, with a little context.
         *scroll = rows
             .iter()

@@ -149,9 +149,14 @@ fn draw_header(frame: &mut Frame<'_>, area: Rect, state: &State) {
             Style::new().cyan().bold().reversed(),
         ));
     }
-    // The workdir gives way to the marks that follow it.
+    // The rg version, unless the load found no rg (the plugin text says so).
+    let rg = match (&state.session.rg.version, &state.plugin) {
+        (_, PluginStatus::RgMissing(_)) | (None, _) => Span::raw(""),
+        (Some(_), _) => Span::raw(format!(" · {}", state.session.rg.label())),
+    };
+    // The workdir gives way to the rg version and the marks that follow it.
     let marks_width: usize = marks.iter().map(Span::width).sum();
-    let fixed = 14 + plugin.width() + 9 + marks_width;
+    let fixed = 14 + plugin.width() + rg.width() + 9 + marks_width;
     let workdir = path_tail(
         &state.session.workdir,
         usize::from(area.width).saturating_sub(fixed),
@@ -162,6 +167,7 @@ fn draw_header(frame: &mut Frame<'_>, area: Rect, state: &State) {
         Span::raw(workdir),
         Span::styled(" │ ", Style::new().dark_gray()),
         plugin,
+        rg,
     ]);
     for mark in marks {
         line.push_span(mark);
