@@ -996,3 +996,33 @@ fn why_on_a_followed_call_reruns_it_in_the_recordings_tree() {
         "the recording this call came from is no longer followed: its tree is unknown"
     );
 }
+
+#[test]
+fn shift_j_and_k_page_the_explanation_within_its_length() {
+    let mut app = app();
+    run_and_finish(&mut app, "*", glob_result(&["a.rs"], 10, None));
+    let (request, _, _) = explain_effect(&press(&mut app, KeyCode::Char('u')));
+    let text: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+    app.on_event(AppEvent::Explained {
+        request,
+        outcome: Ok(text),
+    });
+    let page = usize::from(app.state.viewports.pane.rows) - 1;
+    press(&mut app, KeyCode::Char('J'));
+    assert_eq!(app.state.explain.as_ref().unwrap().scroll, page);
+    for _ in 0..5 {
+        press(&mut app, KeyCode::Char('J'));
+    }
+    assert_eq!(
+        app.state.explain.as_ref().unwrap().scroll,
+        29,
+        "the last line"
+    );
+    press(&mut app, KeyCode::Char('K'));
+    assert_eq!(app.state.explain.as_ref().unwrap().scroll, 29 - page);
+    assert_eq!(
+        app.state.shown,
+        Some(0),
+        "the page's own keys are untouched"
+    );
+}
