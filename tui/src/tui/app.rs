@@ -334,7 +334,7 @@ impl App {
             }
             Action::ApplyConfig => return self.apply_config(),
             Action::Transcript(action) => return self.transcript_action(action),
-            Action::Why => self.open_why(),
+            Action::Why => return self.open_why(),
             Action::Unsearched => return self.explain_unsearched(),
             Action::CloseWhy => {
                 if self.state.explain.take().is_some() {
@@ -403,19 +403,31 @@ impl App {
     }
 
     /// Opens the "why" panel for the shown call (keeping what was typed
-    /// for it) and gives it the keyboard.
-    fn open_why(&mut self) {
+    /// for it) and gives it the keyboard; a panel of another call is
+    /// replaced and its explanation in progress stopped.
+    fn open_why(&mut self) -> Vec<Effect> {
         let (id, call) = match self.explain_call() {
             Ok(found) => found,
-            Err(e) => return self.say(e, false),
+            Err(e) => {
+                self.say(e, false);
+                return Vec::new();
+            }
         };
+        let mut effects = Vec::new();
         if self.state.explain.as_ref().is_none_or(|p| p.call != id) {
-            self.state.explain = Some(ExplainPanel::new(id, call.workdir));
+            let old = self
+                .state
+                .explain
+                .replace(ExplainPanel::new(id, call.workdir));
+            if old.is_some_and(|p| matches!(p.status, ExplainStatus::Running { .. })) {
+                effects.push(Effect::StopExplaining);
+            }
         }
         self.state.editing = Some(Editing::ExplainPath);
         if !self.state.tab.is_result() {
             self.state.tab = Tab::Text;
         }
+        effects
     }
 
     /// Tab in the "why" path: completes it from the call's workdir.
@@ -470,7 +482,8 @@ impl App {
                 .as_ref()
                 .is_none_or(|p| Some(p.call) != id)
         {
-            self.open_why();
+            // The new request stops the old one: no separate stop needed.
+            let _ = self.open_why();
             self.state.editing = None;
         }
         self.request_explanation(ExplainQuery::Unsearched)

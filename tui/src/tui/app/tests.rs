@@ -1026,3 +1026,32 @@ fn shift_j_and_k_page_the_explanation_within_its_length() {
         "the page's own keys are untouched"
     );
 }
+
+#[test]
+fn why_on_another_call_replaces_the_panel_and_stops_its_running_explanation() {
+    let mut app = app();
+    run_and_finish(&mut app, "*", glob_result(&["a.rs"], 10, None));
+    let second = run_and_finish(&mut app, "*.rs", glob_result(&["a.rs"], 10, None));
+    let (request, _, _) = explain_effect(&press(&mut app, KeyCode::Char('u')));
+    press(&mut app, KeyCode::Char('['));
+    assert_eq!(app.state.explain.as_ref().unwrap().call, second, "kept");
+    assert_eq!(
+        press(&mut app, KeyCode::Char('w')),
+        vec![Effect::StopExplaining]
+    );
+    let panel = app.state.explain.as_ref().unwrap();
+    assert_eq!(panel.call, 1);
+    assert!(matches!(panel.status, ExplainStatus::Typing));
+    // The stopped explanation's answer, should it arrive, is ignored.
+    app.on_event(AppEvent::Explained {
+        request,
+        outcome: Ok("late\n".into()),
+    });
+    assert!(matches!(
+        app.state.explain.as_ref().unwrap().status,
+        ExplainStatus::Typing
+    ));
+    // The same call's panel is reopened as it was: nothing to stop.
+    press(&mut app, KeyCode::Esc);
+    assert!(press(&mut app, KeyCode::Char('w')).is_empty());
+}
