@@ -504,6 +504,36 @@ mod tests {
         }
     }
 
+    /// A recorded call (no result kept) is run again in its tree, with
+    /// real rg, and explained; its spill (if any) goes under the root.
+    #[tokio::test]
+    async fn a_call_without_its_result_is_run_again_and_explained() {
+        let dir = tempfile::tempdir().unwrap();
+        let tree = dir.path().join("tree");
+        std::fs::create_dir_all(tree.join("gen")).unwrap();
+        std::fs::write(tree.join(".ignore"), "gen/\n").unwrap();
+        std::fs::write(tree.join("gen/out.rs"), "needle\n").unwrap();
+        std::fs::write(tree.join("a.rs"), "needle\n").unwrap();
+        let call = ExplainCall {
+            tool: "grep".into(),
+            args: json!({"pattern": "needle"}),
+            config: json!({"sampleOverCapGlobResults": true}),
+            workdir: tree.to_string_lossy().into_owned(),
+            result: None,
+        };
+        let query = ExplainQuery::Paths(vec!["gen/out.rs".into(), "a.rs".into()]);
+        let stop = CancellationToken::new();
+        let text = explain_call(call, query, &dir.path().join("spill"), &stop)
+            .await
+            .unwrap();
+        assert!(
+            text.contains("gen/out.rs: not-searched (ignored)"),
+            "{text}"
+        );
+        assert!(text.contains(".ignore:1: gen/"), "{text}");
+        assert!(text.contains("a.rs: page"), "{text}");
+    }
+
     /// rg blocks reading a FIFO nobody writes to, until the cancel kills it.
     #[tokio::test]
     async fn cancelling_a_running_call_kills_rg_and_yields_the_abort_result() {
