@@ -20,6 +20,7 @@ use super::effects::{AppEvent, Effect, LoadInfo, SpillContent};
 use super::keymap::{self, Action};
 use super::state::calls::{CallRecord, CallResult, RecordedCall, Running};
 use super::state::editor::{Field, Tool};
+use super::state::explain::{ExplainCall, ExplainPanel, ExplainQuery, ExplainStatus};
 use super::state::follow::{FollowStatus, Following};
 use super::state::session::{PluginStatus, SessionInfo, Status};
 use super::state::tokens::{PageTokens, SurfaceTokens, TokenizerStatus, prefix_change};
@@ -39,6 +40,8 @@ pub struct App {
     generation: u64,
     /// The latest follow; updates of earlier follows are ignored.
     follow_generation: u64,
+    /// The latest explanation asked for; older outcomes are ignored.
+    explain_request: u64,
 }
 
 impl App {
@@ -50,6 +53,7 @@ impl App {
             next_id: 1,
             generation: 0,
             follow_generation: 0,
+            explain_request: 0,
         };
         app.refresh_plugin_docs();
         app
@@ -171,7 +175,9 @@ impl App {
         match event {
             Event::Key(key) if key.kind != KeyEventKind::Release => self.handle_key(key),
             Event::Paste(text) => {
-                if let Some(Editing::Call(_) | Editing::Config) = self.state.editing {
+                if let Some(Editing::Call(_) | Editing::Config | Editing::ExplainPath) =
+                    self.state.editing
+                {
                     for c in text.chars().filter(|c| !c.is_control()) {
                         let key = KeyEvent::from(KeyCode::Char(c));
                         self.edit_field(&key);
@@ -186,11 +192,15 @@ impl App {
     /// Handles one key.
     pub fn handle_key(&mut self, key: &KeyEvent) -> Vec<Effect> {
         self.state.status = None;
-        let contexts = keymap::contexts(
-            self.state.editing.is_some(),
-            self.state.overlay.is_some(),
-            self.state.tab,
-        );
+        let contexts = if self.state.editing == Some(Editing::ExplainPath) {
+            keymap::explain_path_contexts()
+        } else {
+            keymap::contexts(
+                self.state.editing.is_some(),
+                self.state.overlay.is_some(),
+                self.state.tab,
+            )
+        };
         match keymap::lookup(&contexts, key) {
             Some(Action::GoTab) => {
                 let digit = match key.code {
@@ -228,6 +238,11 @@ impl App {
                     input.handle(request);
                 }
             }
+            Some(Editing::ExplainPath) => {
+                if let Some(panel) = &mut self.state.explain {
+                    panel.input.handle(request);
+                }
+            }
             None => {}
         }
     }
@@ -254,6 +269,7 @@ impl App {
                     self.state.editing = None;
                     return self.apply_config();
                 }
+                Some(Editing::ExplainPath) => return self.explain_typed(),
                 _ => return self.run(),
             },
             Action::Run => return self.run(),
@@ -289,6 +305,7 @@ impl App {
                         self.state.config.select_prev();
                     }
                 }
+                Some(Editing::ExplainPath) => self.complete_path(),
                 None => {}
             },
             Action::ToggleTool => self.state.editor.toggle_tool(),
@@ -317,8 +334,200 @@ impl App {
             }
             Action::ApplyConfig => return self.apply_config(),
             Action::Transcript(action) => return self.transcript_action(action),
+            Action::Why => return self.open_why(),
+            Action::Unsearched => return self.explain_unsearched(),
+            Action::CloseWhy => {
+                if self.state.explain.take().is_some() {
+                    return vec![Effect::StopExplaining];
+                }
+            }
+            Action::WhyScrollUp | Action::WhyScrollDown => {
+                let rows = self.page() as isize;
+                let delta = if action == Action::WhyScrollUp {
+                    -rows
+                } else {
+                    rows
+                };
+                if let Some(panel) = &mut self.state.explain {
+                    let total = match &panel.status {
+                        ExplainStatus::Done(doc) => doc.lines.len(),
+                        _ => 0,
+                    };
+                    panel.scroll = panel
+                        .scroll
+                        .saturating_add_signed(delta)
+                        .min(total.saturating_sub(1));
+                }
+            }
         }
         Vec::new()
+    }
+
+    // ---- why (issue 23) ----
+
+    /// The shown call as the explain module takes it, or why it cannot be.
+    fn explain_call(&self) -> Result<(u64, ExplainCall), String> {
+        let record = self.state.shown_record().ok_or("no call yet")?;
+        let (workdir, result) = match &record.result {
+            CallResult::Ran { result, .. } => (
+                self.state.session.workdir.clone(),
+                Some(Box::new(result.clone())),
+            ),
+            CallResult::Recorded(recorded) => {
+                let follow = self
+                    .state
+                    .follow
+                    .as_ref()
+                    .filter(|f| f.generation == recorded.follow);
+                let tree = follow.and_then(|f| {
+                    let header = f.header.as_ref()?;
+                    let dir = f.path.parent().unwrap_or(std::path::Path::new("."));
+                    Some(dir.join(&header.tree))
+                });
+                let tree = tree.ok_or(
+                    "the recording this call came from is no longer followed: its tree is unknown",
+                )?;
+                (tree.to_string_lossy().into_owned(), None)
+            }
+        };
+        Ok((
+            record.id,
+            ExplainCall {
+                tool: record.tool.clone(),
+                args: record.args.clone(),
+                config: record.config.clone(),
+                workdir,
+                result,
+            },
+        ))
+    }
+
+    /// Opens the "why" panel for the shown call (keeping what was typed
+    /// for it) and gives it the keyboard; a panel of another call is
+    /// replaced and its explanation in progress stopped.
+    fn open_why(&mut self) -> Vec<Effect> {
+        let (id, call) = match self.explain_call() {
+            Ok(found) => found,
+            Err(e) => {
+                self.say(e, false);
+                return Vec::new();
+            }
+        };
+        let mut effects = Vec::new();
+        if self.state.explain.as_ref().is_none_or(|p| p.call != id) {
+            let old = self
+                .state
+                .explain
+                .replace(ExplainPanel::new(id, call.workdir));
+            if old.is_some_and(|p| matches!(p.status, ExplainStatus::Running { .. })) {
+                effects.push(Effect::StopExplaining);
+            }
+        }
+        self.state.editing = Some(Editing::ExplainPath);
+        if !self.state.tab.is_result() {
+            self.state.tab = Tab::Text;
+        }
+        effects
+    }
+
+    /// Tab in the "why" path: completes it from the call's workdir.
+    fn complete_path(&mut self) {
+        let Some(panel) = &mut self.state.explain else {
+            return;
+        };
+        let typed = panel.input.value().to_owned();
+        let done = super::completion::complete(std::path::Path::new(&panel.workdir), &typed);
+        if done.text != typed {
+            panel.input = panel.input.clone().with_value(done.text);
+        }
+        match done.candidates.len() {
+            0 => self.say(
+                format!("nothing under the workdir starts with `{typed}`"),
+                false,
+            ),
+            1 => {}
+            _ => self.say(done.candidates.join("  "), false),
+        }
+    }
+
+    /// Enter in the "why" path: explains the typed paths.
+    fn explain_typed(&mut self) -> Vec<Effect> {
+        let paths: Vec<String> = self
+            .state
+            .explain
+            .as_ref()
+            .map(|p| {
+                p.input
+                    .value()
+                    .split_whitespace()
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if paths.is_empty() {
+            self.say("type a path first (Tab completes it)", false);
+            return Vec::new();
+        }
+        self.state.editing = None;
+        self.request_explanation(ExplainQuery::Paths(paths))
+    }
+
+    /// u: what the shown call did not search.
+    fn explain_unsearched(&mut self) -> Vec<Effect> {
+        let id = self.state.shown_record().map(|r| r.id);
+        if id.is_some()
+            && self
+                .state
+                .explain
+                .as_ref()
+                .is_none_or(|p| Some(p.call) != id)
+        {
+            // The new request stops the old one: no separate stop needed.
+            let _ = self.open_why();
+            self.state.editing = None;
+        }
+        self.request_explanation(ExplainQuery::Unsearched)
+    }
+
+    fn request_explanation(&mut self, query: ExplainQuery) -> Vec<Effect> {
+        let (id, call) = match self.explain_call() {
+            Ok(found) => found,
+            Err(e) => {
+                self.say(e, false);
+                return Vec::new();
+            }
+        };
+        self.explain_request += 1;
+        let request = self.explain_request;
+        if self.state.explain.as_ref().is_none_or(|p| p.call != id) {
+            self.state.explain = Some(ExplainPanel::new(id, call.workdir.clone()));
+        }
+        if let Some(panel) = &mut self.state.explain {
+            panel.query = Some(query.clone());
+            panel.status = ExplainStatus::Running { request };
+            panel.scroll = 0;
+        }
+        if !self.state.tab.is_result() {
+            self.state.tab = Tab::Text;
+        }
+        vec![Effect::Explain {
+            request,
+            call: Box::new(call),
+            query,
+        }]
+    }
+
+    fn explained(&mut self, request: u64, outcome: Result<String, String>) {
+        let Some(panel) = &mut self.state.explain else {
+            return;
+        };
+        if !matches!(panel.status, ExplainStatus::Running { request: r } if r == request) {
+            return;
+        }
+        panel.status = match outcome {
+            Ok(text) => ExplainStatus::Done(Doc::plain(text.trim_end().lines(), LineKind::Body)),
+            Err(e) => ExplainStatus::Failed(e),
+        };
     }
 
     fn include_note(&mut self, field: Field) {
@@ -677,6 +886,7 @@ impl App {
                 }
             }
             AppEvent::Followed { generation, update } => self.followed(generation, update),
+            AppEvent::Explained { request, outcome } => self.explained(request, outcome),
             AppEvent::TranscriptReplayed { path, outcome } => {
                 self.state.transcripts.replayed(path, outcome);
             }

@@ -1,7 +1,8 @@
 //! The side effects the app asks for ([`Effect`]), carried out off the UI
 //! by the [`EffectRunner`]: plugin (re)loads and tool calls run on tokio
 //! tasks, spill files are read asynchronously, transcripts are replayed,
-//! a recording is followed (polled every [`FOLLOW_POLL`]), and each
+//! a recording is followed (polled every [`FOLLOW_POLL`]), a call is
+//! explained (`crate::explain`, issue 23), and each
 //! outcome comes back as an [`AppEvent`]. The messages are plain
 //! data; this module knows nothing of the app's state or the screen.
 //!
@@ -19,6 +20,7 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::state::explain::{ExplainCall, ExplainQuery};
 pub use super::state::load::LoadInfo;
 use crate::setup::{SpillChoice, load_engine};
 use crate::transcript::follow::{Tail, Update};
@@ -52,6 +54,15 @@ pub enum Effect {
     StopFollowing,
     /// Load the tokenizer (`file`, else the embedded one) in the background.
     LoadTokenizer { file: Option<PathBuf> },
+    /// Explain `call` (ending any earlier explanation): why the paths
+    /// are (not) on its page, or what it did not search.
+    Explain {
+        request: u64,
+        call: Box<ExplainCall>,
+        query: ExplainQuery,
+    },
+    /// Stop the explanation in progress (its rg is killed).
+    StopExplaining,
     /// Count the tokens of call `id`'s spilled full result at `path`.
     CountSpill {
         id: u64,
@@ -96,6 +107,12 @@ pub enum AppEvent {
     TokenizerLoaded(Result<crate::tokens::SharedTokenizer, String>),
     /// The tokens of call `id`'s spilled full result (`None`: unreadable).
     SpillCounted { id: u64, full: Option<usize> },
+    /// Explanation `request` as `workbench explain` prints it (or why
+    /// nothing could be explained).
+    Explained {
+        request: u64,
+        outcome: Result<String, String>,
+    },
 }
 
 /// Carries out effects on tokio tasks; owns the current registry.
@@ -108,6 +125,8 @@ pub struct EffectRunner {
     running: Option<CancellationToken>,
     /// Stops the follow in progress.
     following: Option<CancellationToken>,
+    /// Stops the explanation in progress.
+    explaining: Option<CancellationToken>,
     events: mpsc::UnboundedSender<AppEvent>,
 }
 
@@ -127,6 +146,7 @@ impl EffectRunner {
             latest_generation: Arc::default(),
             running: None,
             following: None,
+            explaining: None,
             events,
         }
     }
@@ -173,6 +193,30 @@ impl EffectRunner {
             }
             Effect::StopFollowing => {
                 if let Some(token) = self.following.take() {
+                    token.cancel();
+                }
+            }
+            Effect::Explain {
+                request,
+                call,
+                query,
+            } => {
+                if let Some(token) = self.explaining.take() {
+                    token.cancel();
+                }
+                let token = CancellationToken::new();
+                self.explaining = Some(token.clone());
+                let events = self.events.clone();
+                let spill_root = self.spill_root.clone();
+                tokio::spawn(async move {
+                    let outcome = explain_call(*call, query, &spill_root, &token).await;
+                    if !token.is_cancelled() {
+                        let _ = events.send(AppEvent::Explained { request, outcome });
+                    }
+                });
+            }
+            Effect::StopExplaining => {
+                if let Some(token) = self.explaining.take() {
                     token.cancel();
                 }
             }
@@ -349,6 +393,46 @@ async fn follow(
     }
 }
 
+/// Explains `call` with the explain module: the session's own call as it
+/// ran (its result is explained, nothing runs again but rg's walk), a
+/// recorded call by running it again in its tree (spilling under
+/// `spill_root`). The text is `workbench explain`'s.
+pub async fn explain_call(
+    call: ExplainCall,
+    query: ExplainQuery,
+    spill_root: &std::path::Path,
+    stop: &CancellationToken,
+) -> Result<String, String> {
+    use crate::explain::{Request, explain, explain_result, render};
+    let (paths, unsearched) = match query {
+        ExplainQuery::Paths(paths) => (paths, false),
+        ExplainQuery::Unsearched => (Vec::new(), true),
+    };
+    let workdir = PathBuf::from(&call.workdir);
+    let request = Request {
+        tool: &call.tool,
+        workdir: &workdir,
+        config: &call.config,
+        args: &call.args,
+        paths: &paths,
+        unsearched,
+    };
+    let report = match &call.result {
+        Some(result) => {
+            let config =
+                fs_search_engine::Config::from_json(&call.config).map_err(|e| e.to_string())?;
+            let notes = result.warnings.clone();
+            explain_result(&request, &call.workdir, &config, result, notes, stop).await
+        }
+        None => explain(request, SpillChoice::Root(spill_root), stop)
+            .await
+            .map(|(_, report)| report),
+    };
+    report
+        .map(|report| render::text(&report))
+        .map_err(|e| e.to_string())
+}
+
 /// Reads up to [`SPILL_VIEW_LIMIT`] bytes of a spill file.
 pub async fn read_spill(path: &str) -> Result<SpillContent, String> {
     let file = tokio::fs::File::open(path)
@@ -418,6 +502,36 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A recorded call (no result kept) is run again in its tree, with
+    /// real rg, and explained; its spill (if any) goes under the root.
+    #[tokio::test]
+    async fn a_call_without_its_result_is_run_again_and_explained() {
+        let dir = tempfile::tempdir().unwrap();
+        let tree = dir.path().join("tree");
+        std::fs::create_dir_all(tree.join("gen")).unwrap();
+        std::fs::write(tree.join(".ignore"), "gen/\n").unwrap();
+        std::fs::write(tree.join("gen/out.rs"), "needle\n").unwrap();
+        std::fs::write(tree.join("a.rs"), "needle\n").unwrap();
+        let call = ExplainCall {
+            tool: "grep".into(),
+            args: json!({"pattern": "needle"}),
+            config: json!({"sampleOverCapGlobResults": true}),
+            workdir: tree.to_string_lossy().into_owned(),
+            result: None,
+        };
+        let query = ExplainQuery::Paths(vec!["gen/out.rs".into(), "a.rs".into()]);
+        let stop = CancellationToken::new();
+        let text = explain_call(call, query, &dir.path().join("spill"), &stop)
+            .await
+            .unwrap();
+        assert!(
+            text.contains("gen/out.rs: not-searched (ignored)"),
+            "{text}"
+        );
+        assert!(text.contains(".ignore:1: gen/"), "{text}");
+        assert!(text.contains("a.rs: page"), "{text}");
     }
 
     /// rg blocks reading a FIFO nobody writes to, until the cancel kills it.

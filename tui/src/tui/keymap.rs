@@ -47,6 +47,14 @@ pub enum Action {
     ApplyConfig,
     /// A key of the Transcript tab (R records from any tab).
     Transcript(TranscriptAction),
+    /// Open the "why" panel for the shown call and type a path.
+    Why,
+    /// List what the shown call did not search (in the "why" panel).
+    Unsearched,
+    /// Close the "why" panel.
+    CloseWhy,
+    WhyScrollUp,
+    WhyScrollDown,
 }
 
 /// Where a binding applies, looked up from the most specific context.
@@ -58,6 +66,8 @@ pub enum Context {
     Editing,
     /// The help or the spill file is open over the panes.
     Overlay,
+    /// The "why" panel's path is being typed; other keys edit it.
+    ExplainPath,
     /// The given tab is showing.
     Tab(Tab),
     /// No field is being edited.
@@ -147,6 +157,12 @@ fn bindings() -> Vec<Binding> {
     b(C::Editing, &[K::Ctrl('x')], "^X", A::Cancel, "cancel", "cancel the running call"),
     b(C::Editing, &[K::Code(PageUp)], "PgUp", A::PageUp, "", "scroll the pane up"),
     b(C::Editing, &[K::Code(PageDown)], "PgDn", A::PageDown, "", "scroll the pane down"),
+    // Typing the path of the "why" panel (other keys edit it).
+    b(C::ExplainPath, &[K::Code(Enter)], "Enter", A::Submit, "explain", "explain why the path is (or is not) on the shown call's page"),
+    b(C::ExplainPath, &[K::Code(TabKey)], "Tab", A::NextField, "complete", "complete the path from the call's workdir (the candidates show in the status line)"),
+    b(C::ExplainPath, &[K::Code(Esc)], "Esc", A::StopEditing, "done", "stop typing (the panel stays; Esc again closes it)"),
+    b(C::ExplainPath, &[K::Code(PageUp)], "PgUp", A::WhyScrollUp, "", "scroll the explanation up"),
+    b(C::ExplainPath, &[K::Code(PageDown)], "PgDn", A::WhyScrollDown, "", "scroll the explanation down"),
     // The help or the spill file is open.
     b(C::Overlay, &[K::Code(Esc), K::Char('?'), K::Char('o')], "Esc", A::CloseOverlay, "close", "close"),
     b(C::Overlay, &[K::Char('q')], "q", A::Quit, "quit", "quit"),
@@ -185,6 +201,7 @@ fn bindings() -> Vec<Binding> {
     b(C::Normal, &[K::Code(Enter), K::Char('r')], "Enter", A::Run, "run", "run the call (also r)"),
     b(C::Normal, &[K::Char('x')], "x", A::Cancel, "cancel", "cancel the running call (the abort reaches rg)"),
     b(C::Normal, &[K::Char('o')], "o", A::OpenSpill, "spill", "open the spill file of the shown result"),
+    b(C::Normal, &[K::Char('w')], "w", A::Why, "why", "why is a path (not) on the shown call's page: type it (Tab completes), Enter explains, beside the page"),
     b(C::Normal, &[K::Code(TabKey)], "Tab", A::NextTab, "tab", "next tab"),
     b(C::Normal, &[K::Code(BackTab)], "S-Tab", A::PrevTab, "", "previous tab"),
     b(C::Normal, &[K::Digit], "1-9", A::GoTab, "", "go to that tab"),
@@ -196,6 +213,10 @@ fn bindings() -> Vec<Binding> {
     b(C::Normal, &[K::Code(End), K::Char('G')], "G", A::Bottom, "", "bottom (also End)"),
     b(C::Normal, &[K::Char('[')], "[", A::OlderCall, "", "show the previous call"),
     b(C::Normal, &[K::Char(']')], "]", A::NewerCall, "", "show the next call"),
+    b(C::Normal, &[K::Char('u')], "u", A::Unsearched, "", "list what the shown call did not search, beside the page"),
+    b(C::Normal, &[K::Char('K')], "K", A::WhyScrollUp, "", "scroll the \"why\" panel up"),
+    b(C::Normal, &[K::Char('J')], "J", A::WhyScrollDown, "", "scroll the \"why\" panel down"),
+    b(C::Normal, &[K::Code(Esc)], "Esc", A::CloseWhy, "", "close the \"why\" panel"),
     b(C::Normal, &[K::Char('R')], "R", A::Transcript(T::ToggleRecording), "", format!("start/stop recording the session's calls to a transcript (tab {transcript})")),
     ]
 }
@@ -209,6 +230,11 @@ pub fn contexts(editing: bool, overlay: bool, tab: Tab) -> Vec<Context> {
     } else {
         vec![Context::Global, Context::Tab(tab), Context::Normal]
     }
+}
+
+/// The contexts in force while the "why" panel's path is typed.
+pub fn explain_path_contexts() -> Vec<Context> {
+    vec![Context::Global, Context::ExplainPath]
 }
 
 /// The action of `event` in `contexts`, if any.
@@ -256,6 +282,7 @@ pub fn context_title(context: Context) -> String {
     match context {
         Context::Global => "Anywhere".to_owned(),
         Context::Editing => "While editing a field (other keys edit the text)".to_owned(),
+        Context::ExplainPath => "Typing the \"why\" path (other keys edit the text)".to_owned(),
         Context::Overlay => "Help and spill file".to_owned(),
         Context::Tab(tab) => format!("{} tab", tab.title()),
         Context::Normal => "Browsing (no field being edited)".to_owned(),

@@ -12,7 +12,8 @@
 //!   tab, who has the keyboard, the viewports), [`effects`] (the
 //!   [`effects::Effect`]s the app asks for, the [`effects::EffectRunner`]
 //!   that carries them out on tokio tasks, their [`effects::AppEvent`]
-//!   outcomes), [`error`], [`crate::logging`];
+//!   outcomes), [`completion`] (a typed path's Tab completion),
+//!   [`error`], [`crate::logging`];
 //! - [`keymap`]: every key binding and its [`keymap::Action`];
 //! - [`content`]: the documents the panes show, composed from the state;
 //! - [`app`]: the one `impl App`, the update logic: keys and outcomes in,
@@ -39,6 +40,7 @@
 //! `AppEvent::Followed` (its records become calls of the history).
 
 pub mod app;
+pub mod completion;
 pub mod content;
 pub mod doc;
 pub mod effects;

@@ -105,7 +105,10 @@ impl Harness {
                 .filter(|e| {
                     matches!(
                         e,
-                        Effect::Load { .. } | Effect::Run { .. } | Effect::CountSpill { .. }
+                        Effect::Load { .. }
+                            | Effect::Run { .. }
+                            | Effect::CountSpill { .. }
+                            | Effect::Explain { .. }
                     )
                 })
                 .count()
@@ -814,4 +817,33 @@ mod transcript_tab {
         s.keys("b").await;
         assert!(matches!(s.app.state.transcripts.replay, ReplayState::List));
     }
+}
+
+/// The "why" panel (issue 23): a grep finds nothing in `vendor/`, which an
+/// `.ignore` rule keeps rg out of; `w`, the path (Tab-completed), Enter:
+/// the verdict and the rule stand beside the page, then `u` lists what
+/// the call did not search.
+#[tokio::test]
+async fn why_panel_beside_the_page() {
+    let mut files = TREE.to_vec();
+    files.push((".ignore", "vendor/\n"));
+    let mut h = Harness::new(&files, sampling(true), 100, 30).await;
+    h.keys("te<C-u>export<Enter><Esc>").await;
+    assert_eq!(
+        h.app.state.shown_record().unwrap().text(),
+        "No matches found"
+    );
+    h.keys("wven<Tab>a<Tab>").await;
+    assert_screen!("why_panel_typing", h.screen());
+    h.keys("<Enter>").await;
+    let screen = h.screen();
+    assert!(
+        screen.contains("vendor/a.ts: not-searched (ignored)"),
+        "{screen}"
+    );
+    assert_screen!("why_panel_explained", screen);
+    h.keys("u").await;
+    let screen = h.screen();
+    assert!(screen.contains("unsearched under"), "{screen}");
+    assert_screen!("why_panel_unsearched", screen);
 }

@@ -77,6 +77,12 @@ impl Tab {
         Self::ALL[(self.index() + Self::ALL.len() - 1) % Self::ALL.len()]
     }
 
+    /// Whether the tab shows the shown call's result (the tabs the "why"
+    /// panel stands beside).
+    pub fn is_result(self) -> bool {
+        matches!(self, Tab::Text | Tab::Value | Tab::Meta | Tab::Call)
+    }
+
     /// The tab of digit key `n` (1-based).
     pub fn from_digit(n: u32) -> Option<Self> {
         let i = usize::try_from(n).ok()?.checked_sub(1)?;

@@ -492,3 +492,59 @@ fn q_exits_within_a_second_and_the_status_line_says_a_fifo_tokenizer_is_not_a_re
         "cannot read tokenizer file fifo: not a regular file (a FIFO)",
     );
 }
+
+/// Issue 23 in a real terminal: after a grep, `w` opens the "why" panel,
+/// the path is Tab-completed from the workdir and Enter explains it
+/// beside the page (an `.ignore` rule kept rg out of `secret/`); `u` lists
+/// what the call did not search; Esc closes the panel.
+#[test]
+fn why_explains_a_tab_completed_path_beside_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(tree.join("secret")).unwrap();
+    write_tree(&tree);
+    std::fs::write(tree.join(".ignore"), "secret/\n").unwrap();
+    std::fs::write(tree.join("secret/key.txt"), "needle 7\n").unwrap();
+    let (_pair, screen, mut keys, mut child) = spawn_in_pty(
+        dir.path(),
+        &[
+            "--workdir",
+            tree.to_str().unwrap(),
+            "--config",
+            r#"{"sampleOverCapGlobResults":true}"#,
+        ],
+    );
+    let mut press = |bytes: &str| {
+        keys.write_all(bytes.as_bytes()).unwrap();
+        keys.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(150));
+    };
+    screen.wait_for("the loaded workbench", |s| {
+        s.contains("plugin loaded, sampling on")
+    });
+    press("t");
+    press("e");
+    press("needle");
+    press("\r");
+    screen.wait_for("the grep result", |s| s.contains("Found 6 matches"));
+    press("\x1b");
+    press("w");
+    press("secret/k");
+    press("\t");
+    screen.wait_for("the completed path", |s| s.contains("path: secret/key.txt"));
+    press("\r");
+    let why = screen.wait_for("the explanation", |s| s.contains("(ignored)"));
+    assert!(
+        why.contains("Found 6 matches"),
+        "the page stays beside: {why}"
+    );
+    assert!(why.contains("secret/key.txt:"), "{why}");
+    assert!(why.contains("not-searched"), "{why}");
+    assert!(why.contains(".ignore:1"), "the rule's file and line: {why}");
+    press("u");
+    screen.wait_for("the unsearched summary", |s| s.contains("unsearched under"));
+    press("\x1b");
+    screen.wait_for("the panel closed", |s| !s.contains("unsearched under"));
+    press("q");
+    assert!(wait_exit(child.as_mut()).success());
+}

@@ -782,3 +782,277 @@ fn the_tokenizer_loads_as_an_effect_and_a_failure_is_said_once() {
     assert_eq!(app.state.tokens.page(1), None);
     assert_eq!(app.state.tokens.session_total(), 0);
 }
+
+// ---- why (issue 23) ----
+
+fn explain_effect(effects: &[Effect]) -> (u64, ExplainCall, ExplainQuery) {
+    match effects {
+        [
+            Effect::Explain {
+                request,
+                call,
+                query,
+            },
+        ] => (*request, (**call).clone(), query.clone()),
+        other => panic!("expected one Explain effect, got {other:?}"),
+    }
+}
+
+#[test]
+fn why_without_a_call_says_so_and_opens_nothing() {
+    let mut app = app();
+    assert!(press(&mut app, KeyCode::Char('w')).is_empty());
+    assert!(app.state.explain.is_none());
+    assert_eq!(app.state.editing, None);
+    assert_eq!(app.state.status.as_ref().unwrap().text, "no call yet");
+    assert!(press(&mut app, KeyCode::Char('u')).is_empty());
+    assert!(app.state.explain.is_none());
+}
+
+#[test]
+fn why_types_a_path_and_enter_explains_the_shown_call_as_it_ran() {
+    let mut app = app();
+    let result = glob_result(&["a.rs"], 10, None);
+    let id = run_and_finish(&mut app, "**/*.rs", result.clone());
+    app.state.tab = Tab::Config;
+    assert!(press(&mut app, KeyCode::Char('w')).is_empty());
+    assert_eq!(app.state.editing, Some(Editing::ExplainPath));
+    assert_eq!(app.state.tab, Tab::Text, "the panel stands beside the page");
+    // Keys type into the path, even those bound when browsing.
+    type_text(&mut app, "src/q.rs  .env");
+    assert_eq!(
+        app.state.explain.as_ref().unwrap().input.value(),
+        "src/q.rs  .env"
+    );
+    let (request, call, query) = explain_effect(&press(&mut app, KeyCode::Enter));
+    assert_eq!(request, 1);
+    assert_eq!(
+        query,
+        ExplainQuery::Paths(vec!["src/q.rs".into(), ".env".into()])
+    );
+    assert_eq!(call.tool, "glob");
+    assert_eq!(call.args, json!({"pattern": "**/*.rs"}));
+    assert_eq!(call.config, json!({"sampleOverCapGlobResults": true}));
+    assert_eq!(call.workdir, "/work/tree");
+    assert_eq!(call.result.as_deref(), Some(&result), "explained as it ran");
+    assert_eq!(app.state.editing, None);
+    let panel = app.state.explain.as_ref().unwrap();
+    assert_eq!(panel.call, id);
+    assert!(matches!(
+        panel.status,
+        ExplainStatus::Running { request: 1 }
+    ));
+}
+
+#[test]
+fn the_explanation_is_shown_and_a_stale_one_is_ignored() {
+    let mut app = app();
+    run_and_finish(&mut app, "*", glob_result(&["a.rs"], 10, None));
+    press(&mut app, KeyCode::Char('w'));
+    type_text(&mut app, "a.rs");
+    explain_effect(&press(&mut app, KeyCode::Enter));
+    // Asked again before the first answer: the first answer is stale.
+    press(&mut app, KeyCode::Char('w'));
+    let (request, _, _) = explain_effect(&press(&mut app, KeyCode::Enter));
+    assert_eq!(request, 2);
+    app.on_event(AppEvent::Explained {
+        request: 1,
+        outcome: Ok("a.rs: stale\n".into()),
+    });
+    let panel = app.state.explain.as_ref().unwrap();
+    assert!(matches!(
+        panel.status,
+        ExplainStatus::Running { request: 2 }
+    ));
+    app.on_event(AppEvent::Explained {
+        request: 2,
+        outcome: Ok("a.rs: page\n  page lines: 3\n".into()),
+    });
+    let ExplainStatus::Done(doc) = &app.state.explain.as_ref().unwrap().status else {
+        panic!("not done");
+    };
+    let lines: Vec<&str> = doc.lines.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(lines, ["a.rs: page", "  page lines: 3"]);
+}
+
+#[test]
+fn a_failed_explanation_shows_why() {
+    let mut app = app();
+    run_and_finish(&mut app, "*", glob_result(&["a.rs"], 10, None));
+    let (request, _, _) = explain_effect(&press(&mut app, KeyCode::Char('u')));
+    app.on_event(AppEvent::Explained {
+        request,
+        outcome: Err("the call failed, so there is nothing to explain: x".into()),
+    });
+    assert!(matches!(
+        &app.state.explain.as_ref().unwrap().status,
+        ExplainStatus::Failed(e) if e == "the call failed, so there is nothing to explain: x"
+    ));
+}
+
+#[test]
+fn enter_with_no_path_typed_asks_for_one() {
+    let mut app = app();
+    run_and_finish(&mut app, "*", glob_result(&["a.rs"], 10, None));
+    press(&mut app, KeyCode::Char('w'));
+    type_text(&mut app, "   ");
+    assert!(press(&mut app, KeyCode::Enter).is_empty());
+    assert_eq!(app.state.editing, Some(Editing::ExplainPath));
+    assert_eq!(
+        app.state.status.as_ref().unwrap().text,
+        "type a path first (Tab completes it)"
+    );
+}
+
+#[test]
+fn u_lists_what_the_shown_call_did_not_search() {
+    let mut app = app();
+    run_and_finish(&mut app, "*", glob_result(&["a.rs"], 10, None));
+    let (_, call, query) = explain_effect(&press(&mut app, KeyCode::Char('u')));
+    assert_eq!(query, ExplainQuery::Unsearched);
+    assert_eq!(call.args, json!({"pattern": "*"}));
+    let panel = app.state.explain.as_ref().unwrap();
+    assert_eq!(panel.query, Some(ExplainQuery::Unsearched));
+    assert_eq!(app.state.editing, None, "u does not take the keyboard");
+}
+
+#[test]
+fn tab_completes_the_path_from_the_workdir() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), "").unwrap();
+    std::fs::write(dir.path().join("src/log.rs"), "").unwrap();
+    let session = SessionInfo {
+        workdir: dir.path().to_string_lossy().into_owned(),
+        ..SessionInfo::default()
+    };
+    let mut app = App::new(session, &json!({"sampleOverCapGlobResults": true}));
+    run_and_finish(&mut app, "*", glob_result(&["a.rs"], 10, None));
+    press(&mut app, KeyCode::Char('w'));
+    type_text(&mut app, "s");
+    assert!(press(&mut app, KeyCode::Tab).is_empty());
+    assert_eq!(app.state.explain.as_ref().unwrap().input.value(), "src/");
+    type_text(&mut app, "l");
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.state.explain.as_ref().unwrap().input.value(), "src/l");
+    assert_eq!(app.state.status.as_ref().unwrap().text, "lib.rs  log.rs");
+    type_text(&mut app, "i");
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(
+        app.state.explain.as_ref().unwrap().input.value(),
+        "src/lib.rs"
+    );
+    assert_eq!(app.state.editing, Some(Editing::ExplainPath));
+}
+
+#[test]
+fn esc_stops_typing_then_closes_the_panel_and_stops_its_explanation() {
+    let mut app = app();
+    run_and_finish(&mut app, "*", glob_result(&["a.rs"], 10, None));
+    press(&mut app, KeyCode::Char('w'));
+    assert!(press(&mut app, KeyCode::Esc).is_empty());
+    assert_eq!(app.state.editing, None);
+    assert!(app.state.explain.is_some());
+    assert_eq!(press(&mut app, KeyCode::Esc), vec![Effect::StopExplaining]);
+    assert!(app.state.explain.is_none());
+    assert!(
+        press(&mut app, KeyCode::Esc).is_empty(),
+        "nothing left to close"
+    );
+}
+
+#[test]
+fn why_on_a_followed_call_reruns_it_in_the_recordings_tree() {
+    let mut app = app();
+    app.follow(PathBuf::from("/rec/live.jsonl"));
+    let header = crate::transcript::format::Header {
+        tree: "work".into(),
+        config: json!({"sampleOverCapGlobResults": false}),
+        env: crate::transcript::format::TranscriptEnv {
+            rg: "ripgrep".into(),
+            ripgrep_config: Vec::new(),
+        },
+    };
+    followed(&mut app, 1, Update::Header(Box::new(header)));
+    followed(
+        &mut app,
+        1,
+        Update::Record(recorded("call-1-grep", "No matches found", None)),
+    );
+    let (_, call, query) = explain_effect(&press(&mut app, KeyCode::Char('u')));
+    assert_eq!(query, ExplainQuery::Unsearched);
+    assert_eq!(call.tool, "grep");
+    assert_eq!(call.args, json!({"pattern": "call-1-grep"}));
+    assert_eq!(
+        call.config,
+        json!({"sampleOverCapGlobResults": false, "grepMaxMatches": 3})
+    );
+    assert_eq!(call.workdir, "/rec/work");
+    assert_eq!(call.result, None, "a recorded call is run again");
+    // Once the follow has ended its tree is unknown: said, not guessed.
+    app.state.follow = None;
+    assert!(press(&mut app, KeyCode::Char('u')).is_empty());
+    assert_eq!(
+        app.state.status.as_ref().unwrap().text,
+        "the recording this call came from is no longer followed: its tree is unknown"
+    );
+}
+
+#[test]
+fn shift_j_and_k_page_the_explanation_within_its_length() {
+    let mut app = app();
+    run_and_finish(&mut app, "*", glob_result(&["a.rs"], 10, None));
+    let (request, _, _) = explain_effect(&press(&mut app, KeyCode::Char('u')));
+    let text: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+    app.on_event(AppEvent::Explained {
+        request,
+        outcome: Ok(text),
+    });
+    let page = usize::from(app.state.viewports.pane.rows) - 1;
+    press(&mut app, KeyCode::Char('J'));
+    assert_eq!(app.state.explain.as_ref().unwrap().scroll, page);
+    for _ in 0..5 {
+        press(&mut app, KeyCode::Char('J'));
+    }
+    assert_eq!(
+        app.state.explain.as_ref().unwrap().scroll,
+        29,
+        "the last line"
+    );
+    press(&mut app, KeyCode::Char('K'));
+    assert_eq!(app.state.explain.as_ref().unwrap().scroll, 29 - page);
+    assert_eq!(
+        app.state.shown,
+        Some(0),
+        "the page's own keys are untouched"
+    );
+}
+
+#[test]
+fn why_on_another_call_replaces_the_panel_and_stops_its_running_explanation() {
+    let mut app = app();
+    run_and_finish(&mut app, "*", glob_result(&["a.rs"], 10, None));
+    let second = run_and_finish(&mut app, "*.rs", glob_result(&["a.rs"], 10, None));
+    let (request, _, _) = explain_effect(&press(&mut app, KeyCode::Char('u')));
+    press(&mut app, KeyCode::Char('['));
+    assert_eq!(app.state.explain.as_ref().unwrap().call, second, "kept");
+    assert_eq!(
+        press(&mut app, KeyCode::Char('w')),
+        vec![Effect::StopExplaining]
+    );
+    let panel = app.state.explain.as_ref().unwrap();
+    assert_eq!(panel.call, 1);
+    assert!(matches!(panel.status, ExplainStatus::Typing));
+    // The stopped explanation's answer, should it arrive, is ignored.
+    app.on_event(AppEvent::Explained {
+        request,
+        outcome: Ok("late\n".into()),
+    });
+    assert!(matches!(
+        app.state.explain.as_ref().unwrap().status,
+        ExplainStatus::Typing
+    ));
+    // The same call's panel is reopened as it was: nothing to stop.
+    press(&mut app, KeyCode::Esc);
+    assert!(press(&mut app, KeyCode::Char('w')).is_empty());
+}

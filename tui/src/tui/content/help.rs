@@ -11,7 +11,7 @@ use crate::tui::tabs::Tab;
 
 /// The order in which contexts are listed.
 fn help_contexts() -> Vec<Context> {
-    let mut contexts = vec![Context::Normal, Context::Editing];
+    let mut contexts = vec![Context::Normal, Context::Editing, Context::ExplainPath];
     contexts.extend(Tab::ALL.iter().map(|t| Context::Tab(*t)));
     contexts.extend([Context::Overlay, Context::Global]);
     contexts

@@ -9,13 +9,15 @@
 //! tab's form), [`transcript`] (the Transcript tab: recording, replay),
 //! [`follow`] (a recording followed while it grows), [`load`] (what a
 //! plugin load registered), [`tokens`] (token
-//! counts and the cached prefix, issue 13).
+//! counts and the cached prefix, issue 13), [`explain`] (the "why" panel,
+//! issue 23).
 //! This file composes them into [`State`] with the small shared types
 //! (who has the keyboard, what is drawn over the panes).
 
 pub mod calls;
 pub mod config;
 pub mod editor;
+pub mod explain;
 pub mod follow;
 pub mod load;
 pub mod session;
@@ -29,6 +31,7 @@ use serde_json::Value;
 use self::calls::{CallRecord, Running};
 use self::config::ConfigForm;
 use self::editor::{CallEditor, Field};
+use self::explain::ExplainPanel;
 use self::follow::Following;
 use self::session::{PluginStatus, SessionInfo, Status};
 use self::tokens::TokenState;
@@ -41,6 +44,8 @@ use super::tabs::Tab;
 pub enum Editing {
     Call(Field),
     Config,
+    /// The "why" panel's path.
+    ExplainPath,
 }
 
 /// The spill file viewer's content.
@@ -119,6 +124,8 @@ pub struct State {
     pub follow: Option<Following>,
     /// Token counts (shown once the tokenizer is ready).
     pub tokens: TokenState,
+    /// The "why" panel beside the result tabs, when open.
+    pub explain: Option<ExplainPanel>,
 }
 
 impl State {
@@ -148,6 +155,7 @@ impl State {
             transcripts,
             follow: None,
             tokens: TokenState::default(),
+            explain: None,
         }
     }
 

@@ -2,7 +2,8 @@
 //! read the state, never change it, and know nothing of the update
 //! logic). The screen, top to bottom: header, call editor, tab bar,
 //! summary of the shown call (or a status message), the pane of the
-//! current tab, key bar; the help or the spill file over it.
+//! current tab (with the "why" panel beside a result tab when open), key
+//! bar; the help or the spill file over it.
 //! [`viewports`] tells the loop the sizes of the scrollable areas this
 //! layout gives a screen, so the update logic can page without knowing
 //! the layout.
@@ -10,6 +11,7 @@
 pub mod config;
 pub mod doc_view;
 pub mod editor;
+pub mod explain;
 pub mod history;
 pub mod transcript;
 
@@ -83,7 +85,17 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, now: Instant) {
     editor::draw(frame, editor_area, &state.editor, editing_call);
     draw_tabs(frame, tabs, state);
     draw_summary(frame, summary, state, now);
-    draw_pane(frame, pane, state, now);
+    match state.explain.as_ref().filter(|_| state.tab.is_result()) {
+        Some(panel) => {
+            let [page, why] =
+                Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+                    .areas(pane);
+            draw_pane(frame, page, state, now);
+            let typing = state.editing == Some(Editing::ExplainPath);
+            explain::draw(frame, why, panel, typing);
+        }
+        None => draw_pane(frame, pane, state, now),
+    }
     draw_keys(frame, keys, state);
     if state.overlay.is_some() {
         draw_overlay(frame, frame.area(), state);
@@ -372,7 +384,11 @@ fn draw_pane(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) {
 }
 
 fn draw_keys(frame: &mut Frame<'_>, area: Rect, state: &State) {
-    let contexts = keymap::contexts(state.editing.is_some(), state.overlay.is_some(), state.tab);
+    let contexts = if state.editing == Some(Editing::ExplainPath) {
+        keymap::explain_path_contexts()
+    } else {
+        keymap::contexts(state.editing.is_some(), state.overlay.is_some(), state.tab)
+    };
     let mut spans = Vec::new();
     for binding in keymap::bar(&contexts) {
         spans.push(Span::styled(
