@@ -52,6 +52,16 @@ pub enum Effect {
     StopFollowing,
     /// Load the tokenizer (`file`, else the embedded one) in the background.
     LoadTokenizer { file: Option<PathBuf> },
+    /// Ablate the transcript `file` over `variants` (issue 24), ending
+    /// any earlier ablation.
+    Ablate {
+        generation: u64,
+        file: PathBuf,
+        variants: Vec<serde_json::Map<String, Value>>,
+        tokenizer: crate::tokens::SharedTokenizer,
+    },
+    /// Cancel the running ablation.
+    CancelAblation,
     /// Count the tokens of call `id`'s spilled full result at `path`.
     CountSpill {
         id: u64,
@@ -96,6 +106,16 @@ pub enum AppEvent {
     TokenizerLoaded(Result<crate::tokens::SharedTokenizer, String>),
     /// The tokens of call `id`'s spilled full result (`None`: unreadable).
     SpillCounted { id: u64, full: Option<usize> },
+    /// Ablation `generation` finished another call.
+    AblateProgress {
+        generation: u64,
+        progress: crate::ablate::Progress,
+    },
+    /// Ablation `generation` ended: its result, or why not.
+    Ablated {
+        generation: u64,
+        outcome: Result<Box<super::state::ablate::AblateDone>, super::state::ablate::AblateStop>,
+    },
 }
 
 /// Carries out effects on tokio tasks; owns the current registry.
@@ -108,6 +128,8 @@ pub struct EffectRunner {
     running: Option<CancellationToken>,
     /// Stops the follow in progress.
     following: Option<CancellationToken>,
+    /// Cancels the ablation in progress.
+    ablating: Option<CancellationToken>,
     events: mpsc::UnboundedSender<AppEvent>,
 }
 
@@ -127,6 +149,7 @@ impl EffectRunner {
             latest_generation: Arc::default(),
             running: None,
             following: None,
+            ablating: None,
             events,
         }
     }
@@ -199,6 +222,29 @@ impl EffectRunner {
                         .map(|text| tokenizer.0.count(&text));
                     let _ = events.send(AppEvent::SpillCounted { id, full });
                 });
+            }
+            Effect::Ablate {
+                generation,
+                file,
+                variants,
+                tokenizer,
+            } => {
+                if let Some(token) = self.ablating.take() {
+                    token.cancel();
+                }
+                let token = CancellationToken::new();
+                self.ablating = Some(token.clone());
+                let events = self.events.clone();
+                tokio::spawn(async move {
+                    super::ablate_task::run(generation, &file, &variants, tokenizer, token, events)
+                        .await;
+                });
+            }
+            Effect::CancelAblation => {
+                if let Some(token) = self.ablating.take() {
+                    tracing::info!("cancelling the ablation");
+                    token.cancel();
+                }
             }
             Effect::ReadSpill { id, path } => {
                 let events = self.events.clone();

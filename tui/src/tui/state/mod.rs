@@ -9,10 +9,12 @@
 //! tab's form), [`transcript`] (the Transcript tab: recording, replay),
 //! [`follow`] (a recording followed while it grows), [`load`] (what a
 //! plugin load registered), [`tokens`] (token
-//! counts and the cached prefix, issue 13).
+//! counts and the cached prefix, issue 13), [`ablate`] (the Transcript
+//! tab's ablate mode, issue 24).
 //! This file composes them into [`State`] with the small shared types
 //! (who has the keyboard, what is drawn over the panes).
 
+pub mod ablate;
 pub mod calls;
 pub mod config;
 pub mod editor;
@@ -26,6 +28,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use self::ablate::AblateState;
 use self::calls::{CallRecord, Running};
 use self::config::ConfigForm;
 use self::editor::{CallEditor, Field};
@@ -41,6 +44,8 @@ use super::tabs::Tab;
 pub enum Editing {
     Call(Field),
     Config,
+    /// The `--set` values of an ablation (the Transcript tab).
+    Ablate,
 }
 
 /// The spill file viewer's content.
@@ -119,6 +124,8 @@ pub struct State {
     pub follow: Option<Following>,
     /// Token counts (shown once the tokenizer is ready).
     pub tokens: TokenState,
+    /// The Transcript tab's ablate mode, when on.
+    pub ablate: Option<AblateState>,
 }
 
 impl State {
@@ -148,6 +155,7 @@ impl State {
             transcripts,
             follow: None,
             tokens: TokenState::default(),
+            ablate: None,
         }
     }
 
