@@ -260,9 +260,20 @@ impl App {
         match action {
             Action::Quit => {
                 self.state.should_quit = true;
+                let mut effects = Vec::new();
                 if self.state.running.is_some() {
-                    return vec![Effect::Cancel];
+                    effects.push(Effect::Cancel);
                 }
+                // A running ablation's rg and temp tree go with it.
+                if self
+                    .state
+                    .ablate
+                    .as_ref()
+                    .is_some_and(|a| matches!(a.phase, AblatePhase::Running { .. }))
+                {
+                    effects.push(Effect::CancelAblation);
+                }
+                return effects;
             }
             Action::ToggleHelp => {
                 self.state.overlay = match self.state.overlay {

@@ -1,7 +1,8 @@
 //! The side effects the app asks for ([`Effect`]), carried out off the UI
 //! by the [`EffectRunner`]: plugin (re)loads and tool calls run on tokio
 //! tasks, spill files are read asynchronously, transcripts are replayed,
-//! a recording is followed (polled every [`FOLLOW_POLL`]), and each
+//! a recording is followed (polled every [`FOLLOW_POLL`]), a transcript
+//! is ablated (`super::ablate_task`, cancellable), and each
 //! outcome comes back as an [`AppEvent`]. The messages are plain
 //! data; this module knows nothing of the app's state or the screen.
 //!

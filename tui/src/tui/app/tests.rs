@@ -989,6 +989,17 @@ mod ablate_mode {
     }
 
     #[test]
+    fn quitting_during_an_ablation_cancels_it() {
+        let mut app = transcript_app();
+        ablate(&mut app, "grepMaxMatches=1");
+        assert_eq!(
+            press(&mut app, KeyCode::Char('q')),
+            vec![Effect::CancelAblation]
+        );
+        assert!(app.state.should_quit);
+    }
+
+    #[test]
     fn leaving_a_running_ablation_cancels_it_and_ignores_its_outcome() {
         let mut app = transcript_app();
         let generation = generation_of(&ablate(&mut app, "grepMaxMatches=1"));
