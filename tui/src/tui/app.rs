@@ -18,6 +18,7 @@ use super::content;
 use super::doc::{Doc, LineKind};
 use super::effects::{AppEvent, Effect, LoadInfo, SpillContent};
 use super::keymap::{self, Action};
+use super::state::ablate::{AblateDone, AblateMove, AblatePhase, AblateState, AblateStop};
 use super::state::calls::{CallRecord, CallResult, RecordedCall, Running};
 use super::state::editor::{Field, Tool};
 use super::state::explain::{ExplainCall, ExplainPanel, ExplainQuery, ExplainStatus};
@@ -27,8 +28,16 @@ use super::state::tokens::{PageTokens, SurfaceTokens, TokenizerStatus, prefix_ch
 use super::state::transcript::TranscriptAction;
 use super::state::{Editing, Overlay, SpillState, State, Viewports};
 use super::tabs::Tab;
+use crate::ablate::Progress;
+use crate::ablate::grid::{combinations, parse_setting};
 use crate::transcript::follow::Update;
 use crate::transcript::format::Record;
+
+/// An outcome of an ablation, as `App::ablation_event` takes it.
+enum AblateEvent {
+    Progress(Progress),
+    Ended(Result<Box<AblateDone>, AblateStop>),
+}
 
 /// The workbench: its state and the bookkeeping of its effects.
 pub struct App {
@@ -42,6 +51,8 @@ pub struct App {
     follow_generation: u64,
     /// The latest explanation asked for; older outcomes are ignored.
     explain_request: u64,
+    /// The latest ablation; outcomes of earlier ones are ignored.
+    ablate_generation: u64,
 }
 
 impl App {
@@ -54,6 +65,7 @@ impl App {
             generation: 0,
             follow_generation: 0,
             explain_request: 0,
+            ablate_generation: 0,
         };
         app.refresh_plugin_docs();
         app
@@ -175,8 +187,9 @@ impl App {
         match event {
             Event::Key(key) if key.kind != KeyEventKind::Release => self.handle_key(key),
             Event::Paste(text) => {
-                if let Some(Editing::Call(_) | Editing::Config | Editing::ExplainPath) =
-                    self.state.editing
+                if let Some(
+                    Editing::Call(_) | Editing::Config | Editing::ExplainPath | Editing::Ablate,
+                ) = self.state.editing
                 {
                     for c in text.chars().filter(|c| !c.is_control()) {
                         let key = KeyEvent::from(KeyCode::Char(c));
@@ -243,6 +256,15 @@ impl App {
                     panel.input.handle(request);
                 }
             }
+            Some(Editing::Ablate) => {
+                if let Some(AblateState {
+                    phase: AblatePhase::Asking(input),
+                    ..
+                }) = &mut self.state.ablate
+                {
+                    input.handle(request);
+                }
+            }
             None => {}
         }
     }
@@ -252,9 +274,20 @@ impl App {
         match action {
             Action::Quit => {
                 self.state.should_quit = true;
+                let mut effects = Vec::new();
                 if self.state.running.is_some() {
-                    return vec![Effect::Cancel];
+                    effects.push(Effect::Cancel);
                 }
+                // A running ablation's rg and temp tree go with it.
+                if self
+                    .state
+                    .ablate
+                    .as_ref()
+                    .is_some_and(|a| matches!(a.phase, AblatePhase::Running { .. }))
+                {
+                    effects.push(Effect::CancelAblation);
+                }
+                return effects;
             }
             Action::ToggleHelp => {
                 self.state.overlay = match self.state.overlay {
@@ -270,6 +303,7 @@ impl App {
                     return self.apply_config();
                 }
                 Some(Editing::ExplainPath) => return self.explain_typed(),
+                Some(Editing::Ablate) => return self.start_ablation(),
                 _ => return self.run(),
             },
             Action::Run => return self.run(),
@@ -287,7 +321,11 @@ impl App {
                 self.state.editing = Some(Editing::Call(field));
                 self.include_note(field);
             }
-            Action::StopEditing => self.state.editing = None,
+            Action::StopEditing => {
+                if self.state.editing.take() == Some(Editing::Ablate) {
+                    self.state.ablate = None;
+                }
+            }
             Action::NextField | Action::PrevField => match self.state.editing {
                 Some(Editing::Call(field)) => {
                     let next = if action == Action::NextField {
@@ -306,7 +344,7 @@ impl App {
                     }
                 }
                 Some(Editing::ExplainPath) => self.complete_path(),
-                None => {}
+                Some(Editing::Ablate) | None => {}
             },
             Action::ToggleTool => self.state.editor.toggle_tool(),
             Action::NextTab => self.state.tab = self.state.tab.next(),
@@ -722,9 +760,163 @@ impl App {
             self.say(text, alert);
             return Vec::new();
         }
+        if matches!(
+            action,
+            TranscriptAction::Ablate | TranscriptAction::CancelAblation
+        ) || self.state.ablate.is_some()
+        {
+            return self.ablate_action(action);
+        }
         match self.state.transcripts.apply(action) {
             Some(path) => vec![Effect::ReplayTranscript { path }],
             None => Vec::new(),
+        }
+    }
+
+    // ---- the ablate mode of the Transcript tab ----
+
+    /// Carries out a Transcript tab key in (or into) the ablate mode.
+    fn ablate_action(&mut self, action: TranscriptAction) -> Vec<Effect> {
+        let running = matches!(
+            &self.state.ablate,
+            Some(AblateState {
+                phase: AblatePhase::Running { .. },
+                ..
+            })
+        );
+        let key = match action {
+            TranscriptAction::Ablate => {
+                if running {
+                    self.say("an ablation is running; Esc cancels it", false);
+                    return Vec::new();
+                }
+                return self.ask_ablation();
+            }
+            TranscriptAction::CancelAblation => {
+                if running {
+                    self.say("cancelling the ablation", false);
+                    return vec![Effect::CancelAblation];
+                }
+                return Vec::new();
+            }
+            TranscriptAction::Up => AblateMove::Up,
+            TranscriptAction::Down => AblateMove::Down,
+            TranscriptAction::NextRecord => AblateMove::NextCall,
+            TranscriptAction::PrevRecord => AblateMove::PrevCall,
+            TranscriptAction::Open => AblateMove::Open,
+            TranscriptAction::Back => AblateMove::Back,
+            _ => return Vec::new(),
+        };
+        let Some(ablate) = &mut self.state.ablate else {
+            return Vec::new();
+        };
+        if ablate.apply(key) {
+            return Vec::new();
+        }
+        self.state.ablate = None;
+        if running {
+            return vec![Effect::CancelAblation];
+        }
+        Vec::new()
+    }
+
+    /// Asks for the `--set` values of an ablation of the chosen transcript.
+    fn ask_ablation(&mut self) -> Vec<Effect> {
+        let Some(file) = self.state.transcripts.selected_file() else {
+            self.say("no transcript to ablate", false);
+            return Vec::new();
+        };
+        self.ablate_generation += 1;
+        self.state.ablate = Some(AblateState::asking(file, self.ablate_generation));
+        self.state.editing = Some(Editing::Ablate);
+        Vec::new()
+    }
+
+    /// Enter on the `--set` values: parses them and starts the run.
+    fn start_ablation(&mut self) -> Vec<Effect> {
+        let Some(AblateState {
+            phase: AblatePhase::Asking(input),
+            file,
+            generation,
+        }) = &mut self.state.ablate
+        else {
+            self.state.editing = None;
+            return Vec::new();
+        };
+        let variants = input
+            .value()
+            .split_whitespace()
+            .map(parse_setting)
+            .collect::<Result<Vec<_>, _>>()
+            .and_then(|settings| combinations(&settings));
+        let variants = match variants {
+            Ok(variants) => variants,
+            Err(e) => {
+                let text = e.to_string();
+                self.say(text, true);
+                return Vec::new();
+            }
+        };
+        let TokenizerStatus::Ready(tokenizer) = &self.state.tokens.tokenizer else {
+            self.say(
+                "the tokenizer is not ready: the ablation counts page tokens",
+                true,
+            );
+            return Vec::new();
+        };
+        let effect = Effect::Ablate {
+            generation: *generation,
+            file: file.clone(),
+            variants: variants.clone(),
+            tokenizer: tokenizer.clone(),
+        };
+        self.state.ablate = self.state.ablate.take().map(|a| AblateState {
+            phase: AblatePhase::Running {
+                variants,
+                progress: None,
+            },
+            ..a
+        });
+        self.state.editing = None;
+        vec![effect]
+    }
+
+    /// An outcome of ablation `generation` (others are ignored).
+    fn ablation_event(&mut self, generation: u64, event: AblateEvent) {
+        let Some(ablate) = self
+            .state
+            .ablate
+            .as_mut()
+            .filter(|a| a.generation == generation)
+        else {
+            return;
+        };
+        match event {
+            AblateEvent::Progress(progress) => {
+                if let AblatePhase::Running {
+                    progress: shown, ..
+                } = &mut ablate.phase
+                {
+                    *shown = Some(progress);
+                }
+            }
+            AblateEvent::Ended(Ok(done)) => {
+                let variant = done.variants.len().saturating_sub(1).min(1);
+                ablate.phase = AblatePhase::Done {
+                    done,
+                    variant,
+                    call: 0,
+                    diff: None,
+                };
+            }
+            AblateEvent::Ended(Err(stop)) => {
+                let (text, alert) = match &stop {
+                    AblateStop::Cancelled => ("the ablation was cancelled".to_owned(), false),
+                    AblateStop::Failed(e) => (format!("the ablation failed: {e}"), true),
+                };
+                ablate.phase = AblatePhase::Stopped(stop);
+                self.say(text, alert);
+            }
         }
     }
 
@@ -887,6 +1079,14 @@ impl App {
             }
             AppEvent::Followed { generation, update } => self.followed(generation, update),
             AppEvent::Explained { request, outcome } => self.explained(request, outcome),
+            AppEvent::AblateProgress {
+                generation,
+                progress,
+            } => self.ablation_event(generation, AblateEvent::Progress(progress)),
+            AppEvent::Ablated {
+                generation,
+                outcome,
+            } => self.ablation_event(generation, AblateEvent::Ended(outcome)),
             AppEvent::TranscriptReplayed { path, outcome } => {
                 self.state.transcripts.replayed(path, outcome);
             }

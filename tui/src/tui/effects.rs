@@ -2,7 +2,8 @@
 //! by the [`EffectRunner`]: plugin (re)loads and tool calls run on tokio
 //! tasks, spill files are read asynchronously, transcripts are replayed,
 //! a recording is followed (polled every [`FOLLOW_POLL`]), a call is
-//! explained (`crate::explain`, issue 23), and each
+//! explained (`crate::explain`, issue 23), a transcript is ablated
+//! (`super::ablate_task`, cancellable), and each
 //! outcome comes back as an [`AppEvent`]. The messages are plain
 //! data; this module knows nothing of the app's state or the screen.
 //!
@@ -63,6 +64,16 @@ pub enum Effect {
     },
     /// Stop the explanation in progress (its rg is killed).
     StopExplaining,
+    /// Ablate the transcript `file` over `variants` (issue 24), ending
+    /// any earlier ablation.
+    Ablate {
+        generation: u64,
+        file: PathBuf,
+        variants: Vec<serde_json::Map<String, Value>>,
+        tokenizer: crate::tokens::SharedTokenizer,
+    },
+    /// Cancel the running ablation.
+    CancelAblation,
     /// Count the tokens of call `id`'s spilled full result at `path`.
     CountSpill {
         id: u64,
@@ -113,6 +124,16 @@ pub enum AppEvent {
         request: u64,
         outcome: Result<String, String>,
     },
+    /// Ablation `generation` finished another call.
+    AblateProgress {
+        generation: u64,
+        progress: crate::ablate::Progress,
+    },
+    /// Ablation `generation` ended: its result, or why not.
+    Ablated {
+        generation: u64,
+        outcome: Result<Box<super::state::ablate::AblateDone>, super::state::ablate::AblateStop>,
+    },
 }
 
 /// Carries out effects on tokio tasks; owns the current registry.
@@ -127,6 +148,8 @@ pub struct EffectRunner {
     following: Option<CancellationToken>,
     /// Stops the explanation in progress.
     explaining: Option<CancellationToken>,
+    /// Cancels the ablation in progress.
+    ablating: Option<CancellationToken>,
     events: mpsc::UnboundedSender<AppEvent>,
 }
 
@@ -147,6 +170,7 @@ impl EffectRunner {
             running: None,
             following: None,
             explaining: None,
+            ablating: None,
             events,
         }
     }
@@ -243,6 +267,29 @@ impl EffectRunner {
                         .map(|text| tokenizer.0.count(&text));
                     let _ = events.send(AppEvent::SpillCounted { id, full });
                 });
+            }
+            Effect::Ablate {
+                generation,
+                file,
+                variants,
+                tokenizer,
+            } => {
+                if let Some(token) = self.ablating.take() {
+                    token.cancel();
+                }
+                let token = CancellationToken::new();
+                self.ablating = Some(token.clone());
+                let events = self.events.clone();
+                tokio::spawn(async move {
+                    super::ablate_task::run(generation, &file, &variants, tokenizer, token, events)
+                        .await;
+                });
+            }
+            Effect::CancelAblation => {
+                if let Some(token) = self.ablating.take() {
+                    tracing::info!("cancelling the ablation");
+                    token.cancel();
+                }
             }
             Effect::ReadSpill { id, path } => {
                 let events = self.events.clone();

@@ -189,6 +189,8 @@ fn bindings() -> Vec<Binding> {
     b(C::Tab(Tab::Transcript), &[K::Char('p'), K::Code(Left)], "p/←", A::Transcript(T::PrevRecord), "prev", "previous record"),
     b(C::Tab(Tab::Transcript), &[K::Char('d')], "d", A::Transcript(T::NextChanged), "next diff", "next record whose result changed"),
     b(C::Tab(Tab::Transcript), &[K::Char('b'), K::Code(Backspace)], "b", A::Transcript(T::Back), "back", "back to the list of transcripts"),
+    b(C::Tab(Tab::Transcript), &[K::Char('a')], "a", A::Transcript(T::Ablate), "", "ablate the chosen transcript: type KEY=V1,V2,… (as workbench ablate --set), Enter runs it; ↑↓ variant, n/p changed call, Enter diff against the baseline"),
+    b(C::Tab(Tab::Transcript), &[K::Code(Esc)], "Esc", A::Transcript(T::CancelAblation), "", "cancel the running ablation"),
     b(C::Tab(Tab::Transcript), &[K::Char('f')], "f", A::Transcript(T::Follow), "follow", "follow the chosen recording as it grows: its new calls show up in the result tabs (f again stops)"),
     // Browsing: no field is being edited.
     b(C::Normal, &[K::Char('q')], "q", A::Quit, "quit", "quit"),

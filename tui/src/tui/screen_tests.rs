@@ -817,6 +817,142 @@ mod transcript_tab {
         s.keys("b").await;
         assert!(matches!(s.app.state.transcripts.replay, ReplayState::List));
     }
+
+    impl Session {
+        /// `a` on `file`, the `values` typed, Enter: the Ablate effect,
+        /// handed to the runner (its reports are left to [`Self::ablated`]).
+        fn start_ablation(&mut self, file: &Path, values: &str) {
+            self.app.state.tokens.tokenizer =
+                crate::tui::state::tokens::TokenizerStatus::Ready(crate::tokens::SharedTokenizer(
+                    std::sync::Arc::new(fs_search_tokens::Tokenizer::embedded().unwrap()),
+                ));
+            self.app.state.tab = Tab::Transcript;
+            self.app.state.transcripts.selected = self
+                .app
+                .state
+                .transcripts
+                .files
+                .iter()
+                .position(|f| f == file)
+                .unwrap();
+            let press =
+                |app: &mut App, code| app.handle_key(&KeyEvent::new(code, KeyModifiers::NONE));
+            assert!(press(&mut self.app, KeyCode::Char('a')).is_empty());
+            for _ in 0..60 {
+                press(&mut self.app, KeyCode::Backspace);
+            }
+            for c in values.chars() {
+                press(&mut self.app, KeyCode::Char(c));
+            }
+            let effects = press(&mut self.app, KeyCode::Enter);
+            assert!(
+                matches!(effects.as_slice(), [Effect::Ablate { .. }]),
+                "{effects:?}"
+            );
+            self.runner.apply_all(effects);
+        }
+
+        /// Hands the runner's reports to the app until the ablation ends.
+        async fn ablated(&mut self) {
+            loop {
+                let event = tokio::time::timeout(Duration::from_secs(60), self.events.recv())
+                    .await
+                    .unwrap()
+                    .unwrap();
+                let end = matches!(event, AppEvent::Ablated { .. });
+                let more = self.app.on_event(event);
+                self.runner.apply_all(more);
+                if end {
+                    return;
+                }
+            }
+        }
+
+        /// grep-footers.jsonl, its tree named absolutely, in the save dir.
+        fn footers_fixture(&mut self) -> std::path::PathBuf {
+            let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../fixtures/transcripts/grep-footers.jsonl");
+            let tree = fixture.parent().unwrap().join("../trees/mixed");
+            let text = std::fs::read_to_string(&fixture)
+                .unwrap()
+                .replace("../trees/mixed", &tree.display().to_string());
+            let copy = self.app.state.transcripts.save_dir.join("footers.jsonl");
+            std::fs::write(&copy, text).unwrap();
+            self.app.state.transcripts.files.push(copy.clone());
+            copy
+        }
+    }
+
+    #[tokio::test]
+    async fn a_ablates_the_chosen_transcript_into_charts_and_a_diff_against_the_baseline() {
+        use crate::tui::state::ablate::AblatePhase;
+        let mut s = Session::new().await;
+        let file = s.footers_fixture();
+        s.start_ablation(&file, "grepMaxMatches=1,1000");
+        assert!(s.screen().contains("Esc cancels"), "{}", s.screen());
+        s.ablated().await;
+        let phase = &s.app.state.ablate.as_ref().unwrap().phase;
+        let AblatePhase::Done { done, variant, .. } = phase else {
+            panic!("{phase:?}");
+        };
+        assert_eq!((done.variants.len(), *variant), (3, 1));
+        assert!(done.variants[1].changed > 0);
+        let screen = s.screen();
+        for needle in [
+            " variants (↑↓) ",
+            "1: grepMaxMatches=1",
+            "2: grepMaxMatches=1000",
+            " page tokens per variant ",
+            " calls by page tokens (this variant) ",
+            "changed call(s)",
+        ] {
+            assert!(screen.contains(needle), "{needle}\n{screen}");
+        }
+        insta::with_settings!({
+            prepend_module_to_snapshot => false,
+            filters => vec![
+                (r"fswbt-[A-Za-z0-9]{6}", "fswbt-RANDOM"),
+                (r"· rg [0-9]+\.[0-9]+\.[0-9]+", "· rg N.N.N"),
+            ],
+        }, {
+            insta::assert_snapshot!("transcript_ablate_result", screen);
+        });
+        s.key(KeyCode::Enter).await;
+        let screen = s.screen();
+        for needle in [" baseline ", " variant 1 ", "↑↓ scroll"] {
+            assert!(screen.contains(needle), "{needle}\n{screen}");
+        }
+        assert!(
+            screen
+                .lines()
+                .any(|l| l.contains("│- ") || l.contains("- ")),
+            "{screen}"
+        );
+        s.keys("bb").await;
+        assert!(s.app.state.ablate.is_none());
+    }
+
+    #[tokio::test]
+    async fn esc_cancels_a_real_ablation_before_its_next_call() {
+        use crate::tui::state::ablate::{AblatePhase, AblateStop};
+        let mut s = Session::new().await;
+        let file = s.footers_fixture();
+        s.start_ablation(&file, "grepMaxMatches=1");
+        // The task has not run yet (one thread): the cancel is in before
+        // its first call.
+        let effects = s
+            .app
+            .handle_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+        assert_eq!(effects, vec![Effect::CancelAblation]);
+        s.runner.apply_all(effects);
+        s.ablated().await;
+        let phase = &s.app.state.ablate.as_ref().unwrap().phase;
+        assert!(
+            matches!(phase, AblatePhase::Stopped(AblateStop::Cancelled)),
+            "{phase:?}"
+        );
+        assert!(s.screen().contains("was cancelled"), "{}", s.screen());
+    }
 }
 
 /// The "why" panel (issue 23): a grep finds nothing in `vendor/`, which an

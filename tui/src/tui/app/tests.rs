@@ -1056,3 +1056,297 @@ fn why_on_another_call_replaces_the_panel_and_stops_its_running_explanation() {
     press(&mut app, KeyCode::Esc);
     assert!(press(&mut app, KeyCode::Char('w')).is_empty());
 }
+
+/// The Transcript tab's ablate mode (issue 24), driven by keys and by
+/// the outcomes its effect reports.
+mod ablate_mode {
+    use std::collections::HashMap;
+    use std::sync::{Arc, LazyLock};
+
+    use serde_json::Map;
+
+    use super::*;
+    use crate::ablate::Progress;
+    use crate::ablate::stats::{PageFacts, PageStat, SurfaceStat, VariantStats};
+    use crate::tokens::SharedTokenizer;
+    use crate::transcript::format::Outcome;
+    use crate::tui::state::ablate::{AblateDone, AblatePhase, AblateStop, ChangedPage};
+    use crate::tui::state::tokens::TokenizerStatus;
+
+    static TOKENIZER: LazyLock<SharedTokenizer> = LazyLock::new(|| {
+        SharedTokenizer(Arc::new(fs_search_tokens::Tokenizer::embedded().unwrap()))
+    });
+
+    /// An app on the Transcript tab with `a.jsonl` chosen and the
+    /// tokenizer ready.
+    fn transcript_app() -> App {
+        let mut app = app();
+        app.state.transcripts.files = vec![PathBuf::from("a.jsonl")];
+        app.state.transcripts.selected = 0;
+        app.state.tab = Tab::Transcript;
+        app.state.tokens.tokenizer = TokenizerStatus::Ready(TOKENIZER.clone());
+        app
+    }
+
+    fn clear_input(app: &mut App) {
+        for _ in 0..80 {
+            press(app, KeyCode::Backspace);
+        }
+    }
+
+    /// Presses a, types `values`, presses Enter: the effects.
+    fn ablate(app: &mut App, values: &str) -> Vec<Effect> {
+        assert!(press(app, KeyCode::Char('a')).is_empty());
+        clear_input(app);
+        type_text(app, values);
+        press(app, KeyCode::Enter)
+    }
+
+    fn generation_of(effects: &[Effect]) -> u64 {
+        match effects {
+            [Effect::Ablate { generation, .. }] => *generation,
+            other => panic!("expected one Ablate effect, got {other:?}"),
+        }
+    }
+
+    fn outcome(text: &str) -> Outcome {
+        Outcome {
+            is_error: false,
+            error: None,
+            spill: None,
+            warnings: Vec::new(),
+            text: text.to_owned(),
+            tokens: None,
+        }
+    }
+
+    fn variant(set: Option<u64>, tokens: &[u64], changed: &[bool]) -> VariantStats {
+        let overrides: Map<String, Value> = set
+            .map(|n| {
+                [("grepMaxMatches".to_owned(), json!(n))]
+                    .into_iter()
+                    .collect()
+            })
+            .unwrap_or_default();
+        let surface = SurfaceStat {
+            tokens: 10,
+            kv_prefix: fs_search_tokens::PrefixComparison {
+                identical: true,
+                common_tokens: 10,
+                tokens_a: 10,
+                tokens_b: 10,
+                first_difference: None,
+            },
+        };
+        let mut stats = VariantStats::new(overrides, json!({}), surface);
+        for (i, (t, c)) in tokens.iter().zip(changed).enumerate() {
+            let page = PageStat {
+                file: "a.jsonl".into(),
+                record: format!("call-{i}"),
+                tokens: *t,
+                changed: *c,
+                hidden: 0,
+            };
+            stats.add(page, PageFacts::default());
+        }
+        stats.finish();
+        stats
+    }
+
+    /// A result: the baseline and grepMaxMatches=1 (whose second call
+    /// changed) and =2 (nothing changed).
+    fn done() -> Box<AblateDone> {
+        let changed = ChangedPage {
+            record: 1,
+            name: "call-1".into(),
+            baseline: outcome("Found 2 matches\na.txt\n  Line 1: one\nb.txt\n  Line 1: two"),
+            page: outcome("Found 1 of 2 matches\na.txt\n  Line 1: one"),
+        };
+        Box::new(AblateDone {
+            variants: vec![
+                variant(None, &[5, 30], &[false, false]),
+                variant(Some(1), &[5, 20], &[false, true]),
+                variant(Some(2), &[5, 30], &[false, false]),
+            ],
+            changed: HashMap::from([(1, vec![changed])]),
+        })
+    }
+
+    #[test]
+    fn a_asks_for_the_values_and_enter_starts_the_ablation_as_an_effect() {
+        let mut app = transcript_app();
+        let effects = ablate(&mut app, "grepMaxMatches=1,2 globMaxResults=5");
+        let [Effect::Ablate { file, variants, .. }] = effects.as_slice() else {
+            panic!("{effects:?}");
+        };
+        assert_eq!(file, &PathBuf::from("a.jsonl"));
+        assert_eq!(
+            variants,
+            &vec![
+                json!({"grepMaxMatches": 1, "globMaxResults": 5})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+                json!({"grepMaxMatches": 2, "globMaxResults": 5})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ]
+        );
+        assert_eq!(app.state.editing, None);
+        let phase = &app.state.ablate.as_ref().unwrap().phase;
+        assert!(
+            matches!(phase, AblatePhase::Running { progress: None, .. }),
+            "{phase:?}"
+        );
+    }
+
+    #[test]
+    fn a_bad_set_value_is_said_and_the_input_stays_open() {
+        let mut app = transcript_app();
+        assert!(ablate(&mut app, "grepMax=1").is_empty());
+        let status = app.state.status.clone().unwrap();
+        assert!(status.alert);
+        assert!(
+            status.text.starts_with("--set grepMax: not a config key"),
+            "{}",
+            status.text
+        );
+        assert_eq!(app.state.editing, Some(Editing::Ablate));
+        // Esc leaves the input and the ablate mode.
+        press(&mut app, KeyCode::Esc);
+        assert_eq!(app.state.editing, None);
+        assert!(app.state.ablate.is_none());
+    }
+
+    #[test]
+    fn without_a_ready_tokenizer_the_ablation_is_refused_with_the_reason() {
+        let mut app = transcript_app();
+        app.state.tokens.tokenizer = TokenizerStatus::Loading;
+        assert!(ablate(&mut app, "grepMaxMatches=1").is_empty());
+        let status = app.state.status.clone().unwrap();
+        assert!(
+            status.text.contains("tokenizer is not ready"),
+            "{}",
+            status.text
+        );
+    }
+
+    #[test]
+    fn progress_is_shown_and_esc_cancels_a_running_ablation() {
+        let mut app = transcript_app();
+        let generation = generation_of(&ablate(&mut app, "grepMaxMatches=1"));
+        let progress = Progress { done: 3, total: 8 };
+        app.on_event(AppEvent::AblateProgress {
+            generation,
+            progress,
+        });
+        let phase = &app.state.ablate.as_ref().unwrap().phase;
+        assert!(matches!(phase, AblatePhase::Running { progress: Some(p), .. } if *p == progress));
+        assert_eq!(press(&mut app, KeyCode::Esc), vec![Effect::CancelAblation]);
+        app.on_event(AppEvent::Ablated {
+            generation,
+            outcome: Err(AblateStop::Cancelled),
+        });
+        let phase = &app.state.ablate.as_ref().unwrap().phase;
+        assert!(
+            matches!(phase, AblatePhase::Stopped(AblateStop::Cancelled)),
+            "{phase:?}"
+        );
+        assert_eq!(
+            app.state.status.clone().unwrap().text,
+            "the ablation was cancelled"
+        );
+        // Esc once nothing runs asks for nothing; b goes back to the list.
+        assert!(press(&mut app, KeyCode::Esc).is_empty());
+        assert!(press(&mut app, KeyCode::Char('b')).is_empty());
+        assert!(app.state.ablate.is_none());
+    }
+
+    #[test]
+    fn quitting_during_an_ablation_cancels_it() {
+        let mut app = transcript_app();
+        ablate(&mut app, "grepMaxMatches=1");
+        assert_eq!(
+            press(&mut app, KeyCode::Char('q')),
+            vec![Effect::CancelAblation]
+        );
+        assert!(app.state.should_quit);
+    }
+
+    #[test]
+    fn leaving_a_running_ablation_cancels_it_and_ignores_its_outcome() {
+        let mut app = transcript_app();
+        let generation = generation_of(&ablate(&mut app, "grepMaxMatches=1"));
+        assert_eq!(
+            press(&mut app, KeyCode::Char('b')),
+            vec![Effect::CancelAblation]
+        );
+        assert!(app.state.ablate.is_none());
+        app.on_event(AppEvent::Ablated {
+            generation,
+            outcome: Ok(done()),
+        });
+        assert!(app.state.ablate.is_none());
+        // A later run ignores the earlier run's reports.
+        let later = generation_of(&ablate(&mut app, "grepMaxMatches=1"));
+        assert_ne!(later, generation);
+        app.on_event(AppEvent::Ablated {
+            generation,
+            outcome: Ok(done()),
+        });
+        let phase = &app.state.ablate.as_ref().unwrap().phase;
+        assert!(matches!(phase, AblatePhase::Running { .. }), "{phase:?}");
+    }
+
+    #[test]
+    fn the_result_selects_variants_and_opens_a_changed_call_against_the_baseline() {
+        let mut app = transcript_app();
+        let generation = generation_of(&ablate(&mut app, "grepMaxMatches=1,2"));
+        app.on_event(AppEvent::Ablated {
+            generation,
+            outcome: Ok(done()),
+        });
+        let selected = |app: &App| match &app.state.ablate.as_ref().unwrap().phase {
+            AblatePhase::Done { variant, diff, .. } => (*variant, diff.is_some()),
+            other => panic!("{other:?}"),
+        };
+        // The first variant is selected, with its changed call.
+        assert_eq!(selected(&app), (1, false));
+        assert_eq!(app.state.ablate.as_ref().unwrap().changed_calls().len(), 1);
+        press(&mut app, KeyCode::Down);
+        assert_eq!(selected(&app), (2, false));
+        assert!(
+            app.state
+                .ablate
+                .as_ref()
+                .unwrap()
+                .changed_calls()
+                .is_empty()
+        );
+        // Enter with no changed call opens nothing.
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(selected(&app), (2, false));
+        press(&mut app, KeyCode::Up);
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(selected(&app), (1, true));
+        let AblatePhase::Done {
+            diff: Some(diff), ..
+        } = &app.state.ablate.as_ref().unwrap().phase
+        else {
+            unreachable!()
+        };
+        assert!(diff.rows.iter().any(|r| {
+            r.recorded.changed
+                && r.recorded
+                    .text
+                    .as_deref()
+                    .is_some_and(|t| t.contains("two"))
+        }));
+        // b closes the diff, then leaves the ablate mode.
+        press(&mut app, KeyCode::Char('b'));
+        assert_eq!(selected(&app), (1, false));
+        press(&mut app, KeyCode::Char('b'));
+        assert!(app.state.ablate.is_none());
+    }
+}

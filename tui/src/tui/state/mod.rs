@@ -10,10 +10,11 @@
 //! [`follow`] (a recording followed while it grows), [`load`] (what a
 //! plugin load registered), [`tokens`] (token
 //! counts and the cached prefix, issue 13), [`explain`] (the "why" panel,
-//! issue 23).
+//! issue 23), [`ablate`] (the Transcript tab's ablate mode, issue 24).
 //! This file composes them into [`State`] with the small shared types
 //! (who has the keyboard, what is drawn over the panes).
 
+pub mod ablate;
 pub mod calls;
 pub mod config;
 pub mod editor;
@@ -28,6 +29,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use self::ablate::AblateState;
 use self::calls::{CallRecord, Running};
 use self::config::ConfigForm;
 use self::editor::{CallEditor, Field};
@@ -46,6 +48,8 @@ pub enum Editing {
     Config,
     /// The "why" panel's path.
     ExplainPath,
+    /// The `--set` values of an ablation (the Transcript tab).
+    Ablate,
 }
 
 /// The spill file viewer's content.
@@ -126,6 +130,8 @@ pub struct State {
     pub tokens: TokenState,
     /// The "why" panel beside the result tabs, when open.
     pub explain: Option<ExplainPanel>,
+    /// The Transcript tab's ablate mode, when on.
+    pub ablate: Option<AblateState>,
 }
 
 impl State {
@@ -156,6 +162,7 @@ impl State {
             follow: None,
             tokens: TokenState::default(),
             explain: None,
+            ablate: None,
         }
     }
 

@@ -35,6 +35,10 @@ pub enum TranscriptAction {
     Back,
     /// Follow the chosen recording while it grows (again: stop).
     Follow,
+    /// Ablate the chosen transcript: ask for the `--set` values.
+    Ablate,
+    /// Cancel the running ablation.
+    CancelAblation,
 }
 
 /// A recording in progress.

@@ -8,6 +8,7 @@
 //! layout gives a screen, so the update logic can page without knowing
 //! the layout.
 
+pub mod ablate;
 pub mod config;
 pub mod doc_view;
 pub mod editor;
@@ -373,9 +374,10 @@ fn draw_pane(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) {
             state.running.as_ref(),
             now,
         ),
-        (Tab::Transcript, _) => {
-            transcript::draw(frame, inner, &state.transcripts, state.follow.as_ref());
-        }
+        (Tab::Transcript, _) => match &state.ablate {
+            Some(mode) => ablate::draw(frame, inner, mode),
+            None => transcript::draw(frame, inner, &state.transcripts, state.follow.as_ref()),
+        },
         (_, Some(doc)) => {
             doc_view::draw_doc(frame, inner, doc, first);
         }

@@ -11,7 +11,7 @@ use ratatui::style::{Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::transcript::compare::Side;
+use crate::transcript::compare::{Row, Side};
 use crate::tui::doc::{visible, width};
 use crate::tui::state::follow::{FollowStatus, Following};
 use crate::tui::state::transcript::{ReplayState, TranscriptState};
@@ -87,7 +87,7 @@ fn draw_list(
     follow: Option<&Following>,
 ) {
     let mut lines = vec![
-        Line::from(" Replay a transcript: ↑↓ choose · Enter replays it on its tree · f follows it")
+        Line::from(" Replay a transcript: ↑↓ choose · Enter replays it on its tree · f follows it · a ablates it")
             .bold(),
     ];
     if transcripts.files.is_empty() {
@@ -172,19 +172,37 @@ fn draw_replay(frame: &mut Frame<'_>, area: Rect, transcripts: &TranscriptState)
         .dark_gray(),
     ];
     frame.render_widget(Paragraph::new(summary), head);
+    draw_rows(
+        frame,
+        body,
+        rows,
+        *scroll,
+        (" recorded ", " current (replayed now) "),
+    );
+}
+
+/// Draws `rows` side by side from row `scroll`, under the two titles
+/// (left: `-` marks, red; right: `+` marks, green).
+pub fn draw_rows(
+    frame: &mut Frame<'_>,
+    body: Rect,
+    rows: &[Row],
+    scroll: usize,
+    (left_title, right_title): (&str, &str),
+) {
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
     let left_block = Block::new()
         .borders(Borders::TOP | Borders::RIGHT)
-        .title(" recorded ");
+        .title(left_title.to_owned());
     let right_block = Block::new()
         .borders(Borders::TOP)
-        .title(" current (replayed now) ");
+        .title(right_title.to_owned());
     let (left_inner, right_inner) = (left_block.inner(left), right_block.inner(right));
     frame.render_widget(left_block, left);
     frame.render_widget(right_block, right);
     let height = usize::from(left_inner.height);
-    let first = (*scroll).min(rows.len().saturating_sub(height));
+    let first = scroll.min(rows.len().saturating_sub(height));
     let shown = rows.iter().skip(first).take(height);
     let (mut l, mut r) = (Vec::new(), Vec::new());
     for row in shown {
