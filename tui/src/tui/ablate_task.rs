@@ -1,7 +1,9 @@
 //! The task behind `Effect::Ablate`: loads the chosen transcript, runs
 //! [`crate::ablate::ablate`] over it off the UI, reports each call's
-//! progress as `AppEvent::AblateProgress`, keeps the pages that differ
-//! from the baseline's (to diff them), and ends with `AppEvent::Ablated`.
+//! progress to its caller (the effect runner sends it on as
+//! `AppEvent::AblateProgress`), keeps the pages that differ from the
+//! baseline's (to diff them), and returns the outcome. It knows nothing
+//! of the effect runner's messages, so the two modules stay one-way.
 //! Its cancellation token is the ablation's own: cancelling it stops the
 //! run before its next page.
 
@@ -9,47 +11,23 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::effects::AppEvent;
 use super::state::ablate::{AblateDone, AblateStop, ChangedPage};
 use crate::ablate::{AblateError, Control, Input, PageEvent, Progress, ablate};
 use crate::tokens::SharedTokenizer;
 
-/// Ablates `file` over `variants`, reporting to `events` under
-/// `generation`; the outcome is sent as `AppEvent::Ablated`.
+/// Ablates `file` over `variants`, telling `on_progress` of each call
+/// done; the outcome (the effect runner sends it as `AppEvent::Ablated`).
 pub async fn run(
-    generation: u64,
-    file: &Path,
-    variants: &[Map<String, Value>],
-    tokenizer: SharedTokenizer,
-    cancel: CancellationToken,
-    events: mpsc::UnboundedSender<AppEvent>,
-) {
-    let outcome = ablate_file(generation, file, variants, &tokenizer, cancel, &events).await;
-    let _ = events.send(AppEvent::Ablated {
-        generation,
-        outcome,
-    });
-}
-
-async fn ablate_file(
-    generation: u64,
     file: &Path,
     variants: &[Map<String, Value>],
     tokenizer: &SharedTokenizer,
     cancel: CancellationToken,
-    events: &mpsc::UnboundedSender<AppEvent>,
+    on_progress: impl FnMut(Progress) + Send,
 ) -> Result<Box<AblateDone>, AblateStop> {
     let input = Input::load(file, None).map_err(|e| AblateStop::Failed(e.to_string()))?;
-    let progress_events = events.clone();
-    let mut progress = move |progress: Progress| {
-        let _ = progress_events.send(AppEvent::AblateProgress {
-            generation,
-            progress,
-        });
-    };
+    let mut progress = on_progress;
     let mut changed: HashMap<usize, Vec<ChangedPage>> = HashMap::new();
     let mut pages = |event: PageEvent<'_>| {
         if event.variant > 0 && event.page.text != event.baseline.text {

@@ -281,8 +281,20 @@ impl EffectRunner {
                 self.ablating = Some(token.clone());
                 let events = self.events.clone();
                 tokio::spawn(async move {
-                    super::ablate_task::run(generation, &file, &variants, tokenizer, token, events)
-                        .await;
+                    let progress_events = events.clone();
+                    let on_progress = move |progress| {
+                        let _ = progress_events.send(AppEvent::AblateProgress {
+                            generation,
+                            progress,
+                        });
+                    };
+                    let outcome =
+                        super::ablate_task::run(&file, &variants, &tokenizer, token, on_progress)
+                            .await;
+                    let _ = events.send(AppEvent::Ablated {
+                        generation,
+                        outcome,
+                    });
                 });
             }
             Effect::CancelAblation => {
