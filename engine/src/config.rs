@@ -182,7 +182,7 @@ pub const CONFIG_KEYS: [ConfigKey; 9] = [
     ConfigKey {
         name: "sampleOverCapGlobResults",
         kind: ConfigKind::RequiredBoolean,
-        description: "sample an over-cap glob page across top-level entries (false: the newest-first head)",
+        description: "sample an over-cap glob page across top-level entries (false: the oldest-first head)",
     },
     positive(
         "globMaxResults",
