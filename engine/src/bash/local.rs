@@ -1,10 +1,12 @@
 //! The local executor: `bash -c` in its own process group, with a scrubbed
 //! environment, stdin from /dev/null, tail-window capture per stream, its
 //! own timeout, and SIGTERM then SIGKILL of the whole group on abort,
-//! returning only once the group is gone (`group.rs`).
+//! returning only once the group is gone (`group.rs`). bash is started by
+//! its absolute path when it can be (`shell.rs`), so the spawn need not
+//! fork this process.
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::os::fd::AsFd;
 use std::process::Stdio;
 use std::time::Duration;
@@ -19,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::batched::{Pacing, read_batched};
 use super::capture::{Capture, PastCap, collect};
 use super::group::{GroupGuard, end_group};
+use super::shell::{SHELL, find_on_path};
 use super::{
     BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
     OverCap, SharedSink,
@@ -123,6 +126,39 @@ fn child_env(config: &LocalBashConfig, spec: &BashSpec) -> BTreeMap<OsString, Os
         }
     }
     env
+}
+
+/// `bash -c <command>` for `spec`: argv `['bash', '-c', command]`, the
+/// program itself by its absolute path when the child's `PATH` names one
+/// (`shell.rs`), in its own process group, in `spec.workdir`.
+fn shell_command(config: &LocalBashConfig, spec: &BashSpec) -> Command {
+    let env = child_env(config, spec);
+    let mut command = match find_on_path(env.get(OsStr::new("PATH")).map(OsString::as_os_str)) {
+        Some(program) => {
+            let mut command = Command::new(program);
+            command.arg0(SHELL);
+            command
+        }
+        None => Command::new(SHELL),
+    };
+    command
+        .arg("-c")
+        .arg(&spec.command)
+        .env_clear()
+        .envs(env)
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    // Node treats an empty cwd as "inherit"; so do we.
+    if !spec.workdir.is_empty() {
+        command.current_dir(&spec.workdir);
+    }
+    command
 }
 
 fn signal_name(raw: i32) -> String {
@@ -244,25 +280,9 @@ impl LocalBashExecutor {
                 "This operation was aborted".into(),
             ));
         }
-        let mut command = Command::new("bash");
-        command
-            .arg("-c")
-            .arg(&spec.command)
-            .env_clear()
-            .envs(child_env(&self.config, &spec))
-            .stdin(if spec.stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        // Node treats an empty cwd as "inherit"; so do we.
-        if !spec.workdir.is_empty() {
-            command.current_dir(&spec.workdir);
-        }
-        let mut child = command.spawn().map_err(BashError::Spawn)?;
+        let mut child = shell_command(&self.config, &spec)
+            .spawn()
+            .map_err(BashError::Spawn)?;
         let pid = child.id().unwrap_or_default();
         let pgid = Pid::from_raw(i32::try_from(pid).unwrap_or_default());
         let group = GroupGuard::new(pgid);
@@ -614,6 +634,46 @@ mod tests {
             ),
             ("", true, None)
         );
+    }
+
+    /// A bare `bash` would make the standard library fork this process to
+    /// search `PATH` in the child; the absolute path lets it `posix_spawn`.
+    #[test]
+    fn bash_is_spawned_by_its_absolute_path_found_on_the_childs_path() {
+        let root = tempfile::tempdir().unwrap();
+        let own_bash = root.path().join("bash");
+        std::fs::write(&own_bash, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(
+            &own_bash,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        let config = LocalBashConfig {
+            env: BTreeMap::from([(
+                "PATH".to_owned(),
+                format!("{}:/usr/bin:/bin", root.path().display()),
+            )]),
+            ..LocalBashConfig::default()
+        };
+        let command = shell_command(&config, &spec("true"));
+        assert_eq!(command.as_std().get_program(), own_bash.as_os_str());
+        let args: Vec<&OsStr> = command.as_std().get_args().collect();
+        assert_eq!(args, [OsStr::new("-c"), OsStr::new("true")]);
+    }
+
+    #[tokio::test]
+    async fn the_command_still_sees_bash_as_its_argv0_and_the_path_search_still_applies() {
+        let exec = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
+        let out = exec.run(spec("printf '%s' \"$0\"")).await.unwrap();
+        assert_eq!(out.stdout.text, "bash");
+        // A PATH with a relative entry first: the spawn's own search.
+        let relative = LocalBashExecutor::new(LocalBashConfig {
+            env: BTreeMap::from([("PATH".to_owned(), "no/such/dir:/usr/bin:/bin".to_owned())]),
+            ..LocalBashConfig::default()
+        })
+        .unwrap();
+        let out = relative.run(spec("printf '%s' \"$0\"")).await.unwrap();
+        assert_eq!((out.exit_code, out.stdout.text.as_str()), (Some(0), "bash"));
     }
 
     #[tokio::test]

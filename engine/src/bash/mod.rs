@@ -5,6 +5,7 @@ mod batched;
 mod capture;
 mod group;
 mod local;
+mod shell;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
