@@ -115,8 +115,11 @@ impl CallRunner {
             .with_signal(signal.clone());
         let call = self.registry.call(tool, args, &exec);
         tokio::pin!(call);
-        let mut ticker = tokio::time::interval(PROGRESS_EVERY);
-        ticker.tick().await;
+        // The first report is due one period after the start: an interval's
+        // immediate first tick would still wait for the timer wheel's next
+        // millisecond before the call could start.
+        let mut ticker =
+            tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_EVERY, PROGRESS_EVERY);
         let mut ticks = 0;
         let result = loop {
             tokio::select! {
@@ -153,5 +156,94 @@ impl CallRunner {
         tokio::time::timeout(limit, self.tracker.wait())
             .await
             .is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use async_trait::async_trait;
+    use fs_search_engine::{
+        BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, Host, LocalBashConfig,
+        LocalBashExecutor,
+    };
+    use serde_json::json;
+
+    use super::*;
+
+    /// The local executor's `resolve`, and a `run` that notes the (paused)
+    /// clock when the call's command reaches it and answers "no matches".
+    struct ClockNotingExecutor {
+        resolve: LocalBashExecutor,
+        reached: Mutex<Vec<tokio::time::Instant>>,
+    }
+
+    #[async_trait]
+    impl BashExecutor for ClockNotingExecutor {
+        fn resolve(&self, request: BashRequest) -> Result<BashSpec, BashError> {
+            self.resolve.resolve(request)
+        }
+
+        async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
+            let probe = spec.command == fs_search_engine::PROBE_COMMAND;
+            if !probe {
+                self.reached
+                    .lock()
+                    .unwrap()
+                    .push(tokio::time::Instant::now());
+            }
+            Ok(BashRunResult {
+                exit_code: Some(if probe { 0 } else { 1 }),
+                timeout_ms: spec.timeout_ms,
+                ..BashRunResult::default()
+            })
+        }
+    }
+
+    struct NoProgress;
+
+    impl Progress for NoProgress {
+        async fn tick(&mut self, _tick: u64) {}
+    }
+
+    /// With the clock paused, any timer the call awaited before reaching
+    /// the executor would show as time gone by (tokio advances a paused
+    /// clock to the next timer, at least a millisecond, when nothing else
+    /// can run).
+    #[tokio::test(start_paused = true)]
+    async fn a_call_reaches_the_executor_without_waiting_for_a_timer_with_a_clock_noting_executor()
+    {
+        let executor = Arc::new(ClockNotingExecutor {
+            resolve: LocalBashExecutor::new(LocalBashConfig::default()).unwrap(),
+            reached: Mutex::new(Vec::new()),
+        });
+        let mut registry = Registry::new(Host {
+            bash: Some(executor.clone()),
+            spill_store: None,
+            timeout_policy: true,
+        });
+        registry
+            .load_fs_search(&json!({"sampleOverCapGlobResults": true}))
+            .await
+            .unwrap();
+        let runner = CallRunner::new(registry, "/".to_owned());
+        for progress in [None, Some(NoProgress)] {
+            // Off the millisecond grid: a timer due "now" is then rounded up
+            // to the next millisecond, as it almost always is on a real clock.
+            tokio::time::advance(Duration::from_micros(300)).await;
+            let started = tokio::time::Instant::now();
+            let finished = runner
+                .run(
+                    "grep",
+                    &json!({"pattern": "x"}),
+                    &CancellationToken::new(),
+                    progress,
+                )
+                .await;
+            assert_eq!(finished.result.text, "No matches found");
+            let reached = executor.reached.lock().unwrap().pop().unwrap();
+            assert_eq!(reached - started, Duration::ZERO);
+        }
     }
 }
