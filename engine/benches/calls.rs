@@ -188,7 +188,7 @@ fn ensure_tree(tree: Tree) {
         Tree::K200 => "200000",
         Tree::Uboot => return,
     };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/bench/make-tree.sh");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/make-tree.sh");
     eprintln!(
         "generating {} ({n} files) with {}",
         dir.display(),

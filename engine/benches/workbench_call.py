@@ -12,7 +12,7 @@ around it (bash, rg, cat). Prints the medians. Unlike compare.py, this
 includes the one-shot process's start: the binary and the load's
 `command -v rg` probe. Build with `cargo build --release -p
 fs-search-workbench` and copy `target/release/workbench` aside; the tree is
-`../shared/bench/make-tree.sh OUT 10000`.
+`engine/benches/make-tree.sh OUT 10000`.
 """
 import resource
 import shutil
