@@ -12,7 +12,7 @@
 //! The parent prints medians and the ratio b/a per case.
 //!
 //! Environment: `FSB_TREE_10K`, `FSB_TREE_200K` (default `/tmp/fsb-10k`,
-//! `/tmp/fsb-200k`, generated with `shared/bench/make-tree.sh` when
+//! `/tmp/fsb-200k`, generated with `benches/make-tree.sh` when
 //! missing), `FSB_TREE_UBOOT` (default `/tmp/uboot`, a u-boot checkout;
 //! its cases are skipped when it is missing), `FSB_REPS` (default 7),
 //! `FSB_CASES` (comma-separated substrings of case names; default all).
