@@ -56,57 +56,37 @@
 //! → post-execute spill → the timeout policy.
 #![deny(missing_docs)]
 
-mod args;
 mod bash;
-mod classify;
 mod command;
-mod config;
 mod error;
-mod exec;
-mod ids;
-mod line;
-mod match_list;
-mod meta;
-mod mtime_sort;
-mod page;
-mod parallel;
 mod parse;
-mod paths;
-mod pipeline;
-mod plugin;
-mod post_execute;
-mod present;
-mod quote;
 mod registry;
 mod render;
+mod request;
 mod result;
-mod rg_json;
-mod sample;
+mod run;
 mod spill;
-mod stream;
-mod surface;
-mod text;
-mod tools;
+mod support;
 mod value;
 
-pub use args::{GlobArgs, GrepArgs};
 pub use bash::{
     BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
     LocalBashConfig, LocalBashExecutor, OverCap, SharedSink, StdoutSink,
 };
-pub use config::{CONFIG_KEYS, Config, ConfigError, ConfigKey, ConfigKind, ConfigNumber};
 pub use error::{ErrorCode, SearchCode, SearchError, ToolError};
-pub use exec::{ExecContext, SessionHeader};
-pub use line::Line;
-pub use meta::{CardFile, CardLine, SearchMeta};
-pub use page::{Page, TextParts};
-pub use plugin::{LoadError, LoadOutcome, PROBE_COMMAND, RG_MISSING_WARNING};
-pub use post_execute::{Accept, Decision, PostExecuteCall, PostExecuteListener};
+pub use registry::plugin::{LoadError, LoadOutcome, PROBE_COMMAND, RG_MISSING_WARNING};
+pub use registry::surface::{PromptSection, ToolDefinition};
+pub use registry::tools::ToolKind;
 pub use registry::{Host, Registry};
+pub use render::meta::{CardFile, CardLine, SearchMeta};
+pub use render::page::{Page, TextParts};
+pub use request::args::{GlobArgs, GrepArgs};
+pub use request::config::{CONFIG_KEYS, Config, ConfigError, ConfigKey, ConfigKind, ConfigNumber};
+pub use request::exec::{ExecContext, SessionHeader};
 pub use result::{ResultError, ToolResult};
+pub use spill::post_execute::{Accept, Decision, PostExecuteCall, PostExecuteListener};
 pub use spill::{LocalSpillStore, SaveTextSpill, SpillError, SpillRef, SpillStore, TextPieces};
-pub use surface::{PromptSection, ToolDefinition};
-pub use tools::ToolKind;
+pub use value::line::Line;
 pub use value::{GlobValue, GrepMatch, GrepValue, ToolValue};
 
 /// The package's public helpers (CONTRACT §1.1 lists what the original
@@ -115,27 +95,27 @@ pub use value::{GlobValue, GrepMatch, GrepValue, ToolValue};
 /// and presenters, as pure functions. Hosts need none of them to call the
 /// tools; they serve tests and benchmarks that pin one step of a call.
 pub mod helpers {
-    pub use crate::args::{parse_glob_args, parse_grep_args};
+    pub use crate::command::quote::single_quote;
     pub use crate::command::{GLOB_VCS_EXCLUDES, build_glob_command, build_grep_command};
-    pub use crate::config::{
-        GLOB_MAX_RESULTS, GREP_MAX_LINE_BYTES, GREP_MAX_MATCHES, RAW_OUTPUT_MAX_BYTES,
-        SEARCH_META_MAX_BYTES, SEARCH_TIMEOUT_MS,
-    };
-    pub use crate::meta::{glob_search_meta, grep_search_meta};
     pub use crate::parse::{parse_glob_paths, parse_grep_matches};
-    pub use crate::paths::to_workdir_relative;
-    pub use crate::pipeline::{RawSearch, run_ripgrep};
-    pub use crate::present::{
+    pub use crate::registry::surface::{
+        GREP_PROMPT_TEXT, INJECT, PLUGIN_NAME, prompt_sections, tool_definitions,
+    };
+    pub use crate::render::meta::{glob_search_meta, grep_search_meta};
+    pub use crate::render::present::{
         CallCard, SearchView, present_glob_call, present_glob_result, present_grep_call,
         present_grep_result,
     };
-    pub use crate::quote::single_quote;
+    pub use crate::render::sample::sample_across_top_level;
     pub use crate::render::{
         format_grep_matches, glob_spill_content, grep_spill_content, preview_line, render_glob,
         render_grep,
     };
-    pub use crate::sample::sample_across_top_level;
-    pub use crate::surface::{
-        GREP_PROMPT_TEXT, INJECT, PLUGIN_NAME, prompt_sections, tool_definitions,
+    pub use crate::request::args::{parse_glob_args, parse_grep_args};
+    pub use crate::request::config::{
+        GLOB_MAX_RESULTS, GREP_MAX_LINE_BYTES, GREP_MAX_MATCHES, RAW_OUTPUT_MAX_BYTES,
+        SEARCH_META_MAX_BYTES, SEARCH_TIMEOUT_MS,
     };
+    pub use crate::run::pipeline::{RawSearch, run_ripgrep};
+    pub use crate::value::paths::to_workdir_relative;
 }

@@ -5,8 +5,8 @@
 use serde::{Serialize, Serializer};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::meta::SearchMeta;
-use crate::page::{Page, TextParts};
+use crate::render::meta::SearchMeta;
+use crate::render::page::{Page, TextParts};
 use crate::spill::SpillRef;
 use crate::value::ToolValue;
 

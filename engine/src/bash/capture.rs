@@ -15,7 +15,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
 use super::{CollectedOutput, SharedSink};
-use crate::ids::random_hex;
+use crate::support::ids::random_hex;
 
 static SPILL_COUNTER: AtomicU64 = AtomicU64::new(0);
 

@@ -20,8 +20,8 @@ use async_trait::async_trait;
 use sha2::{Digest, Sha256};
 
 use super::{SaveTextSpill, SpillError, SpillRef, SpillStore, TextPieces};
-use crate::ids::random_hex;
-use crate::paths::resolve_lexically;
+use crate::support::ids::random_hex;
+use crate::value::paths::resolve_lexically;
 
 /// The local backend's retrieval hint.
 pub const RETRIEVAL_HINT: &str =

@@ -4,6 +4,7 @@
 //! formatted instead of holding it whole.
 
 mod local;
+pub(crate) mod post_execute;
 
 use async_trait::async_trait;
 use serde::Serialize;

@@ -11,12 +11,12 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use serde_json::Value;
 
-use crate::config::Config;
-use crate::exec::ExecContext;
-use crate::page::Page;
+use crate::registry::tools::ToolKind;
+use crate::render::page::Page;
+use crate::request::config::Config;
+use crate::request::exec::ExecContext;
 use crate::result::ToolResult;
 use crate::spill::{SaveTextSpill, SpillRef, SpillStore, TextPieces};
-use crate::tools::ToolKind;
 
 /// An accepted result, optionally with replacements.
 #[derive(Debug, Clone, Default, PartialEq)]

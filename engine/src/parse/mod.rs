@@ -17,6 +17,8 @@
 //! (`rg_json/sameness.rs`) prove both ways give the same result for every
 //! input. `stream.rs` feeds lines here while rg still writes.
 
+pub(crate) mod rg_json;
+
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -25,12 +27,12 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use crate::error::{SearchCode, SearchError};
-use crate::line::ReadLine;
-use crate::match_list::{MatchList, ReadMatch};
-use crate::parallel::map_parts;
-use crate::paths::DisplayMapper;
-use crate::rg_json::{FoundPath, Record as RgRecord, read_record};
+use crate::parse::rg_json::{FoundPath, Record as RgRecord, read_record};
+use crate::support::parallel::map_parts;
 use crate::value::GrepMatch;
+use crate::value::line::ReadLine;
+use crate::value::match_list::{MatchList, ReadMatch};
+use crate::value::paths::DisplayMapper;
 
 /// The placeholder for a non-UTF-8 matched line.
 pub const NON_UTF8_LINE: &str = "(line is not valid UTF-8)";

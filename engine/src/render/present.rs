@@ -4,8 +4,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::args::{glob_args_from_schema, grep_args_from_schema};
-use crate::meta::{CardFile, SearchMeta};
+use crate::render::meta::{CardFile, SearchMeta};
+use crate::request::args::{glob_args_from_schema, grep_args_from_schema};
 
 /// The generic call card.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -143,7 +143,7 @@ fn normalised(meta: &Value) -> Option<SearchMeta> {
                             .as_array()?
                             .iter()
                             .map(|m| {
-                                Some(crate::meta::CardLine {
+                                Some(crate::render::meta::CardLine {
                                     line_number: m.get("lineNumber")?.as_f64()? as i64,
                                     line: m.get("line")?.as_str()?.to_owned(),
                                 })

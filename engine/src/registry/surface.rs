@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::config::Config;
+use crate::request::config::Config;
 
 /// The plugin name.
 pub const PLUGIN_NAME: &str = "tool-fs-search";
@@ -33,7 +33,7 @@ pub struct ToolDefinition {
     /// The JSON Schema of the arguments.
     pub parameters: Value,
     /// The declared cooperative timeout (a JavaScript number).
-    pub timeout_ms: crate::config::ConfigNumber,
+    pub timeout_ms: crate::request::config::ConfigNumber,
 }
 
 pub fn glob_description(config: &Config) -> String {

@@ -11,9 +11,9 @@ use proptest::sample::select;
 
 use super::{Record as RgRecord, canonical_match, canonical_other, general_record, read_record};
 use crate::error::SearchError;
-use crate::match_list::MatchList;
 use crate::parse::{ParsedMatches, Record, parse_checked, parse_grep_matches, parse_record};
-use crate::paths::DisplayMapper;
+use crate::value::match_list::MatchList;
+use crate::value::paths::DisplayMapper;
 
 fn both(
     line: &str,

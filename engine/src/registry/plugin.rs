@@ -8,11 +8,11 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::bash::{BashError, BashRequest};
-use crate::config::{Config, ConfigError, RawConfig};
-use crate::post_execute::SpillListener;
+use crate::registry::surface::prompt_sections;
+use crate::registry::tools::ToolKind;
 use crate::registry::{Owner, Registry};
-use crate::surface::prompt_sections;
-use crate::tools::ToolKind;
+use crate::request::config::{Config, ConfigError, RawConfig};
+use crate::spill::post_execute::SpillListener;
 
 /// The probe command, exactly.
 pub const PROBE_COMMAND: &str = "command -v rg >/dev/null 2>&1";

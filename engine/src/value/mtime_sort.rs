@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use crate::parallel::map_parts;
+use crate::support::parallel::map_parts;
 
 fn modified(workdir: &Path, line: &str) -> Option<SystemTime> {
     std::fs::symlink_metadata(workdir.join(line))

@@ -37,7 +37,7 @@ impl ExecContext {
     /// A fresh random id, `{prefix}-` and 12 hex digits, for a host with
     /// no call or session ids of its own.
     pub fn fresh_id(prefix: &str) -> String {
-        format!("{prefix}-{}", crate::ids::random_hex(6))
+        format!("{prefix}-{}", crate::support::ids::random_hex(6))
     }
 
     /// Sets the session header: the spill owner `id` and the workspace `cwd`.

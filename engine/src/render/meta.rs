@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::Config;
 use crate::render::{GlobPage, glob_page, group_by_file, preview_matches};
+use crate::request::config::Config;
 use crate::value::{GlobValue, GrepValue};
 
 /// One matched line on the card.

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::ToolError;
-use crate::text::is_blank;
+use crate::support::text::is_blank;
 
 /// Arguments of `glob`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -1,8 +1,10 @@
 //! The fixed ripgrep command lines (CONTRACT §5.2, §6.2). Model values
 //! enter only through [`single_quote`].
 
-use crate::args::{GlobArgs, GrepArgs};
-use crate::quote::single_quote;
+pub(crate) mod quote;
+
+use crate::command::quote::single_quote;
+use crate::request::args::{GlobArgs, GrepArgs};
 
 /// VCS metadata directories glob never lists, in command order.
 pub const GLOB_VCS_EXCLUDES: [&str; 6] = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"];

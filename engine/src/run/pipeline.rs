@@ -7,11 +7,11 @@
 use std::sync::{Arc, Mutex};
 
 use crate::bash::{BashExecutor, BashRequest, CappedRun, OverCap, SharedSink, StdoutSink};
-use crate::classify::classify_exit;
-use crate::config::ConfigNumber;
 use crate::error::{SearchCode, SearchError, ToolError};
-use crate::exec::ExecContext;
-use crate::stream::TextLen;
+use crate::request::config::ConfigNumber;
+use crate::request::exec::ExecContext;
+use crate::run::classify::classify_exit;
+use crate::run::stream::TextLen;
 
 /// Complete raw stdout of a successful rg run.
 #[derive(Debug)]

@@ -16,9 +16,9 @@ use std::sync::{Arc, Mutex};
 
 use crate::bash::{SharedSink, StdoutSink};
 use crate::error::SearchError;
-use crate::match_list::MatchList;
 use crate::parse::{LastPath, ParsedMatches, parse_line};
-use crate::paths::DisplayMapper;
+use crate::value::match_list::MatchList;
+use crate::value::paths::DisplayMapper;
 
 /// A sink shared with the executor for one run, and taken back after it.
 pub(crate) struct Shared<S>(Arc<Mutex<Option<S>>>);

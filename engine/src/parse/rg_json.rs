@@ -39,7 +39,7 @@ use std::borrow::Cow;
 
 use base64::Engine as _;
 
-use crate::line::ReadLine;
+use crate::value::line::ReadLine;
 
 /// How deep a record may nest before the reader hands it back.
 const MAX_DEPTH: u32 = 64;
@@ -814,7 +814,7 @@ mod tests {
     #[test]
     fn lone_surrogates_end_as_serde_json_judges_them() {
         use crate::parse::{NON_UTF8_LINE, parse_record};
-        use crate::paths::DisplayMapper;
+        use crate::value::paths::DisplayMapper;
         let read = |line: &str| {
             let mapper = DisplayMapper::new("/w");
             parse_record(line, &mapper, &mut None)

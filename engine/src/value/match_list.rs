@@ -1,11 +1,11 @@
 //! Collecting grep matches as they are read: each match's line is packed
-//! into a shared block ([`crate::line`]) and the match completed when its
+//! into a shared block ([`crate::value::line`]) and the match completed when its
 //! block is sealed, so reading allocates per block, not per match.
 
 use std::sync::Arc;
 
-use crate::line::{BlockWriter, ReadLine, Written};
 use crate::value::GrepMatch;
+use crate::value::line::{BlockWriter, ReadLine, Written};
 
 /// A match as a parser reads it: its line still borrowed from the record
 /// where it can be.
@@ -83,7 +83,7 @@ impl MatchList {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::line::BLOCK_BYTES;
+    use crate::value::line::BLOCK_BYTES;
 
     fn read<'a>(path: &Arc<str>, n: i64, line: &'a str) -> ReadMatch<'a> {
         ReadMatch {

@@ -6,24 +6,24 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::args::{parse_glob_args, parse_grep_args};
 use crate::bash::{BashExecutor, OverCap};
 use crate::command::{build_glob_command, build_grep_command, build_unsorted_glob_command};
-use crate::config::Config;
 use crate::error::ToolError;
-use crate::exec::ExecContext;
-use crate::meta::{SearchMeta, glob_meta_from_page, glob_search_meta, grep_search_meta};
-use crate::mtime_sort::sort_by_mtime;
-use crate::page::Page;
 use crate::parse::{parse_glob_paths, parse_grep_matches};
-use crate::paths::to_workdir_relative;
-use crate::pipeline::run_ripgrep_into;
+use crate::registry::surface::{glob_output_schema, grep_output_schema};
+use crate::render::meta::{SearchMeta, glob_meta_from_page, glob_search_meta, grep_search_meta};
+use crate::render::page::Page;
 use crate::render::{
     glob_page, glob_spill_pieces, grep_spill_pieces, render_glob, render_glob_page, render_grep,
 };
+use crate::request::args::{parse_glob_args, parse_grep_args};
+use crate::request::config::Config;
+use crate::request::exec::ExecContext;
+use crate::run::pipeline::run_ripgrep_into;
+use crate::run::stream::{GlobStream, GrepStream, Shared};
 use crate::spill::{SpillRef, TextPieces};
-use crate::stream::{GlobStream, GrepStream, Shared};
-use crate::surface::{glob_output_schema, grep_output_schema};
+use crate::value::mtime_sort::sort_by_mtime;
+use crate::value::paths::to_workdir_relative;
 use crate::value::{GlobValue, GrepValue, ToolValue};
 
 /// A streamed stdout whose reader was lost (a panic while reading it).

@@ -1,11 +1,16 @@
 //! Canonical values: the complete, structured result of a call (every
 //! path, every match with its full line), as the output schemas define it.
 
+pub(crate) mod line;
+pub(crate) mod match_list;
+pub(crate) mod mtime_sort;
+pub(crate) mod paths;
+
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::line::Line;
+use crate::value::line::Line;
 
 /// `glob`'s canonical value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,7 +2,7 @@
 
 use crate::bash::CollectedOutput;
 use crate::error::{SearchCode, SearchError};
-use crate::text::ecma_trim;
+use crate::support::text::ecma_trim;
 
 /// The stderr excerpt: trimmed, with ` [stderr truncated]` when the
 /// executor dropped bytes; empty when stderr is blank.

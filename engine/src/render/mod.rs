@@ -1,15 +1,20 @@
 //! The model-visible text of a successful call: glob pages with their
 //! footers (§5.6, §5.8), grep pages (§6.5), and the spilled full texts (§8.2).
 
+pub(crate) mod meta;
+pub(crate) mod page;
+pub(crate) mod present;
+pub(crate) mod sample;
+
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::config::Config;
-use crate::page::{Page, TextParts};
-use crate::sample::sample_across_top_level;
+use crate::render::page::{Page, TextParts};
+use crate::render::sample::sample_across_top_level;
+use crate::request::config::Config;
 use crate::spill::{SpillRef, TextPieces};
-use crate::text::utf8_prefix;
+use crate::support::text::utf8_prefix;
 use crate::value::{GlobValue, GrepMatch, GrepValue};
 
 /// The marker appended to a cut line preview.

@@ -3,21 +3,25 @@
 //! through the timeout policy, rendering, meta and post-execute to the
 //! final abort check.
 
+pub(crate) mod plugin;
+pub(crate) mod surface;
+pub(crate) mod tools;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::args::{GlobArgs, GrepArgs};
 use crate::bash::BashExecutor;
-use crate::config::Config;
 use crate::error::ToolError;
-use crate::exec::ExecContext;
-use crate::post_execute::{Decision, PostExecuteCall, PostExecuteListener};
+use crate::registry::surface::{PromptSection, ToolDefinition, tool_definitions};
+use crate::registry::tools::ToolKind;
+use crate::request::args::{GlobArgs, GrepArgs};
+use crate::request::config::Config;
+use crate::request::exec::ExecContext;
 use crate::result::ToolResult;
 use crate::spill::SpillStore;
-use crate::surface::{PromptSection, ToolDefinition, tool_definitions};
-use crate::tools::ToolKind;
+use crate::spill::post_execute::{Decision, PostExecuteCall, PostExecuteListener};
 use crate::value::ToolValue;
 
 /// The largest delay the original's timers accept.
