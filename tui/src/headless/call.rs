@@ -19,13 +19,13 @@ use crate::setup::{SetupError, load_engine, read_config};
 /// 128 + the signal's number, printing nothing.
 pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     let stop = crate::signals::install();
-    let config = read_config(args.config.as_deref())?;
+    let config = read_config(args.config.raw())?;
     let call_args: Value = crate::json::parse(&args.args).map_err(SetupError::ArgsJson)?;
     let spill = args.spill.choice();
     // Only a call that asks for tokens loads the tokenizer, meanwhile.
     let tokenizer = args
         .tokens
-        .then(|| crate::tokens::load_in_background(args.tokenizer.as_deref()));
+        .then(|| crate::tokens::load_in_background(args.tokenizer.file()));
     let loaded = load_engine(Some(&args.workdir), &config, spill).await?;
     for warning in &loaded.warnings {
         stderr_line!("{warning}");

@@ -10,7 +10,7 @@ use fs_search_engine::Registry;
 use serde_json::Value;
 
 use crate::cli::McpArgs;
-use crate::setup::{SpillChoice, load_engine, read_config};
+use crate::setup::{SpillChoice, check_workdir, load_engine, read_config};
 use crate::transcript::format::SpillMode;
 
 use super::calls::CallRunner;
@@ -30,13 +30,8 @@ pub struct Workspace {
 impl Workspace {
     /// Checks the workdir, reads the config and loads the engine.
     pub async fn load(args: &McpArgs) -> Result<Self, String> {
-        if !args.workdir.is_dir() {
-            return Err(format!(
-                "--workdir {}: not a directory",
-                args.workdir.display()
-            ));
-        }
-        let config = read_config(args.config.as_deref()).map_err(|e| e.to_string())?;
+        check_workdir(&args.workdir).map_err(|e| e.to_string())?;
+        let config = read_config(args.config.raw()).map_err(|e| e.to_string())?;
         let spill = args.spill.choice();
         let spill_mode = match spill {
             SpillChoice::None => SpillMode::None,
