@@ -4,7 +4,8 @@
 //! directory that holds a link to this repository's `fixtures/`) and its
 //! output compared line for line; a `$ workbench` session shown in any
 //! other block fails the suite; the TUI's 80x24 capture is the screen test's
-//! snapshot; and the README's test command is the one `.ci/run` runs.
+//! snapshot; the README's test command is the one `.ci/run` runs; and
+//! every relative link between the pages resolves.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -232,4 +233,98 @@ fn the_readme_gives_the_test_command_ci_runs() {
         readme.lines().any(|l| l == command),
         "README.md does not give `{command}` on a line of its own"
     );
+}
+
+/// The lines of a page outside its fenced blocks.
+fn prose(text: &str) -> Vec<&str> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// A heading's anchor as GitHub makes it: lower case, punctuation but `-`
+/// and `_` dropped, spaces to `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// A newcomer follows the links between the pages: every relative link in
+/// README.md and docs/ names a file that exists and, in a page, a heading
+/// it has.
+#[test]
+fn every_relative_link_in_the_readme_and_docs_resolves() {
+    let root = repo();
+    let pages = pages();
+    let anchors = |page: &str| -> Vec<String> {
+        let text = pages
+            .iter()
+            .find(|(name, _)| name == page)
+            .map(|(_, text)| text.as_str())
+            .unwrap_or_default();
+        prose(text)
+            .into_iter()
+            .filter_map(|l| {
+                l.trim_start_matches('#')
+                    .strip_prefix(' ')
+                    .filter(|_| l.starts_with('#'))
+            })
+            .map(anchor)
+            .collect()
+    };
+    let mut broken = Vec::new();
+    let mut links = 0;
+    for (page, text) in &pages {
+        for line in prose(text) {
+            for part in line.split("](").skip(1) {
+                let Some(link) = part.split(')').next() else {
+                    continue;
+                };
+                if link.contains("://") || link.contains(' ') {
+                    continue;
+                }
+                links += 1;
+                let (file, fragment) = link.split_once('#').unwrap_or((link, ""));
+                let dir = Path::new(page).parent().unwrap();
+                let target = if file.is_empty() {
+                    PathBuf::from(page)
+                } else {
+                    dir.join(file)
+                };
+                // `docs/../README.md` → `README.md`, as the pages are named.
+                let target: PathBuf = target.components().fold(PathBuf::new(), |mut p, c| {
+                    match c {
+                        std::path::Component::ParentDir => {
+                            p.pop();
+                        }
+                        other => p.push(other),
+                    }
+                    p
+                });
+                if !root.join(&target).exists() {
+                    broken.push(format!("{page}: {link} (no such file)"));
+                } else if !fragment.is_empty()
+                    && !anchors(&target.display().to_string())
+                        .iter()
+                        .any(|a| a == fragment)
+                {
+                    broken.push(format!("{page}: {link} (no such heading)"));
+                }
+            }
+        }
+    }
+    assert!(links > 20, "only {links} links found");
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
