@@ -22,6 +22,10 @@
 //!   aborts the call through the engine's caller-abort path, which kills
 //!   rg's process group. (The MCP specification lets a server keep a call
 //!   running across a disconnect for resumption; this one does not.)
+//! - Accepted sockets are `TCP_NODELAY`: an answer goes out as soon as
+//!   it is written, not after the client's delayed ACK of the segment
+//!   before it (`tui/benches/mcp_calls.py` measures a call over HTTP
+//!   against the raw command).
 //! - Calls are recorded (`--record`) into one transcript, each with its
 //!   session's id, numbered in the order they complete.
 //! - SIGTERM or SIGINT: stop accepting, cancel every call, wait until they
@@ -474,6 +478,11 @@ pub async fn serve(args: &McpArgs) -> Result<u8, String> {
                 }
             },
         };
+        // Answers are small and written once: Nagle's algorithm would
+        // hold a reply's last segment until the client's delayed ACK.
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!(%peer, "cannot set TCP_NODELAY: {e}");
+        }
         let slot = Arc::new(connections.admit(peer.ip()));
         let (app, closing) = (app.clone(), closing.clone());
         tracker.spawn(async move {
