@@ -152,10 +152,15 @@ fn announces_too_much(request: &Request<Incoming>) -> bool {
         })
 }
 
-/// A JSON-RPC error answered over HTTP: 400 with the error as the body.
+/// A JSON-RPC error answered over HTTP: 400 with the error as the body
+/// (404 for "Method not found", as 2026-07-28 answers a removed method).
 fn json_rpc_refusal(answer: &ErrorAnswer) -> Response<HttpBody> {
     let mut response = Response::new(Full::new(Bytes::from(answer.to_bytes())).boxed());
-    *response.status_mut() = StatusCode::BAD_REQUEST;
+    *response.status_mut() = if answer.code == super::era::METHOD_NOT_FOUND {
+        StatusCode::NOT_FOUND
+    } else {
+        StatusCode::BAD_REQUEST
+    };
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         http::HeaderValue::from_static("application/json"),
@@ -306,7 +311,7 @@ impl App {
                 tracing::info!(code = answer.code, "refused a message: {}", answer.message);
                 return json_rpc_refusal(&answer);
             }
-            Post::InSession(message) => (message, None),
+            Post::InSession(message) | Post::Stateless(message) => (message, None),
             Post::Initialize(message) => match self.sessions.reserve() {
                 Some(permit) => (message, Some(permit)),
                 None => return too_many_sessions(),

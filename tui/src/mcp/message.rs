@@ -12,6 +12,8 @@
 //!   string or an integer JSON-RPC can carry (null, fractional, an object,
 //!   beyond 64 bits): JSON-RPC 2.0 answers it with id null, never silence;
 //! - a known request with malformed params gets `-32602` with its id;
+//! - a 2026-07-28 request for a method that revision removed gets
+//!   `-32601` ([`super::era::removed_method`]);
 //! - a notification, or a response to nothing, that cannot be read is
 //!   dropped without an answer (JSON-RPC never answers a notification).
 
@@ -117,6 +119,9 @@ pub fn read(text: &[u8]) -> Read {
             INVALID_REQUEST,
             "Invalid Request: id must be a string or an integer of at most 64 bits",
         ));
+    }
+    if let Some(answer) = super::era::removed_method(&map) {
+        return Read::Refused(answer);
     }
     match serde_json::from_value::<ClientJsonRpcMessage>(Value::Object(map)) {
         Ok(message) => match malformed_known_request(&message) {

@@ -25,6 +25,7 @@ pub mod auth;
 pub mod backlog;
 pub mod calls;
 pub mod connections;
+pub mod era;
 pub mod http;
 pub mod message;
 pub mod post;
