@@ -22,6 +22,12 @@
 //!   aborts the call through the engine's caller-abort path, which kills
 //!   rg's process group. (The MCP specification lets a server keep a call
 //!   running across a disconnect for resumption; this one does not.)
+//! - A 2026-07-28 request ([`super::era`]) needs no session: rmcp serves it
+//!   statelessly, with a handler and an engine session of its own (so each
+//!   such call has its own session id and spill directory), after the same
+//!   gate, body limit and connection bounds; rmcp checks its `_meta`, its
+//!   version and its `Mcp-Method`/`Mcp-Name` headers (400 with `-32602`,
+//!   `-32022` or `-32020`; 404 with `-32601` for an unknown method).
 //! - Calls are recorded (`--record`) into one transcript, each with its
 //!   session's id, numbered in the order they complete.
 //! - SIGTERM or SIGINT: stop accepting, cancel every call, wait until they
