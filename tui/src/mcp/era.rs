@@ -14,22 +14,17 @@
 //! lists the supported versions) or when it is `server/discover`. The
 //! methods 2026-07-28 removed (`initialize`, `ping`, `logging/setLevel`,
 //! `resources/subscribe`, `resources/unsubscribe`) sent as stateless
-//! requests get "Method not found" (`-32601`; HTTP 404) here, before their
-//! 2025 params would be read.
+//! requests get "Method not found" (`-32601`; HTTP 404) from
+//! [`super::message::read`], before their 2025 params would be read.
 
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage, ProtocolVersion};
 use serde_json::{Map, Value};
-
-use super::message::ErrorAnswer;
 
 /// The `_meta` key naming a request's protocol version.
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// The method a 2026-07-28 client asks what the server speaks with.
 pub const DISCOVER: &str = "server/discover";
-
-/// JSON-RPC "Method not found".
-pub const METHOD_NOT_FOUND: i64 = -32601;
 
 /// The methods 2026-07-28 removed.
 const REMOVED: [&str; 5] = [
@@ -89,20 +84,14 @@ pub fn is_stateless_version(version: &ProtocolVersion) -> bool {
     version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
 }
 
-/// The answer to a stateless request for a method 2026-07-28 removed.
-pub fn removed_method(message: &Map<String, Value>) -> Option<ErrorAnswer> {
-    if of(message) != Era::Stateless {
+/// The method of a stateless request for a method 2026-07-28 removed
+/// (answered "Method not found", see [`super::message`]); none otherwise.
+pub fn removed_method(message: &Map<String, Value>) -> Option<&str> {
+    if of(message) != Era::Stateless || !message.contains_key("id") {
         return None;
     }
     let method = message.get("method").and_then(Value::as_str)?;
-    let id = message.get("id")?;
-    REMOVED.contains(&method).then(|| {
-        ErrorAnswer::new(
-            id.clone(),
-            METHOD_NOT_FOUND,
-            format!("Method not found: {method} (removed in 2026-07-28)"),
-        )
-    })
+    REMOVED.contains(&method).then_some(method)
 }
 
 #[cfg(test)]
@@ -130,11 +119,10 @@ mod tests {
     }
 
     #[test]
-    fn removed_methods_sent_stateless_get_method_not_found_and_not_in_a_session() {
+    fn removed_methods_sent_stateless_are_named_and_not_in_a_session() {
         let stateless = json!({"jsonrpc":"2.0","id":7,"method":"logging/setLevel",
             "params":{"_meta":{PROTOCOL_VERSION_KEY:"2026-07-28"}}});
-        let answer = removed_method(&map(stateless)).unwrap();
-        assert_eq!((answer.id, answer.code), (json!(7), METHOD_NOT_FOUND));
+        assert_eq!(removed_method(&map(stateless)), Some("logging/setLevel"));
         let in_session = json!({"jsonrpc":"2.0","id":7,"method":"logging/setLevel",
             "params":{"level":"info"}});
         assert!(removed_method(&map(in_session)).is_none());

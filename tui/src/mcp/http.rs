@@ -162,7 +162,7 @@ fn announces_too_much(request: &Request<Incoming>) -> bool {
 /// (404 for "Method not found", as 2026-07-28 answers a removed method).
 fn json_rpc_refusal(answer: &ErrorAnswer) -> Response<HttpBody> {
     let mut response = Response::new(Full::new(Bytes::from(answer.to_bytes())).boxed());
-    *response.status_mut() = if answer.code == super::era::METHOD_NOT_FOUND {
+    *response.status_mut() = if answer.code == super::message::METHOD_NOT_FOUND {
         StatusCode::NOT_FOUND
     } else {
         StatusCode::BAD_REQUEST

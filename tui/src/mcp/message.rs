@@ -24,6 +24,7 @@ use serde_json::{Map, Value, json};
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
 pub const INVALID_PARAMS: i64 = -32602;
+pub const METHOD_NOT_FOUND: i64 = -32601;
 
 /// What one incoming text is.
 pub enum Read {
@@ -120,8 +121,12 @@ pub fn read(text: &[u8]) -> Read {
             "Invalid Request: id must be a string or an integer of at most 64 bits",
         ));
     }
-    if let Some(answer) = super::era::removed_method(&map) {
-        return Read::Refused(answer);
+    if let Some(method) = super::era::removed_method(&map) {
+        return Read::Refused(ErrorAnswer::new(
+            map.get("id").cloned().unwrap_or(Value::Null),
+            METHOD_NOT_FOUND,
+            format!("Method not found: {method} (removed in 2026-07-28)"),
+        ));
     }
     match serde_json::from_value::<ClientJsonRpcMessage>(Value::Object(map)) {
         Ok(message) => match malformed_known_request(&message) {

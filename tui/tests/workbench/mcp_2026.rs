@@ -215,6 +215,16 @@ async fn over_http_a_2026_client_and_a_2025_session_share_one_server() {
     legacy.cancel().await.unwrap();
 }
 
+/// A refused request: what it is, its headers, its body, the HTTP status
+/// and the JSON-RPC code it gets.
+type Case = (
+    &'static str,
+    Vec<(&'static str, &'static str)>,
+    Value,
+    u16,
+    i64,
+);
+
 #[test]
 fn over_http_2026_requests_get_the_specified_errors_and_statuses() {
     let dir = tree();
@@ -223,7 +233,7 @@ fn over_http_2026_requests_get_the_specified_errors_and_statuses() {
     let modern = ("MCP-Protocol-Version", "2026-07-28");
     let list = request(1, "tools/list", json!({"_meta": meta("2026-07-28")}));
     // Each: the headers, the body, the HTTP status and the JSON-RPC code.
-    let cases: Vec<(&str, Vec<(&str, &str)>, Value, u16, i64)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "missing clientCapabilities",
             vec![modern, ("Mcp-Method", "server/discover")],
