@@ -4,8 +4,9 @@
 //! ADDR:PORT`, to several clients over Streamable HTTP ([`http`], with
 //! [`auth`] for the bearer token and the Origin and Host checks).
 //!
-//! - [`server`]: the handler (`initialize`, `tools/list`, `tools/call`,
-//!   logging), [`calls`]: running calls (one engine session per
+//! - [`server`]: the handler (`initialize`, `server/discover`,
+//!   `tools/list`, `tools/call`, logging), [`era`]: which protocol era a
+//!   message belongs to (2025 sessions or 2026-07-28 stateless), [`calls`]: running calls (one engine session per
 //!   connection, 16 in flight, cancellation, progress), [`transport`]:
 //!   newline-delimited JSON-RPC on stdin/stdout with parse errors and a
 //!   message size limit, [`message`]: reading one message (both
@@ -25,6 +26,7 @@ pub mod auth;
 pub mod backlog;
 pub mod calls;
 pub mod connections;
+pub mod era;
 pub mod http;
 pub mod message;
 pub mod post;

@@ -16,6 +16,7 @@ mod explain;
 mod hardening;
 mod inputs;
 mod mcp;
+mod mcp_2026;
 mod mcp_http;
 mod recording;
 mod tokens;
