@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::setup::SpillChoice;
 
@@ -239,10 +239,25 @@ pub struct RecordArgs {
 #[derive(Debug, Args)]
 pub struct McpArgs {
     /// The workspace the tools search (the session cwd of every call).
-    #[arg(long)]
-    pub workdir: PathBuf,
+    #[arg(long, required_unless_present = "replay")]
+    pub workdir: Option<PathBuf>,
     #[command(flatten)]
     pub config: ConfigArg,
+    /// Serve these transcripts back (`mcp --record` recordings or fixture
+    /// transcripts): their config's surface, and each call that matches a
+    /// recorded one answered with the recorded result (docs/mcp.md).
+    #[arg(
+        long,
+        value_name = "TRANSCRIPT",
+        num_args = 1..,
+        conflicts_with_all = ["workdir", "config", "spill_dir", "no_spill"]
+    )]
+    pub replay: Vec<PathBuf>,
+    /// With --replay: what a call no record matches gets: a tool error
+    /// naming the closest recorded calls (error), or a live run on the
+    /// first transcript's tree (live; recorded with --record).
+    #[arg(long, value_enum, default_value_t = OnMiss::Error, requires = "replay")]
+    pub on_miss: OnMiss,
     /// Where over-cap results are saved.
     #[command(flatten)]
     pub spill: SpillArgs,
@@ -268,6 +283,15 @@ pub struct McpArgs {
     /// End an HTTP session after this many seconds without a message.
     #[arg(long, value_name = "SECS", default_value_t = 1800, requires = "listen")]
     pub idle_timeout: u64,
+}
+
+/// `mcp --on-miss`: the answer to a call no recorded call matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnMiss {
+    /// A tool error result naming the closest recorded calls.
+    Error,
+    /// Run it on the transcript's tree (and record it with --record).
+    Live,
 }
 
 #[derive(Debug, Args)]

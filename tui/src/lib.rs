@@ -71,7 +71,7 @@ pub fn run(cli: Cli) -> ExitCode {
         None => cli.tui.workdir.as_deref(),
         Some(Command::Call(args)) => Some(args.workdir.as_path()),
         Some(Command::Explain(args)) => Some(args.workdir.as_path()),
-        Some(Command::Mcp(args)) => Some(args.workdir.as_path()),
+        Some(Command::Mcp(args)) => args.workdir.as_deref(),
         Some(_) => None,
     };
     if let Some(Err(e)) = workdir.map(setup::check_workdir) {

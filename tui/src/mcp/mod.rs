@@ -14,6 +14,8 @@
 //!   [`post`], [`sessions`], [`connections`]: the HTTP request path,
 //!   [`recording`]: `--record` (its records), [`record_file`]: the file
 //!   behind it (shared by servers, rolled back, rotated).
+//! - [`replay`]: `--replay TRANSCRIPT...`, recorded answers served through
+//!   the [`answers`] seam of `tools/call`.
 //! - stdout carries only JSON-RPC; logs go to the workbench log file (see
 //!   [`crate::logging`]), warnings also to the client as log notifications;
 //!   setup errors go to stderr (exit 2).
@@ -22,6 +24,7 @@
 //!   exit: 0 at end of input, 128 + the signal's number for a signal.
 
 pub mod abort;
+pub mod answers;
 pub mod auth;
 pub mod backlog;
 pub mod calls;
@@ -32,6 +35,7 @@ pub mod message;
 pub mod post;
 pub mod record_file;
 pub mod recording;
+pub mod replay;
 pub mod server;
 pub mod sessions;
 pub mod transport;
@@ -61,7 +65,8 @@ pub async fn run(args: McpArgs) -> u8 {
         let rg = crate::rg::RgInfo::detect();
         tracing::info!(
             log = %logging.path.display(),
-            workdir = %args.workdir.display(),
+            workdir = %args.workdir.as_deref().map_or_else(|| "none".into(), |w| w.display().to_string()),
+            replay = ?args.replay,
             rg = %rg.version_line,
             rg_path = %rg.path.as_deref().map_or_else(|| "none".into(), |p| p.display().to_string()),
             "workbench mcp starting"

@@ -22,7 +22,8 @@
 //!   `ttlMs` = [`TOOLS_TTL_MS`] and `cacheScope` `private` (the list is
 //!   fixed for the server's life; a restart with another config may change
 //!   it) and `resultType` `complete`.
-//! - `tools/call`: the arguments go to the engine exactly as received
+//! - `tools/call`: an [`AnswerSource`] given (`--replay`) is asked first
+//!   and its answer sent as it is; else the arguments go to the engine exactly as received
 //!   (absent arguments as `{}`): a missing, extra or mistyped argument gets
 //!   the engine's own error result, never a protocol error. The result is
 //!   one text item holding exactly the model-visible text, `isError`, and
@@ -55,6 +56,7 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 
+use super::answers::AnswerSource;
 use super::calls::{CallRunner, Finished, Progress};
 use super::recording::Recording;
 
@@ -109,6 +111,8 @@ pub struct McpServer {
     instructions: String,
     load_warnings: Vec<String>,
     recording: Option<Arc<Recording>>,
+    /// Asked for a call's answer before the engine (`--replay`).
+    answers: Option<Arc<dyn AnswerSource>>,
     /// The lowest severity sent to the client.
     min_level: AtomicU8,
 }
@@ -137,8 +141,16 @@ impl McpServer {
             runner,
             load_warnings,
             recording,
+            answers: None,
             min_level: AtomicU8::new(severity(LoggingLevel::Info)),
         }
+    }
+
+    /// Asks `answers` for each call's answer before running it (see
+    /// [`AnswerSource`]).
+    pub fn with_answers(mut self, answers: Arc<dyn AnswerSource>) -> Self {
+        self.answers = Some(answers);
+        self
     }
 
     /// The lowest severity sent to the client for the request of
@@ -287,6 +299,12 @@ impl ServerHandler for McpServer {
             .or_else(|| request.arguments.clone());
         let args = Value::Object(arguments.unwrap_or_default());
         let threshold = self.threshold(&context);
+        if let Some(answer) = self.answers.as_ref().and_then(|a| a.answer(name, &args)) {
+            for warning in &answer.warnings {
+                self.warn(&context.peer, threshold, warning).await;
+            }
+            return Ok(CallToolResponse::Complete(answer.result));
+        }
         let progress = context.meta.get_progress_token().map(|token| PeerProgress {
             peer: context.peer.clone(),
             token,
