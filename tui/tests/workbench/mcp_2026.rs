@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::mcp::{
     Client, META_KEY, Raw, SAMPLING, cli_call, params, root, server_command, text_of, tree,
 };
-use crate::mcp_http::{Server, answer_of, post};
+use crate::mcp_http::{Server, answer_of, post, request_bytes, send_raw};
 
 const PV: &str = "io.modelcontextprotocol/protocolVersion";
 const CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -377,4 +377,44 @@ fn over_http_each_2026_call_is_recorded_with_an_engine_session_of_its_own() {
     assert_eq!(sessions.len(), 2, "{text}");
     let replay = crate::mcp::workbench(&["replay", root(&record)]);
     assert_eq!(replay.status.code(), Some(0), "{replay:?}");
+}
+
+#[test]
+fn over_http_a_2026_call_with_a_lone_surrogate_and_nesting_over_128_gets_the_engines_result() {
+    let dir = tree();
+    std::fs::write(dir.path().join("odd.txt"), "before \u{fffd} after\n").unwrap();
+    let server = Server::spawn(dir.path(), &["--config", SAMPLING]);
+    let addr = server.addr.as_str();
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "grep"),
+    ];
+    let meta = meta("2026-07-28").to_string();
+    let surrogate = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"grep","arguments":{{"pattern":"\ud800"}},"_meta":{meta}}}}}"#
+    );
+    let reply = send_raw(
+        addr,
+        &request_bytes(addr, "POST", &headers, surrogate.as_bytes()),
+    );
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let answer = answer_of(&reply);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let found = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(found.contains("before \u{fffd} after"), "{found}");
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"grep","arguments":{{"pattern":"alpha","x":{}{}}},"_meta":{meta}}}}}"#,
+        "[".repeat(9_996),
+        "]".repeat(9_996)
+    );
+    let reply = send_raw(
+        addr,
+        &request_bytes(addr, "POST", &headers, deep.as_bytes()),
+    );
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let answer = answer_of(&reply);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("notes.md"), "{answer}");
 }
