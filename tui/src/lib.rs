@@ -52,35 +52,8 @@ const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
 const TUI_SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Runs the command line `cli` to completion; its exit status.
-///
-/// `workbench call` makes one call and exits: it runs on a current-thread
-/// runtime, on a thread of its own with the runtime threads' big stack,
-/// so it starts no worker threads and its call does not hop between
-/// threads (issue 27: one-shot calls at rg's own speed). Every other
-/// command runs on the multi-thread runtime.
 pub fn run(cli: Cli) -> ExitCode {
-    if !matches!(cli.command, Some(Command::Call(_))) {
-        let mut builder = tokio::runtime::Builder::new_multi_thread();
-        return run_on(cli, &mut builder);
-    }
-    let one_shot = std::thread::Builder::new()
-        .name("workbench-call".to_owned())
-        .stack_size(WORKER_STACK_BYTES)
-        .spawn(move || run_on(cli, &mut tokio::runtime::Builder::new_current_thread()));
-    match one_shot.map(std::thread::JoinHandle::join) {
-        Ok(Ok(code)) => code,
-        Ok(Err(_)) => ExitCode::from(exit::ERROR),
-        Err(e) => {
-            stderr_line!("workbench: cannot start the call's thread: {e}");
-            ExitCode::from(exit::ERROR)
-        }
-    }
-}
-
-/// Runs `cli` on a runtime of `builder` (with the stack and drivers every
-/// command needs); its exit status.
-fn run_on(cli: Cli, builder: &mut tokio::runtime::Builder) -> ExitCode {
-    let runtime = match builder
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         // Arguments may nest `json::MAX_DEPTH` levels deep; cloning,
         // comparing and dropping them recurses (virtual memory only).
