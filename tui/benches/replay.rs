@@ -11,8 +11,10 @@
 //! through `bash -c "CMD </dev/null"` in the same tree and session cwd,
 //! with the same `RIPGREP_CONFIG_PATH`, stdout read to its end. Records
 //! the engine refuses before running rg (`INVALID_ARGS`, `UNKNOWN_TOOL`,
-//! `ABORTED_BEFORE_DISPATCH`) have no raw side (0 ms); records that end on
-//! a timer (`cancel.afterMs`, `executorTimeoutMs`, config `timeoutMs`)
+//! `ABORTED_BEFORE_DISPATCH`, and plain errors without a code: the
+//! tools' own validation) have no raw side (0 ms); a raw command whose
+//! bash cannot start (a session cwd that does not exist) counts the
+//! failed spawn; records that end on a timer (`cancel.afterMs`, `executorTimeoutMs`, config `timeoutMs`)
 //! get their raw command killed after the same time. The table gives, per
 //! transcript, the medians over the repetitions of the sums over its
 //! records, the ratio, and the time per record; the last row sums all
@@ -50,8 +52,11 @@ fn raw_command(record: &Record) -> Option<String> {
         .error
         .as_ref()
         .and_then(|e| e.code.as_deref());
-    if code.is_some_and(|c| NO_RG.contains(&c)) {
-        return None;
+    match code {
+        Some(code) if NO_RG.contains(&code) => return None,
+        // A plain error (no code): the tool's own validation, before rg.
+        None if record.outcome.is_error => return None,
+        _ => {}
     }
     let args = &record.call.args;
     let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -88,7 +93,7 @@ fn time_limit(record: &Record) -> Option<Duration> {
 /// (b): the raw command in `dir`, read to its end (or killed at `limit`).
 fn time_raw(command: &str, dir: &Path, rg_config: &Path, limit: Option<Duration>) -> Duration {
     let start = Instant::now();
-    let mut child = Command::new("bash")
+    let spawned = Command::new("bash")
         .arg("-c")
         .arg(format!("{command} </dev/null"))
         .current_dir(dir)
@@ -97,8 +102,10 @@ fn time_raw(command: &str, dir: &Path, rg_config: &Path, limit: Option<Duration>
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
-        .spawn()
-        .expect("bash spawns");
+        .spawn();
+    let Ok(mut child) = spawned else {
+        return start.elapsed();
+    };
     let pid = child.id();
     let killer = limit.map(|limit| {
         std::thread::spawn(move || {
