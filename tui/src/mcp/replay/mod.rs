@@ -1,6 +1,6 @@
 //! `workbench mcp --replay TRANSCRIPT... [--on-miss error|live]`: recorded
 //! sessions served back as a deterministic MCP server, over stdio or HTTP
-//! like the live one (docs/mcp-replay.md).
+//! like the live one (docs/mcp.md).
 //!
 //! - [`load`]: the transcripts read, the surface's engine loaded, and with
 //!   `--on-miss live` the tree prepared and `--record` opened on it.
