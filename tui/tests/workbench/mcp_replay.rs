@@ -454,3 +454,77 @@ fn a_bad_transcript_or_option_is_a_clear_error_with_exit_2() {
     }
     assert!(!record.exists());
 }
+
+/// A client in rmcp's discover lifecycle asking for 2026-07-28 only.
+async fn modern<T, E, A>(transport: T) -> Service
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    rmcp::serve_client_with_lifecycle(
+        Client::default(),
+        transport,
+        rmcp::ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .unwrap()
+}
+
+/// A result without the key only the 2026-07-28 revision has.
+fn without_result_type(mut result: Value) -> Value {
+    result.as_object_mut().unwrap().remove("resultType");
+    result
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_answers_are_the_same_in_the_2026_era_over_stdio_and_http() {
+    let file = fixture("grep-footers.jsonl");
+    let all = records(&file);
+    let mut calls: Vec<(String, Value)> = all
+        .iter()
+        .map(|r| (r.tool.clone(), r.args.clone()))
+        .collect();
+    calls.push(("glob".to_owned(), json!({"pattern": "nothing-recorded"})));
+    let mut answers = Vec::new();
+    // 2025-11-25 over stdio, then 2026-07-28 over stdio and over HTTP.
+    for era in ["2025 stdio", "2026 stdio", "2026 http"] {
+        let state = tempfile::tempdir().unwrap();
+        let args = ["--replay", root(&file)];
+        let http;
+        let service = match era {
+            "2025 stdio" => serve(replay_command(state.path(), &args)).await,
+            "2026 stdio" => {
+                let cmd = tokio::process::Command::from(replay_command(state.path(), &args));
+                modern(TokioChildProcess::new(cmd).unwrap()).await
+            }
+            _ => {
+                http = HttpServer::spawn(state.path(), &args);
+                let config = StreamableHttpClientTransportConfig::with_uri(http.url.clone());
+                modern(StreamableHttpClientTransport::from_config(config)).await
+            }
+        };
+        let version = service.peer().peer_info().unwrap().protocol_version.clone();
+        let expected = if era.starts_with("2026") {
+            ProtocolVersion::V_2026_07_28
+        } else {
+            ProtocolVersion::V_2025_11_25
+        };
+        assert_eq!(version, expected, "{era}");
+        let mut served = Vec::new();
+        for (tool, args) in &calls {
+            served.push(without_result_type(
+                call(&service, tool, args.clone()).await,
+            ));
+        }
+        service.cancel().await.unwrap();
+        answers.push(served);
+    }
+    for (record, served) in all.iter().zip(&answers[0]) {
+        assert_served(served, &record.outcome, &record.name);
+    }
+    assert_eq!(answers[0].last().unwrap()["isError"], true);
+    assert_eq!(answers[1], answers[0]);
+    assert_eq!(answers[2], answers[0]);
+}
