@@ -54,7 +54,7 @@ const SESSION_DRAIN: Duration = Duration::from_secs(3);
 
 /// Runs the server until end of input or a signal; the exit status.
 pub async fn run(args: McpArgs) -> u8 {
-    let logging = crate::logging::init();
+    let logging = crate::logging::init(args.spill.cutoff());
     if let Some(logging) = &logging {
         let rg = crate::rg::RgInfo::detect();
         tracing::info!(

@@ -10,7 +10,7 @@ use fs_search_engine::Registry;
 use serde_json::Value;
 
 use crate::cli::McpArgs;
-use crate::setup::{SpillChoice, check_workdir, load_engine, read_config};
+use crate::setup::{SpillChoice, check_workdir, load_engine, read_config, spill_root};
 use crate::transcript::format::SpillMode;
 
 use super::calls::CallRunner;
@@ -32,10 +32,11 @@ impl Workspace {
     pub async fn load(args: &McpArgs) -> Result<Self, String> {
         check_workdir(&args.workdir).map_err(|e| e.to_string())?;
         let config = read_config(args.config.raw()).map_err(|e| e.to_string())?;
-        let spill = args.spill.choice();
+        let spill_root = spill_root(&args.spill).map_err(|e| e.to_string())?;
+        let spill = SpillChoice::of(spill_root.as_deref());
         let spill_mode = match spill {
             SpillChoice::None => SpillMode::None,
-            SpillChoice::Root(_) | SpillChoice::PrivateTemp => SpillMode::Store,
+            SpillChoice::Root(_) => SpillMode::Store,
         };
         let loaded = load_engine(Some(&args.workdir), &config, spill)
             .await

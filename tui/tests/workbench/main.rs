@@ -19,3 +19,4 @@ mod mcp_http;
 mod recording;
 mod tokens;
 mod transcripts;
+mod user_files;
