@@ -173,3 +173,46 @@ pub async fn load_engine(
     };
     Ok(Loaded { registry, warnings })
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::cli::{Cli, Command};
+
+    /// The message [`super::check_workdir`] gives for `path`.
+    fn expected(path: &std::path::Path, problem: &str) -> String {
+        format!("--workdir {}: {problem}", path.display())
+    }
+
+    #[tokio::test]
+    async fn the_mcp_workspace_and_the_tui_name_a_bad_workdir_as_check_workdir_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        std::fs::write(&file, "x").unwrap();
+        let missing = dir.path().join("missing");
+        for (bad, problem) in [
+            (&missing, "no such file or directory"),
+            (&file, "not a directory (a regular file)"),
+        ] {
+            let raw = bad.to_str().unwrap();
+            let config = r#"{"sampleOverCapGlobResults":true}"#;
+            let cli =
+                Cli::try_parse_from(["workbench", "mcp", "--workdir", raw, "--config", config])
+                    .unwrap();
+            let Some(Command::Mcp(args)) = cli.command else {
+                panic!("not mcp");
+            };
+            let err = crate::mcp::workspace::Workspace::load(&args)
+                .await
+                .err()
+                .unwrap();
+            assert_eq!(err.to_string(), expected(bad, problem));
+
+            let cli =
+                Cli::try_parse_from(["workbench", "--workdir", raw, "--config", config]).unwrap();
+            let err = crate::tui::run(cli.tui).await.unwrap_err();
+            assert_eq!(err.to_string(), expected(bad, problem));
+        }
+    }
+}

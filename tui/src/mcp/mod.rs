@@ -11,6 +11,7 @@
 //!   message size limit, [`message`]: reading one message (both
 //!   transports), [`backlog`]: stdio's bound on unanswered requests,
 //!   [`post`], [`sessions`], [`connections`]: the HTTP request path,
+//!   [`error`]: what keeps the server from serving,
 //!   [`recording`]: `--record` (its records), [`record_file`]: the file
 //!   behind it (shared by servers, rolled back, rotated).
 //! - stdout carries only JSON-RPC; logs go to the workbench log file (see
@@ -25,6 +26,7 @@ pub mod auth;
 pub mod backlog;
 pub mod calls;
 pub mod connections;
+pub mod error;
 pub mod http;
 pub mod message;
 pub mod post;
@@ -43,6 +45,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::McpArgs;
 use crate::console::stderr_line;
 
+use self::error::McpError;
 use self::transport::{StdioTransport, Writer};
 use self::workspace::Workspace;
 
@@ -81,7 +84,7 @@ pub async fn run(args: McpArgs) -> u8 {
     code
 }
 
-async fn serve(args: &McpArgs) -> Result<u8, String> {
+async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     let workspace = Workspace::load(args).await?;
     let runner = workspace.runner();
     let recording = workspace.recording(args)?.map(Arc::new);

@@ -14,6 +14,7 @@ use crate::setup::{SpillChoice, check_workdir, load_engine, read_config, spill_r
 use crate::transcript::format::SpillMode;
 
 use super::calls::CallRunner;
+use super::error::McpError;
 use super::recording::{Recording, RecordingError};
 use super::server::McpServer;
 
@@ -29,18 +30,16 @@ pub struct Workspace {
 
 impl Workspace {
     /// Checks the workdir, reads the config and loads the engine.
-    pub async fn load(args: &McpArgs) -> Result<Self, String> {
-        check_workdir(&args.workdir).map_err(|e| e.to_string())?;
-        let config = read_config(args.config.raw()).map_err(|e| e.to_string())?;
-        let spill_root = spill_root(&args.spill).map_err(|e| e.to_string())?;
+    pub async fn load(args: &McpArgs) -> Result<Self, McpError> {
+        check_workdir(&args.workdir)?;
+        let config = read_config(args.config.raw())?;
+        let spill_root = spill_root(&args.spill)?;
         let spill = SpillChoice::of(spill_root.as_deref());
         let spill_mode = match spill {
             SpillChoice::None => SpillMode::None,
             SpillChoice::Root(_) => SpillMode::Store,
         };
-        let loaded = load_engine(Some(&args.workdir), &config, spill)
-            .await
-            .map_err(|e| e.to_string())?;
+        let loaded = load_engine(Some(&args.workdir), &config, spill).await?;
         for warning in &loaded.warnings {
             tracing::warn!("{warning}");
         }
@@ -63,7 +62,7 @@ impl Workspace {
 
     /// Opens `--record FILE`, if given (a FIFO or a device is refused at
     /// once).
-    pub fn recording(&self, args: &McpArgs) -> Result<Option<Recording>, String> {
+    pub fn recording(&self, args: &McpArgs) -> Result<Option<Recording>, McpError> {
         let Some(path) = &args.record else {
             return Ok(None);
         };
@@ -75,8 +74,8 @@ impl Workspace {
         )
         .map(Some)
         .map_err(|e| match e {
-            RecordingError::Bound(message) => message,
-            RecordingError::File(e) => format!("--record {e}"),
+            RecordingError::Bound(e) => McpError::RecordBound(e),
+            RecordingError::File(e) => McpError::Record(e),
         })
     }
 

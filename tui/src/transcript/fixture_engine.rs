@@ -15,7 +15,7 @@ use fs_search_engine::{
 };
 use serde_json::Value;
 
-use super::error::TranscriptError;
+use super::error::{EngineError, TranscriptError};
 use super::format::{Call, Cancel, Outcome, OutcomeError, OutcomeSpill, SpillMode};
 use super::normalise::{Normaliser, SPILL, TREE};
 use super::tree::{Manifest, MaterialisedTree, is_fixture_tree};
@@ -189,7 +189,7 @@ impl FixtureEngine {
         &self.normaliser
     }
 
-    async fn engine(&mut self, call: &Call) -> Result<&Registry, String> {
+    async fn engine(&mut self, call: &Call) -> Result<&Registry, EngineError> {
         let config = merged(&self.base_config, &call.options.config);
         let key = EngineKey {
             config: config.to_string(),
@@ -215,7 +215,7 @@ impl FixtureEngine {
                 bash.timeout_ms = ms;
             }
             let mut bash: Arc<dyn BashExecutor> =
-                Arc::new(LocalBashExecutor::new(bash).map_err(|e| e.to_string())?);
+                Arc::new(LocalBashExecutor::new(bash).map_err(EngineError::Executor)?);
             if let Some(wrap) = &self.wrap {
                 bash = wrap(bash, &config, key.ripgrep_config);
             }
@@ -231,15 +231,15 @@ impl FixtureEngine {
             });
             match registry.load_fs_search(&config).await {
                 Ok(LoadOutcome::Registered) => {}
-                Ok(LoadOutcome::RgMissing { warning }) => return Err(warning),
-                Ok(LoadOutcome::Pending) => return Err("the plugin stayed pending".into()),
-                Err(e) => return Err(format!("the plugin did not load: {e}")),
+                Ok(LoadOutcome::RgMissing { warning }) => {
+                    return Err(EngineError::RgMissing(warning));
+                }
+                Ok(LoadOutcome::Pending) => return Err(EngineError::Pending),
+                Err(e) => return Err(EngineError::Load(e)),
             }
             self.engines.insert(key.clone(), registry);
         }
-        self.engines
-            .get(&key)
-            .ok_or_else(|| "the registry vanished".to_owned())
+        self.engines.get(&key).ok_or(EngineError::Vanished)
     }
 
     fn exec_for(&self, call: &Call) -> ExecContext {
@@ -263,7 +263,7 @@ impl FixtureEngine {
 
     /// Runs `call` and returns the raw result (for callers that show more
     /// than the model saw). Errors are setup failures, not tool errors.
-    pub async fn run_raw(&mut self, call: &Call) -> Result<ToolResult, String> {
+    pub async fn run_raw(&mut self, call: &Call) -> Result<ToolResult, EngineError> {
         let exec = self.exec_for(call);
         let registry = self.engine(call).await?;
         let cancel = match call.options.cancel {
@@ -288,7 +288,7 @@ impl FixtureEngine {
     }
 
     /// Runs `call` and returns what the model saw, normalised.
-    pub async fn run(&mut self, call: &Call) -> Result<Outcome, String> {
+    pub async fn run(&mut self, call: &Call) -> Result<Outcome, EngineError> {
         let result = self.run_raw(call).await?;
         Ok(outcome_of(&result, &self.normaliser))
     }
