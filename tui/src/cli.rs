@@ -106,8 +106,9 @@ pub struct SpillArgs {
     /// Load no spill store.
     #[arg(long)]
     pub no_spill: bool,
-    /// At start, delete the spilled results (of the per-user root, not of
-    /// --spill-dir) and the log files last written more than DAYS days ago.
+    /// At start, delete what the workbench wrote more than DAYS days ago:
+    /// spilled results of the per-user root (never of --spill-dir) and,
+    /// for mcp and the TUI, log files.
     #[arg(long, value_name = "DAYS", default_value_t = crate::prune::DEFAULT_RETENTION_DAYS)]
     pub retention: u32,
 }
