@@ -111,8 +111,14 @@ fn startup(runs: usize) {
         keys.write_all(b"q").unwrap();
         keys.flush().unwrap();
         child.wait().unwrap();
-        let log = std::fs::read_to_string(state.join("fs-search-workbench/workbench.log"))
-            .unwrap_or_default();
+        // One log file per process: this run's is the only one in `state`.
+        let log = std::fs::read_dir(state.join("fs-search-workbench"))
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
+            .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+            .collect::<String>();
         if let Some(ms) = log
             .lines()
             .find(|l| l.contains("first frame drawn"))
@@ -168,6 +174,7 @@ async fn render_250(iterations: usize) {
             workdir: tree.display().to_string(),
             session_id: "bench".into(),
             spill_root: None,
+            recordings_dir: tree.join("recordings"),
             log_path: None,
             rg: fs_search_workbench::rg::RgInfo::detect(),
         };

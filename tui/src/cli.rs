@@ -5,8 +5,6 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::setup::SpillChoice;
-
 #[derive(Debug, Parser)]
 #[command(
     name = "workbench",
@@ -69,6 +67,9 @@ pub struct TuiArgs {
     pub follow: Option<PathBuf>,
     #[command(flatten)]
     pub tokenizer: TokenizerArg,
+    /// Where over-cap results are saved.
+    #[command(flatten)]
+    pub spill: SpillArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -93,25 +94,29 @@ pub enum Command {
     Ablate(AblateArgs),
 }
 
-/// `--spill-dir DIR | --no-spill` (default: a private temp root).
+/// `--spill-dir DIR | --no-spill`, `--retention DAYS` (default: the
+/// per-user spill root, [`crate::user_dirs::spill_root`], resolved by
+/// [`crate::setup::spill_root`]).
 #[derive(Debug, Args)]
 pub struct SpillArgs {
-    /// Root the local spill store here.
+    /// Root the local spill store here (default: the per-user root,
+    /// $XDG_CACHE_HOME/fs-search-workbench/spill).
     #[arg(long, conflicts_with = "no_spill")]
     pub spill_dir: Option<PathBuf>,
     /// Load no spill store.
     #[arg(long)]
     pub no_spill: bool,
+    /// At start, delete what the workbench wrote more than DAYS days ago:
+    /// spilled results of the per-user root (never of --spill-dir) and,
+    /// for mcp and the TUI, log files.
+    #[arg(long, value_name = "DAYS", default_value_t = crate::prune::DEFAULT_RETENTION_DAYS)]
+    pub retention: u32,
 }
 
 impl SpillArgs {
-    /// The spill store these options choose.
-    pub fn choice(&self) -> SpillChoice<'_> {
-        match (&self.spill_dir, self.no_spill) {
-            (_, true) => SpillChoice::None,
-            (Some(dir), false) => SpillChoice::Root(dir),
-            (None, false) => SpillChoice::PrivateTemp,
-        }
+    /// The cut-off of `--retention`: what is older goes.
+    pub fn cutoff(&self) -> std::time::SystemTime {
+        crate::prune::cutoff(self.retention, std::time::SystemTime::now())
     }
 }
 

@@ -15,7 +15,10 @@
 //! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
 //! - [`rg`]: which rg the workbench runs (version, path, major version);
 //! - [`signals`]: SIGINT, SIGTERM and SIGHUP cancel the call in flight;
-//! - [`logging`]: the log file every front end writes to;
+//! - [`logging`]: the log file of each TUI or MCP server process;
+//! - [`user_dirs`]: the per-user directories the workbench writes to
+//!   (spill root, logs, recordings), created private;
+//! - [`prune`]: removing from them what is older than `--retention`;
 //! - [`tokens`]: loading the tokenizer, the request prefix (issue 13);
 //! - [`transcript`]: the transcript library: format, fixture trees,
 //!   normalisation, record and replay (no terminal code);
@@ -34,12 +37,14 @@ pub mod headless;
 pub mod json;
 pub mod logging;
 pub mod mcp;
+pub mod prune;
 pub mod rg;
 pub mod setup;
 pub mod signals;
 pub mod tokens;
 pub mod transcript;
 pub mod tui;
+pub mod user_dirs;
 
 use std::process::ExitCode;
 

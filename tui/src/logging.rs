@@ -1,16 +1,17 @@
 //! Logging to a file, never to the terminal: tracing events (the engine's
 //! warnings included) go through tracing-appender's non-blocking writer
-//! to `workbench.log` in the state directory. The returned guard flushes
-//! on drop and must live as long as the program.
+//! to a file of this process's own, `workbench-<unix seconds>-<pid>.log`
+//! in the state directory ([`crate::user_dirs::log_dir`]), so concurrent
+//! processes never interleave; at start, log files older than the
+//! retention period are pruned ([`crate::prune::logs`]). The returned
+//! guard flushes on drop and must live as long as the program.
 
 use std::path::PathBuf;
+use std::time::SystemTime;
 
 use tracing_appender::non_blocking::WorkerGuard;
 use tracing_appender::rolling::{RollingFileAppender, Rotation};
 use tracing_subscriber::EnvFilter;
-
-/// The log file name.
-pub const LOG_FILE: &str = "workbench.log";
 
 /// The installed logger: its file and the guard that flushes it.
 pub struct Logging {
@@ -18,30 +19,26 @@ pub struct Logging {
     _guard: WorkerGuard,
 }
 
-/// `$XDG_STATE_HOME/fs-search-workbench`, else
-/// `$HOME/.local/state/fs-search-workbench`, else the temp dir's.
-pub fn log_dir() -> PathBuf {
-    let base = std::env::var_os("XDG_STATE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .map(|h| PathBuf::from(h).join(".local/state"))
-        })
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("fs-search-workbench")
+/// The log file name of the process `pid` started at `started`.
+pub fn file_name(started: SystemTime, pid: u32) -> String {
+    let seconds = started
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format!("workbench-{seconds}-{pid}.log")
 }
 
-/// Installs the file logger (level from `WORKBENCH_LOG`, default info).
+/// Prunes the log directory of files last written before `cutoff`, then
+/// installs the file logger (level from `WORKBENCH_LOG`, default info).
 /// `None` when the file cannot be opened: the workbench runs unlogged
 /// rather than print over its own screen.
-pub fn init() -> Option<Logging> {
-    let dir = log_dir();
-    std::fs::create_dir_all(&dir).ok()?;
+pub fn init(cutoff: SystemTime) -> Option<Logging> {
+    let dir = crate::user_dirs::log_dir();
+    crate::user_dirs::ensure_private(&dir).ok()?;
+    let pruned = crate::prune::logs(&dir, cutoff);
+    let name = file_name(SystemTime::now(), std::process::id());
     let appender = RollingFileAppender::builder()
         .rotation(Rotation::NEVER)
-        .filename_prefix(LOG_FILE)
+        .filename_prefix(&name)
         .build(&dir)
         .ok()?;
     let (writer, guard) = tracing_appender::non_blocking(appender);
@@ -53,8 +50,9 @@ pub fn init() -> Option<Logging> {
         .with_env_filter(filter)
         .try_init()
         .ok()?;
+    tracing::debug!(?pruned, "old log files pruned");
     Some(Logging {
-        path: dir.join(LOG_FILE),
+        path: dir.join(name),
         _guard: guard,
     })
 }

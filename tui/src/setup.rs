@@ -2,7 +2,7 @@
 //! rooted at the workdir, an optional local spill store, and the timeout
 //! policy; and reads `--config JSON|@FILE`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use fs_search_engine::{
@@ -10,6 +10,8 @@ use fs_search_engine::{
 };
 use serde_json::Value;
 use thiserror::Error;
+
+use crate::cli::SpillArgs;
 
 /// Failures before any call runs: usage, config or load (exit 2).
 #[derive(Debug, Error)]
@@ -38,6 +40,9 @@ pub enum SetupError {
     ArgsJson(crate::json::JsonError),
     #[error("--workdir {path}: {problem}")]
     Workdir { path: String, problem: String },
+    /// The per-user spill root cannot be used.
+    #[error("the spill root {0} (--spill-dir DIR or --no-spill chooses otherwise)")]
+    SpillRoot(crate::user_dirs::DirError),
     #[error("{0}")]
     Executor(String),
     #[error("{0}")]
@@ -108,8 +113,32 @@ pub fn check_workdir(path: &Path) -> Result<(), SetupError> {
 /// Where spilled results go.
 pub enum SpillChoice<'a> {
     None,
-    PrivateTemp,
     Root(&'a Path),
+}
+
+impl<'a> SpillChoice<'a> {
+    /// A store rooted at `root`, or none.
+    pub fn of(root: Option<&'a Path>) -> Self {
+        root.map_or(Self::None, Self::Root)
+    }
+}
+
+/// The spill root `args` choose: none with `--no-spill`, `--spill-dir` as
+/// given, else the per-user root ([`crate::user_dirs::spill_root`]),
+/// created private and pruned of what is older than `--retention`. Never
+/// a per-process directory in TMPDIR.
+pub fn spill_root(args: &SpillArgs) -> Result<Option<PathBuf>, SetupError> {
+    if args.no_spill {
+        return Ok(None);
+    }
+    if let Some(dir) = &args.spill_dir {
+        return Ok(Some(dir.clone()));
+    }
+    let root = crate::user_dirs::spill_root();
+    crate::user_dirs::ensure_private(&root).map_err(SetupError::SpillRoot)?;
+    let pruned = crate::prune::spill_root(&root, args.cutoff());
+    tracing::debug!(root = %root.display(), ?pruned, "spill root pruned");
+    Ok(Some(root))
 }
 
 /// A loaded registry and the load's warnings.
@@ -131,7 +160,6 @@ pub async fn load_engine(
     .map_err(|e| SetupError::Executor(e.to_string()))?;
     let spill_store: Option<Arc<dyn fs_search_engine::SpillStore>> = match spill {
         SpillChoice::None => None,
-        SpillChoice::PrivateTemp => Some(Arc::new(LocalSpillStore::new(None))),
         SpillChoice::Root(root) => Some(Arc::new(LocalSpillStore::new(Some(root)))),
     };
     let mut registry = Registry::new(Host {
@@ -144,4 +172,47 @@ pub async fn load_engine(
         LoadOutcome::Registered | LoadOutcome::Pending => Vec::new(),
     };
     Ok(Loaded { registry, warnings })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::cli::{Cli, Command};
+
+    /// The message [`super::check_workdir`] gives for `path`.
+    fn expected(path: &std::path::Path, problem: &str) -> String {
+        format!("--workdir {}: {problem}", path.display())
+    }
+
+    #[tokio::test]
+    async fn the_mcp_workspace_and_the_tui_name_a_bad_workdir_as_check_workdir_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        std::fs::write(&file, "x").unwrap();
+        let missing = dir.path().join("missing");
+        for (bad, problem) in [
+            (&missing, "no such file or directory"),
+            (&file, "not a directory (a regular file)"),
+        ] {
+            let raw = bad.to_str().unwrap();
+            let config = r#"{"sampleOverCapGlobResults":true}"#;
+            let cli =
+                Cli::try_parse_from(["workbench", "mcp", "--workdir", raw, "--config", config])
+                    .unwrap();
+            let Some(Command::Mcp(args)) = cli.command else {
+                panic!("not mcp");
+            };
+            let err = crate::mcp::workspace::Workspace::load(&args)
+                .await
+                .err()
+                .unwrap();
+            assert_eq!(err.to_string(), expected(bad, problem));
+
+            let cli =
+                Cli::try_parse_from(["workbench", "--workdir", raw, "--config", config]).unwrap();
+            let err = crate::tui::run(cli.tui).await.unwrap_err();
+            assert_eq!(err.to_string(), expected(bad, problem));
+        }
+    }
 }

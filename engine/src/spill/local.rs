@@ -95,16 +95,12 @@ impl LocalSpillStore {
         let digest = Sha256::digest(input.session_id.as_bytes());
         let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
         let dir = root.join(format!("session-{hex}"));
-        DirBuilder::new().recursive(true).mode(0o700).create(root)?;
-        match DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e.into()),
-        }
-        check_session_dir(&dir)?;
         let segment = encode_segment(&input.suggested_name);
         let mut attempts = 0;
         let (path, mut file) = loop {
+            // (Again) after a prune by another process removed the
+            // session directory, empty, between its check and the open.
+            session_dir(root, &dir)?;
             let path = dir.join(format!("{}-{segment}", random_hex(6)));
             match OpenOptions::new()
                 .write(true)
@@ -114,7 +110,12 @@ impl LocalSpillStore {
                 .open(&path)
             {
                 Ok(file) => break (path, file),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempts < 8 => {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::NotFound
+                    ) && attempts < 8 =>
+                {
                     attempts += 1;
                 }
                 Err(e) => return Err(e.into()),
@@ -177,6 +178,18 @@ fn write_pieces(
 
 /// Refuses a session directory that is a symbolic link, not a directory,
 /// or not owned by the current user.
+/// Creates the session directory `dir` under `root` (0700) unless it
+/// exists, and checks it ([`check_session_dir`]).
+fn session_dir(root: &Path, dir: &Path) -> Result<(), SpillError> {
+    DirBuilder::new().recursive(true).mode(0o700).create(root)?;
+    match DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e.into()),
+    }
+    check_session_dir(dir)
+}
+
 fn check_session_dir(dir: &Path) -> Result<(), SpillError> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(dir)?;

@@ -18,6 +18,7 @@ use super::grid::label;
 use super::stats::{PageFacts, PageStat, SurfaceStat, VariantStats};
 use crate::setup::{SpillChoice, load_engine};
 use crate::tokens::request_parts;
+use crate::transcript::error::EngineError;
 use crate::transcript::error::TranscriptError;
 use crate::transcript::fixture_engine::{ExecutorWrap, FixtureEngine, outcome_of};
 use crate::transcript::format::{Outcome, Transcript};
@@ -260,11 +261,11 @@ impl Run<'_, '_> {
             for (variant, overrides) in variants.iter().enumerate() {
                 let mut call = record.call.clone();
                 call.options.config.extend(overrides.clone());
-                let setup = |message| TranscriptError::Setup {
+                let setup = |source| TranscriptError::Setup {
                     file: input.file.clone(),
                     line: record.line,
                     name: record.call.name.clone(),
-                    message,
+                    source,
                 };
                 let result = engine.run_raw(&call).await.map_err(setup)?;
                 self.check_cancelled()?;
@@ -272,8 +273,12 @@ impl Run<'_, '_> {
                     &merged(&header.config, &record.call.options.config),
                     overrides,
                 );
-                let config = Config::from_json(&config)
-                    .map_err(|e| setup(format!("variant {}: {e}", label(overrides))))?;
+                let config = Config::from_json(&config).map_err(|source| {
+                    setup(EngineError::Variant {
+                        variant: label(overrides),
+                        source,
+                    })
+                })?;
                 let facts = PageFacts::of(&result, &config);
                 let page = outcome_of(&result, engine.normaliser());
                 drop(result);

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::print;
 use crate::cli::CallArgs;
 use crate::console::stderr_line;
-use crate::setup::{SetupError, load_engine, read_config};
+use crate::setup::{SetupError, SpillChoice, load_engine, read_config};
 
 /// Runs one call; the tool result (error results included) exits 0. A
 /// signal while it runs aborts the call (its rg group killed) and exits
@@ -21,7 +21,8 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     let stop = crate::signals::install();
     let config = read_config(args.config.raw())?;
     let call_args: Value = crate::json::parse(&args.args).map_err(SetupError::ArgsJson)?;
-    let spill = args.spill.choice();
+    let spill_root = crate::setup::spill_root(&args.spill)?;
+    let spill = SpillChoice::of(spill_root.as_deref());
     // Only a call that asks for tokens loads the tokenizer, meanwhile.
     let tokenizer = args
         .tokens

@@ -24,7 +24,9 @@ pub async fn run(args: ExplainArgs) -> Result<u8, SetupError> {
         paths: &args.paths,
         unsearched: args.unsearched,
     };
-    let outcome = explain(request, args.spill.choice(), stop.token()).await;
+    let spill_root = crate::setup::spill_root(&args.spill)?;
+    let spill = crate::setup::SpillChoice::of(spill_root.as_deref());
+    let outcome = explain(request, spill, stop.token()).await;
     if let Some(signal) = stop.signal() {
         return Ok(crate::exit::signalled(signal));
     }

@@ -65,6 +65,7 @@ use super::abort::CallAbort;
 use super::auth::{Gate, Refusal, Token};
 use super::calls::CallRunner;
 use super::connections::{Connections, Limits, Slot};
+use super::error::McpError;
 use super::message::ErrorAnswer;
 use super::post::{self, BodyError, Post};
 use super::server::McpServer;
@@ -393,34 +394,40 @@ impl Runners {
 }
 
 /// The first address `listen` resolves to.
-async fn resolve(listen: &str) -> Result<SocketAddr, String> {
+async fn resolve(listen: &str) -> Result<SocketAddr, McpError> {
     let mut addrs = tokio::net::lookup_host(listen)
         .await
-        .map_err(|e| format!("--listen {listen}: {e} (give ADDR:PORT, e.g. 127.0.0.1:8080)"))?;
-    addrs
-        .next()
-        .ok_or_else(|| format!("--listen {listen}: resolves to no address"))
+        .map_err(|source| McpError::Resolve {
+            listen: listen.to_owned(),
+            source,
+        })?;
+    addrs.next().ok_or_else(|| McpError::NoAddress {
+        listen: listen.to_owned(),
+    })
 }
 
 /// Serves until SIGTERM or SIGINT; the exit status.
-pub async fn serve(args: &McpArgs) -> Result<u8, String> {
+pub async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     let listen = args.listen.as_deref().unwrap_or("127.0.0.1:0");
     let addr = resolve(listen).await?;
-    let configured = Token::configured(args.token_file.as_deref()).map_err(|e| e.to_string())?;
+    let configured = Token::configured(args.token_file.as_deref())?;
     if let Some(warning) = &configured.warning {
         tracing::warn!("{warning}");
         crate::console::stderr_line!("workbench mcp: warning: {warning}");
     }
     let token = configured.token;
-    let gate =
-        Gate::new(addr, token, &args.allow_origin, &args.allow_host).map_err(|e| e.to_string())?;
-    let limits = Limits::configured().map_err(|e| e.to_string())?;
+    let gate = Gate::new(addr, token, &args.allow_origin, &args.allow_host)?;
+    let limits = Limits::configured()?;
     let workspace = Arc::new(Workspace::load(args).await?);
     let recording = workspace.recording(args)?.map(Arc::new);
     let listener = TcpListener::bind(addr)
         .await
-        .map_err(|e| format!("--listen {listen}: cannot listen on {addr}: {e}"))?;
-    let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        .map_err(|source| McpError::Bind {
+            listen: listen.to_owned(),
+            addr,
+            source,
+        })?;
+    let bound = listener.local_addr().map_err(McpError::Bound)?;
     tracing::info!(%bound, token = gate.has_token(), "listening");
     stderr_line!("workbench mcp: listening on http://{bound}{MCP_PATH}");
 

@@ -12,6 +12,7 @@
 //!   message size limit, [`message`]: reading one message (both
 //!   transports), [`backlog`]: stdio's bound on unanswered requests,
 //!   [`post`], [`sessions`], [`connections`]: the HTTP request path,
+//!   [`error`]: what keeps the server from serving,
 //!   [`recording`]: `--record` (its records), [`record_file`]: the file
 //!   behind it (shared by servers, rolled back, rotated).
 //! - [`replay`]: `--replay TRANSCRIPT...`, recorded answers served through
@@ -30,6 +31,7 @@ pub mod backlog;
 pub mod calls;
 pub mod connections;
 pub mod era;
+pub mod error;
 pub mod http;
 pub mod message;
 pub mod post;
@@ -49,6 +51,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::McpArgs;
 use crate::console::stderr_line;
 
+use self::error::McpError;
 use self::transport::{StdioTransport, Writer};
 use self::workspace::Workspace;
 
@@ -60,7 +63,7 @@ const SESSION_DRAIN: Duration = Duration::from_secs(3);
 
 /// Runs the server until end of input or a signal; the exit status.
 pub async fn run(args: McpArgs) -> u8 {
-    let logging = crate::logging::init();
+    let logging = crate::logging::init(args.spill.cutoff());
     if let Some(logging) = &logging {
         let rg = crate::rg::RgInfo::detect();
         tracing::info!(
@@ -88,7 +91,7 @@ pub async fn run(args: McpArgs) -> u8 {
     code
 }
 
-async fn serve(args: &McpArgs) -> Result<u8, String> {
+async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     let workspace = Workspace::load(args).await?;
     let runner = workspace.runner();
     let recording = workspace.recording(args)?.map(Arc::new);

@@ -87,19 +87,26 @@ pub enum RecordFileError {
     Poisoned,
 }
 
+/// A [`RECORD_MAX_BYTES_ENV`] that is not a usable bound.
+#[derive(Debug, Error)]
+#[error(
+    "{RECORD_MAX_BYTES_ENV}={value}: must be a whole number of bytes from 1 to {RECORD_MAX_BYTES}"
+)]
+pub struct RecordBoundError {
+    /// The variable's value, as given.
+    pub value: String,
+}
+
 /// The bound from [`RECORD_MAX_BYTES_ENV`], else [`RECORD_MAX_BYTES`].
-pub fn record_max_bytes() -> Result<u64, String> {
+pub fn record_max_bytes() -> Result<u64, RecordBoundError> {
     let Some(raw) = std::env::var_os(RECORD_MAX_BYTES_ENV) else {
         return Ok(RECORD_MAX_BYTES);
     };
     raw.to_str()
         .and_then(|s| s.trim().parse::<u64>().ok())
         .filter(|n| (1..=RECORD_MAX_BYTES).contains(n))
-        .ok_or_else(|| {
-            format!(
-                "{RECORD_MAX_BYTES_ENV}={}: must be a whole number of bytes from 1 to {RECORD_MAX_BYTES}",
-                raw.to_string_lossy()
-            )
+        .ok_or_else(|| RecordBoundError {
+            value: raw.to_string_lossy().into_owned(),
         })
 }
 

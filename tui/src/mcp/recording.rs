@@ -24,7 +24,7 @@ use fs_search_engine::ToolResult;
 use serde_json::Value;
 use thiserror::Error;
 
-use super::record_file::{RecordFile, RecordFileError, record_max_bytes};
+use super::record_file::{RecordBoundError, RecordFile, RecordFileError, record_max_bytes};
 use crate::transcript::fixture_engine::{outcome_of, rg_version};
 use crate::transcript::format::{
     self, Call, CallOptions, Header, SessionOption, SpillMode, TranscriptEnv,
@@ -35,8 +35,8 @@ use crate::transcript::record::relative_path;
 #[derive(Debug, Error)]
 pub enum RecordingError {
     /// `WORKBENCH_RECORD_MAX_BYTES` is not a usable bound.
-    #[error("{0}")]
-    Bound(String),
+    #[error(transparent)]
+    Bound(#[from] RecordBoundError),
     #[error(transparent)]
     File(#[from] RecordFileError),
 }

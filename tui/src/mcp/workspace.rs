@@ -11,10 +11,11 @@ use fs_search_engine::Registry;
 use serde_json::Value;
 
 use crate::cli::McpArgs;
-use crate::setup::{SpillChoice, check_workdir, load_engine, read_config};
+use crate::setup::{SpillChoice, check_workdir, load_engine, read_config, spill_root};
 use crate::transcript::format::SpillMode;
 
 use super::calls::CallRunner;
+use super::error::McpError;
 use super::recording::{Recording, RecordingError};
 use super::replay::load::Replayed;
 use super::server::McpServer;
@@ -33,9 +34,9 @@ pub struct Workspace {
 
 impl Workspace {
     /// Checks the workdir, reads the config and loads the engine.
-    pub async fn load(args: &McpArgs) -> Result<Self, String> {
+    pub async fn load(args: &McpArgs) -> Result<Self, McpError> {
         if !args.replay.is_empty() {
-            let replayed = Replayed::load(args).await?;
+            let replayed = Replayed::load(args).await.map_err(McpError::Replay)?;
             return Ok(Self {
                 registry: replayed.registry.clone(),
                 warnings: replayed.warnings.clone(),
@@ -46,18 +47,17 @@ impl Workspace {
             });
         }
         let Some(workdir) = args.workdir.as_deref() else {
-            return Err("--workdir is required (or --replay TRANSCRIPT)".to_owned());
+            return Err(McpError::NoWorkdir);
         };
-        check_workdir(workdir).map_err(|e| e.to_string())?;
-        let config = read_config(args.config.raw()).map_err(|e| e.to_string())?;
-        let spill = args.spill.choice();
+        check_workdir(workdir)?;
+        let config = read_config(args.config.raw())?;
+        let spill_root = spill_root(&args.spill)?;
+        let spill = SpillChoice::of(spill_root.as_deref());
         let spill_mode = match spill {
             SpillChoice::None => SpillMode::None,
-            SpillChoice::Root(_) | SpillChoice::PrivateTemp => SpillMode::Store,
+            SpillChoice::Root(_) => SpillMode::Store,
         };
-        let loaded = load_engine(Some(workdir), &config, spill)
-            .await
-            .map_err(|e| e.to_string())?;
+        let loaded = load_engine(Some(workdir), &config, spill).await?;
         for warning in &loaded.warnings {
             tracing::warn!("{warning}");
         }
@@ -81,12 +81,12 @@ impl Workspace {
 
     /// Opens `--record FILE`, if given (a FIFO or a device is refused at
     /// once).
-    pub fn recording(&self, args: &McpArgs) -> Result<Option<Recording>, String> {
+    pub fn recording(&self, args: &McpArgs) -> Result<Option<Recording>, McpError> {
         let Some(path) = &args.record else {
             return Ok(None);
         };
         if let Some(replayed) = &self.replay {
-            return replayed.recording(path).map(Some);
+            return replayed.recording(path).map(Some).map_err(McpError::Replay);
         }
         Recording::open(
             path,
@@ -96,8 +96,8 @@ impl Workspace {
         )
         .map(Some)
         .map_err(|e| match e {
-            RecordingError::Bound(message) => message,
-            RecordingError::File(e) => format!("--record {e}"),
+            RecordingError::Bound(e) => McpError::RecordBound(e),
+            RecordingError::File(e) => McpError::Record(e),
         })
     }
 

@@ -1,5 +1,6 @@
 //! Everything that can stop a transcript from being read, materialised or
-//! replayed. Each message names the file (and the line where there is one);
+//! replayed ([`EngineError`]: a record whose engine cannot be set up).
+//! Each message names the file (and the line where there is one);
 //! a changed record is not an error but a difference (see `replay`).
 
 use std::path::PathBuf;
@@ -24,12 +25,12 @@ pub enum TranscriptError {
         source: std::io::Error,
     },
     /// The engine could not be set up for a record (config, executor, load).
-    #[error("{file}:{line}: record \"{name}\": {message}")]
+    #[error("{file}:{line}: record \"{name}\": {source}")]
     Setup {
         file: String,
         line: usize,
         name: String,
-        message: String,
+        source: EngineError,
     },
     #[error("{0}")]
     Other(String),
@@ -53,4 +54,28 @@ impl TranscriptError {
             source,
         }
     }
+}
+
+/// Why the fixture engine cannot run a record's call: a setup failure,
+/// never a tool error (those are results).
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The executor refuses its settings (e.g. `executorTimeoutMs`).
+    #[error("{0}")]
+    Executor(fs_search_engine::BashError),
+    /// rg is not on PATH: nothing registered (the load's warning).
+    #[error("{0}")]
+    RgMissing(String),
+    #[error("the plugin stayed pending")]
+    Pending,
+    #[error("the plugin did not load: {0}")]
+    Load(fs_search_engine::LoadError),
+    #[error("the registry vanished")]
+    Vanished,
+    /// An ablation variant's config (`workbench ablate --set`) is invalid.
+    #[error("variant {variant}: {source}")]
+    Variant {
+        variant: String,
+        source: fs_search_engine::ConfigError,
+    },
 }

@@ -15,7 +15,7 @@ use fs_search_engine::{
 };
 use serde_json::Value;
 
-use super::error::TranscriptError;
+use super::error::{EngineError, TranscriptError};
 use super::format::{Call, CallOptions, Cancel, Outcome, OutcomeError, OutcomeSpill, SpillMode};
 use super::normalise::{Normaliser, SPILL, TREE};
 use super::tree::{Manifest, MaterialisedTree, is_fixture_tree};
@@ -189,7 +189,7 @@ impl FixtureEngine {
         &self.normaliser
     }
 
-    async fn engine(&mut self, call: &Call) -> Result<&Registry, String> {
+    async fn engine(&mut self, call: &Call) -> Result<&Registry, EngineError> {
         let config = merged(&self.base_config, &call.options.config);
         let key = EngineKey {
             config: config.to_string(),
@@ -201,9 +201,7 @@ impl FixtureEngine {
             let registry = self.load_registry(&config, &key).await?;
             self.engines.insert(key.clone(), registry);
         }
-        self.engines
-            .get(&key)
-            .ok_or_else(|| "the registry vanished".to_owned())
+        self.engines.get(&key).ok_or(EngineError::Vanished)
     }
 
     /// A registry of its own for calls with `options` (their config, spill
@@ -211,7 +209,7 @@ impl FixtureEngine {
     /// recorded call gets it: what `workbench mcp --replay --on-miss live`
     /// runs its unrecorded calls with. An error when rg is missing or the
     /// config does not load.
-    pub async fn registry_for(&self, options: &CallOptions) -> Result<Registry, String> {
+    pub async fn registry_for(&self, options: &CallOptions) -> Result<Registry, EngineError> {
         let config = merged(&self.base_config, &options.config);
         let key = EngineKey {
             config: config.to_string(),
@@ -222,7 +220,7 @@ impl FixtureEngine {
         self.load_registry(&config, &key).await
     }
 
-    async fn load_registry(&self, config: &Value, key: &EngineKey) -> Result<Registry, String> {
+    async fn load_registry(&self, config: &Value, key: &EngineKey) -> Result<Registry, EngineError> {
         let rg_config = if key.ripgrep_config {
             &self.rg_config
         } else {
@@ -240,7 +238,7 @@ impl FixtureEngine {
             bash.timeout_ms = ms;
         }
         let mut bash: Arc<dyn BashExecutor> =
-            Arc::new(LocalBashExecutor::new(bash).map_err(|e| e.to_string())?);
+            Arc::new(LocalBashExecutor::new(bash).map_err(EngineError::Executor)?);
         if let Some(wrap) = &self.wrap {
             bash = wrap(bash, config, key.ripgrep_config);
         }
@@ -256,9 +254,9 @@ impl FixtureEngine {
         });
         match registry.load_fs_search(config).await {
             Ok(LoadOutcome::Registered) => Ok(registry),
-            Ok(LoadOutcome::RgMissing { warning }) => Err(warning),
-            Ok(LoadOutcome::Pending) => Err("the plugin stayed pending".into()),
-            Err(e) => Err(format!("the plugin did not load: {e}")),
+            Ok(LoadOutcome::RgMissing { warning }) => Err(EngineError::RgMissing(warning)),
+            Ok(LoadOutcome::Pending) => Err(EngineError::Pending),
+            Err(e) => Err(EngineError::Load(e)),
         }
     }
 
@@ -283,7 +281,7 @@ impl FixtureEngine {
 
     /// Runs `call` and returns the raw result (for callers that show more
     /// than the model saw). Errors are setup failures, not tool errors.
-    pub async fn run_raw(&mut self, call: &Call) -> Result<ToolResult, String> {
+    pub async fn run_raw(&mut self, call: &Call) -> Result<ToolResult, EngineError> {
         let exec = self.exec_for(call);
         let registry = self.engine(call).await?;
         let cancel = match call.options.cancel {
@@ -308,7 +306,7 @@ impl FixtureEngine {
     }
 
     /// Runs `call` and returns what the model saw, normalised.
-    pub async fn run(&mut self, call: &Call) -> Result<Outcome, String> {
+    pub async fn run(&mut self, call: &Call) -> Result<Outcome, EngineError> {
         let result = self.run_raw(call).await?;
         Ok(outcome_of(&result, &self.normaliser))
     }

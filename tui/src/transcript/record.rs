@@ -90,11 +90,11 @@ pub async fn record(
         let outcome = engine
             .run(&call)
             .await
-            .map_err(|message| TranscriptError::Setup {
+            .map_err(|source| TranscriptError::Setup {
                 file: calls_file.to_owned(),
                 line,
                 name: call.name.clone(),
-                message,
+                source,
             })?;
         TranscriptError::check_stopped()?;
         records.push(Record {

@@ -214,11 +214,11 @@ pub async fn replay_transcript(
         let current = engine
             .run(&record.call)
             .await
-            .map_err(|message| TranscriptError::Setup {
+            .map_err(|source| TranscriptError::Setup {
                 file: label.clone(),
                 line: record.line,
                 name: record.call.name.clone(),
-                message,
+                source,
             })?;
         TranscriptError::check_stopped()?;
         checks.push(RecordCheck {

@@ -215,16 +215,6 @@ impl App {
             )
         };
         match keymap::lookup(&contexts, key) {
-            Some(Action::GoTab) => {
-                let digit = match key.code {
-                    KeyCode::Char(c) => c.to_digit(10),
-                    _ => None,
-                };
-                if let Some(tab) = digit.and_then(Tab::from_digit) {
-                    self.state.tab = tab;
-                }
-                Vec::new()
-            }
             Some(action) => self.apply(action),
             None => {
                 if self.state.editing.is_some() {
@@ -349,7 +339,7 @@ impl App {
             Action::ToggleTool => self.state.editor.toggle_tool(),
             Action::NextTab => self.state.tab = self.state.tab.next(),
             Action::PrevTab => self.state.tab = self.state.tab.prev(),
-            Action::GoTab => {}
+            Action::GoTab(tab) => self.state.tab = tab,
             Action::ScrollUp => self.move_by(-1),
             Action::ScrollDown => self.move_by(1),
             Action::PageUp => self.move_by(-(self.page() as isize)),

@@ -139,7 +139,8 @@ pub enum AppEvent {
 /// Carries out effects on tokio tasks; owns the current registry.
 pub struct EffectRunner {
     workdir: PathBuf,
-    spill_root: PathBuf,
+    /// The spill root (none with `--no-spill`).
+    spill_root: Option<PathBuf>,
     session_id: String,
     registry: Arc<watch::Sender<Arc<Registry>>>,
     latest_generation: Arc<std::sync::atomic::AtomicU64>,
@@ -156,7 +157,7 @@ pub struct EffectRunner {
 impl EffectRunner {
     pub fn new(
         workdir: PathBuf,
-        spill_root: PathBuf,
+        spill_root: Option<PathBuf>,
         session_id: String,
         events: mpsc::UnboundedSender<AppEvent>,
     ) -> Self {
@@ -233,7 +234,7 @@ impl EffectRunner {
                 let events = self.events.clone();
                 let spill_root = self.spill_root.clone();
                 tokio::spawn(async move {
-                    let outcome = explain_call(*call, query, &spill_root, &token).await;
+                    let outcome = explain_call(*call, query, spill_root.as_deref(), &token).await;
                     if !token.is_cancelled() {
                         let _ = events.send(AppEvent::Explained { request, outcome });
                     }
@@ -322,7 +323,12 @@ impl EffectRunner {
         let workdir = self.workdir.clone();
         let spill_root = self.spill_root.clone();
         tokio::spawn(async move {
-            let loaded = load_engine(Some(&workdir), &config, SpillChoice::Root(&spill_root)).await;
+            let loaded = load_engine(
+                Some(&workdir),
+                &config,
+                SpillChoice::of(spill_root.as_deref()),
+            )
+            .await;
             if latest.load(Ordering::SeqCst) != generation {
                 return;
             }
@@ -459,7 +465,7 @@ async fn follow(
 pub async fn explain_call(
     call: ExplainCall,
     query: ExplainQuery,
-    spill_root: &std::path::Path,
+    spill_root: Option<&std::path::Path>,
     stop: &CancellationToken,
 ) -> Result<String, String> {
     use crate::explain::{Request, explain, explain_result, render};
@@ -483,7 +489,7 @@ pub async fn explain_call(
             let notes = result.warnings.clone();
             explain_result(&request, &call.workdir, &config, result, notes, stop).await
         }
-        None => explain(request, SpillChoice::Root(spill_root), stop)
+        None => explain(request, SpillChoice::of(spill_root), stop)
             .await
             .map(|(_, report)| report),
     };
@@ -527,7 +533,12 @@ mod tests {
 
     fn runner(dir: &std::path::Path) -> (EffectRunner, mpsc::UnboundedReceiver<AppEvent>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let runner = EffectRunner::new(dir.join("tree"), dir.join("spill"), "session-t".into(), tx);
+        let runner = EffectRunner::new(
+            dir.join("tree"),
+            Some(dir.join("spill")),
+            "session-t".into(),
+            tx,
+        );
         (runner, rx)
     }
 
@@ -582,7 +593,7 @@ mod tests {
         };
         let query = ExplainQuery::Paths(vec!["gen/out.rs".into(), "a.rs".into()]);
         let stop = CancellationToken::new();
-        let text = explain_call(call, query, &dir.path().join("spill"), &stop)
+        let text = explain_call(call, query, Some(&dir.path().join("spill")), &stop)
             .await
             .unwrap();
         assert!(

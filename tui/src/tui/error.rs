@@ -18,8 +18,6 @@ pub enum TuiError {
         path: String,
         source: std::io::Error,
     },
-    #[error("cannot create the spill root: {0}")]
-    SpillRoot(std::io::Error),
     /// The terminal cannot be set up, drawn on or read.
     #[error("terminal: {0}")]
     Terminal(#[from] std::io::Error),

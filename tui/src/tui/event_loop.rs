@@ -56,10 +56,7 @@ pub async fn run(
 ) -> Result<(), TuiError> {
     let (tx, rx) = mpsc::unbounded_channel();
     let workdir = PathBuf::from(&session.workdir);
-    let spill_root = session
-        .spill_root
-        .clone()
-        .unwrap_or_else(std::env::temp_dir);
+    let spill_root = session.spill_root.clone();
     let mut runner = EffectRunner::new(workdir, spill_root, session.session_id.clone(), tx);
     let mut app = App::new(session, &config);
     let mut terminal = ratatui::try_init()?;

@@ -30,8 +30,9 @@ pub enum Action {
     ToggleTool,
     NextTab,
     PrevTab,
-    /// A digit: the tab at that position.
-    GoTab,
+    /// A digit: the tab at that position. The table's row holds the
+    /// first tab; [`lookup`] gives the pressed digit's own.
+    GoTab(Tab),
     ScrollUp,
     ScrollDown,
     PageUp,
@@ -206,7 +207,7 @@ fn bindings() -> Vec<Binding> {
     b(C::Normal, &[K::Char('w')], "w", A::Why, "why", "why is a path (not) on the shown call's page: type it (Tab completes), Enter explains, beside the page"),
     b(C::Normal, &[K::Code(TabKey)], "Tab", A::NextTab, "tab", "next tab"),
     b(C::Normal, &[K::Code(BackTab)], "S-Tab", A::PrevTab, "", "previous tab"),
-    b(C::Normal, &[K::Digit], "1-9", A::GoTab, "", "go to that tab"),
+    b(C::Normal, &[K::Digit], "1-9", A::GoTab(Tab::ALL[0]), "", "go to that tab"),
     b(C::Normal, &[K::Code(Up), K::Char('k')], "↑/k", A::ScrollUp, "", "scroll up"),
     b(C::Normal, &[K::Code(Down), K::Char('j')], "↓/j", A::ScrollDown, "scroll", "scroll down"),
     b(C::Normal, &[K::Code(PageUp)], "PgUp", A::PageUp, "", "page up"),
@@ -246,8 +247,20 @@ pub fn lookup(contexts: &[Context], event: &KeyEvent) -> Option<Action> {
             .iter()
             .filter(|b| b.context == *context)
             .find(|b| b.keys.iter().any(|k| k.matches(event)))
-            .map(|b| b.action)
+            .and_then(|b| match b.action {
+                // A digit without a tab (9 while there are 8) does nothing.
+                Action::GoTab(_) => digit_tab(event).map(Action::GoTab),
+                action => Some(action),
+            })
     })
+}
+
+/// The tab whose digit `event` is, if any.
+fn digit_tab(event: &KeyEvent) -> Option<Tab> {
+    match event.code {
+        KeyCode::Char(c) => c.to_digit(10).and_then(Tab::from_digit),
+        _ => None,
+    }
 }
 
 /// The bindings shown in the key bar for `contexts`, in table order,
@@ -297,6 +310,22 @@ mod tests {
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn a_digit_carries_its_own_tab() {
+        let normal = contexts(false, false, Tab::ALL[0]);
+        for (i, tab) in Tab::ALL.iter().enumerate() {
+            let digit = char::from_digit(u32::try_from(i + 1).unwrap(), 10).unwrap();
+            assert_eq!(
+                lookup(&normal, &key(KeyCode::Char(digit))),
+                Some(Action::GoTab(*tab))
+            );
+        }
+        // The digit after the last tab (while there is one) does nothing.
+        if let Some(past) = char::from_digit(u32::try_from(Tab::ALL.len() + 1).unwrap(), 10) {
+            assert_eq!(lookup(&normal, &key(KeyCode::Char(past))), None);
+        }
     }
 
     #[test]

@@ -67,7 +67,7 @@ use self::error::TuiError;
 use self::state::session::SessionInfo;
 use crate::cli::TuiArgs;
 use crate::console::stderr_line;
-use crate::setup::{check_workdir, read_config};
+use crate::setup::{check_workdir, read_config, spill_root};
 
 /// Runs the TUI to completion on `runtime`; the exit code for `main`.
 pub fn main(runtime: &tokio::runtime::Runtime, args: TuiArgs) -> ExitCode {
@@ -95,18 +95,13 @@ pub async fn run(args: TuiArgs) -> Result<(), TuiError> {
         path: workdir.display().to_string(),
         source,
     })?;
-    let logging = crate::logging::init();
-    let spill_root = tempfile::Builder::new()
-        .prefix("dsh-spill-")
-        .rand_bytes(6)
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
-        .tempdir()
-        .map_err(TuiError::SpillRoot)?
-        .keep();
+    let logging = crate::logging::init(args.spill.cutoff());
+    let spill_root = spill_root(&args.spill)?;
     let session = SessionInfo {
         workdir: workdir.display().to_string(),
         session_id: ExecContext::fresh_id("session"),
-        spill_root: Some(spill_root.clone()),
+        spill_root,
+        recordings_dir: crate::user_dirs::recordings_dir(),
         log_path: logging.as_ref().map(|l| l.path.clone()),
         rg: crate::rg::RgInfo::detect(),
     };
@@ -122,9 +117,8 @@ pub async fn run(args: TuiArgs) -> Result<(), TuiError> {
     if let Err(e) = &outcome {
         tracing::error!(error = %e, "workbench ended with an error");
     }
-    // Spilled results stay for the developer to read; a spill root that
-    // nothing was saved to goes (remove_dir only removes an empty one).
-    let _ = std::fs::remove_dir(&spill_root);
+    // Spilled results stay for the developer to read (pruned after
+    // --retention days by a later start).
     drop(logging);
     outcome
 }

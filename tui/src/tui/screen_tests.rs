@@ -78,11 +78,12 @@ impl Harness {
             workdir: fixture.tree().display().to_string(),
             session_id: SESSION.into(),
             spill_root: Some(spill_root.clone()),
+            recordings_dir: fixture.root.join("recordings"),
             log_path: Some(fixture.root.join("state/workbench.log")),
             rg: crate::rg::RgInfo::detect(),
         };
         let (tx, events) = mpsc::unbounded_channel();
-        let runner = EffectRunner::new(fixture.tree(), spill_root, SESSION.into(), tx);
+        let runner = EffectRunner::new(fixture.tree(), Some(spill_root), SESSION.into(), tx);
         let app = App::new(session, &config);
         let terminal = Terminal::new(TestBackend::new(cols, rows)).unwrap();
         let mut harness = Self {
@@ -632,12 +633,17 @@ mod transcript_tab {
                 workdir: tree.display().to_string(),
                 session_id: "session-rec".into(),
                 spill_root: Some(dir.path().join("spill")),
+                recordings_dir: dir.path().join("saved"),
                 log_path: None,
                 rg: crate::rg::RgInfo::detect(),
             };
             let (tx, events) = mpsc::unbounded_channel();
-            let runner =
-                EffectRunner::new(tree, dir.path().join("spill"), "session-rec".into(), tx);
+            let runner = EffectRunner::new(
+                tree,
+                Some(dir.path().join("spill")),
+                "session-rec".into(),
+                tx,
+            );
             let config = json!({"sampleOverCapGlobResults": true, "grepMaxMatches": 1});
             let mut app = App::new(info, &config);
             app.state.transcripts.save_dir = dir.path().join("saved");

@@ -89,7 +89,7 @@ fn types_a_grep_reads_page_and_footer_quits_and_restores_the_terminal() {
     std::fs::create_dir(&tree).unwrap();
     write_tree(&tree);
 
-    // The session's spill root goes under the test's temp dir (TMPDIR).
+    // The spill root goes under the test's temp dir (XDG_CACHE_HOME).
     let (pair, screen, mut keys, mut child) = spawn_in_pty(
         dir.path(),
         &[
@@ -166,6 +166,13 @@ fn types_a_grep_reads_page_and_footer_quits_and_restores_the_terminal() {
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
     assert_eq!(spilled.len(), 1, "one spill file under the temp dir");
+    let spill_root = dir.path().join("cache/fs-search-workbench/spill");
+    assert!(
+        walk(&spill_root)
+            .iter()
+            .any(|p| p.to_string_lossy().ends_with("-grep-results.txt")),
+        "in the per-user spill root"
+    );
     assert!(spilled[0].starts_with("Found 6 matches\n\nnotes.txt\nLine 1: needle 1\n"));
 
     // Restored: back on the primary screen with the cursor shown...
@@ -360,6 +367,8 @@ fn spawn_in_pty(
     cmd.cwd(dir);
     cmd.env("TERM", "xterm-256color");
     cmd.env("XDG_STATE_HOME", dir.join("state"));
+    cmd.env("XDG_CACHE_HOME", dir.join("cache"));
+    cmd.env("XDG_DATA_HOME", dir.join("data"));
     cmd.env("TMPDIR", dir);
     let child = pair.slave.spawn_command(cmd).unwrap();
     (pair, screen, keys, child)

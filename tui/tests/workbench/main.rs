@@ -22,3 +22,4 @@ mod mcp_replay;
 mod recording;
 mod tokens;
 mod transcripts;
+mod user_files;

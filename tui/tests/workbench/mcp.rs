@@ -730,8 +730,7 @@ fn the_log_names_the_rg_version_and_path_at_start() {
         .status()
         .unwrap();
     assert_eq!(status.code(), Some(0));
-    let log =
-        std::fs::read_to_string(state.path().join("fs-search-workbench/workbench.log")).unwrap();
+    let log = crate::cli_headless::logs_in(state.path());
     let starting = log
         .lines()
         .find(|l| l.contains("workbench mcp starting"))

@@ -92,8 +92,7 @@ impl Server {
     }
 
     fn log_file(&self) -> String {
-        std::fs::read_to_string(self.state.path().join("fs-search-workbench/workbench.log"))
-            .unwrap_or_default()
+        crate::cli_headless::logs_in(self.state.path())
     }
 
     async fn stop(self) -> tempfile::TempDir {
@@ -172,8 +171,7 @@ async fn a_recording_holding_duplicate_names_is_appended_to_and_freeze_renames_t
         names(&record),
         ["call-1-glob", "call-1-glob", "call-2-glob"]
     );
-    let log =
-        std::fs::read_to_string(state.path().join("fs-search-workbench/workbench.log")).unwrap();
+    let log = crate::cli_headless::logs_in(state.path());
     assert!(log.contains("duplicate record name"), "{log}");
 
     let replay = workbench(&["replay", root(&record)]);

@@ -155,7 +155,7 @@ impl Replayed {
         };
         Recording::open_with_header(path, header, live.engine.root(), SpillMode::Store).map_err(
             |e| match e {
-                RecordingError::Bound(message) => message,
+                RecordingError::Bound(e) => e.to_string(),
                 RecordingError::File(e) => format!("--record {e}"),
             },
         )

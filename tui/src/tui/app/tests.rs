@@ -20,6 +20,7 @@ fn app() -> App {
         workdir: "/work/tree".into(),
         session_id: "session-test".into(),
         spill_root: None,
+        recordings_dir: "/work/recordings".into(),
         log_path: None,
         rg: crate::rg::RgInfo::default(),
     };

@@ -8,7 +8,11 @@ use std::path::PathBuf;
 pub struct SessionInfo {
     pub workdir: String,
     pub session_id: String,
+    /// The spill root (none with `--no-spill`).
     pub spill_root: Option<PathBuf>,
+    /// Where `R` saves recordings: outside the workdir, so later greps do
+    /// not find them ([`crate::user_dirs::recordings_dir`]).
+    pub recordings_dir: PathBuf,
     pub log_path: Option<PathBuf>,
     /// The rg the calls run; its version is shown in the header.
     pub rg: crate::rg::RgInfo,

@@ -117,12 +117,11 @@ fn config_changes(base: &Value, now: &Value) -> Map<String, Value> {
 }
 
 impl TranscriptState {
-    /// The state of a session: recordings are saved to the current
-    /// directory (else the workdir).
+    /// The state of a session: recordings are saved to the session's
+    /// recordings directory, outside the workdir.
     pub fn for_session(session: &SessionInfo) -> Self {
         let workdir = PathBuf::from(&session.workdir);
-        let save_dir = std::env::current_dir().unwrap_or_else(|_| workdir.clone());
-        Self::new(&workdir, save_dir)
+        Self::new(&workdir, session.recordings_dir.clone())
     }
 
     /// Offers the transcripts in `fixtures/transcripts` of the current
@@ -188,6 +187,10 @@ impl TranscriptState {
             }
             Some(recording) => {
                 let count = recording.recorder.len();
+                if let Some(dir) = recording.out.parent() {
+                    crate::user_dirs::ensure_private(dir)
+                        .map_err(|e| format!("the recording was not saved: {e}"))?;
+                }
                 recording
                     .recorder
                     .save(&recording.out)
@@ -327,6 +330,35 @@ impl TranscriptState {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn r_saves_the_recording_outside_the_workdir_and_says_where() {
+        let tmp = tempfile::tempdir().unwrap();
+        let workdir = tmp.path().join("tree");
+        std::fs::create_dir(&workdir).unwrap();
+        let recordings = tmp.path().join("data/fs-search-workbench/recordings");
+        let session = SessionInfo {
+            workdir: workdir.display().to_string(),
+            session_id: "session-r".into(),
+            recordings_dir: recordings.clone(),
+            ..SessionInfo::default()
+        };
+        let config = json!({"sampleOverCapGlobResults": true});
+        let mut state = TranscriptState::for_session(&session);
+        let started = state.toggle_recording(&session, &config).unwrap();
+        let out = recordings.join("workbench-session-r.jsonl");
+        assert!(started.contains(&out.display().to_string()), "{started}");
+        let saved = state.toggle_recording(&session, &config).unwrap();
+        assert_eq!(saved, format!("recorded 0 call(s) to {}", out.display()));
+        assert!(out.is_file());
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(&recordings).unwrap().permissions(),
+        );
+        assert_eq!(mode & 0o777, 0o700);
+        let in_workdir: Vec<_> = std::fs::read_dir(&workdir).unwrap().collect();
+        assert!(in_workdir.is_empty(), "{in_workdir:?}");
+        assert!(state.files.contains(&out), "offered for replay");
+    }
 
     #[test]
     fn config_changes_list_changed_added_and_removed_keys() {
