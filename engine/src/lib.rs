@@ -104,7 +104,9 @@ pub use plugin::{LoadError, LoadOutcome, PROBE_COMMAND, RG_MISSING_WARNING};
 pub use post_execute::{Accept, Decision, PostExecuteCall, PostExecuteListener};
 pub use registry::{Host, Registry};
 pub use result::{ResultError, ToolResult};
-pub use spill::{LocalSpillStore, SaveTextSpill, SpillError, SpillRef, SpillStore, TextPieces};
+pub use spill::{
+    LocalSpillStore, SaveTextSpill, SpillError, SpillRef, SpillStore, TextPieces, session_dir_name,
+};
 pub use surface::{PromptSection, ToolDefinition};
 pub use tools::ToolKind;
 pub use value::{GlobValue, GrepMatch, GrepValue, ToolValue};
