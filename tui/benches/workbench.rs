@@ -191,6 +191,7 @@ async fn render_250(iterations: usize) {
                 id: *id,
                 result: Box::new(result.clone()),
                 duration: Duration::from_millis(5),
+                commands: Vec::new(),
             });
             let t = Instant::now();
             event_loop::draw(&mut terminal, &mut app, Instant::now()).unwrap();

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use fs_search_engine::{
-    Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
+    BashExecutor, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
 };
 use serde_json::Value;
 use thiserror::Error;
@@ -153,6 +153,17 @@ pub async fn load_engine(
     config: &Value,
     spill: SpillChoice<'_>,
 ) -> Result<Loaded, SetupError> {
+    load_engine_with(workdir, config, spill, |bash| bash).await
+}
+
+/// [`load_engine`] with the local executor handed through `wrap` first
+/// (the TUI taps it to show each call's command line).
+pub async fn load_engine_with(
+    workdir: Option<&Path>,
+    config: &Value,
+    spill: SpillChoice<'_>,
+    wrap: impl FnOnce(Arc<dyn BashExecutor>) -> Arc<dyn BashExecutor>,
+) -> Result<Loaded, SetupError> {
     let bash = LocalBashExecutor::new(LocalBashConfig {
         cwd: workdir.map(|w| w.to_string_lossy().into_owned()),
         ..LocalBashConfig::default()
@@ -163,7 +174,7 @@ pub async fn load_engine(
         SpillChoice::Root(root) => Some(Arc::new(LocalSpillStore::new(Some(root)))),
     };
     let mut registry = Registry::new(Host {
-        bash: Some(Arc::new(bash)),
+        bash: Some(wrap(Arc::new(bash))),
         spill_store,
         timeout_policy: true,
     });

@@ -27,6 +27,15 @@ use crate::value::paths::resolve_lexically;
 pub const RETRIEVAL_HINT: &str =
     "Use read with offset/limit, or grep this path to search within it.";
 
+/// The name of the directory under the spill root that holds session
+/// `session_id`'s files: `session-` and the first 12 hex digits of the
+/// SHA-256 of the id (a fixed-length name whatever the id holds).
+pub fn session_dir_name(session_id: &str) -> String {
+    let digest = Sha256::digest(session_id.as_bytes());
+    let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    format!("session-{hex}")
+}
+
 /// Encodes a file name hint as one safe path segment: `[A-Za-z0-9._-]`
 /// stay, every other UTF-16 code unit becomes `~XXXX`; `""`, `.` and `..`
 /// are escaped so the segment can never address a directory.
@@ -92,9 +101,7 @@ impl LocalSpillStore {
         input: &SaveTextSpill,
         rest: impl FnOnce(&mut std::fs::File) -> std::io::Result<u64>,
     ) -> Result<SpillRef, SpillError> {
-        let digest = Sha256::digest(input.session_id.as_bytes());
-        let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
-        let dir = root.join(format!("session-{hex}"));
+        let dir = root.join(session_dir_name(&input.session_id));
         let segment = encode_segment(&input.suggested_name);
         let mut attempts = 0;
         let (path, mut file) = loop {
@@ -300,6 +307,7 @@ mod tests {
             path.parent().unwrap(),
             root.path().join(format!("session-{hex}"))
         );
+        assert_eq!(session_dir_name("session-1"), format!("session-{hex}"));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "a.ts\nb.ts");
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&path), 0o600);

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 use thiserror::Error;
 
-pub use local::LocalSpillStore;
+pub use local::{LocalSpillStore, session_dir_name};
 
 /// What to save, for whom, and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

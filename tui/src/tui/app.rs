@@ -187,10 +187,7 @@ impl App {
         match event {
             Event::Key(key) if key.kind != KeyEventKind::Release => self.handle_key(key),
             Event::Paste(text) => {
-                if let Some(
-                    Editing::Call(_) | Editing::Config | Editing::ExplainPath | Editing::Ablate,
-                ) = self.state.editing
-                {
+                if self.state.editing.is_some() {
                     for c in text.chars().filter(|c| !c.is_control()) {
                         let key = KeyEvent::from(KeyCode::Char(c));
                         self.edit_field(&key);
@@ -205,15 +202,11 @@ impl App {
     /// Handles one key.
     pub fn handle_key(&mut self, key: &KeyEvent) -> Vec<Effect> {
         self.state.status = None;
-        let contexts = if self.state.editing == Some(Editing::ExplainPath) {
-            keymap::explain_path_contexts()
-        } else {
-            keymap::contexts(
-                self.state.editing.is_some(),
-                self.state.overlay.is_some(),
-                self.state.tab,
-            )
-        };
+        let contexts = keymap::contexts_for(
+            self.state.editing,
+            self.state.overlay.is_some(),
+            self.state.tab,
+        );
         match keymap::lookup(&contexts, key) {
             Some(action) => self.apply(action),
             None => {
@@ -252,6 +245,11 @@ impl App {
                     ..
                 }) = &mut self.state.ablate
                 {
+                    input.handle(request);
+                }
+            }
+            Some(Editing::TranscriptPath) => {
+                if let Some(input) = &mut self.state.transcripts.prompt {
                     input.handle(request);
                 }
             }
@@ -294,7 +292,20 @@ impl App {
                 }
                 Some(Editing::ExplainPath) => return self.explain_typed(),
                 Some(Editing::Ablate) => return self.start_ablation(),
-                _ => return self.run(),
+                Some(Editing::TranscriptPath) => {
+                    self.add_typed_transcript();
+                    return Vec::new();
+                }
+                _ => {
+                    let effects = self.run();
+                    // The call runs: the keyboard goes to its result (e,
+                    // p, i, A edit again); a refused call stays in the
+                    // field so it can be fixed.
+                    if !effects.is_empty() {
+                        self.state.editing = None;
+                    }
+                    return effects;
+                }
             },
             Action::Run => return self.run(),
             Action::Cancel => {
@@ -311,11 +322,11 @@ impl App {
                 self.state.editing = Some(Editing::Call(field));
                 self.include_note(field);
             }
-            Action::StopEditing => {
-                if self.state.editing.take() == Some(Editing::Ablate) {
-                    self.state.ablate = None;
-                }
-            }
+            Action::StopEditing => match self.state.editing.take() {
+                Some(Editing::Ablate) => self.state.ablate = None,
+                Some(Editing::TranscriptPath) => self.state.transcripts.prompt = None,
+                _ => {}
+            },
             Action::NextField | Action::PrevField => match self.state.editing {
                 Some(Editing::Call(field)) => {
                     let next = if action == Action::NextField {
@@ -334,6 +345,7 @@ impl App {
                     }
                 }
                 Some(Editing::ExplainPath) => self.complete_path(),
+                Some(Editing::TranscriptPath) => self.complete_transcript_path(),
                 Some(Editing::Ablate) | None => {}
             },
             Action::ToggleTool => self.state.editor.toggle_tool(),
@@ -750,6 +762,20 @@ impl App {
             self.say(text, alert);
             return Vec::new();
         }
+        match action {
+            TranscriptAction::Sideways(_) | TranscriptAction::ToggleWrap => {
+                if let Some(text) = self.state.transcripts.change_view(action) {
+                    self.say(text, false);
+                }
+                return Vec::new();
+            }
+            TranscriptAction::OpenPath => {
+                self.state.transcripts.prompt = Some(tui_input::Input::default());
+                self.state.editing = Some(Editing::TranscriptPath);
+                return Vec::new();
+            }
+            _ => {}
+        }
         if matches!(
             action,
             TranscriptAction::Ablate | TranscriptAction::CancelAblation
@@ -757,10 +783,93 @@ impl App {
         {
             return self.ablate_action(action);
         }
+        if action == TranscriptAction::NextChanged
+            && let Some(note) = self.state.transcripts.next_changed_note()
+        {
+            self.say(note, false);
+            return Vec::new();
+        }
         match self.state.transcripts.apply(action) {
             Some(path) => vec![Effect::ReplayTranscript { path }],
             None => Vec::new(),
         }
+    }
+
+    /// Tab in the Transcript tab's path prompt: completes the path from
+    /// the current directory (`~/` is home).
+    fn complete_transcript_path(&mut self) {
+        let Some(input) = &mut self.state.transcripts.prompt else {
+            return;
+        };
+        let typed = input.value().to_owned();
+        let (home, rest) = match (typed.strip_prefix("~/"), std::env::var_os("HOME")) {
+            (Some(rest), Some(home)) => (Some(PathBuf::from(home)), rest.to_owned()),
+            _ => (None, typed.clone()),
+        };
+        let root = match &home {
+            Some(home) => home.clone(),
+            None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        };
+        let done = super::completion::complete(&root, &rest);
+        if done.text != rest {
+            let text = match home {
+                Some(_) => format!("~/{}", done.text),
+                None => done.text.clone(),
+            };
+            *input = input.clone().with_value(text);
+        }
+        match done.candidates.len() {
+            0 => self.say(format!("nothing starts with `{typed}`"), false),
+            1 => {}
+            _ => self.say(done.candidates.join("  "), false),
+        }
+    }
+
+    /// Enter in the Transcript tab's path prompt: adds the typed file to
+    /// the list and chooses it (a missing file too: it can be followed
+    /// until it appears); a directory or an empty path keeps the prompt.
+    fn add_typed_transcript(&mut self) {
+        let typed = self
+            .state
+            .transcripts
+            .prompt
+            .as_ref()
+            .map(|i| i.value().trim().to_owned())
+            .unwrap_or_default();
+        if typed.is_empty() {
+            self.say("type the path of a transcript (Tab completes it)", false);
+            return;
+        }
+        let path = match (typed.strip_prefix("~/"), std::env::var_os("HOME")) {
+            (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+            _ => PathBuf::from(&typed),
+        };
+        let path = std::path::absolute(&path).unwrap_or(path);
+        if path.is_dir() {
+            self.say(
+                format!(
+                    "{} is a directory: type a file in it (Tab lists them)",
+                    path.display()
+                ),
+                true,
+            );
+            return;
+        }
+        let text = if path.exists() {
+            format!(
+                "added {}: Enter replays it, f follows it, a ablates it",
+                path.display()
+            )
+        } else {
+            format!(
+                "{} does not exist yet: f follows it and waits for it to appear",
+                path.display()
+            )
+        };
+        self.state.transcripts.add_file(path);
+        self.state.transcripts.prompt = None;
+        self.state.editing = None;
+        self.say(text, false);
     }
 
     // ---- the ablate mode of the Transcript tab ----
@@ -1047,7 +1156,8 @@ impl App {
                 id,
                 result,
                 duration,
-            } => return self.finished(id, *result, duration),
+                commands,
+            } => return self.finished(id, *result, duration, commands),
             AppEvent::TokenizerLoaded(Ok(tokenizer)) => return self.set_tokenizer(tokenizer),
             AppEvent::TokenizerLoaded(Err(error)) => {
                 self.say(format!("no token counts: {error}"), true);
@@ -1135,13 +1245,19 @@ impl App {
         self.refresh_plugin_docs();
     }
 
-    fn finished(&mut self, id: u64, result: ToolResult, duration: Duration) -> Vec<Effect> {
+    fn finished(
+        &mut self,
+        id: u64,
+        result: ToolResult,
+        duration: Duration,
+        commands: Vec<super::tap::RanCommand>,
+    ) -> Vec<Effect> {
         let Some(running) = self.state.running.take_if(|r| r.id == id) else {
             return Vec::new();
         };
         // The new result's summary replaces any message about the call.
         self.state.status = None;
-        let record = CallRecord::new(running, result, duration);
+        let record = CallRecord::new(running, result, duration, commands);
         self.state
             .transcripts
             .record_call(&record, &self.state.session);
@@ -1155,3 +1271,6 @@ impl App {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod edge_tests;

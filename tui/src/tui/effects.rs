@@ -23,7 +23,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::state::explain::{ExplainCall, ExplainQuery};
 pub use super::state::load::LoadInfo;
-use crate::setup::{SpillChoice, load_engine};
+use super::tap::{CommandTap, RanCommand, capture};
+use crate::setup::{SpillChoice, load_engine_with};
 use crate::transcript::follow::{Tail, Update};
 
 /// The most of a spill file the viewer reads.
@@ -101,6 +102,9 @@ pub enum AppEvent {
         id: u64,
         result: Box<ToolResult>,
         duration: Duration,
+        /// What bash ran for the call, in order (none when it ended
+        /// before rg, e.g. on bad arguments).
+        commands: Vec<RanCommand>,
     },
     /// The call's task died without a result (a bug, reported as such).
     Lost { id: u64, reason: String },
@@ -323,10 +327,11 @@ impl EffectRunner {
         let workdir = self.workdir.clone();
         let spill_root = self.spill_root.clone();
         tokio::spawn(async move {
-            let loaded = load_engine(
+            let loaded = load_engine_with(
                 Some(&workdir),
                 &config,
                 SpillChoice::of(spill_root.as_deref()),
+                CommandTap::wrap,
             )
             .await;
             if latest.load(Ordering::SeqCst) != generation {
@@ -373,7 +378,7 @@ impl EffectRunner {
         let events = self.events.clone();
         let task = tokio::spawn(async move {
             let started = Instant::now();
-            let result = registry.call(&tool, &args, &exec).await;
+            let (result, commands) = capture(registry.call(&tool, &args, &exec)).await;
             let duration = started.elapsed();
             tracing::info!(
                 id,
@@ -386,15 +391,16 @@ impl EffectRunner {
                 ms = duration.as_secs_f64() * 1000.0,
                 "call finished"
             );
-            (result, duration)
+            (result, duration, commands)
         });
         let events = events.clone();
         tokio::spawn(async move {
             let event = match task.await {
-                Ok((result, duration)) => AppEvent::Finished {
+                Ok((result, duration, commands)) => AppEvent::Finished {
                     id,
                     result: Box::new(result),
                     duration,
+                    commands,
                 },
                 Err(e) => {
                     tracing::error!(id, error = %e, "call task failed");

@@ -40,7 +40,7 @@ pub fn draw<B: Backend>(
     now: Instant,
 ) -> Result<(), B::Error> {
     let size = terminal.size()?;
-    app.resize(views::viewports(Rect::from(size)));
+    app.resize(views::viewports(Rect::from(size), &app.state));
     terminal.draw(|frame| views::draw(frame, &app.state, now))?;
     Ok(())
 }

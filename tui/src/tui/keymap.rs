@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::state::Editing;
 use super::state::editor::Field;
 use super::state::transcript::TranscriptAction;
 use super::tabs::Tab;
@@ -69,6 +70,8 @@ pub enum Context {
     Overlay,
     /// The "why" panel's path is being typed; other keys edit it.
     ExplainPath,
+    /// The path of a transcript to open is being typed; other keys edit it.
+    TranscriptPath,
     /// The given tab is showing.
     Tab(Tab),
     /// No field is being edited.
@@ -140,6 +143,9 @@ use KeyCode::{
 };
 use TranscriptAction as T;
 
+/// How far h/l scroll the replayed record sideways, in cells.
+pub const SIDEWAYS: i16 = 16;
+
 /// The whole key map. Within a context the first matching row wins.
 pub static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(bindings);
 
@@ -164,6 +170,10 @@ fn bindings() -> Vec<Binding> {
     b(C::ExplainPath, &[K::Code(Esc)], "Esc", A::StopEditing, "done", "stop typing (the panel stays; Esc again closes it)"),
     b(C::ExplainPath, &[K::Code(PageUp)], "PgUp", A::WhyScrollUp, "", "scroll the explanation up"),
     b(C::ExplainPath, &[K::Code(PageDown)], "PgDn", A::WhyScrollDown, "", "scroll the explanation down"),
+    // Typing the path of a transcript to open (other keys edit it).
+    b(C::TranscriptPath, &[K::Code(Enter)], "Enter", A::Submit, "add", "add the file to the list and choose it (Enter then replays it, f follows it; a file that does not exist yet can be followed)"),
+    b(C::TranscriptPath, &[K::Code(TabKey)], "Tab", A::NextField, "complete", "complete the path (relative to the current directory; ~/ is home; the candidates show in the status line)"),
+    b(C::TranscriptPath, &[K::Code(Esc)], "Esc", A::StopEditing, "cancel", "close the prompt"),
     // The help or the spill file is open.
     b(C::Overlay, &[K::Code(Esc), K::Char('?'), K::Char('o')], "Esc", A::CloseOverlay, "close", "close"),
     b(C::Overlay, &[K::Char('q')], "q", A::Quit, "quit", "quit"),
@@ -178,7 +188,7 @@ fn bindings() -> Vec<Binding> {
     b(C::Tab(Tab::Config), &[K::Code(Down), K::Char('j')], "↓/j", A::ScrollDown, "select", "select the next key"),
     b(C::Tab(Tab::Config), &[K::Code(Enter), K::Char('e')], "Enter", A::EditConfig, "edit", "edit the value (JSON; empty = absent), Enter applies"),
     b(C::Tab(Tab::Config), &[K::Char(' ')], "Space", A::ToggleSampling, "flip", "flip the selected true/false key (sampling, opt-ins) and reload"),
-    b(C::Tab(Tab::Config), &[K::Char('a')], "a", A::ApplyConfig, "apply", "apply the config: reload the plugin"),
+    b(C::Tab(Tab::Config), &[K::Char('a')], "a", A::ApplyConfig, "reload", "reload the plugin with the config as shown, unchanged (Enter and Space reload after their own change; a is for a retry after a failed load, or to see that the cached prefix stays)"),
     b(C::Tab(Tab::History), &[K::Code(Up), K::Char('k')], "↑/k", A::ScrollUp, "", "select the previous call"),
     b(C::Tab(Tab::History), &[K::Code(Down), K::Char('j')], "↓/j", A::ScrollDown, "select", "select the next call"),
     b(C::Tab(Tab::History), &[K::Code(Enter)], "Enter", A::ShowSelected, "show", "show that call's result"),
@@ -193,6 +203,10 @@ fn bindings() -> Vec<Binding> {
     b(C::Tab(Tab::Transcript), &[K::Char('a')], "a", A::Transcript(T::Ablate), "", "ablate the chosen transcript: type KEY=V1,V2,… (as workbench ablate --set), Enter runs it; ↑↓ variant, n/p changed call, Enter diff against the baseline"),
     b(C::Tab(Tab::Transcript), &[K::Code(Esc)], "Esc", A::Transcript(T::CancelAblation), "", "cancel the running ablation"),
     b(C::Tab(Tab::Transcript), &[K::Char('f')], "f", A::Transcript(T::Follow), "follow", "follow the chosen recording as it grows: its new calls show up in the result tabs (f again stops)"),
+    b(C::Tab(Tab::Transcript), &[K::Char('o')], "o", A::Transcript(T::OpenPath), "open file", "type the path of any transcript or recording (Tab completes) to add it to the list: then Enter replays it, f follows it"),
+    b(C::Tab(Tab::Transcript), &[K::Char('l')], "h/l", A::Transcript(T::Sideways(SIDEWAYS)), "sideways", "scroll the replayed record's lines right (h: left), to read what is cut at the edge"),
+    b(C::Tab(Tab::Transcript), &[K::Char('h')], "h", A::Transcript(T::Sideways(-SIDEWAYS)), "", "scroll the replayed record's lines left"),
+    b(C::Tab(Tab::Transcript), &[K::Char('z')], "z", A::Transcript(T::ToggleWrap), "wrap", "wrap the replayed record's long lines (z again cuts them)"),
     // Browsing: no field is being edited.
     b(C::Normal, &[K::Char('q')], "q", A::Quit, "quit", "quit"),
     b(C::Normal, &[K::Char('?')], "?", A::ToggleHelp, "help", "help"),
@@ -232,6 +246,16 @@ pub fn contexts(editing: bool, overlay: bool, tab: Tab) -> Vec<Context> {
         vec![Context::Global, Context::Overlay]
     } else {
         vec![Context::Global, Context::Tab(tab), Context::Normal]
+    }
+}
+
+/// The contexts in force when `editing` has the keyboard (if anything
+/// does), with or without an overlay, on `tab`.
+pub fn contexts_for(editing: Option<Editing>, overlay: bool, tab: Tab) -> Vec<Context> {
+    match editing {
+        Some(Editing::ExplainPath) => explain_path_contexts(),
+        Some(Editing::TranscriptPath) => vec![Context::Global, Context::TranscriptPath],
+        _ => contexts(editing.is_some(), overlay, tab),
     }
 }
 
@@ -298,6 +322,9 @@ pub fn context_title(context: Context) -> String {
         Context::Global => "Anywhere".to_owned(),
         Context::Editing => "While editing a field (other keys edit the text)".to_owned(),
         Context::ExplainPath => "Typing the \"why\" path (other keys edit the text)".to_owned(),
+        Context::TranscriptPath => {
+            "Typing a transcript's path (other keys edit the text)".to_owned()
+        }
         Context::Overlay => "Help and spill file".to_owned(),
         Context::Tab(tab) => format!("{} tab", tab.title()),
         Context::Normal => "Browsing (no field being edited)".to_owned(),

@@ -12,7 +12,8 @@
 //!   tab, who has the keyboard, the viewports), [`effects`] (the
 //!   [`effects::Effect`]s the app asks for, the [`effects::EffectRunner`]
 //!   that carries them out on tokio tasks, their [`effects::AppEvent`]
-//!   outcomes), [`completion`] (a typed path's Tab completion),
+//!   outcomes), [`completion`] (a typed path's Tab completion), [`tap`]
+//!   (notes the command lines bash runs for a call),
 //!   [`error`], [`crate::logging`];
 //! - [`keymap`]: every key binding and its [`keymap::Action`];
 //! - [`content`]: the documents the panes show, composed from the state;
@@ -54,6 +55,7 @@ pub mod event_loop;
 pub mod keymap;
 pub mod state;
 pub mod tabs;
+pub mod tap;
 pub mod views;
 
 #[cfg(test)]

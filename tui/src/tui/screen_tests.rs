@@ -123,12 +123,18 @@ impl Harness {
                 .expect("the runner answers")
                 .expect("the channel is open");
             let event = match event {
-                AppEvent::Finished { id, result, .. } => {
+                AppEvent::Finished {
+                    id,
+                    result,
+                    commands,
+                    ..
+                } => {
                     self.runner.finished();
                     AppEvent::Finished {
                         id,
                         result,
                         duration: DURATION,
+                        commands,
                     }
                 }
                 other => other,
@@ -399,6 +405,32 @@ async fn followed_recording_call() {
     assert_screen!("followed_recording_call_details", h.screen());
 }
 
+/// The Call tab shows the command line bash ran for the call, quoted
+/// as the engine quoted it, and the directory it ran in.
+#[tokio::test]
+async fn the_call_tab_shows_the_exact_command_bash_ran() {
+    let mut h = Harness::new(TREE, sampling(true), 120, 30).await;
+    h.keys("te<C-u>it's<Tab>src<Tab>*.rs<Enter>4").await;
+    let screen = h.screen();
+    assert!(
+        screen.contains("│  command     rg --json --regexp='it'\\''s' --glob='*.rs' -- 'src'   "),
+        "{screen}"
+    );
+    let tree = h.fixture.tree();
+    assert!(
+        screen.contains(&format!("run by bash -c in {}", tree.display())),
+        "{screen}"
+    );
+    // What the arguments alone cannot give: an engine-side refusal runs
+    // nothing.
+    h.keys("A<C-u>{}<Enter>4").await;
+    let screen = h.screen();
+    assert!(
+        screen.contains("command     none: the call ended before bash ran rg"),
+        "{screen}"
+    );
+}
+
 #[tokio::test]
 async fn error_result_with_metadata() {
     let mut h = Harness::new(TREE, sampling(true), 100, 30).await;
@@ -533,6 +565,40 @@ async fn layout_80x24_with_a_spilled_grep() {
     assert_screen!("layout_80x24", h.screen());
 }
 
+/// At 80 columns every key-bar item is whole, the help key is always
+/// there, and a status message too long for one row wraps onto a second
+/// (the pane gives up the row) instead of being cut.
+#[tokio::test]
+async fn at_80_columns_hints_fit_and_a_long_message_wraps() {
+    let mut h = Harness::new(TREE, sampling(true), 80, 24).await;
+    for tab in ["1", "6", "7", "8"] {
+        h.keys(tab).await;
+        let screen = h.screen();
+        let bar = screen.lines().last().unwrap();
+        assert!(bar.ends_with("?  help"), "tab {tab}: {bar}");
+        assert!(bar.chars().count() <= 80, "{bar}");
+    }
+    h.keys("1").await;
+    let long = format!("a message of {}words", "many ".repeat(20));
+    h.app.state.status = Some(super::state::session::Status {
+        text: long.clone(),
+        alert: false,
+    });
+    let screen = h.screen();
+    let rows: Vec<&str> = screen.lines().collect();
+    assert_eq!(rows.len(), 24);
+    assert!(rows[7].starts_with(" • a message of many"), "{screen}");
+    assert!(rows[8].trim_end().ends_with("many words"), "{screen}");
+    assert!(rows[9].starts_with("┌ Text"), "{screen}");
+    let shown: String = format!("{}{}", rows[7], rows[8])
+        .split_whitespace()
+        .collect();
+    let want: String = format!("•{long}").split_whitespace().collect();
+    assert_eq!(shown, want, "nothing of the message is cut");
+    // The pane's scrollable area is one row shorter while it shows.
+    assert_eq!(h.app.state.viewports.pane.rows, 12);
+}
+
 #[tokio::test]
 async fn a_running_call_shows_a_spinner_and_elapsed_time() {
     let mut h = Harness::new(TREE, sampling(true), 80, 24).await;
@@ -579,7 +645,7 @@ async fn resizing_redraws_the_same_state_at_any_size() {
 #[tokio::test]
 async fn history_of_calls() {
     let mut h = Harness::new(TREE, sampling(true), 100, 24).await;
-    h.keys("e*.ts<Enter><Esc>te<C-u>fn<Enter><Tab>(<Enter><Esc>7")
+    h.keys("e*.ts<Enter><Esc>te<C-u>fn<Enter>p(<Enter><Esc>7")
         .await;
     assert_eq!(h.app.state.history.len(), 3);
     assert_rg_screen!("history_of_calls", h.screen());
@@ -770,6 +836,14 @@ mod transcript_tab {
         }
         s.keys("n").await;
         assert!(s.screen().contains("record 2/2 \"call-2-glob\""));
+        // d has no difference to go to, and says so in the status line.
+        s.keys("d").await;
+        let screen = s.screen();
+        assert!(screen.contains("record 2/2"), "{screen}");
+        assert!(
+            screen.contains("• nothing differs: all 2 record(s) match what runs now"),
+            "{screen}"
+        );
     }
 
     #[tokio::test]
@@ -820,8 +894,121 @@ mod transcript_tab {
         // d cycles through the differences: there is only this one.
         s.keys("nd").await;
         assert!(s.screen().contains("record 2/8"));
+        s.keys("d").await;
+        let screen = s.screen();
+        assert!(screen.contains("record 2/8"), "{screen}");
+        assert!(
+            screen.contains("• this is the only record that differs"),
+            "{screen}"
+        );
         s.keys("b").await;
         assert!(matches!(s.app.state.transcripts.replay, ReplayState::List));
+    }
+
+    /// grep-footers.jsonl with one expectation changed, replayed: the
+    /// differing line is cut at the side's edge; h/l scroll it sideways
+    /// and z wraps it, so its end can be read.
+    #[tokio::test]
+    async fn a_cut_line_scrolls_sideways_and_wraps() {
+        let mut s = Session::new().await;
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/transcripts/grep-footers.jsonl");
+        let tree = fixture.parent().unwrap().join("../trees/mixed");
+        let text = std::fs::read_to_string(&fixture)
+            .unwrap()
+            .replace("../trees/mixed", &tree.display().to_string())
+            .replacen(
+                r#"{"text":"Line 1: export const spaced = 'needle in a spaced name'"}"#,
+                r#"{"text":"Line 1: a stale expectation"}"#,
+                1,
+            );
+        let changed = s.app.state.transcripts.save_dir.join("changed.jsonl");
+        std::fs::write(&changed, text).unwrap();
+        s.app.state.transcripts.files.push(changed.clone());
+        s.keys("8").await;
+        s.open(&changed).await;
+        let end = "in a spaced name'";
+        let cut = s.screen();
+        assert!(cut.contains("'needle in a spaced n…"), "{cut}");
+        assert!(!cut.contains(end), "{cut}");
+        // l scrolls both sides right; the cut-off start is marked.
+        s.keys("l").await;
+        let screen = s.screen();
+        assert!(
+            screen.contains(" current (replayed now) (from cell 17) "),
+            "{screen}"
+        );
+        assert!(
+            screen.contains("+ …onst spaced = 'needle in a spaced name'"),
+            "{screen}"
+        );
+        // h comes back, not past the start.
+        s.keys("hh").await;
+        assert_eq!(s.app.state.transcripts.view.offset, 0);
+        assert_eq!(s.screen(), cut);
+        // z wraps: the whole line shows, its continuation marked.
+        s.keys("z").await;
+        let screen = s.screen();
+        assert!(screen.contains("'needle in a spaced na│"), "{screen}");
+        assert!(screen.contains("│┆ me'"), "{screen}");
+        assert!(screen.contains("(wrapped)"), "{screen}");
+        insta::with_settings!({
+            prepend_module_to_snapshot => false,
+            filters => vec![
+                (r"fswbt-[A-Za-z0-9]{6}", "fswbt-RANDOM"),
+                (r"· rg [0-9]+\.[0-9]+\.[0-9]+", "· rg N.N.N"),
+            ],
+        }, {
+            insta::assert_snapshot!("transcript_replay_wrapped", screen);
+        });
+        s.keys("l").await;
+        assert!(
+            s.screen()
+                .contains("• lines wrap: z cuts them again to scroll sideways"),
+            "{}",
+            s.screen()
+        );
+    }
+
+    /// o types the path of a transcript outside the usual places (Tab
+    /// completes it), Enter adds and chooses it, Enter replays it.
+    #[tokio::test]
+    async fn o_opens_a_transcript_anywhere_by_its_path() {
+        let mut s = Session::new().await;
+        s.keys("8").await;
+        let before = s.app.state.transcripts.files.len();
+        s.keys("o").await;
+        assert!(s.screen().contains(" open: "), "{}", s.screen());
+        // cargo runs the tests in tui/: the path is relative to it.
+        s.keys("../fixtures/transcripts/grep-foo").await;
+        s.key(KeyCode::Tab).await;
+        let typed = s.app.state.transcripts.prompt.as_ref().unwrap().value();
+        assert_eq!(typed, "../fixtures/transcripts/grep-footers.jsonl");
+        s.key(KeyCode::Enter).await;
+        assert_eq!(s.app.state.editing, None);
+        let chosen = s.app.state.transcripts.selected_file().unwrap();
+        let fixture = std::path::absolute("../fixtures/transcripts/grep-footers.jsonl").unwrap();
+        assert_eq!(chosen, fixture);
+        assert!(s.app.state.transcripts.files.len() <= before + 1);
+        let screen = s.screen();
+        assert!(
+            screen.contains(&format!("• added {}", fixture.display())),
+            "{screen}"
+        );
+        s.key(KeyCode::Enter).await;
+        let ReplayState::Loaded { replay, .. } = &s.app.state.transcripts.replay else {
+            panic!("{:?}", s.app.state.transcripts.replay);
+        };
+        assert_eq!(replay.checks.len(), 8);
+        // A path that names nothing yet can still be chosen, to follow.
+        s.keys("bo").await;
+        s.keys("/nonexistent/later.jsonl").await;
+        s.key(KeyCode::Enter).await;
+        assert!(
+            s.screen().contains("does not exist yet: f follows it"),
+            "{}",
+            s.screen()
+        );
     }
 
     impl Session {

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::tui::state::Viewport;
 
-fn app() -> App {
+pub(super) fn app() -> App {
     let session = SessionInfo {
         workdir: "/work/tree".into(),
         session_id: "session-test".into(),
@@ -27,21 +27,21 @@ fn app() -> App {
     App::new(session, &json!({"sampleOverCapGlobResults": true}))
 }
 
-fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+pub(super) fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
     app.handle_key(&KeyEvent::new(code, KeyModifiers::NONE))
 }
 
-fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
+pub(super) fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
     app.handle_key(&KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
 }
 
-fn type_text(app: &mut App, text: &str) {
+pub(super) fn type_text(app: &mut App, text: &str) {
     for c in text.chars() {
         assert!(press(app, KeyCode::Char(c)).is_empty());
     }
 }
 
-fn run_effect(effects: &[Effect]) -> (u64, String, Value) {
+pub(super) fn run_effect(effects: &[Effect]) -> (u64, String, Value) {
     match effects {
         [Effect::Run { id, tool, args, .. }] => (*id, tool.clone(), args.clone()),
         other => panic!("expected one Run effect, got {other:?}"),
@@ -50,7 +50,7 @@ fn run_effect(effects: &[Effect]) -> (u64, String, Value) {
 
 /// A glob result as the engine renders it for `paths` with `cap` paths
 /// inline (modification-time head, no sampling) and `spill` saved.
-fn glob_result(paths: &[&str], cap: u64, spill: Option<SpillRef>) -> ToolResult {
+pub(super) fn glob_result(paths: &[&str], cap: u64, spill: Option<SpillRef>) -> ToolResult {
     let value = GlobValue {
         root: ".".into(),
         paths: paths.iter().map(|p| (*p).to_owned()).collect(),
@@ -70,16 +70,17 @@ fn glob_result(paths: &[&str], cap: u64, spill: Option<SpillRef>) -> ToolResult 
     result
 }
 
-fn finish(app: &mut App, id: u64, result: ToolResult) {
+pub(super) fn finish(app: &mut App, id: u64, result: ToolResult) {
     app.on_event(AppEvent::Finished {
         id,
         result: Box::new(result),
         duration: Duration::from_millis(12),
+        commands: Vec::new(),
     });
 }
 
 /// Runs a glob for `pattern` and finishes it with `result`.
-fn run_and_finish(app: &mut App, pattern: &str, result: ToolResult) -> u64 {
+pub(super) fn run_and_finish(app: &mut App, pattern: &str, result: ToolResult) -> u64 {
     press(app, KeyCode::Char('e'));
     ctrl(app, 'u');
     type_text(app, pattern);

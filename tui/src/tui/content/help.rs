@@ -11,7 +11,12 @@ use crate::tui::tabs::Tab;
 
 /// The order in which contexts are listed.
 fn help_contexts() -> Vec<Context> {
-    let mut contexts = vec![Context::Normal, Context::Editing, Context::ExplainPath];
+    let mut contexts = vec![
+        Context::Normal,
+        Context::Editing,
+        Context::ExplainPath,
+        Context::TranscriptPath,
+    ];
     contexts.extend(Tab::ALL.iter().map(|t| Context::Tab(*t)));
     contexts.extend([Context::Overlay, Context::Global]);
     contexts
@@ -37,6 +42,15 @@ pub fn help_doc(session: &SessionInfo, plugin: &PluginStatus) -> Doc {
     );
     if let Some(root) = &session.spill_root {
         doc.push(&format!("  spill root {}", root.display()), LineKind::Body);
+        let dir = root.join(fs_search_engine::session_dir_name(&session.session_id));
+        doc.push(&format!("  spill dir  {}", dir.display()), LineKind::Body);
+        for line in [
+            "             (this session's spill files: session- and 12 hex digits of the",
+            "             SHA-256 of the session id, a fixed-length name whatever the id;",
+            "             each file is <random>-<tool>-results.txt)",
+        ] {
+            doc.push(line, LineKind::Note);
+        }
     }
     if let PluginStatus::RgMissing(warning) = plugin {
         doc.push("ripgrep", LineKind::Heading);
@@ -76,4 +90,34 @@ pub fn help_doc(session: &SessionInfo, plugin: &PluginStatus) -> Doc {
         doc.push(line, LineKind::Body);
     }
     doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_help_names_the_spill_dir_and_how_it_comes_from_the_session_id() {
+        let session = SessionInfo {
+            workdir: "/work/tree".into(),
+            session_id: "session-1".into(),
+            spill_root: Some("/tmp/spill".into()),
+            log_path: None,
+            recordings_dir: "/tmp/recordings".into(),
+            rg: crate::rg::RgInfo::default(),
+        };
+        let doc = help_doc(&session, &PluginStatus::Registered);
+        let text: Vec<&str> = doc.lines.iter().map(|l| l.text.as_str()).collect();
+        // The same name the spill store gives the directory.
+        let dir = format!(
+            "  spill dir  /tmp/spill/{}",
+            fs_search_engine::session_dir_name("session-1")
+        );
+        assert!(text.contains(&dir.as_str()), "{text:#?}");
+        assert!(dir.len() == "  spill dir  /tmp/spill/session-".len() + 12);
+        assert!(
+            text.iter().any(|l| l.contains("SHA-256 of the session id")),
+            "{text:#?}"
+        );
+    }
 }

@@ -19,8 +19,10 @@ use super::tabs::Tab;
 /// (built on first view, then kept with the call).
 pub fn record_doc<'a>(record: &'a CallRecord, tab: Tab, session_id: &str) -> Option<&'a Doc> {
     let docs = &record.docs;
-    let result = match &record.result {
-        CallResult::Ran { result, .. } => result,
+    let (result, commands) = match &record.result {
+        CallResult::Ran {
+            result, commands, ..
+        } => (result, commands),
         CallResult::Recorded(recorded) => {
             return Some(match tab {
                 Tab::Text => docs
@@ -75,6 +77,7 @@ pub fn record_doc<'a>(record: &'a CallRecord, tab: Tab, session_id: &str) -> Opt
                 config: &record.config,
                 duration_ms: record.duration_ms().unwrap_or_default(),
                 result,
+                commands,
             })
         }),
         _ => return None,

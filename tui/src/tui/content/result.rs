@@ -1,6 +1,7 @@
 //! Turns one finished call into the documents its tabs show: the exact
 //! model-visible text (footer and spill locator marked, text unchanged),
-//! the canonical value, the presentation meta, and the call's details.
+//! the canonical value, the presentation meta, and the call's details
+//! (with the exact command line bash ran).
 //! A call read from a followed recording has the text and the details the
 //! recording keeps; its value and meta tabs say they are not recorded.
 
@@ -11,6 +12,7 @@ use serde_json::Value;
 use crate::transcript::format::SpillMode;
 use crate::tui::doc::{Doc, LineKind, visible};
 use crate::tui::state::calls::RecordedCall;
+use crate::tui::tap::RanCommand;
 
 /// Byte offset of the footer paragraph in `result`'s text, as the engine
 /// rendered it (errors never have one).
@@ -101,6 +103,26 @@ pub struct CallFacts<'a> {
     pub config: &'a Value,
     pub duration_ms: f64,
     pub result: &'a ToolResult,
+    /// What bash ran for the call.
+    pub commands: &'a [RanCommand],
+}
+
+/// The command lines bash ran for the call, each with its directory:
+/// what a developer pastes into a shell to compare.
+fn push_commands(doc: &mut Doc, commands: &[RanCommand]) {
+    if commands.is_empty() {
+        doc.push(
+            "command     none: the call ended before bash ran rg",
+            LineKind::Note,
+        );
+    }
+    for ran in commands {
+        doc.push(&format!("command     {}", ran.command), LineKind::Body);
+        doc.push(
+            &format!("            run by bash -c in {}", ran.workdir),
+            LineKind::Note,
+        );
+    }
 }
 
 /// The call's details: arguments, config, error, spill, warnings.
@@ -113,6 +135,7 @@ pub fn details_doc(f: &CallFacts<'_>) -> Doc {
         &format!("config      {}", compact(f.config)),
         LineKind::Body,
     );
+    push_commands(&mut doc, f.commands);
     doc.push(
         &format!("callId      {}   session {}", f.call_id, f.session_id),
         LineKind::Note,
@@ -146,6 +169,14 @@ pub fn details_doc(f: &CallFacts<'_>) -> Doc {
             doc.push(
                 &format!("            hint: {}", s.retrieval_hint),
                 LineKind::Body,
+            );
+            doc.push(
+                &format!(
+                    "            {}/ = 12 hex of SHA-256(session id {})",
+                    fs_search_engine::session_dir_name(f.session_id),
+                    f.session_id
+                ),
+                LineKind::Note,
             );
         }
         None => doc.push("spill       null", LineKind::Body),

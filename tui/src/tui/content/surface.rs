@@ -156,7 +156,7 @@ pub fn welcome(status: &PluginStatus) -> Doc {
         ("t", "switch the tool between glob and grep"),
         (
             "Enter",
-            "run: the exact text the model would get appears here",
+            "run: the model's exact text shows here, and keys act on it",
         ),
         (config_key.as_str(), config_tab.as_str()),
         ("?", "every key"),

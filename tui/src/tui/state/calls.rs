@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::transcript::format::{CallOptions, Outcome};
 use crate::tui::doc::Doc;
+use crate::tui::tap::RanCommand;
 
 /// The call in flight.
 #[derive(Debug, Clone)]
@@ -55,6 +56,8 @@ pub enum CallResult {
     Ran {
         result: ToolResult,
         duration: Duration,
+        /// What bash ran for it (the rg command line and its directory).
+        commands: Vec<RanCommand>,
     },
     /// A call read from a followed recording.
     Recorded(RecordedCall),
@@ -75,14 +78,23 @@ pub struct CallRecord {
 }
 
 impl CallRecord {
-    pub fn new(running: Running, result: ToolResult, duration: Duration) -> Self {
+    pub fn new(
+        running: Running,
+        result: ToolResult,
+        duration: Duration,
+        commands: Vec<RanCommand>,
+    ) -> Self {
         Self {
             id: running.id,
             call_id: running.call_id,
             tool: running.tool,
             args: running.args,
             config: running.config,
-            result: CallResult::Ran { result, duration },
+            result: CallResult::Ran {
+                result,
+                duration,
+                commands,
+            },
             docs: RecordDocs::default(),
         }
     }

@@ -50,6 +50,8 @@ pub enum Editing {
     ExplainPath,
     /// The `--set` values of an ablation (the Transcript tab).
     Ablate,
+    /// The path of a transcript to open or follow (the Transcript tab's `o`).
+    TranscriptPath,
 }
 
 /// The spill file viewer's content.

@@ -39,6 +39,23 @@ pub enum TranscriptAction {
     Ablate,
     /// Cancel the running ablation.
     CancelAblation,
+    /// Scroll the replayed record's two sides sideways by this many
+    /// cells (negative: back towards the start of the lines).
+    Sideways(i16),
+    /// Wrap the replayed record's long lines, or cut them again.
+    ToggleWrap,
+    /// Type the path of any transcript to add to the list (Tab completes).
+    OpenPath,
+}
+
+/// How the replayed record's rows are laid out: cut at the side's width
+/// from column `offset`, or wrapped whole.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RowView {
+    /// The first cell of each line shown (when not wrapping).
+    pub offset: usize,
+    /// Long lines wrap onto more rows instead of being cut.
+    pub wrap: bool,
 }
 
 /// A recording in progress.
@@ -81,6 +98,12 @@ pub struct TranscriptState {
     pub replay: ReplayState,
     /// Where recordings are saved.
     pub save_dir: PathBuf,
+    /// How the replayed record's rows are laid out.
+    pub view: RowView,
+    /// The path being typed after `o` (any transcript, to open or follow).
+    pub prompt: Option<tui_input::Input>,
+    /// Files added by path (`o`): listed even outside the usual places.
+    pub opened: Vec<PathBuf>,
 }
 
 /// `*.jsonl` under `dir`, sorted.
@@ -134,6 +157,9 @@ impl TranscriptState {
             selected: 0,
             replay: ReplayState::List,
             save_dir,
+            view: RowView::default(),
+            prompt: None,
+            opened: Vec::new(),
         };
         state.discover(workdir);
         state
@@ -151,7 +177,7 @@ impl TranscriptState {
                 }
             }
         }
-        for saved in &self.saved {
+        for saved in self.saved.iter().chain(&self.opened) {
             if !files.contains(saved) {
                 files.push(saved.clone());
             }
@@ -234,6 +260,77 @@ impl TranscriptState {
     /// The chosen transcript.
     pub fn selected_file(&self) -> Option<PathBuf> {
         self.files.get(self.selected).cloned()
+    }
+
+    /// Why `d` (the next record whose result changed) has nowhere to
+    /// go, if it has not: nothing replayed, nothing differs, or the
+    /// shown record is the only one that differs.
+    pub fn next_changed_note(&self) -> Option<String> {
+        let ReplayState::Loaded { replay, record, .. } = &self.replay else {
+            return Some(
+                "d steps through a replayed transcript's differences: Enter replays the chosen one first"
+                    .to_owned(),
+            );
+        };
+        let changed: Vec<usize> = (0..replay.checks.len())
+            .filter(|i| replay.checks.get(*i).is_some_and(|c| !c.matches()))
+            .collect();
+        match changed.as_slice() {
+            [] => Some(format!(
+                "nothing differs: all {} record(s) match what runs now",
+                replay.checks.len()
+            )),
+            [only] if only == record => Some("this is the only record that differs".to_owned()),
+            _ => None,
+        }
+    }
+
+    /// Scrolls the rows sideways by `cells` (not past the longest line)
+    /// or toggles wrapping; the status text.
+    pub fn change_view(&mut self, action: TranscriptAction) -> Option<String> {
+        match action {
+            TranscriptAction::Sideways(cells) => {
+                if self.view.wrap {
+                    return Some("lines wrap: z cuts them again to scroll sideways".to_owned());
+                }
+                let longest = match &self.replay {
+                    ReplayState::Loaded { rows, .. } => rows
+                        .iter()
+                        .flat_map(|r| [&r.recorded.text, &r.current.text])
+                        .flatten()
+                        .map(|t| crate::tui::doc::width(&crate::tui::doc::visible(t)))
+                        .max()
+                        .unwrap_or(0),
+                    _ => 0,
+                };
+                let moved = self.view.offset.saturating_add_signed(isize::from(cells));
+                self.view.offset = moved.min(longest.saturating_sub(1));
+                None
+            }
+            TranscriptAction::ToggleWrap => {
+                self.view.wrap = !self.view.wrap;
+                Some(if self.view.wrap {
+                    "long lines wrap (z cuts them again)".to_owned()
+                } else {
+                    "long lines are cut: h/l scroll sideways (z wraps them)".to_owned()
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Adds `path` (typed after `o`) to the list and chooses it.
+    pub fn add_file(&mut self, path: PathBuf) {
+        let index = match self.files.iter().position(|f| *f == path) {
+            Some(i) => i,
+            None => {
+                self.opened.push(path.clone());
+                self.files.push(path);
+                self.files.len() - 1
+            }
+        };
+        self.selected = index;
+        self.replay = ReplayState::List;
     }
 
     /// Carries out a key; returns a file to replay, if one was chosen.

@@ -34,17 +34,33 @@ use super::tabs::Tab;
 
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-/// The screen's rows: header, call editor, tab bar, summary, pane, key bar.
-fn screen_areas(screen: Rect) -> [Rect; 6] {
+/// The screen's rows: header, call editor, tab bar, summary (one row,
+/// two for a status message too long for one), pane, key bar.
+fn screen_areas(screen: Rect, state: &State) -> [Rect; 6] {
     Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(5),
         Constraint::Length(1),
-        Constraint::Length(1),
+        Constraint::Length(summary_rows(state, screen.width)),
         Constraint::Min(3),
         Constraint::Length(1),
     ])
     .areas(screen)
+}
+
+/// The status line's text (after its one-cell indent and mark).
+fn status_text(status: &super::state::session::Status) -> String {
+    let mark = if status.alert { "✗ " } else { "• " };
+    format!(" {mark}{}", status.text)
+}
+
+/// The summary's rows: two when the status message is wider than the
+/// screen (it wraps rather than being cut), else one.
+fn summary_rows(state: &State, cols: u16) -> u16 {
+    match &state.status {
+        Some(status) if status_text(status).chars().count() > usize::from(cols) => 2,
+        _ => 1,
+    }
 }
 
 /// Where the help and the spill file are drawn: over all but the header
@@ -66,9 +82,9 @@ fn inner_size(area: Rect) -> Viewport {
 }
 
 /// The sizes of the scrollable areas (inside the pane's and the
-/// overlay's borders) on a screen of `screen`'s size.
-pub fn viewports(screen: Rect) -> Viewports {
-    let [_, _, _, _, pane, _] = screen_areas(screen);
+/// overlay's borders) on a screen of `screen`'s size showing `state`.
+pub fn viewports(screen: Rect, state: &State) -> Viewports {
+    let [_, _, _, _, pane, _] = screen_areas(screen, state);
     Viewports {
         pane: inner_size(pane),
         overlay: inner_size(overlay_area(screen)),
@@ -77,7 +93,7 @@ pub fn viewports(screen: Rect) -> Viewports {
 
 /// Draws the whole screen; `now` drives the spinner and elapsed time.
 pub fn draw(frame: &mut Frame<'_>, state: &State, now: Instant) {
-    let [header, editor_area, tabs, summary, pane, keys] = screen_areas(frame.area());
+    let [header, editor_area, tabs, summary, pane, keys] = screen_areas(frame.area(), state);
     draw_header(frame, header, state);
     let editing_call = match state.editing {
         Some(Editing::Call(field)) => Some(field),
@@ -216,43 +232,82 @@ pub fn record_summary(
     count: usize,
     tokens: Option<PageTokens>,
 ) -> String {
-    let mut parts = vec![format!(
-        "#{} {} ({}/{count})",
-        record.id,
-        record.tool,
-        index + 1
+    summary_parts(record, index, count, tokens)
+        .into_iter()
+        .map(|(part, _)| part)
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// The summary's parts, each with its rank: a narrow screen drops the
+/// lowest ranks first (the call and its outcome always stay).
+fn summary_parts(
+    record: &CallRecord,
+    index: usize,
+    count: usize,
+    tokens: Option<PageTokens>,
+) -> Vec<(String, u8)> {
+    let mut parts = vec![(
+        format!("#{} {} ({}/{count})", record.id, record.tool, index + 1),
+        9,
     )];
     match record.error_name_code() {
-        Some((name, code)) => parts.push(format!(
-            "isError {{name: {}, code: {}}}",
-            name.unwrap_or("null"),
-            code.unwrap_or("null")
+        Some((name, code)) => parts.push((
+            format!(
+                "isError {{name: {}, code: {}}}",
+                name.unwrap_or("null"),
+                code.unwrap_or("null")
+            ),
+            9,
         )),
-        None => parts.push("ok".to_owned()),
+        None => parts.push(("ok".to_owned(), 9)),
     }
     match record.duration_ms() {
-        Some(ms) => parts.push(format!("{ms:.1} ms")),
-        None => parts.push("recorded".to_owned()),
+        Some(ms) => parts.push((format!("{ms:.1} ms"), 3)),
+        None => parts.push(("recorded".to_owned(), 3)),
     }
-    parts.push(format!("{} B text", record.text().len()));
+    parts.push((format!("{} B text", record.text().len()), 4));
     if let Some(tokens) = tokens {
-        parts.push(tokens.label());
+        parts.push((tokens.label(), 5));
     }
     if let Some((_, bytes)) = record.spill() {
         if record.ran().is_some() {
-            parts.push(format!("spill {bytes} B (o)"));
+            parts.push((format!("spill {bytes} B (o)"), 7));
         } else {
-            parts.push(format!("spill {bytes} B"));
+            parts.push((format!("spill {bytes} B"), 7));
         }
     }
     let warnings = record.warnings().len();
     if warnings > 0 {
-        parts.push(format!(
-            "⚠ {warnings} warning(s): tab {}",
-            Tab::Call.digit()
+        parts.push((
+            format!("⚠ {warnings} warning(s): tab {}", Tab::Call.digit()),
+            8,
         ));
     }
-    parts.join(" · ")
+    parts
+}
+
+/// `parts` joined with ` · `, dropping the lowest-ranked (the later of
+/// equals) until the line fits `cols` cells.
+fn fit_parts(mut parts: Vec<(String, u8)>, cols: usize) -> String {
+    let width = |parts: &[(String, u8)]| {
+        parts.iter().map(|(p, _)| p.chars().count()).sum::<usize>()
+            + 3 * parts.len().saturating_sub(1)
+    };
+    while width(&parts) > cols && parts.len() > 2 {
+        let lowest = parts.iter().map(|(_, rank)| *rank).min().unwrap_or(0);
+        match parts.iter().rposition(|(_, rank)| *rank == lowest) {
+            Some(i) => {
+                parts.remove(i);
+            }
+            None => break,
+        }
+    }
+    parts
+        .into_iter()
+        .map(|(part, _)| part)
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 fn draw_summary(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) {
@@ -262,8 +317,11 @@ fn draw_summary(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) 
         } else {
             Style::new().cyan()
         };
-        let mark = if status.alert { "✗ " } else { "• " };
-        Line::styled(format!(" {mark}{}", status.text), style)
+        // A message too wide for one row wraps onto the second.
+        let paragraph = Paragraph::new(Line::styled(status_text(status), style))
+            .wrap(ratatui::widgets::Wrap { trim: false });
+        frame.render_widget(paragraph, area);
+        return;
     } else if let Some(running) = &state.running {
         let elapsed = now.saturating_duration_since(running.started);
         let frame_no = (elapsed.as_millis() / 100) as usize % SPINNER.len();
@@ -279,14 +337,15 @@ fn draw_summary(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) 
             Style::new().yellow(),
         )
     } else if let Some(record) = state.shown_record() {
+        let parts = summary_parts(
+            record,
+            state.shown.unwrap_or(0),
+            state.history.len(),
+            state.tokens.page(record.id),
+        );
         let text = format!(
             " {}",
-            record_summary(
-                record,
-                state.shown.unwrap_or(0),
-                state.history.len(),
-                state.tokens.page(record.id)
-            )
+            fit_parts(parts, usize::from(area.width).saturating_sub(1))
         );
         if record.is_error() {
             Line::styled(text, Style::new().red())
@@ -385,19 +444,78 @@ fn draw_pane(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) {
     }
 }
 
-fn draw_keys(frame: &mut Frame<'_>, area: Rect, state: &State) {
-    let contexts = if state.editing == Some(Editing::ExplainPath) {
-        keymap::explain_path_contexts()
-    } else {
-        keymap::contexts(state.editing.is_some(), state.overlay.is_some(), state.tab)
+/// Whether `binding` does something in the state the tab is in (the
+/// Transcript tab's list and replay take different keys).
+fn applies(binding: &keymap::Binding, state: &State) -> bool {
+    use super::state::transcript::{ReplayState, TranscriptAction as T};
+    let keymap::Action::Transcript(action) = binding.action else {
+        return true;
     };
+    if state.tab != Tab::Transcript || state.ablate.is_some() {
+        return true;
+    }
+    let listing = matches!(state.transcripts.replay, ReplayState::List);
+    match action {
+        T::Open | T::Follow | T::Ablate | T::OpenPath => listing,
+        T::NextRecord
+        | T::PrevRecord
+        | T::NextChanged
+        | T::Back
+        | T::Sideways(_)
+        | T::ToggleWrap => !listing,
+        T::ToggleRecording | T::Up | T::Down | T::CancelAblation => true,
+    }
+}
+
+/// The key bar's items in priority order, as many as fit `cols` cells;
+/// the help key stays last whatever else gives way (after a `…` when
+/// something did).
+fn key_items(state: &State, cols: usize) -> Vec<(String, String)> {
+    let contexts = keymap::contexts_for(state.editing, state.overlay.is_some(), state.tab);
+    let mut items: Vec<(String, String, bool)> = keymap::bar(&contexts)
+        .into_iter()
+        .filter(|b| applies(b, state))
+        .map(|b| {
+            let help = b.action == keymap::Action::ToggleHelp;
+            (keymap::label(b), b.short.to_owned(), help)
+        })
+        .collect();
+    let help = items
+        .iter()
+        .position(|(_, _, help)| *help)
+        .map(|i| items.remove(i));
+    let width =
+        |(label, short): &(String, String)| label.chars().count() + short.chars().count() + 4;
+    let help = help.map(|(label, short, _)| (label, short));
+    let reserve = help.as_ref().map_or(0, |h| width(h) + 3);
+    let mut shown = Vec::new();
+    let mut used = 0;
+    let mut dropped = false;
+    for (label, short, _) in items {
+        let item = (label, short);
+        if dropped || used + width(&item) + reserve > cols {
+            dropped = true;
+            continue;
+        }
+        used += width(&item);
+        shown.push(item);
+    }
+    if dropped {
+        shown.push(("…".to_owned(), String::new()));
+    }
+    shown.extend(help);
+    shown
+}
+
+fn draw_keys(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let mut spans = Vec::new();
-    for binding in keymap::bar(&contexts) {
-        spans.push(Span::styled(
-            format!(" {} ", keymap::label(binding)),
-            Style::new().reversed(),
-        ));
-        spans.push(Span::raw(format!(" {} ", binding.short)));
+    for (label, short) in key_items(state, usize::from(area.width)) {
+        if short.is_empty() {
+            spans.push(Span::raw(format!(" {label} ")).dark_gray());
+            continue;
+        }
+        spans.push(Span::styled(format!(" {label} "), Style::new().reversed()));
+        spans.push(Span::raw(format!(" {short} ")));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
@@ -462,5 +580,39 @@ mod tests {
         assert_eq!(path_tail(path, 36), "…/session-0123/abc-glob-results.txt");
         assert_eq!(path_tail(path, 10), "…sults.txt");
         assert_eq!(tail("abcdef", 4), "…def");
+    }
+
+    #[test]
+    fn a_narrow_summary_drops_its_lowest_ranked_parts_first() {
+        let parts = || {
+            vec![
+                ("#1 glob (1/1)".to_owned(), 9),
+                ("ok".to_owned(), 9),
+                ("4.2 ms".to_owned(), 3),
+                ("150 B text".to_owned(), 4),
+                ("57 tokens (full result 40)".to_owned(), 5),
+                ("spill 128 B (o)".to_owned(), 7),
+                ("⚠ 1 warning(s): tab 4".to_owned(), 8),
+            ]
+        };
+        let whole = fit_parts(parts(), 200);
+        assert_eq!(
+            whole,
+            "#1 glob (1/1) · ok · 4.2 ms · 150 B text · 57 tokens (full result 40) · spill 128 B (o) · ⚠ 1 warning(s): tab 4"
+        );
+        assert_eq!(
+            fit_parts(parts(), 89),
+            "#1 glob (1/1) · ok · 57 tokens (full result 40) · spill 128 B (o) · ⚠ 1 warning(s): tab 4"
+        );
+        assert_eq!(
+            fit_parts(parts(), 79),
+            "#1 glob (1/1) · ok · spill 128 B (o) · ⚠ 1 warning(s): tab 4"
+        );
+        assert_eq!(
+            fit_parts(parts(), 59),
+            "#1 glob (1/1) · ok · ⚠ 1 warning(s): tab 4"
+        );
+        // The call and its outcome stay, however narrow.
+        assert_eq!(fit_parts(parts(), 5), "#1 glob (1/1) · ok");
     }
 }

@@ -3,7 +3,9 @@
 //! follow, or one replayed record with its recorded and its current
 //! result side by side. Differing rows carry a `-`/`+` gutter mark
 //! and are coloured; matching rows have a blank gutter, so colour is never
-//! the only signal.
+//! the only signal. Long lines are cut at the side's edge (`…`) and
+//! scroll sideways (h/l), or wrap (z) with `┆` marking a continuation.
+//! The path prompt of `o` stands above the list while it is typed.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -14,7 +16,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use crate::transcript::compare::{Row, Side};
 use crate::tui::doc::{visible, width};
 use crate::tui::state::follow::{FollowStatus, Following};
-use crate::tui::state::transcript::{ReplayState, TranscriptState};
+use crate::tui::state::transcript::{ReplayState, RowView, TranscriptState};
 
 fn recording_line(transcripts: &TranscriptState) -> Line<'static> {
     match &transcripts.recording {
@@ -53,20 +55,79 @@ fn fit(text: &str, cols: usize) -> String {
     out
 }
 
-fn side_line(side: &Side, mark: char, changed_style: Style, cols: usize) -> Line<'static> {
+/// `text` from cell `offset` on, cut to `cols` cells: a `…` at the start
+/// says cells are scrolled off to the left, one at the end that the line
+/// goes on.
+fn window(text: &str, offset: usize, cols: usize) -> String {
+    if offset == 0 {
+        return fit(text, cols);
+    }
+    let mut skipped = 0;
+    let rest: String = text
+        .chars()
+        .skip_while(|c| {
+            let skip = skipped < offset;
+            skipped += width(&c.to_string());
+            skip
+        })
+        .collect();
+    if rest.is_empty() {
+        return String::new();
+    }
+    format!("…{}", fit(&rest, cols.saturating_sub(1)))
+}
+
+/// `text` in pieces of at most `cols` cells (at least one piece).
+fn wrap(text: &str, cols: usize) -> Vec<String> {
+    let cols = cols.max(1);
+    let mut pieces = vec![String::new()];
+    let mut used = 0;
+    for c in text.chars() {
+        let w = width(&c.to_string());
+        if used + w > cols && used > 0 {
+            pieces.push(String::new());
+            used = 0;
+        }
+        if let Some(last) = pieces.last_mut() {
+            last.push(c);
+        }
+        used += w;
+    }
+    pieces
+}
+
+/// One side of a row as the lines it takes: one (cut at `view.offset`),
+/// or its wrapped pieces (continuations marked `┆` in the gutter).
+fn side_lines(
+    side: &Side,
+    mark: char,
+    changed_style: Style,
+    cols: usize,
+    view: RowView,
+) -> Vec<Line<'static>> {
     let (gutter, style) = match (&side.text, side.changed) {
         (_, false) => (' ', Style::new()),
         (Some(_), true) => (mark, changed_style),
         (None, true) => (' ', Style::new().dark_gray()),
     };
-    let text = match &side.text {
-        Some(t) => fit(&visible(t), cols.saturating_sub(2)),
-        None => "·".to_owned(),
+    let text_cols = cols.saturating_sub(2);
+    let pieces = match &side.text {
+        Some(t) if view.wrap => wrap(&visible(t), text_cols),
+        Some(t) => vec![window(&visible(t), view.offset, text_cols)],
+        None => vec!["·".to_owned()],
     };
-    Line::from(vec![
-        Span::styled(format!("{gutter} "), style.bold()),
-        Span::styled(text, style),
-    ])
+    pieces
+        .into_iter()
+        .enumerate()
+        .map(|(i, piece)| {
+            let gutter = if i == 0 {
+                Span::styled(format!("{gutter} "), style.bold())
+            } else {
+                Span::styled("┆ ", Style::new().dark_gray())
+            };
+            Line::from(vec![gutter, Span::styled(piece, style)])
+        })
+        .collect()
 }
 
 fn follow_line(follow: &Following) -> Line<'static> {
@@ -86,8 +147,20 @@ fn draw_list(
     transcripts: &TranscriptState,
     follow: Option<&Following>,
 ) {
+    let area = match &transcripts.prompt {
+        Some(input) => {
+            let [prompt, rest] =
+                Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
+            let [label, field] =
+                Layout::horizontal([Constraint::Length(7), Constraint::Min(1)]).areas(prompt);
+            frame.render_widget(Paragraph::new(" open: ").cyan().bold(), label);
+            super::editor::input(frame, field, input, true, "", false);
+            rest
+        }
+        None => area,
+    };
     let mut lines = vec![
-        Line::from(" Replay a transcript: ↑↓ choose · Enter replays it on its tree · f follows it · a ablates it")
+        Line::from(" Replay a transcript: ↑↓ choose · Enter replays it on its tree · f follows it · a ablates it · o opens any file")
             .bold(),
     ];
     if transcripts.files.is_empty() {
@@ -131,6 +204,7 @@ fn draw_list(
 }
 
 fn draw_replay(frame: &mut Frame<'_>, area: Rect, transcripts: &TranscriptState) {
+    let view = transcripts.view;
     let ReplayState::Loaded {
         replay,
         record,
@@ -164,7 +238,7 @@ fn draw_replay(frame: &mut Frame<'_>, area: Rect, transcripts: &TranscriptState)
             )),
         ]),
         Line::from(format!(
-            " {}:{} · {changed} of {} record(s) differ · n/p step · d next diff · b back",
+            " {}:{} · {changed} of {} record(s) differ · keys n p d h l z b (? explains)",
             replay.file,
             check.record.line,
             replay.checks.len()
@@ -172,23 +246,46 @@ fn draw_replay(frame: &mut Frame<'_>, area: Rect, transcripts: &TranscriptState)
         .dark_gray(),
     ];
     frame.render_widget(Paragraph::new(summary), head);
-    draw_rows(
+    let from = match view {
+        RowView { wrap: true, .. } => " (wrapped)".to_owned(),
+        RowView { offset: 0, .. } => String::new(),
+        RowView { offset, .. } => format!(" (from cell {})", offset + 1),
+    };
+    draw_rows_in(
         frame,
         body,
         rows,
         *scroll,
-        (" recorded ", " current (replayed now) "),
+        (
+            &format!(" recorded{from} "),
+            &format!(" current (replayed now){from} "),
+        ),
+        view,
     );
 }
 
 /// Draws `rows` side by side from row `scroll`, under the two titles
-/// (left: `-` marks, red; right: `+` marks, green).
+/// (left: `-` marks, red; right: `+` marks, green), long lines cut.
 pub fn draw_rows(
     frame: &mut Frame<'_>,
     body: Rect,
     rows: &[Row],
     scroll: usize,
+    titles: (&str, &str),
+) {
+    draw_rows_in(frame, body, rows, scroll, titles, RowView::default());
+}
+
+/// [`draw_rows`] laid out as `view` says: cut from its offset, or
+/// wrapped (a row then takes as many lines as its longer side, so the
+/// two sides stay level).
+pub fn draw_rows_in(
+    frame: &mut Frame<'_>,
+    body: Rect,
+    rows: &[Row],
+    scroll: usize,
     (left_title, right_title): (&str, &str),
+    view: RowView,
 ) {
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
@@ -202,22 +299,35 @@ pub fn draw_rows(
     frame.render_widget(left_block, left);
     frame.render_widget(right_block, right);
     let height = usize::from(left_inner.height);
-    let first = scroll.min(rows.len().saturating_sub(height));
-    let shown = rows.iter().skip(first).take(height);
+    let first = if view.wrap {
+        scroll.min(rows.len().saturating_sub(1))
+    } else {
+        scroll.min(rows.len().saturating_sub(height))
+    };
     let (mut l, mut r) = (Vec::new(), Vec::new());
-    for row in shown {
-        l.push(side_line(
+    for row in rows.iter().skip(first) {
+        if l.len() >= height {
+            break;
+        }
+        let mut left_lines = side_lines(
             &row.recorded,
             '-',
             Style::new().red(),
             usize::from(left_inner.width),
-        ));
-        r.push(side_line(
+            view,
+        );
+        let mut right_lines = side_lines(
             &row.current,
             '+',
             Style::new().green(),
             usize::from(right_inner.width),
-        ));
+            view,
+        );
+        let taken = left_lines.len().max(right_lines.len());
+        left_lines.resize(taken, Line::default());
+        right_lines.resize(taken, Line::default());
+        l.extend(left_lines);
+        r.extend(right_lines);
     }
     frame.render_widget(Paragraph::new(l), left_inner);
     frame.render_widget(Paragraph::new(r), right_inner);

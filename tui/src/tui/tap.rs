@@ -1,0 +1,144 @@
+//! The command tap: a [`BashExecutor`] around the real one that notes
+//! every command it is handed to run (the resolved spec's command line
+//! and working directory, exactly what `bash -c` gets), so the Call tab
+//! can show the rg command line a developer compares with their shell.
+//! A call's commands are collected by running it inside [`capture`]
+//! (a tokio task-local: calls on other tasks never mix).
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use fs_search_engine::{
+    BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, OverCap, SharedSink,
+};
+
+/// One command the executor ran for a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RanCommand {
+    /// The command line, as `bash -c` runs it.
+    pub command: String,
+    /// The directory it ran in.
+    pub workdir: String,
+}
+
+tokio::task_local! {
+    static COMMANDS: Arc<Mutex<Vec<RanCommand>>>;
+}
+
+/// Runs `call`, returning its output and the commands the tap ran for
+/// it, in order.
+pub async fn capture<F: Future>(call: F) -> (F::Output, Vec<RanCommand>) {
+    let commands = Arc::new(Mutex::new(Vec::new()));
+    let output = COMMANDS.scope(commands.clone(), call).await;
+    let ran = commands.lock().map(|c| c.clone()).unwrap_or_default();
+    (output, ran)
+}
+
+fn note(spec: &BashSpec) {
+    let _ = COMMANDS.try_with(|commands| {
+        if let Ok(mut commands) = commands.lock() {
+            commands.push(RanCommand {
+                command: spec.command.clone(),
+                workdir: spec.workdir.clone(),
+            });
+        }
+    });
+}
+
+/// The tap around `inner`: every run is passed on unchanged.
+pub struct CommandTap {
+    inner: Arc<dyn BashExecutor>,
+}
+
+impl CommandTap {
+    /// Taps `inner`.
+    pub fn wrap(inner: Arc<dyn BashExecutor>) -> Arc<dyn BashExecutor> {
+        Arc::new(Self { inner })
+    }
+}
+
+#[async_trait]
+impl BashExecutor for CommandTap {
+    fn resolve(&self, request: BashRequest) -> Result<BashSpec, BashError> {
+        self.inner.resolve(request)
+    }
+
+    async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
+        note(&spec);
+        self.inner.run(spec).await
+    }
+
+    async fn run_capped(&self, spec: BashSpec, over_cap: OverCap) -> Result<CappedRun, BashError> {
+        note(&spec);
+        self.inner.run_capped(spec, over_cap).await
+    }
+
+    fn release(&self, result: &BashRunResult) {
+        self.inner.release(result);
+    }
+
+    async fn run_streamed(
+        &self,
+        spec: BashSpec,
+        over_cap: OverCap,
+        sink: SharedSink,
+    ) -> Result<(CappedRun, bool), BashError> {
+        note(&spec);
+        self.inner.run_streamed(spec, over_cap, sink).await
+    }
+
+    fn start(&self, spec: BashSpec) -> Result<(), BashError> {
+        self.inner.start(spec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fs_search_engine::{LocalBashConfig, LocalBashExecutor};
+
+    fn tapped(dir: &std::path::Path) -> Arc<dyn BashExecutor> {
+        let local = LocalBashExecutor::new(LocalBashConfig {
+            cwd: Some(dir.to_string_lossy().into_owned()),
+            ..LocalBashConfig::default()
+        })
+        .unwrap();
+        CommandTap::wrap(Arc::new(local))
+    }
+
+    #[tokio::test]
+    async fn a_captured_run_notes_the_command_and_its_directory_and_passes_it_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let bash = tapped(dir.path());
+        let request = BashRequest {
+            command: "printf 'it ran'".into(),
+            ..BashRequest::default()
+        };
+        let spec = bash.resolve(request).unwrap();
+        let (run, ran) = capture(bash.run(spec)).await;
+        assert_eq!(run.unwrap().stdout.text, "it ran");
+        assert_eq!(
+            ran,
+            vec![RanCommand {
+                command: "printf 'it ran'".into(),
+                workdir: dir.path().to_string_lossy().into_owned(),
+            }]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_run_outside_a_capture_is_not_noted_anywhere() {
+        let dir = tempfile::tempdir().unwrap();
+        let bash = tapped(dir.path());
+        let spec = bash
+            .resolve(BashRequest {
+                command: "true".into(),
+                ..BashRequest::default()
+            })
+            .unwrap();
+        bash.run(spec).await.unwrap();
+        let (_, ran) = capture(async {}).await;
+        assert!(ran.is_empty());
+    }
+}
