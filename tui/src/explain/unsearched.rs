@@ -33,14 +33,16 @@ struct Cause {
     rule: Option<(Option<String>, String)>,
 }
 
-/// The summary of one call's walk.
+/// The summary of one call's walk; `entries` are [`every_entry`] of the
+/// call's root (listed apart, so that the listing can run beside the call
+/// and rg's walk).
 pub fn summarise(
     tool: &CallTool,
     paths: &CallPaths,
     walk: &Walk,
     index: &ResultIndex,
+    entries: &[(String, EntryKind)],
 ) -> Unsearched {
-    let entries = every_entry(&paths.root);
     let binary = match tool {
         CallTool::Grep { .. } => binary_files(
             entries
@@ -55,7 +57,7 @@ pub fn summarise(
     let mut by_rule: HashMap<(Option<String>, String), u64> = HashMap::new();
     let mut by_dir: HashMap<String, (ReasonKind, u64)> = HashMap::new();
     let mut searched = 0u64;
-    for (path, kind) in &entries {
+    for (path, kind) in entries {
         if walk.listed.contains(path) && !binary.contains(path.as_str()) {
             searched += 1;
             continue;
@@ -120,14 +122,14 @@ pub fn summarise(
 
 /// What kind of entry a walked path is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum EntryKind {
+pub enum EntryKind {
     File,
     Symlink,
     Other,
 }
 
 /// Every non-directory entry under `root` (absolute), symlinks not followed.
-fn every_entry(root: &str) -> Vec<(String, EntryKind)> {
+pub fn every_entry(root: &str) -> Vec<(String, EntryKind)> {
     let mut out = Vec::new();
     let walker = WalkBuilder::new(root)
         .standard_filters(false)

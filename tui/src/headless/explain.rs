@@ -23,6 +23,7 @@ pub async fn run(args: ExplainArgs) -> Result<u8, SetupError> {
         args: &call_args,
         paths: &args.paths,
         unsearched: args.unsearched,
+        rg_config: None,
     };
     let outcome = explain(request, args.spill.choice(), stop.token()).await;
     if let Some(signal) = stop.signal() {

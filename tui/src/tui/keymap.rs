@@ -190,7 +190,7 @@ fn bindings() -> Vec<Binding> {
     b(C::Tab(Tab::Transcript), &[K::Char('d')], "d", A::Transcript(T::NextChanged), "next diff", "next record whose result changed"),
     b(C::Tab(Tab::Transcript), &[K::Char('b'), K::Code(Backspace)], "b", A::Transcript(T::Back), "back", "back to the list of transcripts"),
     b(C::Tab(Tab::Transcript), &[K::Char('a')], "a", A::Transcript(T::Ablate), "", "ablate the chosen transcript: type KEY=V1,V2,… (as workbench ablate --set), Enter runs it; ↑↓ variant, n/p changed call, Enter diff against the baseline"),
-    b(C::Tab(Tab::Transcript), &[K::Code(Esc)], "Esc", A::Transcript(T::CancelAblation), "", "cancel the running ablation"),
+    b(C::Tab(Tab::Transcript), &[K::Code(Esc)], "Esc", A::Transcript(T::CancelAblation), "", "cancel the running ablation (none running: close the \"why\" panel)"),
     b(C::Tab(Tab::Transcript), &[K::Char('f')], "f", A::Transcript(T::Follow), "follow", "follow the chosen recording as it grows: its new calls show up in the result tabs (f again stops)"),
     // Browsing: no field is being edited.
     b(C::Normal, &[K::Char('q')], "q", A::Quit, "quit", "quit"),
@@ -203,7 +203,7 @@ fn bindings() -> Vec<Binding> {
     b(C::Normal, &[K::Code(Enter), K::Char('r')], "Enter", A::Run, "run", "run the call (also r)"),
     b(C::Normal, &[K::Char('x')], "x", A::Cancel, "cancel", "cancel the running call (the abort reaches rg)"),
     b(C::Normal, &[K::Char('o')], "o", A::OpenSpill, "spill", "open the spill file of the shown result"),
-    b(C::Normal, &[K::Char('w')], "w", A::Why, "why", "why is a path (not) on the shown call's page: type it (Tab completes), Enter explains, beside the page"),
+    b(C::Normal, &[K::Char('w')], "w", A::Why, "why", "why is a path (not) on the shown call's page (in the Transcript tab: the replayed record's): type it (Tab completes), Enter explains, beside the page"),
     b(C::Normal, &[K::Code(TabKey)], "Tab", A::NextTab, "tab", "next tab"),
     b(C::Normal, &[K::Code(BackTab)], "S-Tab", A::PrevTab, "", "previous tab"),
     b(C::Normal, &[K::Digit], "1-9", A::GoTab, "", "go to that tab"),
