@@ -74,6 +74,8 @@ pub struct Request<'a> {
 struct Gathered {
     walk: Walk,
     entries: Option<Vec<(String, unsearched::EntryKind)>>,
+    /// For `--unsearched` of grep: the files rg listed that hold a NUL.
+    nul_files: std::collections::HashSet<String>,
 }
 
 /// Runs rg's walk of the call and (for `--unsearched`) lists every entry
@@ -85,7 +87,19 @@ async fn gather(
     request: &Request<'_>,
     stop: &CancellationToken,
 ) -> Result<Gathered, ExplainError> {
-    let walk = rg_walk::run(spec, paths, request.rg_config, stop);
+    let walk = async {
+        let walk = rg_walk::run(spec, paths, request.rg_config, stop).await?;
+        if !(request.unsearched && matches!(spec, WalkSpec::Grep { .. })) {
+            return Ok((walk, Default::default()));
+        }
+        let listed: Vec<String> = walk.listed.iter().cloned().collect();
+        let nul_files = tokio::task::spawn_blocking(move || {
+            unsearched::binary_files(listed.iter().map(String::as_str))
+        })
+        .await
+        .map_err(|e| ExplainError::CallFailed(format!("the summary stopped: {e}")))?;
+        Ok::<_, ExplainError>((walk, nul_files))
+    };
     let entries = async {
         if !request.unsearched {
             return Ok(None);
@@ -97,9 +111,11 @@ async fn gather(
             .map_err(|e| ExplainError::CallFailed(format!("the summary stopped: {e}")))
     };
     let (walk, entries) = tokio::join!(walk, entries);
+    let (walk, nul_files) = walk?;
     Ok(Gathered {
-        walk: walk?,
+        walk,
         entries: entries?,
+        nul_files,
     })
 }
 
@@ -189,7 +205,11 @@ async fn explain_with(
     let call_error = result.is_error.then(|| result.text.clone());
     let paths = CallPaths::new(workdir, root_arg.as_deref());
     let spec = spec_of(&tool);
-    let Gathered { walk, entries } = match gathered {
+    let Gathered {
+        walk,
+        entries,
+        nul_files,
+    } = match gathered {
         Some(gathered) => gathered,
         None => gather(&spec, &paths, request, stop).await?,
     };
@@ -223,7 +243,7 @@ async fn explain_with(
                 walk.listed.clear();
             }
             let summary = tokio::task::spawn_blocking(move || {
-                unsearched::summarise(&tool, &paths, &walk, &index, &entries)
+                unsearched::summarise(&tool, &paths, &walk, &index, &entries, &nul_files)
             })
             .await
             .map_err(|e| ExplainError::CallFailed(format!("the summary stopped: {e}")))?;

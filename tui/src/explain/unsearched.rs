@@ -34,22 +34,25 @@ struct Cause {
 }
 
 /// The summary of one call's walk; `entries` are [`every_entry`] of the
-/// call's root (listed apart, so that the listing can run beside the call
-/// and rg's walk).
+/// call's root and `nul_files` the files rg listed that hold a NUL byte
+/// ([`binary_files`], grep only) — both found apart, so that they can be
+/// found beside the call.
 pub fn summarise(
     tool: &CallTool,
     paths: &CallPaths,
     walk: &Walk,
     index: &ResultIndex,
     entries: &[(String, EntryKind)],
+    nul_files: &HashSet<String>,
 ) -> Unsearched {
-    let binary = match tool {
-        CallTool::Grep { .. } => binary_files(
-            entries
-                .iter()
-                .filter(|(path, _)| walk.listed.contains(path) && !index.by_path.contains_key(path))
-                .map(|(path, _)| path.as_str()),
-        ),
+    // A file with a match was searched, NUL or not (rg reports its
+    // matches before the NUL); glob reads no file.
+    let binary: HashSet<&str> = match tool {
+        CallTool::Grep { .. } => nul_files
+            .iter()
+            .filter(|path| walk.listed.contains(*path) && !index.by_path.contains_key(*path))
+            .map(String::as_str)
+            .collect(),
         CallTool::Glob { .. } => HashSet::new(),
     };
     let root_is_file = entries.len() == 1 && entries.first().is_some_and(|(p, _)| *p == paths.root);
@@ -156,7 +159,7 @@ pub fn every_entry(root: &str) -> Vec<(String, EntryKind)> {
 
 /// The files among `candidates` with a NUL byte (rg stops there), read on
 /// a few threads.
-fn binary_files<'a>(candidates: impl Iterator<Item = &'a str>) -> HashSet<String> {
+pub fn binary_files<'a>(candidates: impl Iterator<Item = &'a str>) -> HashSet<String> {
     let candidates: Vec<&str> = candidates.collect();
     let threads = std::thread::available_parallelism()
         .map(usize::from)
