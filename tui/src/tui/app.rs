@@ -1228,13 +1228,9 @@ impl App {
 #[cfg(test)]
 mod tests;
 
-/// Whether `tab` shows the "why" panel of `target`: a result tab a call of
-/// the history's, the Transcript tab a replayed record's.
-pub fn shows_why(tab: Tab, target: &ExplainTarget) -> bool {
-    match target {
-        ExplainTarget::Call(_) => tab.is_result(),
-        ExplainTarget::Replayed { .. } => tab == Tab::Transcript,
-    }
+/// Whether `tab` shows the "why" panel of `target`.
+fn shows_why(tab: Tab, target: &ExplainTarget) -> bool {
+    target.shown_in(tab)
 }
 
 /// Where `call`'s relative paths resolve in a tree rooted at `root`: its

@@ -12,6 +12,7 @@ use tui_input::Input;
 use crate::transcript::fixture_engine::EngineTree;
 use crate::transcript::format::Call;
 use crate::tui::doc::Doc;
+use crate::tui::tabs::Tab;
 
 /// Which call the panel is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +38,15 @@ impl PartialEq for RecordedSource {
 }
 
 impl ExplainTarget {
+    /// Whether `tab` shows the panel about this target: a result tab a
+    /// call of the history's, the Transcript tab a replayed record's.
+    pub fn shown_in(&self, tab: Tab) -> bool {
+        match self {
+            Self::Call(_) => tab.is_result(),
+            Self::Replayed { .. } => tab == Tab::Transcript,
+        }
+    }
+
     /// How the panel's title names it.
     pub fn label(&self) -> String {
         match self {

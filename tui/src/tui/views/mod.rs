@@ -89,7 +89,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, now: Instant) {
     let why = state
         .explain
         .as_ref()
-        .filter(|panel| crate::tui::app::shows_why(state.tab, &panel.target));
+        .filter(|panel| panel.target.shown_in(state.tab));
     match why {
         Some(panel) => {
             let [page, why] =
