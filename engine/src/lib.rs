@@ -86,8 +86,7 @@ pub use request::exec::{ExecContext, SessionHeader};
 pub use result::{ResultError, ToolResult};
 pub use spill::post_execute::{Accept, Decision, PostExecuteCall, PostExecuteListener};
 pub use spill::{
-    LocalSpillStore, SaveTextSpill, SpillError, SpillRef, SpillStore, TextPieces,
-    session_dir_name,
+    LocalSpillStore, SaveTextSpill, SpillError, SpillRef, SpillStore, TextPieces, session_dir_name,
 };
 pub use value::line::Line;
 pub use value::{GlobValue, GrepMatch, GrepValue, ToolValue};

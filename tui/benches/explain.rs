@@ -7,7 +7,8 @@
 //!
 //! Run: `EXPLAIN_BENCH_TREE=/path/to/tree [EXPLAIN_BENCH_PATTERN=x]
 //! [EXPLAIN_BENCH_REPS=5] cargo bench -p fs-search-workbench --bench explain`
-//! (the tree: the Linux kernel sources, see docs/performance.md).
+//! (the tree: the Linux kernel sources as `tui/benches/make-linux-tree.sh`
+//! builds them; figures in docs/performance.md).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(clippy::print_stdout, clippy::print_stderr)]

@@ -10,11 +10,13 @@
 //! - [`result_lines`]: where a path is on the page and in the spill;
 //! - [`binary`]: rg's binary rule; [`hints`]: what to check after a no-match;
 //! - [`verdict`]: one path's verdict; [`unsearched`]: the `--unsearched` summary;
-//! - [`render`]: the text form.
+//! - [`render`]: the text form;
+//! - [`recorded`]: a transcript's call, run again in its tree and explained.
 
 pub mod binary;
 pub mod hints;
 pub mod paths;
+pub mod recorded;
 pub mod render;
 pub mod report;
 pub mod result_lines;
@@ -33,7 +35,7 @@ use crate::setup::{SetupError, SpillChoice, load_engine};
 use paths::CallPaths;
 use report::Report;
 use result_lines::ResultIndex;
-use rg_walk::{WalkError, WalkSpec};
+use rg_walk::{Walk, WalkError, WalkSpec};
 use verdict::{CallFacts, CallTool};
 
 /// Why nothing could be explained.
@@ -48,6 +50,12 @@ pub enum ExplainError {
     CallFailed(String),
     #[error("{0}")]
     Walk(#[from] WalkError),
+    /// A transcript's call could not be run again in its tree.
+    #[error("cannot run the recorded call again in its tree: {0}")]
+    Rerun(#[from] crate::transcript::error::EngineError),
+    /// A transcript's tree could not be prepared for the call.
+    #[error("cannot prepare the recorded call's tree: {0}")]
+    Tree(#[from] crate::transcript::error::TranscriptError),
 }
 
 /// One explain request: the call and what to explain.
@@ -58,10 +66,83 @@ pub struct Request<'a> {
     pub args: &'a Value,
     pub paths: &'a [String],
     pub unsearched: bool,
+    /// The rg config file the call's rg read (`RIPGREP_CONFIG_PATH`), when
+    /// it was not this process's own: a transcript's calls run with the
+    /// header's (see [`recorded`]). rg's walk is asked with the same.
+    pub rg_config: Option<&'a std::path::Path>,
+}
+
+/// What is gathered about the call's tree apart from its result: rg's
+/// walk, and for `--unsearched` every entry under the root.
+struct Gathered {
+    walk: Walk,
+    entries: Option<Vec<(String, unsearched::EntryKind)>>,
+    /// For `--unsearched` of grep: the files rg listed that hold a NUL.
+    nul_files: std::collections::HashSet<String>,
+}
+
+/// Runs rg's walk of the call and (for `--unsearched`) lists every entry
+/// under its root, side by side. Neither depends on the call's result, so
+/// [`explain`] starts them beside the call itself.
+async fn gather(
+    spec: &WalkSpec,
+    paths: &CallPaths,
+    request: &Request<'_>,
+    stop: &CancellationToken,
+) -> Result<Gathered, ExplainError> {
+    let walk = async {
+        let walk = rg_walk::run(spec, paths, request.rg_config, stop).await?;
+        if !(request.unsearched && matches!(spec, WalkSpec::Grep { .. })) {
+            return Ok((walk, Default::default()));
+        }
+        let listed: Vec<String> = walk.listed.iter().cloned().collect();
+        let nul_files = tokio::task::spawn_blocking(move || {
+            unsearched::binary_files(listed.iter().map(String::as_str))
+        })
+        .await
+        .map_err(|e| ExplainError::CallFailed(format!("the summary stopped: {e}")))?;
+        Ok::<_, ExplainError>((walk, nul_files))
+    };
+    let entries = async {
+        if !request.unsearched {
+            return Ok(None);
+        }
+        let root = paths.root.clone();
+        tokio::task::spawn_blocking(move || unsearched::every_entry(&root))
+            .await
+            .map(Some)
+            .map_err(|e| ExplainError::CallFailed(format!("the summary stopped: {e}")))
+    };
+    let (walk, entries) = tokio::join!(walk, entries);
+    let (walk, nul_files) = walk?;
+    Ok(Gathered {
+        walk,
+        entries: entries?,
+        nul_files,
+    })
+}
+
+/// The walk spec and paths of a call, from its arguments alone (`None`
+/// when its checks refuse them: then rg never ran).
+fn walk_of(request: &Request<'_>, workdir: &str) -> Option<(WalkSpec, CallPaths)> {
+    let (tool, root_arg) = tool_of_args(request.tool, request.args)?;
+    Some((spec_of(&tool), CallPaths::new(workdir, root_arg.as_deref())))
+}
+
+fn spec_of(tool: &CallTool) -> WalkSpec {
+    match tool {
+        CallTool::Glob { pattern } => WalkSpec::Glob {
+            pattern: pattern.clone(),
+        },
+        CallTool::Grep { include, .. } => WalkSpec::Grep {
+            include: include.clone(),
+        },
+    }
 }
 
 /// Runs the call as `workbench call` does, then explains it. `stop`
-/// cancels the call and rg.
+/// cancels the call and rg. rg's walk (and the `--unsearched` listing)
+/// run beside the call: the explanation costs little more than the call.
 pub async fn explain(
     request: Request<'_>,
     spill: SpillChoice<'_>,
@@ -73,16 +154,30 @@ pub async fn explain(
     let exec = ExecContext::new(ExecContext::fresh_id("call"))
         .with_session(Some(&ExecContext::fresh_id("session")), Some(&workdir))
         .with_signal(stop.child_token());
-    let result = loaded
-        .registry
-        .call(request.tool, request.args, &exec)
-        .await;
+    let call = loaded.registry.call(request.tool, request.args, &exec);
+    let early = walk_of(&request, &workdir);
+    let beside = async {
+        match &early {
+            Some((spec, paths)) => Some(gather(spec, paths, &request, stop).await),
+            None => None,
+        }
+    };
+    let (result, gathered) = tokio::join!(call, beside);
     if stop.is_cancelled() {
         return Err(WalkError::Cancelled.into());
     }
     let mut notes = loaded.warnings.clone();
     notes.extend(result.warnings.iter().cloned());
-    let report = explain_result(&request, &workdir, &config, &result, notes, stop).await?;
+    let report = explain_with(
+        &request,
+        &workdir,
+        &config,
+        &result,
+        notes,
+        gathered.transpose()?,
+        stop,
+    )
+    .await?;
     Ok((result, report))
 }
 
@@ -95,20 +190,32 @@ pub async fn explain_result(
     notes: Vec<String>,
     stop: &CancellationToken,
 ) -> Result<Report, ExplainError> {
+    explain_with(request, workdir, config, result, notes, None, stop).await
+}
+
+async fn explain_with(
+    request: &Request<'_>,
+    workdir: &str,
+    config: &Config,
+    result: &ToolResult,
+    notes: Vec<String>,
+    gathered: Option<Gathered>,
+    stop: &CancellationToken,
+) -> Result<Report, ExplainError> {
     // A call rejected before rg ran has nothing to explain; one rg ran
     // and failed (rg 14+ exits 2 when every file was filtered out) does.
     let (tool, root_arg) = call_tool(request.tool, request.args, result)?;
     let call_error = result.is_error.then(|| result.text.clone());
     let paths = CallPaths::new(workdir, root_arg.as_deref());
-    let spec = match &tool {
-        CallTool::Glob { pattern } => WalkSpec::Glob {
-            pattern: pattern.clone(),
-        },
-        CallTool::Grep { include, .. } => WalkSpec::Grep {
-            include: include.clone(),
-        },
+    let spec = spec_of(&tool);
+    let Gathered {
+        walk,
+        entries,
+        nul_files,
+    } = match gathered {
+        Some(gathered) => gathered,
+        None => gather(&spec, &paths, request, stop).await?,
     };
-    let walk = rg_walk::run(&spec, &paths, stop).await?;
     let index = ResultIndex::of(result, &paths);
     let root_is_file = std::fs::metadata(&paths.root).is_ok_and(|m| m.is_file());
     let facts = CallFacts {
@@ -131,20 +238,21 @@ pub async fn explain_result(
     for path in request.paths {
         reports.push(verdict::explain_path(&facts, path).await);
     }
-    let unsearched = if request.unsearched {
-        let (tool, paths, mut walk, index) = (tool.clone(), paths.clone(), walk, index);
-        if call_error.is_some() {
-            // A failed call searched nothing, whatever rg's walk lists.
-            walk.listed.clear();
+    let unsearched = match entries {
+        Some(entries) => {
+            let (tool, paths, mut walk, index) = (tool.clone(), paths.clone(), walk, index);
+            if call_error.is_some() {
+                // A failed call searched nothing, whatever rg's walk lists.
+                walk.listed.clear();
+            }
+            let summary = tokio::task::spawn_blocking(move || {
+                unsearched::summarise(&tool, &paths, &walk, &index, &entries, &nul_files)
+            })
+            .await
+            .map_err(|e| ExplainError::CallFailed(format!("the summary stopped: {e}")))?;
+            Some(summary)
         }
-        let summary = tokio::task::spawn_blocking(move || {
-            unsearched::summarise(&tool, &paths, &walk, &index)
-        })
-        .await
-        .map_err(|e| ExplainError::CallFailed(format!("the summary stopped: {e}")))?;
-        Some(summary)
-    } else {
-        None
+        None => None,
     };
     Ok(Report {
         tool: request.tool.to_owned(),
@@ -172,10 +280,16 @@ fn call_tool(
     if !schema_ok {
         return Err(refused());
     }
+    tool_of_args(tool, args).ok_or_else(refused)
+}
+
+/// The tool and its walk-shaping arguments, as the call's own checks read
+/// `args`; `None` for arguments they refuse or an unknown tool.
+fn tool_of_args(tool: &str, args: &Value) -> Option<(CallTool, Option<String>)> {
     match tool {
         "glob" => {
-            let parsed = fs_search_engine::helpers::parse_glob_args(args).map_err(|_| refused())?;
-            Ok((
+            let parsed = fs_search_engine::helpers::parse_glob_args(args).ok()?;
+            Some((
                 CallTool::Glob {
                     pattern: parsed.pattern,
                 },
@@ -183,8 +297,8 @@ fn call_tool(
             ))
         }
         "grep" => {
-            let parsed = fs_search_engine::helpers::parse_grep_args(args).map_err(|_| refused())?;
-            Ok((
+            let parsed = fs_search_engine::helpers::parse_grep_args(args).ok()?;
+            Some((
                 CallTool::Grep {
                     pattern: parsed.pattern,
                     include: parsed.include,
@@ -192,6 +306,6 @@ fn call_tool(
                 parsed.path,
             ))
         }
-        _ => Err(refused()),
+        _ => None,
     }
 }

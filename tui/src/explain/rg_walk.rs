@@ -70,13 +70,19 @@ pub fn walk_args(spec: &WalkSpec, root_arg: Option<&str>) -> Vec<String> {
     args
 }
 
-/// Runs the walk in the workdir; `stop` ends rg early.
+/// Runs the walk in the workdir, with `rg_config` as rg's config file when
+/// given (else rg reads what this process's environment names); `stop`
+/// ends rg early.
 pub async fn run(
     spec: &WalkSpec,
     paths: &CallPaths,
+    rg_config: Option<&std::path::Path>,
     stop: &CancellationToken,
 ) -> Result<Walk, WalkError> {
     let mut command = tokio::process::Command::new("rg");
+    if let Some(file) = rg_config {
+        command.env("RIPGREP_CONFIG_PATH", file);
+    }
     command
         .arg("--files")
         .arg("--debug")

@@ -33,21 +33,26 @@ struct Cause {
     rule: Option<(Option<String>, String)>,
 }
 
-/// The summary of one call's walk.
+/// The summary of one call's walk; `entries` are [`every_entry`] of the
+/// call's root and `nul_files` the files rg listed that hold a NUL byte
+/// ([`binary_files`], grep only) — both found apart, so that they can be
+/// found beside the call.
 pub fn summarise(
     tool: &CallTool,
     paths: &CallPaths,
     walk: &Walk,
     index: &ResultIndex,
+    entries: &[(String, EntryKind)],
+    nul_files: &HashSet<String>,
 ) -> Unsearched {
-    let entries = every_entry(&paths.root);
-    let binary = match tool {
-        CallTool::Grep { .. } => binary_files(
-            entries
-                .iter()
-                .filter(|(path, _)| walk.listed.contains(path) && !index.by_path.contains_key(path))
-                .map(|(path, _)| path.as_str()),
-        ),
+    // A file with a match was searched, NUL or not (rg reports its
+    // matches before the NUL); glob reads no file.
+    let binary: HashSet<&str> = match tool {
+        CallTool::Grep { .. } => nul_files
+            .iter()
+            .filter(|path| walk.listed.contains(*path) && !index.by_path.contains_key(*path))
+            .map(String::as_str)
+            .collect(),
         CallTool::Glob { .. } => HashSet::new(),
     };
     let root_is_file = entries.len() == 1 && entries.first().is_some_and(|(p, _)| *p == paths.root);
@@ -55,7 +60,7 @@ pub fn summarise(
     let mut by_rule: HashMap<(Option<String>, String), u64> = HashMap::new();
     let mut by_dir: HashMap<String, (ReasonKind, u64)> = HashMap::new();
     let mut searched = 0u64;
-    for (path, kind) in &entries {
+    for (path, kind) in entries {
         if walk.listed.contains(path) && !binary.contains(path.as_str()) {
             searched += 1;
             continue;
@@ -120,14 +125,14 @@ pub fn summarise(
 
 /// What kind of entry a walked path is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum EntryKind {
+pub enum EntryKind {
     File,
     Symlink,
     Other,
 }
 
 /// Every non-directory entry under `root` (absolute), symlinks not followed.
-fn every_entry(root: &str) -> Vec<(String, EntryKind)> {
+pub fn every_entry(root: &str) -> Vec<(String, EntryKind)> {
     let mut out = Vec::new();
     let walker = WalkBuilder::new(root)
         .standard_filters(false)
@@ -154,7 +159,7 @@ fn every_entry(root: &str) -> Vec<(String, EntryKind)> {
 
 /// The files among `candidates` with a NUL byte (rg stops there), read on
 /// a few threads.
-fn binary_files<'a>(candidates: impl Iterator<Item = &'a str>) -> HashSet<String> {
+pub fn binary_files<'a>(candidates: impl Iterator<Item = &'a str>) -> HashSet<String> {
     let candidates: Vec<&str> = candidates.collect();
     let threads = std::thread::available_parallelism()
         .map(usize::from)

@@ -23,6 +23,7 @@ pub async fn run(args: ExplainArgs) -> Result<u8, SetupError> {
         args: &call_args,
         paths: &args.paths,
         unsearched: args.unsearched,
+        rg_config: None,
     };
     let spill_root = crate::setup::spill_root(&args.spill)?;
     let spill = crate::setup::SpillChoice::of(spill_root.as_deref());

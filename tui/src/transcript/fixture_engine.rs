@@ -14,6 +14,7 @@ use fs_search_engine::{
     LocalSpillStore, Registry, SpillStore, ToolResult,
 };
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use super::error::{EngineError, TranscriptError};
 use super::format::{Call, CallOptions, Cancel, Outcome, OutcomeError, OutcomeSpill, SpillMode};
@@ -81,11 +82,58 @@ struct EngineKey {
     ripgrep_config: bool,
 }
 
+/// The tree a [`FixtureEngine`] runs calls in: a fixture tree
+/// materialised in a temp dir (removed when the last holder drops it), or
+/// a live directory used in place. Shared, so that a replay's tree outlives
+/// the replay for whoever explains its calls (`crate::explain::recorded`).
+#[derive(Debug)]
+pub struct EngineTree {
+    root: PathBuf,
+    /// Holds the materialised tree alive (None: a live directory).
+    _materialised: Option<MaterialisedTree>,
+}
+
+impl EngineTree {
+    /// Materialises `tree` (a fixture tree, with a manifest) under
+    /// `temp_parent`, or takes any other directory in place.
+    pub fn prepare(tree: &Path, temp_parent: &Path) -> Result<Self, TranscriptError> {
+        if is_fixture_tree(tree) {
+            let tree = MaterialisedTree::new_in(&Manifest::load(tree)?, temp_parent)?;
+            Ok(Self {
+                root: tree.root().to_path_buf(),
+                _materialised: Some(tree),
+            })
+        } else if tree.is_dir() {
+            let root = tree
+                .canonicalize()
+                .map_err(|e| TranscriptError::io(tree, e))?;
+            Ok(Self {
+                root,
+                _materialised: None,
+            })
+        } else {
+            Err(TranscriptError::Other(format!(
+                "{}: not a fixture tree (no manifest.json) nor a directory",
+                tree.display()
+            )))
+        }
+    }
+
+    /// The directory the calls search.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Whether the tree was materialised from a manifest (not a live directory).
+    pub fn is_materialised(&self) -> bool {
+        self._materialised.is_some()
+    }
+}
+
 /// A materialised tree and the registries that run calls on it.
 pub struct FixtureEngine {
     root: PathBuf,
-    /// Holds the materialised tree alive (None: a live directory).
-    _tree: Option<MaterialisedTree>,
+    tree: Arc<EngineTree>,
     /// The rg config file, the spill root and the unwritable spill root.
     _scratch: tempfile::TempDir,
     rg_config: PathBuf,
@@ -126,20 +174,19 @@ impl FixtureEngine {
         ripgrep_config: &[String],
         temp_parent: &Path,
     ) -> Result<Self, TranscriptError> {
-        let (root, materialised) = if is_fixture_tree(tree) {
-            let tree = MaterialisedTree::new_in(&Manifest::load(tree)?, temp_parent)?;
-            (tree.root().to_path_buf(), Some(tree))
-        } else if tree.is_dir() {
-            let root = tree
-                .canonicalize()
-                .map_err(|e| TranscriptError::io(tree, e))?;
-            (root, None)
-        } else {
-            return Err(TranscriptError::Other(format!(
-                "{}: not a fixture tree (no manifest.json) nor a directory",
-                tree.display()
-            )));
-        };
+        let tree = Arc::new(EngineTree::prepare(tree, temp_parent)?);
+        Self::on_tree(tree, config, ripgrep_config, temp_parent)
+    }
+
+    /// As [`FixtureEngine::new_in`] on a tree already prepared (a replay's,
+    /// kept by [`super::replay::Replay::tree`]): nothing is materialised again.
+    pub fn on_tree(
+        tree: Arc<EngineTree>,
+        config: Value,
+        ripgrep_config: &[String],
+        temp_parent: &Path,
+    ) -> Result<Self, TranscriptError> {
+        let root = tree.root().to_path_buf();
         let scratch = tempfile::Builder::new()
             .prefix("fs-search-replay-")
             .tempdir_in(temp_parent)
@@ -163,7 +210,7 @@ impl FixtureEngine {
             store: Arc::new(LocalSpillStore::new(Some(&spill_root))),
             unwritable: Arc::new(LocalSpillStore::new(Some(&blocker.join("spill")))),
             root,
-            _tree: materialised,
+            tree,
             _scratch: scratch,
             rg_config,
             no_rg_config,
@@ -189,8 +236,38 @@ impl FixtureEngine {
         &self.normaliser
     }
 
+    /// The tree, shared: it stays while any holder keeps it.
+    pub fn tree(&self) -> Arc<EngineTree> {
+        Arc::clone(&self.tree)
+    }
+
+    /// The plugin config `call` runs with: the base config, the call's
+    /// keys over it.
+    pub fn call_config(&self, call: &Call) -> Value {
+        merged(&self.base_config, &call.options.config)
+    }
+
+    /// The rg config file `call`'s rg reads (`RIPGREP_CONFIG_PATH`): the
+    /// header's lines, or an empty file for a call that opts out.
+    pub fn rg_config_for(&self, call: &Call) -> &Path {
+        if call.options.ripgrep_config {
+            &self.rg_config
+        } else {
+            &self.no_rg_config
+        }
+    }
+
+    /// The directory `call`'s relative paths are resolved against: its
+    /// session's `cwd` in the tree, else the tree's root.
+    pub fn call_workdir(&self, call: &Call) -> PathBuf {
+        match call.options.session.as_ref().and_then(|s| s.cwd.as_deref()) {
+            None | Some(".") => self.root.clone(),
+            Some(cwd) => self.root.join(cwd),
+        }
+    }
+
     async fn engine(&mut self, call: &Call) -> Result<&Registry, EngineError> {
-        let config = merged(&self.base_config, &call.options.config);
+        let config = self.call_config(call);
         let key = EngineKey {
             config: config.to_string(),
             spill: call.options.spill,
@@ -220,7 +297,11 @@ impl FixtureEngine {
         self.load_registry(&config, &key).await
     }
 
-    async fn load_registry(&self, config: &Value, key: &EngineKey) -> Result<Registry, EngineError> {
+    async fn load_registry(
+        &self,
+        config: &Value,
+        key: &EngineKey,
+    ) -> Result<Registry, EngineError> {
         let rg_config = if key.ripgrep_config {
             &self.rg_config
         } else {
@@ -282,7 +363,38 @@ impl FixtureEngine {
     /// Runs `call` and returns the raw result (for callers that show more
     /// than the model saw). Errors are setup failures, not tool errors.
     pub async fn run_raw(&mut self, call: &Call) -> Result<ToolResult, EngineError> {
+        self.run_raw_until(call, None).await
+    }
+
+    /// As [`FixtureEngine::run_raw`]; cancelling `stop` aborts the call
+    /// (and its rg) as a signal to the process does.
+    pub async fn run_raw_until(
+        &mut self,
+        call: &Call,
+        stop: Option<&CancellationToken>,
+    ) -> Result<ToolResult, EngineError> {
         let exec = self.exec_for(call);
+        let linked = stop.map(|stop| {
+            let (stop, signal) = (stop.clone(), exec.signal.clone());
+            tokio::spawn(async move {
+                tokio::select! {
+                    () = stop.cancelled() => signal.cancel(),
+                    () = signal.cancelled() => {}
+                }
+            })
+        });
+        let result = self.run_exec(call, exec).await;
+        if let Some(link) = linked {
+            link.abort();
+        }
+        result
+    }
+
+    async fn run_exec(
+        &mut self,
+        call: &Call,
+        exec: ExecContext,
+    ) -> Result<ToolResult, EngineError> {
         let registry = self.engine(call).await?;
         let cancel = match call.options.cancel {
             Some(Cancel::BeforeDispatch) => {

@@ -8,11 +8,12 @@
 //! recorded outcome and adds the current one as that version's variant.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use similar::TextDiff;
 
 use super::error::TranscriptError;
-use super::fixture_engine::{FixtureEngine, rg_version};
+use super::fixture_engine::{EngineTree, FixtureEngine, rg_version};
 use super::format::{self, Outcome, Record, Transcript};
 use super::parse;
 pub use super::rg_text::Difference;
@@ -122,6 +123,9 @@ pub struct Replay {
     pub checks: Vec<RecordCheck>,
     /// The rg version of this run.
     pub rg_now: String,
+    /// The tree the records ran in, kept while the replay is (the TUI
+    /// explains a replayed record there, `crate::explain::recorded`).
+    pub tree: Arc<EngineTree>,
 }
 
 impl Replay {
@@ -233,6 +237,7 @@ pub async fn replay_transcript(
         transcript,
         checks,
         rg_now,
+        tree: engine.tree(),
     })
 }
 

@@ -7,6 +7,7 @@
 //! behaviour is unit-testable; `views` draws `app.state`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use fs_search_engine::ToolResult;
@@ -21,17 +22,22 @@ use super::keymap::{self, Action};
 use super::state::ablate::{AblateDone, AblateMove, AblatePhase, AblateState, AblateStop};
 use super::state::calls::{CallRecord, CallResult, RecordedCall, Running};
 use super::state::editor::{Field, Tool};
-use super::state::explain::{ExplainCall, ExplainPanel, ExplainQuery, ExplainStatus};
+use super::state::explain::{
+    ExplainCall, ExplainPanel, ExplainQuery, ExplainSource, ExplainStatus, ExplainTarget,
+    RecordedSource,
+};
 use super::state::follow::{FollowStatus, Following};
 use super::state::session::{PluginStatus, SessionInfo, Status};
 use super::state::tokens::{PageTokens, SurfaceTokens, TokenizerStatus, prefix_change};
-use super::state::transcript::TranscriptAction;
+use super::state::transcript::{ReplayState, TranscriptAction};
 use super::state::{Editing, Overlay, SpillState, State, Viewports};
 use super::tabs::Tab;
 use crate::ablate::Progress;
 use crate::ablate::grid::{combinations, parse_setting};
+use crate::transcript::fixture_engine::EngineTree;
 use crate::transcript::follow::Update;
-use crate::transcript::format::Record;
+use crate::transcript::format::{Call, Record};
+use crate::transcript::replay::Replay;
 
 /// An outcome of an ablation, as `App::ablation_event` takes it.
 enum AblateEvent {
@@ -53,6 +59,8 @@ pub struct App {
     explain_request: u64,
     /// The latest ablation; outcomes of earlier ones are ignored.
     ablate_generation: u64,
+    /// A followed recording's tree, prepared for "why" once (by its path).
+    recording_tree: Option<(PathBuf, Arc<EngineTree>)>,
 }
 
 impl App {
@@ -66,6 +74,7 @@ impl App {
             follow_generation: 0,
             explain_request: 0,
             ablate_generation: 0,
+            recording_tree: None,
         };
         app.refresh_plugin_docs();
         app
@@ -405,41 +414,86 @@ impl App {
 
     // ---- why (issue 23) ----
 
-    /// The shown call as the explain module takes it, or why it cannot be.
-    fn explain_call(&self) -> Result<(u64, ExplainCall), String> {
+    /// The call the "why" panel is about, as the explain module takes
+    /// it, or why it cannot be: in the Transcript tab the replayed record
+    /// shown, elsewhere the shown call of the history.
+    fn explain_call(&mut self) -> Result<(ExplainTarget, ExplainCall), String> {
+        if self.state.tab == Tab::Transcript
+            && let ReplayState::Loaded { replay, record, .. } = &self.state.transcripts.replay
+        {
+            return replayed_call(replay, *record);
+        }
         let record = self.state.shown_record().ok_or("no call yet")?;
-        let (workdir, result) = match &record.result {
-            CallResult::Ran { result, .. } => (
-                self.state.session.workdir.clone(),
-                Some(Box::new(result.clone())),
-            ),
+        let target = ExplainTarget::Call(record.id);
+        let (tool, args) = (record.tool.clone(), record.args.clone());
+        match &record.result {
+            CallResult::Ran { result, .. } => Ok((
+                target,
+                ExplainCall {
+                    tool,
+                    args,
+                    workdir: self.state.session.workdir.clone(),
+                    source: ExplainSource::Ran {
+                        config: record.config.clone(),
+                        result: Box::new(result.clone()),
+                    },
+                },
+            )),
             CallResult::Recorded(recorded) => {
-                let follow = self
-                    .state
-                    .follow
-                    .as_ref()
-                    .filter(|f| f.generation == recorded.follow);
-                let tree = follow.and_then(|f| {
-                    let header = f.header.as_ref()?;
-                    let dir = f.path.parent().unwrap_or(std::path::Path::new("."));
-                    Some(dir.join(&header.tree))
-                });
-                let tree = tree.ok_or(
-                    "the recording this call came from is no longer followed: its tree is unknown",
-                )?;
-                (tree.to_string_lossy().into_owned(), None)
+                let call = Call {
+                    name: record.call_id.clone(),
+                    tool: tool.clone(),
+                    args: args.clone(),
+                    options: recorded.options.clone(),
+                };
+                let (header_config, ripgrep_config) = (
+                    recorded.header_config.clone(),
+                    recorded.ripgrep_config.clone(),
+                );
+                let tree = recorded
+                    .tree
+                    .clone()
+                    .ok_or("the recording named no tree (no header was read)")?;
+                let tree = self.recording_tree(&tree)?;
+                let workdir = call_workdir(tree.root(), &call);
+                Ok((
+                    target,
+                    ExplainCall {
+                        tool,
+                        args,
+                        workdir,
+                        source: ExplainSource::Recorded(Box::new(RecordedSource {
+                            tree,
+                            header_config,
+                            ripgrep_config,
+                            call,
+                        })),
+                    },
+                ))
             }
-        };
-        Ok((
-            record.id,
-            ExplainCall {
-                tool: record.tool.clone(),
-                args: record.args.clone(),
-                config: record.config.clone(),
-                workdir,
-                result,
-            },
-        ))
+        }
+    }
+
+    /// The prepared tree of a followed recording: its fixture tree
+    /// materialised once (kept for the next call of the same recording),
+    /// or the live workdir it was recorded on, in place.
+    fn recording_tree(&mut self, tree: &std::path::Path) -> Result<Arc<EngineTree>, String> {
+        if let Some((path, prepared)) = &self.recording_tree
+            && path == tree
+        {
+            return Ok(Arc::clone(prepared));
+        }
+        if !tree.exists() {
+            return Err(format!(
+                "the recording's tree {} does not exist: there is nothing to run the call again in",
+                tree.display()
+            ));
+        }
+        let prepared = EngineTree::prepare(tree, &std::env::temp_dir())
+            .map(Arc::new)
+            .map_err(|e| format!("the recording's tree cannot be prepared: {e}"))?;
+        self.recording_tree = Some((tree.to_path_buf(), Arc::clone(&prepared)));
+        Ok(prepared)
     }
 
     /// Opens the "why" panel for the shown call (keeping what was typed
@@ -454,7 +508,10 @@ impl App {
             }
         };
         let mut effects = Vec::new();
-        if self.state.explain.as_ref().is_none_or(|p| p.call != id) {
+        if !shows_why(self.state.tab, &id) {
+            self.state.tab = Tab::Text;
+        }
+        if self.state.explain.as_ref().is_none_or(|p| p.target != id) {
             let old = self
                 .state
                 .explain
@@ -464,9 +521,6 @@ impl App {
             }
         }
         self.state.editing = Some(Editing::ExplainPath);
-        if !self.state.tab.is_result() {
-            self.state.tab = Tab::Text;
-        }
         effects
     }
 
@@ -514,13 +568,13 @@ impl App {
 
     /// u: what the shown call did not search.
     fn explain_unsearched(&mut self) -> Vec<Effect> {
-        let id = self.state.shown_record().map(|r| r.id);
+        let id = self.explain_call().ok().map(|(target, _)| target);
         if id.is_some()
             && self
                 .state
                 .explain
                 .as_ref()
-                .is_none_or(|p| Some(p.call) != id)
+                .is_none_or(|p| Some(&p.target) != id.as_ref())
         {
             // The new request stops the old one: no separate stop needed.
             let _ = self.open_why();
@@ -539,16 +593,16 @@ impl App {
         };
         self.explain_request += 1;
         let request = self.explain_request;
-        if self.state.explain.as_ref().is_none_or(|p| p.call != id) {
+        if !shows_why(self.state.tab, &id) {
+            self.state.tab = Tab::Text;
+        }
+        if self.state.explain.as_ref().is_none_or(|p| p.target != id) {
             self.state.explain = Some(ExplainPanel::new(id, call.workdir.clone()));
         }
         if let Some(panel) = &mut self.state.explain {
             panel.query = Some(query.clone());
             panel.status = ExplainStatus::Running { request };
             panel.scroll = 0;
-        }
-        if !self.state.tab.is_result() {
-            self.state.tab = Tab::Text;
         }
         vec![Effect::Explain {
             request,
@@ -896,7 +950,8 @@ impl App {
                     self.say("cancelling the ablation", false);
                     return vec![Effect::CancelAblation];
                 }
-                return Vec::new();
+                // No ablation to cancel: Esc closes a replayed record's "why".
+                return self.apply(Action::CloseWhy);
             }
             TranscriptAction::Up => AblateMove::Up,
             TranscriptAction::Down => AblateMove::Down,
@@ -1088,6 +1143,10 @@ impl App {
             Some(f) => (f.path.clone(), f.call_config(&record.call.options.config)),
             None => (PathBuf::new(), Value::Null),
         };
+        let header = self.state.follow.as_ref().and_then(|f| f.header.as_ref());
+        let tree = header.map(|h| crate::transcript::replay::tree_path(&file, &h.tree));
+        let header_config = header.map_or(Value::Null, |h| h.config.clone());
+        let ripgrep_config = header.map(|h| h.env.ripgrep_config.clone());
         CallRecord {
             id,
             call_id: record.call.name,
@@ -1100,6 +1159,9 @@ impl App {
                 follow: generation,
                 options: record.call.options,
                 outcome: record.outcome,
+                tree,
+                header_config,
+                ripgrep_config: ripgrep_config.unwrap_or_default(),
             }),
             docs: Default::default(),
         }
@@ -1271,6 +1333,49 @@ impl App {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether `tab` shows the "why" panel of `target`.
+fn shows_why(tab: Tab, target: &ExplainTarget) -> bool {
+    target.shown_in(tab)
+}
+
+/// Where `call`'s relative paths resolve in a tree rooted at `root`: its
+/// session's `cwd`, else the root (as the fixture engine runs it).
+fn call_workdir(root: &std::path::Path, call: &Call) -> String {
+    match call.options.session.as_ref().and_then(|s| s.cwd.as_deref()) {
+        None | Some(".") => root.to_string_lossy().into_owned(),
+        Some(cwd) => root.join(cwd).to_string_lossy().into_owned(),
+    }
+}
+
+/// Record `index` of a replay, to explain in the tree it was replayed in.
+fn replayed_call(replay: &Replay, index: usize) -> Result<(ExplainTarget, ExplainCall), String> {
+    let check = replay
+        .checks
+        .get(index)
+        .ok_or("the replay has no record to explain")?;
+    let call = check.record.call.clone();
+    let header = &replay.transcript.header;
+    let target = ExplainTarget::Replayed {
+        file: PathBuf::from(&replay.file),
+        index,
+        name: call.name.clone(),
+    };
+    Ok((
+        target,
+        ExplainCall {
+            tool: call.tool.clone(),
+            args: call.args.clone(),
+            workdir: call_workdir(replay.tree.root(), &call),
+            source: ExplainSource::Recorded(Box::new(RecordedSource {
+                tree: Arc::clone(&replay.tree),
+                header_config: header.config.clone(),
+                ripgrep_config: header.env.ripgrep_config.clone(),
+                call,
+            })),
+        },
+    ))
+}
 
 #[cfg(test)]
 mod edge_tests;

@@ -21,7 +21,7 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::state::explain::{ExplainCall, ExplainQuery};
+use super::state::explain::{ExplainCall, ExplainQuery, ExplainSource};
 pub use super::state::load::LoadInfo;
 use super::tap::{CommandTap, RanCommand, capture};
 use crate::setup::{SpillChoice, load_engine_with};
@@ -236,9 +236,8 @@ impl EffectRunner {
                 let token = CancellationToken::new();
                 self.explaining = Some(token.clone());
                 let events = self.events.clone();
-                let spill_root = self.spill_root.clone();
                 tokio::spawn(async move {
-                    let outcome = explain_call(*call, query, spill_root.as_deref(), &token).await;
+                    let outcome = explain_call(*call, query, &std::env::temp_dir(), &token).await;
                     if !token.is_cancelled() {
                         let _ = events.send(AppEvent::Explained { request, outcome });
                     }
@@ -466,38 +465,45 @@ async fn follow(
 
 /// Explains `call` with the explain module: the session's own call as it
 /// ran (its result is explained, nothing runs again but rg's walk), a
-/// recorded call by running it again in its tree (spilling under
-/// `spill_root`). The text is `workbench explain`'s.
+/// transcript's call by running it again in its prepared tree (scratch
+/// files under `temp_parent`). The text is `workbench explain`'s.
 pub async fn explain_call(
     call: ExplainCall,
     query: ExplainQuery,
-    spill_root: Option<&std::path::Path>,
+    temp_parent: &std::path::Path,
     stop: &CancellationToken,
 ) -> Result<String, String> {
-    use crate::explain::{Request, explain, explain_result, render};
+    use crate::explain::recorded::{RecordedCall, explain_recorded};
+    use crate::explain::{Request, explain_result, render};
     let (paths, unsearched) = match query {
         ExplainQuery::Paths(paths) => (paths, false),
         ExplainQuery::Unsearched => (Vec::new(), true),
     };
-    let workdir = PathBuf::from(&call.workdir);
-    let request = Request {
-        tool: &call.tool,
-        workdir: &workdir,
-        config: &call.config,
-        args: &call.args,
-        paths: &paths,
-        unsearched,
-    };
-    let report = match &call.result {
-        Some(result) => {
-            let config =
-                fs_search_engine::Config::from_json(&call.config).map_err(|e| e.to_string())?;
+    let report = match &call.source {
+        ExplainSource::Ran { config, result } => {
+            let workdir = PathBuf::from(&call.workdir);
+            let request = Request {
+                tool: &call.tool,
+                workdir: &workdir,
+                config,
+                args: &call.args,
+                paths: &paths,
+                unsearched,
+                rg_config: None,
+            };
+            let parsed = fs_search_engine::Config::from_json(config).map_err(|e| e.to_string())?;
             let notes = result.warnings.clone();
-            explain_result(&request, &call.workdir, &config, result, notes, stop).await
+            explain_result(&request, &call.workdir, &parsed, result, notes, stop).await
         }
-        None => explain(request, SpillChoice::of(spill_root), stop)
-            .await
-            .map(|(_, report)| report),
+        ExplainSource::Recorded(source) => {
+            let recorded = RecordedCall {
+                tree: source.tree.clone(),
+                header_config: &source.header_config,
+                ripgrep_config: &source.ripgrep_config,
+                call: &source.call,
+            };
+            explain_recorded(recorded, &paths, unsearched, temp_parent, stop).await
+        }
     };
     report
         .map(|report| render::text(&report))
@@ -528,6 +534,9 @@ pub async fn read_spill(path: &str) -> Result<SpillContent, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transcript::fixture_engine::EngineTree;
+    use crate::transcript::format::{Call, CallOptions};
+    use crate::tui::state::explain::RecordedSource;
     use serde_json::json;
 
     async fn next(rx: &mut mpsc::UnboundedReceiver<AppEvent>) -> AppEvent {
@@ -580,26 +589,43 @@ mod tests {
         }
     }
 
-    /// A recorded call (no result kept) is run again in its tree, with
-    /// real rg, and explained; its spill (if any) goes under the root.
+    /// A recorded call (no result kept) is run again in its tree (a live
+    /// directory, in place), with real rg and the header's rg config, and
+    /// explained.
     #[tokio::test]
-    async fn a_call_without_its_result_is_run_again_and_explained() {
+    async fn a_recorded_call_is_run_again_in_its_tree_and_explained() {
         let dir = tempfile::tempdir().unwrap();
         let tree = dir.path().join("tree");
         std::fs::create_dir_all(tree.join("gen")).unwrap();
         std::fs::write(tree.join(".ignore"), "gen/\n").unwrap();
         std::fs::write(tree.join("gen/out.rs"), "needle\n").unwrap();
         std::fs::write(tree.join("a.rs"), "needle\n").unwrap();
+        let prepared = EngineTree::prepare(&tree, dir.path()).unwrap();
+        let recorded = Call {
+            name: "r".into(),
+            tool: "grep".into(),
+            args: json!({"pattern": "needle"}),
+            options: CallOptions::default(),
+        };
         let call = ExplainCall {
             tool: "grep".into(),
             args: json!({"pattern": "needle"}),
-            config: json!({"sampleOverCapGlobResults": true}),
             workdir: tree.to_string_lossy().into_owned(),
-            result: None,
+            source: ExplainSource::Recorded(Box::new(RecordedSource {
+                tree: std::sync::Arc::new(prepared),
+                header_config: json!({"sampleOverCapGlobResults": true}),
+                ripgrep_config: vec!["--no-ignore-dot".into()],
+                call: recorded,
+            })),
         };
         let query = ExplainQuery::Paths(vec!["gen/out.rs".into(), "a.rs".into()]);
         let stop = CancellationToken::new();
-        let text = explain_call(call, query, Some(&dir.path().join("spill")), &stop)
+        // Without the header's rg config, `.ignore` keeps rg out of `gen/`.
+        let mut plain = call.clone();
+        if let ExplainSource::Recorded(source) = &mut plain.source {
+            source.ripgrep_config.clear();
+        }
+        let text = explain_call(plain, query.clone(), dir.path(), &stop)
             .await
             .unwrap();
         assert!(
@@ -607,6 +633,11 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(".ignore:1: gen/"), "{text}");
+        assert!(text.contains("a.rs: page"), "{text}");
+        // With it (`--no-ignore-dot`), the call and rg's walk both read it:
+        // `gen/out.rs` is searched and on the page.
+        let text = explain_call(call, query, dir.path(), &stop).await.unwrap();
+        assert!(text.contains("gen/out.rs: page"), "{text}");
         assert!(text.contains("a.rs: page"), "{text}");
     }
 

@@ -1125,6 +1125,53 @@ mod transcript_tab {
         assert!(s.app.state.ablate.is_none());
     }
 
+    /// "why" from a replayed record (issue 23): the fixture
+    /// `include-rules.jsonl` is replayed in a materialised copy of its tree;
+    /// `w` in the Transcript tab explains its first record (grep `needle`,
+    /// include `*.ts`) there, with real rg, beside the replay; `u` lists
+    /// what it did not search; Esc closes the panel.
+    #[tokio::test]
+    async fn w_explains_a_replayed_record_in_its_materialised_tree() {
+        let mut s = Session::new().await;
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/transcripts/include-rules.jsonl");
+        s.app.state.transcripts.files.push(fixture.clone());
+        s.keys("8").await;
+        s.open(&fixture).await;
+        let ReplayState::Loaded { replay, record, .. } = &s.app.state.transcripts.replay else {
+            panic!("{:?}", s.app.state.transcripts.replay);
+        };
+        assert_eq!(
+            replay.checks[*record].record.call.name,
+            "grep-include-filter"
+        );
+        let root = replay.tree.root().to_path_buf();
+        assert!(replay.tree.is_materialised());
+        s.keys("wsrc/util.js src/app.ts").await;
+        s.key(KeyCode::Enter).await;
+        assert_eq!(s.app.state.tab, Tab::Transcript, "beside the replay");
+        let screen = s.screen();
+        for needle in [
+            "why src/util.js src/app.ts (replayed grep-incl",
+            "src/util.js: not-searched (include)",
+            "src/app.ts: page",
+            "record 1/",
+        ] {
+            assert!(screen.contains(needle), "{needle}\n{screen}");
+        }
+        s.keys("u").await;
+        let screen = s.screen();
+        assert!(screen.contains("unsearched under `.`"), "{screen}");
+        assert!(screen.contains("include"), "{screen}");
+        // The explanation ran in the replay's tree, which is still there.
+        assert!(root.join("src/util.js").is_file());
+        let effects = s
+            .app
+            .handle_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+        assert_eq!(effects, vec![Effect::StopExplaining]);
+        assert!(s.app.state.explain.is_none());
+    }
+
     #[tokio::test]
     async fn esc_cancels_a_real_ablation_before_its_next_call() {
         use crate::tui::state::ablate::{AblatePhase, AblateStop};

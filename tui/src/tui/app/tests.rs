@@ -834,12 +834,18 @@ fn why_types_a_path_and_enter_explains_the_shown_call_as_it_ran() {
     );
     assert_eq!(call.tool, "glob");
     assert_eq!(call.args, json!({"pattern": "**/*.rs"}));
-    assert_eq!(call.config, json!({"sampleOverCapGlobResults": true}));
     assert_eq!(call.workdir, "/work/tree");
-    assert_eq!(call.result.as_deref(), Some(&result), "explained as it ran");
+    assert_eq!(
+        call.source,
+        ExplainSource::Ran {
+            config: json!({"sampleOverCapGlobResults": true}),
+            result: Box::new(result)
+        },
+        "explained as it ran"
+    );
     assert_eq!(app.state.editing, None);
     let panel = app.state.explain.as_ref().unwrap();
-    assert_eq!(panel.call, id);
+    assert_eq!(panel.target, ExplainTarget::Call(id));
     assert!(matches!(
         panel.status,
         ExplainStatus::Running { request: 1 }
@@ -963,41 +969,77 @@ fn esc_stops_typing_then_closes_the_panel_and_stops_its_explanation() {
     );
 }
 
-#[test]
-fn why_on_a_followed_call_reruns_it_in_the_recordings_tree() {
-    let mut app = app();
-    app.follow(PathBuf::from("/rec/live.jsonl"));
+/// Follows a recording at `dir/rec/live.jsonl` whose header names the
+/// tree `work` (so `dir/rec/work`), with one grep record.
+fn follow_one_recorded_grep(app: &mut App, dir: &std::path::Path) {
+    app.follow(dir.join("rec/live.jsonl"));
     let header = crate::transcript::format::Header {
         tree: "work".into(),
         config: json!({"sampleOverCapGlobResults": false}),
         env: crate::transcript::format::TranscriptEnv {
             rg: "ripgrep".into(),
-            ripgrep_config: Vec::new(),
+            ripgrep_config: vec!["--sort=path".into()],
         },
     };
-    followed(&mut app, 1, Update::Header(Box::new(header)));
+    followed(app, 1, Update::Header(Box::new(header)));
     followed(
-        &mut app,
+        app,
         1,
         Update::Record(recorded("call-1-grep", "No matches found", None)),
     );
+}
+
+#[test]
+fn why_on_a_followed_call_reruns_it_in_the_live_workdir_the_recording_names() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("rec/work")).unwrap();
+    let mut app = app();
+    follow_one_recorded_grep(&mut app, dir.path());
     let (_, call, query) = explain_effect(&press(&mut app, KeyCode::Char('u')));
     assert_eq!(query, ExplainQuery::Unsearched);
     assert_eq!(call.tool, "grep");
     assert_eq!(call.args, json!({"pattern": "call-1-grep"}));
+    let work = dir.path().join("rec/work").canonicalize().unwrap();
+    assert_eq!(call.workdir, work.to_string_lossy());
+    let ExplainSource::Recorded(source) = &call.source else {
+        panic!("a recorded call is run again: {:?}", call.source);
+    };
+    assert_eq!(source.tree.root(), work, "the live workdir, in place");
+    assert!(!source.tree.is_materialised());
     assert_eq!(
-        call.config,
-        json!({"sampleOverCapGlobResults": false, "grepMaxMatches": 3})
+        source.header_config,
+        json!({"sampleOverCapGlobResults": false})
     );
-    assert_eq!(call.workdir, "/rec/work");
-    assert_eq!(call.result, None, "a recorded call is run again");
-    // Once the follow has ended its tree is unknown: said, not guessed.
+    assert_eq!(source.ripgrep_config, vec!["--sort=path".to_owned()]);
+    assert_eq!(
+        Value::Object(source.call.options.config.clone()),
+        json!({"grepMaxMatches": 3})
+    );
+    // The record carries its tree: explainable after the follow ended,
+    // and the tree is prepared once.
     app.state.follow = None;
+    let (_, again, _) = explain_effect(&press(&mut app, KeyCode::Char('u')));
+    let ExplainSource::Recorded(again) = &again.source else {
+        panic!("{:?}", again.source);
+    };
+    assert!(Arc::ptr_eq(&again.tree, &source.tree));
+}
+
+#[test]
+fn why_on_a_followed_call_whose_tree_is_gone_says_why_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app();
+    follow_one_recorded_grep(&mut app, dir.path());
     assert!(press(&mut app, KeyCode::Char('u')).is_empty());
+    let work = dir.path().join("rec/work");
     assert_eq!(
         app.state.status.as_ref().unwrap().text,
-        "the recording this call came from is no longer followed: its tree is unknown"
+        format!(
+            "the recording's tree {} does not exist: there is nothing to run the call again in",
+            work.display()
+        )
     );
+    assert!(app.state.explain.is_none());
 }
 
 #[test]
@@ -1037,13 +1079,17 @@ fn why_on_another_call_replaces_the_panel_and_stops_its_running_explanation() {
     let second = run_and_finish(&mut app, "*.rs", glob_result(&["a.rs"], 10, None));
     let (request, _, _) = explain_effect(&press(&mut app, KeyCode::Char('u')));
     press(&mut app, KeyCode::Char('['));
-    assert_eq!(app.state.explain.as_ref().unwrap().call, second, "kept");
+    assert_eq!(
+        app.state.explain.as_ref().unwrap().target,
+        ExplainTarget::Call(second),
+        "kept"
+    );
     assert_eq!(
         press(&mut app, KeyCode::Char('w')),
         vec![Effect::StopExplaining]
     );
     let panel = app.state.explain.as_ref().unwrap();
-    assert_eq!(panel.call, 1);
+    assert_eq!(panel.target, ExplainTarget::Call(1));
     assert!(matches!(panel.status, ExplainStatus::Typing));
     // The stopped explanation's answer, should it arrive, is ignored.
     app.on_event(AppEvent::Explained {

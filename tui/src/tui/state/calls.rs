@@ -47,6 +47,14 @@ pub struct RecordedCall {
     pub follow: u64,
     pub options: CallOptions,
     pub outcome: Outcome,
+    /// The recording's tree: the header's `tree` resolved against the
+    /// recording's directory (a fixture tree, or the live workdir it was
+    /// recorded on); `None` before a header was read.
+    pub tree: Option<PathBuf>,
+    /// The header's config (the call's `options.config` goes over it).
+    pub header_config: Value,
+    /// The header's rg config lines.
+    pub ripgrep_config: Vec<String>,
 }
 
 /// What a finished call returned.

@@ -102,7 +102,11 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, now: Instant) {
     editor::draw(frame, editor_area, &state.editor, editing_call);
     draw_tabs(frame, tabs, state);
     draw_summary(frame, summary, state, now);
-    match state.explain.as_ref().filter(|_| state.tab.is_result()) {
+    let why = state
+        .explain
+        .as_ref()
+        .filter(|panel| panel.target.shown_in(state.tab));
+    match why {
         Some(panel) => {
             let [page, why] =
                 Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
