@@ -71,7 +71,7 @@ mod value;
 
 pub use bash::{
     BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
-    LocalBashConfig, LocalBashExecutor, OverCap, SharedSink, StdoutSink,
+    LocalBashConfig, LocalBashExecutor, OverCap, SharedSink, StdoutSink, StreamedRun,
 };
 pub use error::{ErrorCode, SearchCode, SearchError, ToolError};
 pub use registry::plugin::{LoadError, LoadOutcome, PROBE_COMMAND, RG_MISSING_WARNING};

@@ -256,7 +256,7 @@ impl fs_search_engine::BashExecutor for RunSpy {
         spec: fs_search_engine::BashSpec,
         over_cap: fs_search_engine::OverCap,
         sink: fs_search_engine::SharedSink,
-    ) -> Result<(fs_search_engine::CappedRun, bool), fs_search_engine::BashError> {
+    ) -> Result<fs_search_engine::StreamedRun, fs_search_engine::BashError> {
         self.calls.lock().unwrap().push("run_streamed");
         self.inner.run_streamed(spec, over_cap, sink).await
     }
