@@ -95,7 +95,7 @@ impl LocalBashExecutor {
 
 /// True for variables the executor never forwards: names matching
 /// `/KEY|PASSWORD|SECRET|TOKEN/i` and names starting with `DSH_`.
-pub fn is_scrubbed(name: &str) -> bool {
+pub(super) fn is_scrubbed(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     ["KEY", "PASSWORD", "SECRET", "TOKEN"]
         .iter()

@@ -1,5 +1,11 @@
 //! The bash executor seam (CONTRACT §1.3): `resolve` a request to a spec,
 //! then `run` it. The search tools never start background processes.
+//!
+//! Public for an implementer of [`BashExecutor`] (a sandboxed or remote
+//! backend, or a fake that injects a fault): the request and spec types,
+//! the run results, and the plumbing of capped and streamed runs
+//! ([`OverCap`], [`CappedRun`], [`StreamedRun`], [`StdoutSink`]).
+//! [`LocalBashExecutor`] is the local implementation.
 
 mod batched;
 mod capture;

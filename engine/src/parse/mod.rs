@@ -35,7 +35,7 @@ use crate::value::match_list::{MatchList, ReadMatch};
 use crate::value::paths::DisplayMapper;
 
 /// The placeholder for a non-UTF-8 matched line.
-pub const NON_UTF8_LINE: &str = "(line is not valid UTF-8)";
+pub(crate) const NON_UTF8_LINE: &str = "(line is not valid UTF-8)";
 
 /// Paths of `rg --files` output: one per non-empty line, untrimmed, mapped
 /// to display form.

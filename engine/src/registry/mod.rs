@@ -40,7 +40,7 @@ pub struct Host {
 
 /// Who registered an entry, so a plugin's disposal removes only its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Owner {
+pub(crate) enum Owner {
     FsSearch,
     /// Registered by the embedding program (tests, the workbench).
     External,

@@ -24,8 +24,11 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use fs_search_engine::{
-    BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, OverCap, SharedSink,
-    StdoutSink, StreamedRun,
+    BashExecutor,
+    bash::{
+        BashError, BashRequest, BashRunResult, BashSpec, CappedRun, OverCap, SharedSink,
+        StdoutSink, StreamedRun,
+    },
 };
 use serde_json::Value;
 
