@@ -11,8 +11,11 @@
 //! registers nothing, with [`RG_MISSING_WARNING`], when rg is missing.
 //!
 //! Then there are two ways to call the tools:
-//! - by name with raw JSON arguments, exactly as a model sends them:
-//!   [`Registry::call`] (argument-schema check, timeout policy, spill);
+//! - by name with the model's raw argument text, exactly as a model sends
+//!   it: [`Registry::call_json`], which reads it as the reference's
+//!   `JSON.parse` does ([`json`]: a lone surrogate escape becomes U+FFFD,
+//!   nesting is bounded), then [`Registry::call`] with the parsed value
+//!   (argument-schema check, timeout policy, spill);
 //! - typed, for a host with its own tool router: [`Registry::glob`] and
 //!   [`Registry::grep`] take [`GlobArgs`] / [`GrepArgs`] and run the same
 //!   path.
@@ -88,6 +91,7 @@ pub use render::page::{Page, TextParts};
 pub use request::args::{GlobArgs, GrepArgs};
 pub use request::config::{CONFIG_KEYS, Config, ConfigError, ConfigKey, ConfigKind, ConfigNumber};
 pub use request::exec::{ExecContext, SessionHeader};
+pub use request::json;
 pub use result::{ResultError, ToolResult};
 pub use spill::post_execute::{Accept, Decision, PostExecuteCall, PostExecuteListener};
 pub use spill::{LocalSpillStore, SpillRef, SpillStore};

@@ -31,7 +31,6 @@ pub mod console;
 pub mod exit;
 pub mod explain;
 pub mod headless;
-pub mod json;
 pub mod logging;
 pub mod mcp;
 pub mod rg;
@@ -55,7 +54,7 @@ const TUI_SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_millis(
 pub fn run(cli: Cli) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        // Arguments may nest `json::MAX_DEPTH` levels deep; cloning,
+        // Arguments may nest `fs_search_engine::json::MAX_DEPTH` levels deep; cloning,
         // comparing and dropping them recurses (virtual memory only).
         .thread_stack_size(WORKER_STACK_BYTES)
         .build()

@@ -17,7 +17,8 @@ use crate::setup::{SetupError, load_engine, read_config};
 pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     let stop = crate::signals::install();
     let config = read_config(args.config.as_deref())?;
-    let call_args: Value = crate::json::parse(&args.args).map_err(SetupError::ArgsJson)?;
+    let call_args: Value =
+        fs_search_engine::json::parse(&args.args).map_err(SetupError::ArgsJson)?;
     let spill = args.spill.choice();
     // Only a call that asks for tokens loads the tokenizer, meanwhile.
     let tokenizer = args
