@@ -11,7 +11,6 @@
 //! - [`headless`]: the commands that run without a terminal (`call`,
 //!   `surface`, `replay`, `record`, `freeze`);
 //! - [`explain`]: `workbench explain`, why a path is or is not on a page;
-//! - [`json`]: JSON arguments parsed as `JSON.parse` accepts them;
 //! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
 //! - [`rg`]: which rg the workbench runs (version, path, major version);
 //! - [`signals`]: SIGINT, SIGTERM and SIGHUP cancel the call in flight;
