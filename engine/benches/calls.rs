@@ -11,11 +11,23 @@
 //! peak RSS of its children (rg, through `getrusage(RUSAGE_CHILDREN)`).
 //! The parent prints medians and the ratio b/a per case.
 //!
+//! The `small` cases (issue 27: grep `alpha`, 50 matches, and glob
+//! `*.rs`, 25 files, on a 50-file tree) measure the fixed cost of a call,
+//! so they run in one process the way an embedding host calls: the
+//! registry loaded once, then `FSB_SMALL_CALLS` (default 200) iterations
+//! each timing (a) a spawn of `bash -c "CMD </dev/null"` read to its end
+//! and (b) one `Registry::call`, in alternating order, after 10 untimed
+//! warm-up iterations. The table gives medians, the ratio of medians, the
+//! median of the per-iteration ratios ("paired"), p99s and the engine
+//! process's CPU per call.
+//!
 //! Environment: `FSB_TREE_10K`, `FSB_TREE_200K` (default `/tmp/fsb-10k`,
 //! `/tmp/fsb-200k`, generated with `benches/make-tree.sh` when
-//! missing), `FSB_TREE_UBOOT` (default `/tmp/uboot`, a u-boot checkout;
-//! its cases are skipped when it is missing), `FSB_REPS` (default 7),
-//! `FSB_CASES` (comma-separated substrings of case names; default all).
+//! missing), `FSB_TREE_SMALL` (default `/tmp/fsb-small`, generated with
+//! `benches/make-small-tree.sh`), `FSB_TREE_UBOOT` (default `/tmp/uboot`,
+//! a u-boot checkout; its cases are skipped when it is missing),
+//! `FSB_REPS` (default 7), `FSB_SMALL_CALLS` (default 200), `FSB_CASES`
+//! (comma-separated substrings of case names, e.g. `small`; default all).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 // A bench reports on stdout and stderr.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -38,6 +50,8 @@ use serde_json::{Value, json};
 enum Tree {
     K10,
     K200,
+    /// Issue 27's everyday tree: 50 files, `make-small-tree.sh`.
+    Small,
     /// A real repository (u-boot, 38.5k files), extracted by hand; its
     /// cases are skipped when it is missing.
     Uboot,
@@ -104,6 +118,21 @@ fn cases() -> Vec<Case> {
         overflow: false,
     });
     let sampling = json!({ "sampleOverCapGlobResults": true });
+    out.push(grep(
+        "small grep alpha",
+        Tree::Small,
+        "alpha",
+        sampling.clone(),
+        false,
+    ));
+    out.push(Case {
+        name: "small glob rs",
+        tree: Tree::Small,
+        tool: "glob",
+        args: json!({ "pattern": "*.rs" }),
+        config: sampling.clone(),
+        overflow: false,
+    });
     out.push(grep(
         "grep u32 17MB uboot",
         Tree::Uboot,
@@ -174,6 +203,7 @@ fn tree_dir(tree: Tree) -> PathBuf {
     match tree {
         Tree::K10 => env_path("FSB_TREE_10K", "/tmp/fsb-10k"),
         Tree::K200 => env_path("FSB_TREE_200K", "/tmp/fsb-200k"),
+        Tree::Small => env_path("FSB_TREE_SMALL", "/tmp/fsb-small"),
         Tree::Uboot => env_path("FSB_TREE_UBOOT", "/tmp/uboot"),
     }
 }
@@ -183,24 +213,28 @@ fn ensure_tree(tree: Tree) {
     if dir.exists() {
         return;
     }
-    let n = match tree {
-        Tree::K10 => "10000",
-        Tree::K200 => "200000",
+    let (script, n) = match tree {
+        Tree::K10 => ("make-tree.sh", Some("10000")),
+        Tree::K200 => ("make-tree.sh", Some("200000")),
+        Tree::Small => ("make-small-tree.sh", None),
         Tree::Uboot => return,
     };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/make-tree.sh");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benches")
+        .join(script);
     eprintln!(
-        "generating {} ({n} files) with {}",
+        "generating {} ({} files) with {}",
         dir.display(),
+        n.unwrap_or("50"),
         script.display()
     );
     let status = Command::new("bash")
         .arg(&script)
         .arg(&dir)
-        .arg(n)
+        .args(n)
         .status()
-        .expect("make-tree.sh runs");
-    assert!(status.success(), "make-tree.sh failed");
+        .expect("the tree script runs");
+    assert!(status.success(), "{} failed", script.display());
 }
 
 fn cap_of(case: &Case) -> u64 {
@@ -476,10 +510,23 @@ fn main() {
             present
         })
         .collect();
-    for tree in [Tree::K10, Tree::K200] {
+    for tree in [Tree::K10, Tree::K200, Tree::Small] {
         if selected.iter().any(|&i| all[i].tree == tree) {
             ensure_tree(tree);
         }
+    }
+    let (small, selected): (Vec<usize>, Vec<usize>) = selected
+        .into_iter()
+        .partition(|&i| all[i].tree == Tree::Small);
+    if !small.is_empty() {
+        let calls: usize = std::env::var("FSB_SMALL_CALLS")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(200);
+        print_small(&all, &small, calls);
+    }
+    if selected.is_empty() {
+        return;
     }
     // Warm the page cache and the binaries once per case.
     for &i in &selected {
@@ -534,6 +581,118 @@ fn main() {
             mib(engine_rss),
             engine_rss * 1024.0 / raw_bytes,
             b.last().map_or("", |s| s.outcome.as_str()),
+        );
+    }
+}
+
+/// One small-case iteration's raw side: `bash -c "CMD </dev/null"` (the
+/// command as issue 27 states it), stdout read to its end; milliseconds.
+fn time_raw_small(command: &str, dir: &Path) -> f64 {
+    let start = Instant::now();
+    let mut child = Command::new("bash")
+        .arg("-c")
+        .arg(command)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("bash spawns");
+    let mut out = Vec::with_capacity(64 * 1024);
+    child
+        .stdout
+        .take()
+        .expect("stdout pipe")
+        .read_to_end(&mut out)
+        .expect("rg's output is read");
+    child.wait().expect("bash is waited for");
+    start.elapsed().as_secs_f64() * 1e3
+}
+
+/// The `q` quantile (nearest rank) of `xs`.
+fn quantile(mut xs: Vec<f64>, q: f64) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((q * xs.len() as f64).ceil() as usize).clamp(1, xs.len());
+    xs[rank - 1]
+}
+
+/// Runs the small cases in this process (see the module doc) and prints
+/// their table.
+fn print_small(all: &[Case], small: &[usize], calls: usize) {
+    const WARM_UP: usize = 10;
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let spill_root = tempfile::tempdir().expect("spill root");
+    println!(
+        "| small case ({calls} calls) | raw ms | Registry::call ms | ratio | paired | raw p99 | call p99 | engine CPU ms/call | outcome |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---|");
+    for &i in small {
+        let case = &all[i];
+        let dir = tree_dir(case.tree);
+        let raw_command = format!("{} </dev/null", raw_command(case));
+        let (raw, engine, cpu, outcome) = runtime.block_on(async {
+            let bash = LocalBashExecutor::new(LocalBashConfig::default()).expect("executor");
+            let mut registry = Registry::new(Host {
+                bash: Some(Arc::new(bash)),
+                spill_store: Some(Arc::new(LocalSpillStore::new(Some(spill_root.path())))),
+                timeout_policy: true,
+            });
+            registry
+                .load_fs_search(&case.config)
+                .await
+                .expect("plugin loads");
+            let workdir = dir.to_string_lossy().into_owned();
+            let exec = ExecContext::new("bench-small").with_session(Some("bench"), Some(&workdir));
+            let (mut raw, mut engine, mut cpu) = (Vec::new(), Vec::new(), Vec::new());
+            let mut outcome = String::new();
+            for n in 0..WARM_UP + calls {
+                let engine_first = n % 2 == 1;
+                let mut timed_raw = None;
+                if !engine_first {
+                    timed_raw = Some(time_raw_small(&raw_command, &dir));
+                }
+                let cpu_before = cpu_ms(UsageWho::RUSAGE_SELF);
+                let start = Instant::now();
+                let result = registry.call(case.tool, &case.args, &exec).await;
+                let elapsed = start.elapsed().as_secs_f64() * 1e3;
+                let call_cpu = cpu_ms(UsageWho::RUSAGE_SELF) - cpu_before;
+                if engine_first {
+                    timed_raw = Some(time_raw_small(&raw_command, &dir));
+                }
+                outcome = match (&result.error, &result.value, &result.spill) {
+                    (Some(e), _, _) => format!("error {}", e.code_str().unwrap_or("(plain)")),
+                    (None, Some(v), spill) => format!(
+                        "ok {} results, text {} B, spill {} B",
+                        v.len(),
+                        result.text.len(),
+                        spill.as_ref().map_or(0, |s| s.bytes)
+                    ),
+                    (None, None, _) => "ok".to_owned(),
+                };
+                if n >= WARM_UP {
+                    raw.push(timed_raw.unwrap_or(f64::NAN));
+                    engine.push(elapsed);
+                    cpu.push(call_cpu);
+                }
+            }
+            (raw, engine, cpu, outcome)
+        });
+        let paired = median(raw.iter().zip(&engine).map(|(a, b)| b / a).collect());
+        let (a, b) = (median(raw.clone()), median(engine.clone()));
+        println!(
+            "| {} | {:.2} | {:.2} | {:.3} | {:.3} | {:.2} | {:.2} | {:.2} | {} |",
+            case.name,
+            a,
+            b,
+            b / a,
+            paired,
+            quantile(raw, 0.99),
+            quantile(engine, 0.99),
+            median(cpu),
+            outcome,
         );
     }
 }

@@ -1,9 +1,9 @@
 //! The command line: the TUI by default, and the headless subcommands that
 //! scripts and CI use (DESIGN.md §2). Keep it stable.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::setup::SpillChoice;
 
@@ -16,20 +16,59 @@ use crate::setup::SpillChoice;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The TUI's options (with no subcommand).
+    #[command(flatten)]
+    pub tui: TuiArgs,
+}
+
+/// `--config JSON|@FILE`: the plugin config, as every command reads it
+/// ([`crate::setup::read_config`]; none means `{}`).
+#[derive(Debug, Args)]
+pub struct ConfigArg {
+    /// Plugin config as JSON, or @FILE to read it from a file.
+    #[arg(long = "config")]
+    pub config: Option<String>,
+}
+
+impl ConfigArg {
+    /// The raw flag value, for [`crate::setup::read_config`].
+    pub fn raw(&self) -> Option<&str> {
+        self.config.as_deref()
+    }
+}
+
+/// `--tokenizer FILE`: count tokens with this `tokenizer.json` instead of
+/// the embedded one.
+#[derive(Debug, Args)]
+pub struct TokenizerArg {
+    /// Count tokens with this `tokenizer.json` instead of the embedded
+    /// DeepSeek V4 one.
+    #[arg(long = "tokenizer", value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
+}
+
+impl TokenizerArg {
+    /// The file, if one was given.
+    pub fn file(&self) -> Option<&Path> {
+        self.tokenizer.as_deref()
+    }
+}
+
+/// The TUI's options (`workbench` with no subcommand), passed to
+/// [`crate::tui::main`] whole.
+#[derive(Debug, Args)]
+pub struct TuiArgs {
     /// Workspace the TUI searches (defaults to the current directory).
     #[arg(long, global = false)]
     pub workdir: Option<PathBuf>,
-    /// Plugin config as JSON, or @FILE to read it from a file.
-    #[arg(long)]
-    pub config: Option<String>,
+    #[command(flatten)]
+    pub config: ConfigArg,
     /// Follow a recording (`workbench mcp --record FILE`) while it grows:
     /// each new call shows up in the TUI as it is recorded.
     #[arg(long, value_name = "FILE")]
     pub follow: Option<PathBuf>,
-    /// Count tokens with this `tokenizer.json` instead of the embedded
-    /// DeepSeek V4 one (loaded in the background).
-    #[arg(long, value_name = "FILE")]
-    pub tokenizer: Option<PathBuf>,
+    #[command(flatten)]
+    pub tokenizer: TokenizerArg,
 }
 
 #[derive(Debug, Subcommand)]
@@ -77,6 +116,8 @@ impl SpillArgs {
 }
 
 #[derive(Debug, Args)]
+// `--tokenizer` counts for `--tokens` only.
+#[command(mut_arg("tokenizer", |arg| arg.requires("tokens")))]
 pub struct CallArgs {
     /// Tool name exactly as a model would send it.
     pub tool: String,
@@ -86,9 +127,8 @@ pub struct CallArgs {
     /// Raw JSON arguments object, as a model would send it.
     #[arg(long)]
     pub args: String,
-    /// Plugin config as JSON, or @FILE.
-    #[arg(long)]
-    pub config: Option<String>,
+    #[command(flatten)]
+    pub config: ConfigArg,
     /// Where over-cap results are saved.
     #[command(flatten)]
     pub spill: SpillArgs,
@@ -111,9 +151,8 @@ pub struct CallArgs {
     /// tokens of the model-visible text and of the spilled full result.
     #[arg(long, requires = "json")]
     pub tokens: bool,
-    /// Count with this `tokenizer.json` instead of the embedded DeepSeek V4 one.
-    #[arg(long, value_name = "FILE", requires = "tokens")]
-    pub tokenizer: Option<PathBuf>,
+    #[command(flatten)]
+    pub tokenizer: TokenizerArg,
 }
 
 #[derive(Debug, Args)]
@@ -123,9 +162,8 @@ pub struct ExplainArgs {
     /// The session workspace (and the executor's working directory).
     #[arg(long)]
     pub workdir: PathBuf,
-    /// Plugin config as JSON, or @FILE.
-    #[arg(long)]
-    pub config: Option<String>,
+    #[command(flatten)]
+    pub config: ConfigArg,
     /// Raw JSON arguments object, as a model would send it.
     #[arg(long)]
     pub args: String,
@@ -147,9 +185,8 @@ pub struct ExplainArgs {
 
 #[derive(Debug, Args)]
 pub struct SurfaceArgs {
-    /// Plugin config as JSON, or @FILE.
-    #[arg(long)]
-    pub config: Option<String>,
+    #[command(flatten)]
+    pub config: ConfigArg,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -165,9 +202,8 @@ pub struct SurfaceArgs {
     /// cached prefix (A's tokens after the common prefix), a CI gate.
     #[arg(long, value_name = "N", requires = "against")]
     pub max_invalidated_tokens: Option<usize>,
-    /// Count with this `tokenizer.json` instead of the embedded DeepSeek V4 one.
-    #[arg(long, value_name = "FILE")]
-    pub tokenizer: Option<PathBuf>,
+    #[command(flatten)]
+    pub tokenizer: TokenizerArg,
 }
 
 #[derive(Debug, Args)]
@@ -182,9 +218,8 @@ pub struct ReplayArgs {
     /// Exit 1 when any result's text is more than N tokens (a budget check).
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u64>,
-    /// Count with this `tokenizer.json` instead of the embedded DeepSeek V4 one.
-    #[arg(long, value_name = "FILE")]
-    pub tokenizer: Option<PathBuf>,
+    #[command(flatten)]
+    pub tokenizer: TokenizerArg,
 }
 
 #[derive(Debug, Args)]
@@ -192,26 +227,37 @@ pub struct RecordArgs {
     /// The fixture tree (fixtures/trees/NAME) or a directory to search.
     #[arg(long)]
     pub tree: PathBuf,
-    /// Plugin config as JSON, or @FILE.
-    #[arg(long)]
-    pub config: Option<String>,
+    #[command(flatten)]
+    pub config: ConfigArg,
     /// The transcript to write.
     #[arg(long)]
     pub out: PathBuf,
-    /// Count the results' tokens with this `tokenizer.json` instead of the
-    /// embedded DeepSeek V4 one.
-    #[arg(long, value_name = "FILE")]
-    pub tokenizer: Option<PathBuf>,
+    #[command(flatten)]
+    pub tokenizer: TokenizerArg,
 }
 
 #[derive(Debug, Args)]
 pub struct McpArgs {
     /// The workspace the tools search (the session cwd of every call).
-    #[arg(long)]
-    pub workdir: PathBuf,
-    /// Plugin config as JSON, or @FILE.
-    #[arg(long)]
-    pub config: Option<String>,
+    #[arg(long, required_unless_present = "replay")]
+    pub workdir: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigArg,
+    /// Serve these transcripts back (`mcp --record` recordings or fixture
+    /// transcripts): their config's surface, and each call that matches a
+    /// recorded one answered with the recorded result (docs/mcp.md).
+    #[arg(
+        long,
+        value_name = "TRANSCRIPT",
+        num_args = 1..,
+        conflicts_with_all = ["workdir", "config", "spill_dir", "no_spill"]
+    )]
+    pub replay: Vec<PathBuf>,
+    /// With --replay: what a call no record matches gets: a tool error
+    /// naming the closest recorded calls (error), or a live run on the
+    /// first transcript's tree (live; recorded with --record).
+    #[arg(long, value_enum, default_value_t = OnMiss::Error, requires = "replay")]
+    pub on_miss: OnMiss,
     /// Where over-cap results are saved.
     #[command(flatten)]
     pub spill: SpillArgs,
@@ -237,6 +283,15 @@ pub struct McpArgs {
     /// End an HTTP session after this many seconds without a message.
     #[arg(long, value_name = "SECS", default_value_t = 1800, requires = "listen")]
     pub idle_timeout: u64,
+}
+
+/// `mcp --on-miss`: the answer to a call no recorded call matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnMiss {
+    /// A tool error result naming the closest recorded calls.
+    Error,
+    /// Run it on the transcript's tree (and record it with --record).
+    Live,
 }
 
 #[derive(Debug, Args)]
@@ -276,7 +331,87 @@ pub struct AblateArgs {
     /// Print CSV instead of the Markdown table.
     #[arg(long)]
     pub csv: bool,
-    /// Count with this `tokenizer.json` instead of the embedded DeepSeek V4 one.
-    #[arg(long, value_name = "FILE")]
-    pub tokenizer: Option<PathBuf>,
+    #[command(flatten)]
+    pub tokenizer: TokenizerArg,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser, error::ErrorKind};
+
+    use super::*;
+
+    #[test]
+    fn the_command_line_passes_clap_s_own_checks() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_tui_flags_parse_into_one_tui_args() {
+        let cli = Cli::try_parse_from([
+            "workbench",
+            "--workdir",
+            "w",
+            "--config",
+            "{}",
+            "--follow",
+            "f.jsonl",
+            "--tokenizer",
+            "t.json",
+        ])
+        .unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.tui.workdir, Some(PathBuf::from("w")));
+        assert_eq!(cli.tui.config.raw(), Some("{}"));
+        assert_eq!(cli.tui.follow, Some(PathBuf::from("f.jsonl")));
+        assert_eq!(cli.tui.tokenizer.file(), Some(Path::new("t.json")));
+    }
+
+    #[test]
+    fn call_s_tokenizer_still_requires_tokens() {
+        let base = [
+            "workbench",
+            "call",
+            "glob",
+            "--workdir",
+            ".",
+            "--args",
+            "{}",
+        ];
+        let without = [&base[..], &["--tokenizer", "t.json"]].concat();
+        let err = Cli::try_parse_from(without).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::MissingRequiredArgument);
+        let with = [&base[..], &["--json", "--tokens", "--tokenizer", "t.json"]].concat();
+        let Some(Command::Call(args)) = Cli::try_parse_from(with).unwrap().command else {
+            panic!("not a call");
+        };
+        assert_eq!(args.tokenizer.file(), Some(Path::new("t.json")));
+    }
+
+    #[test]
+    fn every_subcommand_reads_config_through_the_one_flag() {
+        for argv in [
+            &["workbench", "surface", "--config", "{}"][..],
+            &[
+                "workbench",
+                "record",
+                "--tree",
+                "t",
+                "--out",
+                "o",
+                "--config",
+                "{}",
+            ],
+            &["workbench", "mcp", "--workdir", ".", "--config", "{}"],
+        ] {
+            let cli = Cli::try_parse_from(argv).unwrap();
+            let raw = match &cli.command {
+                Some(Command::Surface(a)) => a.config.raw(),
+                Some(Command::Record(a)) => a.config.raw(),
+                Some(Command::Mcp(a)) => a.config.raw(),
+                _ => None,
+            };
+            assert_eq!(raw, Some("{}"), "{argv:?}");
+        }
+    }
 }

@@ -66,10 +66,10 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     // A bad --workdir is named as such, before any shell is spawned in it.
     let workdir = match &cli.command {
-        None => cli.workdir.as_deref(),
+        None => cli.tui.workdir.as_deref(),
         Some(Command::Call(args)) => Some(args.workdir.as_path()),
         Some(Command::Explain(args)) => Some(args.workdir.as_path()),
-        Some(Command::Mcp(args)) => Some(args.workdir.as_path()),
+        Some(Command::Mcp(args)) => args.workdir.as_deref(),
         Some(_) => None,
     };
     if let Some(Err(e)) = workdir.map(setup::check_workdir) {
@@ -78,7 +78,7 @@ pub fn run(cli: Cli) -> ExitCode {
     }
     let outcome = match cli.command {
         None => {
-            let code = tui::main(&runtime, cli.workdir, cli.config, cli.follow, cli.tokenizer);
+            let code = tui::main(&runtime, cli.tui);
             // Quit ends the process: running calls are dropped (their rg
             // groups killed as their futures drop) within this wait, and
             // a blocking thread that is still stuck (in a read, an open)
@@ -90,9 +90,9 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Replay(args)) => Ok(runtime.block_on(headless::transcripts::replay(&args))),
         Some(Command::Record(args)) => Ok(runtime.block_on(headless::transcripts::record(
             &args.tree,
-            args.config.as_deref(),
+            args.config.raw(),
             &args.out,
-            args.tokenizer.as_deref(),
+            args.tokenizer.file(),
         ))),
         Some(Command::Freeze(args)) => Ok(runtime.block_on(headless::transcripts::freeze(
             &args.recording,

@@ -1,4 +1,4 @@
-//! The layout the README's Architecture section promises: no module of a
+//! The layout docs/architecture.md promises: no module of a
 //! crate depends, through any chain of `crate::`/`super::`/`self::` paths,
 //! on a module that depends back on it. Read from the sources: a module is
 //! a file (or a `mod.rs` directory); a reference is a `use` tree or an
@@ -283,7 +283,7 @@ fn the_checker_sees_a_forbidden_reference_through_a_chain() {
     assert!(reaches(&edges(src), &["tui", "views"], &["tui", "app"]).is_empty());
 }
 
-/// The one-way rules of the workbench crate that the README states: the
+/// The one-way rules of the workbench crate that docs/architecture.md states: the
 /// TUI's views draw what they are given and never reach the app; its state
 /// types are leaves that reach neither the app nor the effects; the
 /// transcript layer (used headless, in CI) never reaches the TUI.

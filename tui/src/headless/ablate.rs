@@ -43,7 +43,7 @@ async fn ablate_inner(args: &AblateArgs) -> Result<(), AblateError> {
         crate::setup::check_workdir(dir)
             .map_err(|e| TranscriptError::Other(format!("--workdir: {e}")))?;
     }
-    let tokenizer = crate::tokens::load_in_background(args.tokenizer.as_deref());
+    let tokenizer = crate::tokens::load_in_background(args.tokenizer.file());
     let inputs = args
         .files
         .iter()

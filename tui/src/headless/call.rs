@@ -1,6 +1,9 @@
 //! `workbench call`: one tool call through the registry, printing exactly
-//! the model-visible text (or one JSON object with the result's parts).
+//! the model-visible text (a newline after it when stdout is a terminal) or
+//! one JSON object with the result's parts.
 
+use std::borrow::Cow;
+use std::io::IsTerminal;
 use std::time::Instant;
 
 use fs_search_engine::ExecContext;
@@ -16,14 +19,14 @@ use crate::setup::{SetupError, load_engine, read_config};
 /// 128 + the signal's number, printing nothing.
 pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     let stop = crate::signals::install();
-    let config = read_config(args.config.as_deref())?;
+    let config = read_config(args.config.raw())?;
     let call_args: Value =
         fs_search_engine::json::parse(&args.args).map_err(SetupError::ArgsJson)?;
     let spill = args.spill.choice();
     // Only a call that asks for tokens loads the tokenizer, meanwhile.
     let tokenizer = args
         .tokens
-        .then(|| crate::tokens::load_in_background(args.tokenizer.as_deref()));
+        .then(|| crate::tokens::load_in_background(args.tokenizer.file()));
     let loaded = load_engine(Some(&args.workdir), &config, spill).await?;
     for warning in &loaded.warnings {
         stderr_line!("{warning}");
@@ -83,9 +86,22 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
         }
         print(&format!("{object}\n"));
     } else {
-        print(&result.text);
+        let terminal = std::io::stdout().is_terminal();
+        print(&for_stdout(&result.text, terminal));
     }
     Ok(crate::exit::SUCCESS)
+}
+
+/// What `call` writes for `text`: the model-visible text exactly, plus a
+/// newline when stdout is a terminal and the text does not end one, so the
+/// shell's prompt starts on a line of its own. Piped or redirected output
+/// stays byte for byte the model's text.
+fn for_stdout(text: &str, terminal: bool) -> Cow<'_, str> {
+    if terminal && !text.is_empty() && !text.ends_with('\n') {
+        Cow::Owned(format!("{text}\n"))
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// The complete formatted result the call saved to the (local) spill
@@ -94,4 +110,26 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
 fn spilled_text(spill: Option<&fs_search_engine::SpillRef>) -> Option<String> {
     let locator = &spill?.locator;
     std::fs::read_to_string(locator).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::for_stdout;
+
+    #[test]
+    fn a_terminal_gets_a_newline_after_the_text() {
+        assert_eq!(for_stdout("Found 1 match", true), "Found 1 match\n");
+    }
+
+    #[test]
+    fn a_pipe_gets_exactly_the_model_visible_text() {
+        assert_eq!(for_stdout("Found 1 match", false), "Found 1 match");
+        assert_eq!(for_stdout("a\n", false), "a\n");
+    }
+
+    #[test]
+    fn a_terminal_gets_no_second_newline_and_nothing_for_empty_text() {
+        assert_eq!(for_stdout("a\n", true), "a\n");
+        assert_eq!(for_stdout("", true), "");
+    }
 }

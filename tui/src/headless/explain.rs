@@ -14,7 +14,7 @@ use crate::setup::{SetupError, read_config};
 /// or load error or a call that failed (nothing to explain).
 pub async fn run(args: ExplainArgs) -> Result<u8, SetupError> {
     let stop = crate::signals::install();
-    let config = read_config(args.config.as_deref())?;
+    let config = read_config(args.config.raw())?;
     let call_args: Value =
         fs_search_engine::json::parse(&args.args).map_err(SetupError::ArgsJson)?;
     let request = Request {

@@ -25,8 +25,8 @@ const EXCERPT_CHARS: usize = 40;
 /// with `--against`; the exit status.
 pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
     let counting = args.tokens || args.against.is_some();
-    let tokenizer = counting.then(|| crate::tokens::load_in_background(args.tokenizer.as_deref()));
-    let config = read_config(args.config.as_deref())?;
+    let tokenizer = counting.then(|| crate::tokens::load_in_background(args.tokenizer.file()));
+    let config = read_config(args.config.raw())?;
     let loaded = load_engine(None, &config, SpillChoice::None).await?;
     for warning in &loaded.warnings {
         stderr_line!("{warning}");

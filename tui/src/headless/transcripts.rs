@@ -29,9 +29,9 @@ use crate::transcript::replay::{Difference, Replay, replay_file};
 /// instead of failing. Returns the exit status.
 pub async fn replay(args: &ReplayArgs) -> u8 {
     crate::signals::install();
-    let mut status = 0;
+    let mut status = exit::SUCCESS;
     let temp = std::env::temp_dir();
-    let mut tokens = Tokens::new(args.tokenizer.as_deref());
+    let mut tokens = Tokens::new(args.tokenizer.file());
     for file in &args.files {
         match replay_one(file, args, &mut tokens, &temp).await {
             Ok(code) => status = status.max(code),
@@ -285,12 +285,12 @@ pub async fn freeze(
     );
     if replay.all_match() {
         print(&format!("{summary}; they replay with no differences\n"));
-        return 0;
+        return exit::SUCCESS;
     }
     print(&replay.diffs());
     print(&format!(
         "{summary}; but {} of them differ on the frozen tree (changed since recorded?)\n",
         replay.changed().count()
     ));
-    1
+    exit::CHANGED
 }

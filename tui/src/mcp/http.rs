@@ -22,6 +22,16 @@
 //!   aborts the call through the engine's caller-abort path, which kills
 //!   rg's process group. (The MCP specification lets a server keep a call
 //!   running across a disconnect for resumption; this one does not.)
+//! - Accepted sockets are `TCP_NODELAY`: an answer goes out as soon as
+//!   it is written, not after the client's delayed ACK of the segment
+//!   before it (`tui/benches/mcp_calls.py` measures a call over HTTP
+//!   against the raw command).
+//! - A 2026-07-28 request ([`super::era`]) needs no session: rmcp serves it
+//!   statelessly, with a handler and an engine session of its own (so each
+//!   such call has its own session id and spill directory), after the same
+//!   gate, body limit and connection bounds; rmcp checks its `_meta`, its
+//!   version and its `Mcp-Method`/`Mcp-Name` headers (400 with `-32602`,
+//!   `-32022` or `-32020`; 404 with `-32601` for an unknown method).
 //! - Calls are recorded (`--record`) into one transcript, each with its
 //!   session's id, numbered in the order they complete.
 //! - SIGTERM or SIGINT: stop accepting, cancel every call, wait until they
@@ -152,10 +162,15 @@ fn announces_too_much(request: &Request<Incoming>) -> bool {
         })
 }
 
-/// A JSON-RPC error answered over HTTP: 400 with the error as the body.
+/// A JSON-RPC error answered over HTTP: 400 with the error as the body
+/// (404 for "Method not found", as 2026-07-28 answers a removed method).
 fn json_rpc_refusal(answer: &ErrorAnswer) -> Response<HttpBody> {
     let mut response = Response::new(Full::new(Bytes::from(answer.to_bytes())).boxed());
-    *response.status_mut() = StatusCode::BAD_REQUEST;
+    *response.status_mut() = if answer.code == super::message::METHOD_NOT_FOUND {
+        StatusCode::NOT_FOUND
+    } else {
+        StatusCode::BAD_REQUEST
+    };
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         http::HeaderValue::from_static("application/json"),
@@ -306,7 +321,7 @@ impl App {
                 tracing::info!(code = answer.code, "refused a message: {}", answer.message);
                 return json_rpc_refusal(&answer);
             }
-            Post::InSession(message) => (message, None),
+            Post::InSession(message) | Post::Stateless(message) => (message, None),
             Post::Initialize(message) => match self.sessions.reserve() {
                 Some(permit) => (message, Some(permit)),
                 None => return too_many_sessions(),
@@ -474,6 +489,11 @@ pub async fn serve(args: &McpArgs) -> Result<u8, String> {
                 }
             },
         };
+        // Answers are small and written once: Nagle's algorithm would
+        // hold a reply's last segment until the client's delayed ACK.
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!(%peer, "cannot set TCP_NODELAY: {e}");
+        }
         let slot = Arc::new(connections.admit(peer.ip()));
         let (app, closing) = (app.clone(), closing.clone());
         tracker.spawn(async move {

@@ -12,6 +12,8 @@
 //!   string or an integer JSON-RPC can carry (null, fractional, an object,
 //!   beyond 64 bits): JSON-RPC 2.0 answers it with id null, never silence;
 //! - a known request with malformed params gets `-32602` with its id;
+//! - a 2026-07-28 request for a method that revision removed gets
+//!   `-32601` ([`super::era::removed_method`]);
 //! - a notification, or a response to nothing, that cannot be read is
 //!   dropped without an answer (JSON-RPC never answers a notification).
 
@@ -22,6 +24,7 @@ use serde_json::{Map, Value, json};
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
 pub const INVALID_PARAMS: i64 = -32602;
+pub const METHOD_NOT_FOUND: i64 = -32601;
 
 /// What one incoming text is.
 pub enum Read {
@@ -116,6 +119,13 @@ pub fn read(text: &[u8]) -> Read {
             Value::Null,
             INVALID_REQUEST,
             "Invalid Request: id must be a string or an integer of at most 64 bits",
+        ));
+    }
+    if let Some(method) = super::era::removed_method(&map) {
+        return Read::Refused(ErrorAnswer::new(
+            map.get("id").cloned().unwrap_or(Value::Null),
+            METHOD_NOT_FOUND,
+            format!("Method not found: {method} (removed in 2026-07-28)"),
         ));
     }
     match serde_json::from_value::<ClientJsonRpcMessage>(Value::Object(map)) {

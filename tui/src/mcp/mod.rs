@@ -4,8 +4,9 @@
 //! ADDR:PORT`, to several clients over Streamable HTTP ([`http`], with
 //! [`auth`] for the bearer token and the Origin and Host checks).
 //!
-//! - [`server`]: the handler (`initialize`, `tools/list`, `tools/call`,
-//!   logging), [`calls`]: running calls (one engine session per
+//! - [`server`]: the handler (`initialize`, `server/discover`,
+//!   `tools/list`, `tools/call`, logging), [`era`]: which protocol era a
+//!   message belongs to (2025 sessions or 2026-07-28 stateless), [`calls`]: running calls (one engine session per
 //!   connection, 16 in flight, cancellation, progress), [`transport`]:
 //!   newline-delimited JSON-RPC on stdin/stdout with parse errors and a
 //!   message size limit, [`message`]: reading one message (both
@@ -13,6 +14,8 @@
 //!   [`post`], [`sessions`], [`connections`]: the HTTP request path,
 //!   [`recording`]: `--record` (its records), [`record_file`]: the file
 //!   behind it (shared by servers, rolled back, rotated).
+//! - [`replay`]: `--replay TRANSCRIPT...`, recorded answers served through
+//!   the [`answers`] seam of `tools/call`.
 //! - stdout carries only JSON-RPC; logs go to the workbench log file (see
 //!   [`crate::logging`]), warnings also to the client as log notifications;
 //!   setup errors go to stderr (exit 2).
@@ -21,15 +24,18 @@
 //!   exit: 0 at end of input, 128 + the signal's number for a signal.
 
 pub mod abort;
+pub mod answers;
 pub mod auth;
 pub mod backlog;
 pub mod calls;
 pub mod connections;
+pub mod era;
 pub mod http;
 pub mod message;
 pub mod post;
 pub mod record_file;
 pub mod recording;
+pub mod replay;
 pub mod server;
 pub mod sessions;
 pub mod transport;
@@ -59,7 +65,8 @@ pub async fn run(args: McpArgs) -> u8 {
         let rg = crate::rg::RgInfo::detect();
         tracing::info!(
             log = %logging.path.display(),
-            workdir = %args.workdir.display(),
+            workdir = %args.workdir.as_deref().map_or_else(|| "none".into(), |w| w.display().to_string()),
+            replay = ?args.replay,
             rg = %rg.version_line,
             rg_path = %rg.path.as_deref().map_or_else(|| "none".into(), |p| p.display().to_string()),
             "workbench mcp starting"

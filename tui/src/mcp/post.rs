@@ -1,16 +1,19 @@
 //! The one place that reads and classifies a POST to `/mcp`: the body is
 //! read once (bounded in size and time), parsed by the reader stdio uses
-//! ([`super::message::read`]), and sorted into what the 2025 protocol
-//! revisions allow. Anything unusable is answered here with HTTP 400 and
-//! a JSON-RPC error body; what is served goes on to rmcp as a copy it can
-//! parse, with the message read here in a [`super::sessions::Stash`].
+//! ([`super::message::read`]), and sorted by protocol era
+//! ([`super::era`]). Anything unusable is answered here with HTTP 400 (404
+//! for a method 2026-07-28 removed) and a JSON-RPC error body; what is
+//! served goes on to rmcp as a copy it can parse, with the message read
+//! here in a [`super::sessions::Stash`].
 //!
-//! The 2025 revisions (2025-06-18, 2025-11-25) need a session: only an
-//! `initialize` may come without `Mcp-Session-Id`, and a request that asks
-//! for a later revision's per-request lifecycle (an `MCP-Protocol-Version`
-//! header of another revision, `_meta` protocol keys) is refused rather
-//! than served by rmcp outside the session model. A later revision would
-//! add its own arm to [`classify`].
+//! - The 2025 revisions (2025-06-18, 2025-11-25) need a session: only an
+//!   `initialize` may come without `Mcp-Session-Id`.
+//! - A 2026-07-28 request (its protocol version in `_meta`, or
+//!   `server/discover`, or an `MCP-Protocol-Version` header of 2026-07-28) is [`Post::Stateless`]: rmcp serves it without a session,
+//!   checking its `_meta` keys, its version (an unsupported one gets the
+//!   error listing the supported versions) and its `Mcp-Method`/`Mcp-Name`
+//!   headers against the body. Such a request inside a 2025 session is
+//!   refused: a session keeps the revision it negotiated.
 
 use std::time::Duration;
 
@@ -18,18 +21,19 @@ use bytes::{Bytes, BytesMut};
 use http::HeaderMap;
 use http_body::Body;
 use http_body_util::BodyExt;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ProtocolVersion};
 use serde_json::Value;
 use thiserror::Error;
 
+use super::era::{self, Era};
 use super::message::{self, ErrorAnswer, INVALID_REQUEST, Read};
 
 /// The protocol header (lowercase, as hyper keeps header names).
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
 
-/// The revisions a request may name in `MCP-Protocol-Version`: those with
-/// sessions (the server negotiates 2025-06-18 or 2025-11-25; older
-/// clients may still name theirs).
+/// The revisions a request may name in `MCP-Protocol-Version` in a
+/// session (the server negotiates 2025-06-18 or 2025-11-25; older clients
+/// may still name theirs).
 const SESSION_REVISIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
 /// Nesting kept in the copy rmcp parses (serde_json stops at 128); the
@@ -78,6 +82,8 @@ pub enum Post {
     Initialize(Box<ClientJsonRpcMessage>),
     /// A message of the session named in `Mcp-Session-Id`.
     InSession(Box<ClientJsonRpcMessage>),
+    /// A 2026-07-28 message: served without a session.
+    Stateless(Box<ClientJsonRpcMessage>),
     /// Answered with HTTP 400 and this JSON-RPC error.
     Refused(ErrorAnswer),
 }
@@ -97,25 +103,30 @@ pub fn classify(body: &[u8], headers: &HeaderMap, in_session: bool) -> Post {
         }
     };
     let id = request_id(&message);
-    if let Some(version) = headers.get(PROTOCOL_HEADER) {
-        let version = version.to_str().unwrap_or("");
-        if !SESSION_REVISIONS.contains(&version) {
+    let header = headers
+        .get(PROTOCOL_HEADER)
+        .map(|v| v.to_str().unwrap_or(""));
+    let stateless = era::of_message(&message) == Era::Stateless
+        || header == Some(ProtocolVersion::V_2026_07_28.as_str());
+    if stateless {
+        if in_session {
             return Post::Refused(ErrorAnswer::new(
                 id,
                 INVALID_REQUEST,
-                format!(
-                    "Bad Request: unsupported MCP-Protocol-Version {version:?}; this server speaks 2025-06-18 and 2025-11-25"
-                ),
+                "Bad Request: a session keeps the revision it negotiated (2025-06-18 or 2025-11-25); send 2026-07-28 requests without Mcp-Session-Id",
             ));
         }
+        return Post::Stateless(message);
     }
-    if let JsonRpcMessage::Request(request) = message.as_ref()
-        && request.request.get_meta().protocol_version().is_some()
+    if let Some(version) = header
+        && !SESSION_REVISIONS.contains(&version)
     {
         return Post::Refused(ErrorAnswer::new(
             id,
             INVALID_REQUEST,
-            "Bad Request: per-request protocol versions in _meta are not served; this server speaks 2025-06-18 and 2025-11-25, with sessions",
+            format!(
+                "Bad Request: unsupported MCP-Protocol-Version {version:?}; this server speaks 2025-06-18 and 2025-11-25 (with sessions) and 2026-07-28"
+            ),
         ));
     }
     let is_initialize = matches!(

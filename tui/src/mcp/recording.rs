@@ -61,6 +61,13 @@ pub fn live_ripgrep_config() -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The directory of a recording file (its header's tree is relative to it).
+pub fn record_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| Path::new("."))
+}
+
 /// The recording of one server run (all its connections).
 pub struct Recording {
     file: RecordFile,
@@ -76,13 +83,8 @@ impl Recording {
         config: &Value,
         spill: SpillMode,
     ) -> Result<Self, RecordingError> {
-        let max_bytes = record_max_bytes().map_err(RecordingError::Bound)?;
-        let out_dir = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or_else(|| Path::new("."));
         let header = Header {
-            tree: relative_path(out_dir, workdir),
+            tree: relative_path(record_dir(path), workdir),
             config: config.clone(),
             env: TranscriptEnv {
                 rg: rg_version(),
@@ -97,9 +99,23 @@ impl Recording {
                 path.display()
             );
         }
+        Self::open_with_header(path, header, workdir, spill)
+    }
+
+    /// Opens (or creates) `path` with `header` for calls that run on
+    /// `root` (their `<TREE>`): `workbench mcp --replay --on-miss live`
+    /// records on a transcript's materialised tree under a header naming
+    /// the transcript's tree, config and rg config lines.
+    pub fn open_with_header(
+        path: &Path,
+        header: Header,
+        root: &Path,
+        spill: SpillMode,
+    ) -> Result<Self, RecordingError> {
+        let max_bytes = record_max_bytes().map_err(RecordingError::Bound)?;
         Ok(Self {
             file: RecordFile::open(path, header, max_bytes)?,
-            normaliser: Normaliser::new().with_root(workdir, TREE),
+            normaliser: Normaliser::new().with_root(root, TREE),
             spill,
         })
     }

@@ -1,15 +1,29 @@
-//! The MCP server handler: what `initialize`, `tools/list`, `tools/call`
-//! and `logging/setLevel` answer.
+//! The MCP server handler: what `initialize`, `server/discover`,
+//! `tools/list`, `tools/call` and `logging/setLevel` answer, in both
+//! protocol eras ([`super::era`]). Every `tools/call` of either era is
+//! dispatched by [`McpServer::call_tool`], the one place a call runs.
 //!
-//! - `initialize`: server `fs-search-workbench` at the crate version,
-//!   capabilities `tools` and `logging`, and as `instructions` the plugin's
-//!   prompt sections in order joined by one blank line (what `workbench
-//!   surface` shows; empty when rg is missing). Protocol versions
-//!   2025-06-18 and 2025-11-25 (a client asking for another gets
-//!   2025-11-25, as the lifecycle's version negotiation says).
+//! - `initialize` (2025 revisions): server `fs-search-workbench` at the
+//!   crate version, capabilities `tools` and `logging`, and as
+//!   `instructions` the plugin's prompt sections in order joined by one
+//!   blank line (what `workbench surface` shows; empty when rg is
+//!   missing). Protocol versions 2025-06-18 and 2025-11-25 (a client asking
+//!   for another gets 2025-11-25, as the lifecycle's version negotiation
+//!   says).
+//! - `server/discover` (2026-07-28): the same capabilities and
+//!   instructions, `supportedVersions` 2025-06-18, 2025-11-25 and
+//!   2026-07-28, and the server's name and version under `_meta`
+//!   (`io.modelcontextprotocol/serverInfo`). rmcp checks each 2026-07-28
+//!   request's `_meta` (`-32602` when `protocolVersion` or
+//!   `clientCapabilities` is missing) and answers an unsupported version
+//!   with `-32022` listing [`PROTOCOL_VERSIONS`].
 //! - `tools/list`: the registered tools in order, `inputSchema` = the
-//!   engine's `parameters`.
-//! - `tools/call`: the arguments go to the engine exactly as received
+//!   engine's `parameters`; on 2026-07-28 with the caching hints
+//!   `ttlMs` = [`TOOLS_TTL_MS`] and `cacheScope` `private` (the list is
+//!   fixed for the server's life; a restart with another config may change
+//!   it) and `resultType` `complete`.
+//! - `tools/call`: an [`AnswerSource`] given (`--replay`) is asked first
+//!   and its answer sent as it is; else the arguments go to the engine exactly as received
 //!   (absent arguments as `{}`): a missing, extra or mistyped argument gets
 //!   the engine's own error result, never a protocol error. The result is
 //!   one text item holding exactly the model-visible text, `isError`, and
@@ -33,15 +47,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, LoggingLevel, LoggingMessageNotificationParam, MetaObject,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    Implementation, ListToolsResult, LoggingLevel, LoggingMessageNotificationParam, MetaObject,
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ServerCapabilities, ServerConfig, SetLevelRequestParams, Tool,
+    ServerCapabilities, ServerConfig, SetLevelRequestMethod, SetLevelRequestParams, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 
+use super::answers::AnswerSource;
 use super::calls::{CallRunner, Finished, Progress};
 use super::recording::Recording;
 
@@ -55,8 +70,25 @@ pub const RESULT_META_KEY: &str = "fs-search-workbench/result";
 const LOGGER: &str = "fs-search-workbench";
 
 /// The protocol revisions this server implements.
-const PROTOCOL_VERSIONS: [ProtocolVersion; 2] =
-    [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25];
+pub const PROTOCOL_VERSIONS: [ProtocolVersion; 3] = [
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2026_07_28,
+];
+
+/// How long a 2026-07-28 client may cache `tools/list` (`ttlMs`).
+pub const TOOLS_TTL_MS: u64 = 300_000;
+
+/// Whether the request of `context` is a 2026-07-28 (stateless) one: its
+/// `_meta` names that revision, or its connection runs it (stdio after a
+/// first stateless request).
+fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .meta
+        .protocol_version()
+        .or_else(|| context.protocol_version())
+        .is_some_and(|v| super::era::is_stateless_version(&v))
+}
 
 /// `LoggingLevel` as a number (debug 0 … emergency 7).
 fn severity(level: LoggingLevel) -> u8 {
@@ -79,6 +111,8 @@ pub struct McpServer {
     instructions: String,
     load_warnings: Vec<String>,
     recording: Option<Arc<Recording>>,
+    /// Asked for a call's answer before the engine (`--replay`).
+    answers: Option<Arc<dyn AnswerSource>>,
     /// The lowest severity sent to the client.
     min_level: AtomicU8,
 }
@@ -107,14 +141,35 @@ impl McpServer {
             runner,
             load_warnings,
             recording,
+            answers: None,
             min_level: AtomicU8::new(severity(LoggingLevel::Info)),
         }
     }
 
-    /// Logs `text` and sends it to the client as a warning.
-    async fn warn(&self, peer: &Peer<RoleServer>, text: &str) {
+    /// Asks `answers` for each call's answer before running it (see
+    /// [`AnswerSource`]).
+    pub fn with_answers(mut self, answers: Arc<dyn AnswerSource>) -> Self {
+        self.answers = Some(answers);
+        self
+    }
+
+    /// The lowest severity sent to the client for the request of
+    /// `context`: the session's level (2025), or the request's own
+    /// `_meta` `io.modelcontextprotocol/logLevel` (2026-07-28: none sent
+    /// without it).
+    fn threshold(&self, context: &RequestContext<RoleServer>) -> Option<u8> {
+        if is_stateless(context) {
+            context.meta.log_level().map(severity)
+        } else {
+            Some(self.min_level.load(Ordering::Relaxed))
+        }
+    }
+
+    /// Logs `text` and sends it to the client as a warning if `threshold`
+    /// lets it through.
+    async fn warn(&self, peer: &Peer<RoleServer>, threshold: Option<u8>, text: &str) {
         tracing::warn!("{text}");
-        if severity(LoggingLevel::Warning) < self.min_level.load(Ordering::Relaxed) {
+        if threshold.is_none_or(|min| severity(LoggingLevel::Warning) < min) {
             return;
         }
         let param = LoggingMessageNotificationParam::new(LoggingLevel::Warning, json!(text))
@@ -188,16 +243,20 @@ impl ServerHandler for McpServer {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         tracing::info!(session = self.runner.session_id(), "client initialized");
+        let threshold = Some(self.min_level.load(Ordering::Relaxed));
         for warning in &self.load_warnings {
-            self.warn(&context.peer, warning).await;
+            self.warn(&context.peer, threshold, warning).await;
         }
     }
 
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        if is_stateless(&context) {
+            return Err(ErrorData::method_not_found::<SetLevelRequestMethod>());
+        }
         self.min_level
             .store(severity(request.level), Ordering::Relaxed);
         Ok(())
@@ -206,9 +265,18 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+        let mut result = ListToolsResult::with_all_items(self.tools.clone());
+        if is_stateless(&context) {
+            result.ttl_ms = Some(TOOLS_TTL_MS);
+            result.cache_scope = Some(CacheScope::Private);
+        }
+        Ok(result)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(
@@ -224,7 +292,19 @@ impl ServerHandler for McpServer {
                 None,
             ));
         }
-        let args = Value::Object(request.arguments.clone().unwrap_or_default());
+        // A 2026-07-28 call is served without a session: its arguments as
+        // read by `super::post` come back from the stash (rmcp's copy has
+        // deep nesting cut).
+        let arguments = super::sessions::stashed_call_arguments(&context.extensions)
+            .or_else(|| request.arguments.clone());
+        let args = Value::Object(arguments.unwrap_or_default());
+        let threshold = self.threshold(&context);
+        if let Some(answer) = self.answers.as_ref().and_then(|a| a.answer(name, &args)) {
+            for warning in &answer.warnings {
+                self.warn(&context.peer, threshold, warning).await;
+            }
+            return Ok(CallToolResponse::Complete(answer.result));
+        }
         let progress = context.meta.get_progress_token().map(|token| PeerProgress {
             peer: context.peer.clone(),
             token,
@@ -253,7 +333,7 @@ impl ServerHandler for McpServer {
             "call finished"
         );
         for warning in &finished.result.warnings {
-            self.warn(&context.peer, warning).await;
+            self.warn(&context.peer, threshold, warning).await;
         }
         if let Some(recording) = &self.recording {
             if finished.cancelled {
@@ -263,7 +343,7 @@ impl ServerHandler for McpServer {
                     recording.append_call(self.runner.session_id(), name, &args, &finished.result);
                 if let Err(e) = appended {
                     let text = format!("call {} was not recorded: {e}", finished.number);
-                    self.warn(&context.peer, &text).await;
+                    self.warn(&context.peer, threshold, &text).await;
                 }
             }
         }

@@ -13,7 +13,9 @@
 //! - the message rmcp hands on: the HTTP layer reads each body once with
 //!   [`super::message::read`] and gives rmcp a re-serialised copy it can
 //!   parse; the message read first ([`Stash`]) replaces rmcp's copy here,
-//!   so deep or odd arguments reach the handler exactly as read.
+//!   so deep or odd arguments reach the handler exactly as read (a
+//!   2026-07-28 request, served without a session, gets its arguments back
+//!   through [`stashed_call_arguments`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -72,6 +74,22 @@ fn stash_of(extensions: &rmcp::model::Extensions) -> Option<Stash> {
         .extensions
         .get::<Stash>()
         .cloned()
+}
+
+/// The arguments of the `tools/call` read first, when rmcp served its
+/// request without a session (a 2026-07-28 request) and so never handed it
+/// to [`Sessions`] to restore; none otherwise.
+pub fn stashed_call_arguments(
+    extensions: &rmcp::model::Extensions,
+) -> Option<rmcp::model::JsonObject> {
+    let (message, _) = stash_of(extensions)?.take();
+    match message? {
+        JsonRpcMessage::Request(request) => match request.request {
+            rmcp::model::ClientRequest::CallToolRequest(call) => call.params.arguments,
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// rmcp's copy of a message replaced by the one read first (keeping the

@@ -6,9 +6,15 @@
 //!   transport shares: a line that is not JSON gets a parse error
 //!   (`-32700`), one that is not a usable message `-32600` or `-32602`,
 //!   and the server keeps reading;
-//! - before `initialize`, a request gets `-32600` ("send initialize
+//! - before `initialize`, a 2025 request gets `-32600` ("send initialize
 //!   first") and a notification is dropped: nothing is served outside the
 //!   session the 2025 revisions open with `initialize`;
+//! - a 2026-07-28 request ([`super::era`]) needs no `initialize`: it goes
+//!   to rmcp, which answers `server/discover` and a request with missing
+//!   `_meta` keys or an unsupported version without leaving the
+//!   pre-lifecycle state, and enters the stateless lifecycle with the
+//!   first request whose `_meta` is complete and names a supported
+//!   version (from then on every request must carry its `_meta`);
 //! - a line over [`MAX_MESSAGE_BYTES`] is refused with `-32600` while it is
 //!   skipped, never buffered whole;
 //! - end of input cancels [`StdioTransport::closed`] at once, so calls in
@@ -28,7 +34,9 @@ use std::future::Future;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientNotification, ClientRequest, JsonRpcMessage, RequestId};
+use rmcp::model::{
+    ClientNotification, ClientRequest, GetMeta, JsonRpcMessage, ProtocolVersion, RequestId,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
@@ -38,7 +46,9 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::backlog::{Backlog, Queued};
+use super::era::Era;
 use super::message::{self, ErrorAnswer, INVALID_REQUEST, Read};
+use super::server::PROTOCOL_VERSIONS;
 
 /// The largest message the server reads (one line, newline excluded).
 pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
@@ -109,23 +119,48 @@ impl Writer {
     }
 }
 
-/// A message read before `initialize`: the `initialize` itself, or the
+/// What a message read before the lifecycle began does.
+enum Opening {
+    /// Served; the lifecycle begins with it (`initialize`, or a complete
+    /// 2026-07-28 request naming a supported version).
+    Begins,
+    /// Served by rmcp before any lifecycle (`server/discover`, or a
+    /// 2026-07-28 request it refuses for its `_meta` or version).
+    Probe,
+}
+
+/// A message read before the lifecycle began: how it is served, or the
 /// answer a request gets (none for a notification). The 2025 revisions
-/// need the session `initialize` opens; nothing is served outside it.
-fn before_initialize(
-    message: RxJsonRpcMessage<RoleServer>,
-) -> Result<RxJsonRpcMessage<RoleServer>, Option<ErrorAnswer>> {
-    match &message {
-        JsonRpcMessage::Request(request) => match request.request {
-            ClientRequest::InitializeRequest(_) => Ok(message),
-            _ => Err(Some(ErrorAnswer::new(
-                serde_json::to_value(&request.id).unwrap_or(Value::Null),
-                INVALID_REQUEST,
-                "Invalid Request: send initialize first (the 2025 protocol revisions need a session)",
-            ))),
-        },
-        _ => Err(None),
+/// need the session `initialize` opens; 2026-07-28 requests need none.
+fn before_lifecycle(
+    message: &RxJsonRpcMessage<RoleServer>,
+) -> Result<Opening, Option<ErrorAnswer>> {
+    let JsonRpcMessage::Request(request) = message else {
+        return Err(None);
+    };
+    if matches!(request.request, ClientRequest::InitializeRequest(_)) {
+        return Ok(Opening::Begins);
     }
+    if super::era::of_message(message) == Era::Stateless {
+        let meta = request.request.get_meta();
+        let complete = meta
+            .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+            .is_empty();
+        let supported = meta
+            .protocol_version()
+            .is_some_and(|v| PROTOCOL_VERSIONS.contains(&v));
+        let discover = matches!(request.request, ClientRequest::DiscoverRequest(_));
+        return Ok(if complete && supported && !discover {
+            Opening::Begins
+        } else {
+            Opening::Probe
+        });
+    }
+    Err(Some(ErrorAnswer::new(
+        serde_json::to_value(&request.id).unwrap_or(Value::Null),
+        INVALID_REQUEST,
+        "Invalid Request: send initialize first (the 2025 protocol revisions need a session), or send 2026-07-28 requests with their _meta",
+    )))
 }
 
 /// A request id as the backlog keys it.
@@ -148,7 +183,8 @@ pub struct StdioTransport<R> {
     skipping: bool,
     writer: Writer,
     closed: CancellationToken,
-    /// An `initialize` has been read: the session exists.
+    /// The lifecycle has begun: an `initialize` (2025), or a complete
+    /// 2026-07-28 request, has been read.
     initialized: bool,
     backlog: Arc<Backlog>,
 }
@@ -172,13 +208,9 @@ impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
         &mut self,
         message: RxJsonRpcMessage<RoleServer>,
     ) -> Result<RxJsonRpcMessage<RoleServer>, Option<ErrorAnswer>> {
-        let message = if self.initialized {
-            message
-        } else {
-            let initialize = before_initialize(message)?;
+        if !self.initialized && matches!(before_lifecycle(&message)?, Opening::Begins) {
             self.initialized = true;
-            initialize
-        };
+        }
         match &message {
             JsonRpcMessage::Request(request) if !self.backlog.read_request(id_key(&request.id)) => {
                 return Err(Some(ErrorAnswer::new(

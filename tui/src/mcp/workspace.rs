@@ -1,7 +1,8 @@
 //! What every MCP transport serves: the workdir checked, the config read,
 //! the engine loaded once (its registry shared by every connection, each
 //! connection being its own engine session, so its own spill directory),
-//! and the `--record` file opened.
+//! and the `--record` file opened; with `--replay`, the transcripts'
+//! recorded answers and their engine instead ([`super::replay::load`]).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -10,11 +11,12 @@ use fs_search_engine::Registry;
 use serde_json::Value;
 
 use crate::cli::McpArgs;
-use crate::setup::{SpillChoice, load_engine, read_config};
+use crate::setup::{SpillChoice, check_workdir, load_engine, read_config};
 use crate::transcript::format::SpillMode;
 
 use super::calls::CallRunner;
 use super::recording::{Recording, RecordingError};
+use super::replay::load::Replayed;
 use super::server::McpServer;
 
 /// The loaded workspace.
@@ -25,24 +27,35 @@ pub struct Workspace {
     pub workdir: String,
     pub config: Value,
     pub spill_mode: SpillMode,
+    /// `--replay`: the recorded answers, asked before the engine.
+    pub replay: Option<Replayed>,
 }
 
 impl Workspace {
     /// Checks the workdir, reads the config and loads the engine.
     pub async fn load(args: &McpArgs) -> Result<Self, String> {
-        if !args.workdir.is_dir() {
-            return Err(format!(
-                "--workdir {}: not a directory",
-                args.workdir.display()
-            ));
+        if !args.replay.is_empty() {
+            let replayed = Replayed::load(args).await?;
+            return Ok(Self {
+                registry: replayed.registry.clone(),
+                warnings: replayed.warnings.clone(),
+                workdir: replayed.workdir.clone(),
+                config: replayed.config.clone(),
+                spill_mode: SpillMode::Store,
+                replay: Some(replayed),
+            });
         }
-        let config = read_config(args.config.as_deref()).map_err(|e| e.to_string())?;
+        let Some(workdir) = args.workdir.as_deref() else {
+            return Err("--workdir is required (or --replay TRANSCRIPT)".to_owned());
+        };
+        check_workdir(workdir).map_err(|e| e.to_string())?;
+        let config = read_config(args.config.raw()).map_err(|e| e.to_string())?;
         let spill = args.spill.choice();
         let spill_mode = match spill {
             SpillChoice::None => SpillMode::None,
             SpillChoice::Root(_) | SpillChoice::PrivateTemp => SpillMode::Store,
         };
-        let loaded = load_engine(Some(&args.workdir), &config, spill)
+        let loaded = load_engine(Some(workdir), &config, spill)
             .await
             .map_err(|e| e.to_string())?;
         for warning in &loaded.warnings {
@@ -51,9 +64,10 @@ impl Workspace {
         Ok(Self {
             registry: Arc::new(loaded.registry),
             warnings: loaded.warnings,
-            workdir: args.workdir.to_string_lossy().into_owned(),
+            workdir: workdir.to_string_lossy().into_owned(),
             config,
             spill_mode,
+            replay: None,
         })
     }
 
@@ -71,9 +85,12 @@ impl Workspace {
         let Some(path) = &args.record else {
             return Ok(None);
         };
+        if let Some(replayed) = &self.replay {
+            return replayed.recording(path).map(Some);
+        }
         Recording::open(
             path,
-            Path::new(&args.workdir),
+            Path::new(&self.workdir),
             &self.config,
             self.spill_mode,
         )
@@ -86,6 +103,10 @@ impl Workspace {
 
     /// The handler of one connection.
     pub fn server(&self, runner: Arc<CallRunner>, recording: Option<Arc<Recording>>) -> McpServer {
-        McpServer::new(runner, self.warnings.clone(), recording)
+        let server = McpServer::new(runner, self.warnings.clone(), recording);
+        match &self.replay {
+            Some(replayed) => server.with_answers(replayed.calls.clone()),
+            None => server,
+        }
     }
 }

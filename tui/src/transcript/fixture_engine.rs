@@ -16,7 +16,7 @@ use fs_search_engine::{
 use serde_json::Value;
 
 use super::error::TranscriptError;
-use super::format::{Call, Cancel, Outcome, OutcomeError, OutcomeSpill, SpillMode};
+use super::format::{Call, CallOptions, Cancel, Outcome, OutcomeError, OutcomeSpill, SpillMode};
 use super::normalise::{Normaliser, SPILL, TREE};
 use super::tree::{Manifest, MaterialisedTree, is_fixture_tree};
 
@@ -198,48 +198,68 @@ impl FixtureEngine {
             ripgrep_config: call.options.ripgrep_config,
         };
         if !self.engines.contains_key(&key) {
-            let rg_config = if key.ripgrep_config {
-                &self.rg_config
-            } else {
-                &self.no_rg_config
-            };
-            let mut bash = LocalBashConfig {
-                cwd: Some(self.root.to_string_lossy().into_owned()),
-                env: BTreeMap::from([(
-                    "RIPGREP_CONFIG_PATH".to_owned(),
-                    rg_config.to_string_lossy().into_owned(),
-                )]),
-                ..LocalBashConfig::default()
-            };
-            if let Some(ms) = key.executor_timeout_ms {
-                bash.timeout_ms = ms;
-            }
-            let mut bash: Arc<dyn BashExecutor> =
-                Arc::new(LocalBashExecutor::new(bash).map_err(|e| e.to_string())?);
-            if let Some(wrap) = &self.wrap {
-                bash = wrap(bash, &config, key.ripgrep_config);
-            }
-            let spill_store: Option<Arc<dyn SpillStore>> = match key.spill {
-                SpillMode::Store => Some(self.store.clone()),
-                SpillMode::None => None,
-                SpillMode::Unwritable => Some(self.unwritable.clone()),
-            };
-            let mut registry = Registry::new(Host {
-                bash: Some(bash),
-                spill_store,
-                timeout_policy: true,
-            });
-            match registry.load_fs_search(&config).await {
-                Ok(LoadOutcome::Registered) => {}
-                Ok(LoadOutcome::RgMissing { warning }) => return Err(warning),
-                Ok(LoadOutcome::Pending) => return Err("the plugin stayed pending".into()),
-                Err(e) => return Err(format!("the plugin did not load: {e}")),
-            }
+            let registry = self.load_registry(&config, &key).await?;
             self.engines.insert(key.clone(), registry);
         }
         self.engines
             .get(&key)
             .ok_or_else(|| "the registry vanished".to_owned())
+    }
+
+    /// A registry of its own for calls with `options` (their config, spill
+    /// store, executor timeout and rg config file) on this tree, as a
+    /// recorded call gets it: what `workbench mcp --replay --on-miss live`
+    /// runs its unrecorded calls with. An error when rg is missing or the
+    /// config does not load.
+    pub async fn registry_for(&self, options: &CallOptions) -> Result<Registry, String> {
+        let config = merged(&self.base_config, &options.config);
+        let key = EngineKey {
+            config: config.to_string(),
+            spill: options.spill,
+            executor_timeout_ms: options.executor_timeout_ms,
+            ripgrep_config: options.ripgrep_config,
+        };
+        self.load_registry(&config, &key).await
+    }
+
+    async fn load_registry(&self, config: &Value, key: &EngineKey) -> Result<Registry, String> {
+        let rg_config = if key.ripgrep_config {
+            &self.rg_config
+        } else {
+            &self.no_rg_config
+        };
+        let mut bash = LocalBashConfig {
+            cwd: Some(self.root.to_string_lossy().into_owned()),
+            env: BTreeMap::from([(
+                "RIPGREP_CONFIG_PATH".to_owned(),
+                rg_config.to_string_lossy().into_owned(),
+            )]),
+            ..LocalBashConfig::default()
+        };
+        if let Some(ms) = key.executor_timeout_ms {
+            bash.timeout_ms = ms;
+        }
+        let mut bash: Arc<dyn BashExecutor> =
+            Arc::new(LocalBashExecutor::new(bash).map_err(|e| e.to_string())?);
+        if let Some(wrap) = &self.wrap {
+            bash = wrap(bash, config, key.ripgrep_config);
+        }
+        let spill_store: Option<Arc<dyn SpillStore>> = match key.spill {
+            SpillMode::Store => Some(self.store.clone()),
+            SpillMode::None => None,
+            SpillMode::Unwritable => Some(self.unwritable.clone()),
+        };
+        let mut registry = Registry::new(Host {
+            bash: Some(bash),
+            spill_store,
+            timeout_policy: true,
+        });
+        match registry.load_fs_search(config).await {
+            Ok(LoadOutcome::Registered) => Ok(registry),
+            Ok(LoadOutcome::RgMissing { warning }) => Err(warning),
+            Ok(LoadOutcome::Pending) => Err("the plugin stayed pending".into()),
+            Err(e) => Err(format!("the plugin did not load: {e}")),
+        }
     }
 
     fn exec_for(&self, call: &Call) -> ExecContext {

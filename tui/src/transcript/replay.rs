@@ -238,6 +238,14 @@ pub async fn replay_transcript(
 
 /// Reads, parses and replays the transcript at `path`.
 pub async fn replay_file(path: &Path, temp_parent: &Path) -> Result<Replay, TranscriptError> {
+    let transcript = read_transcript(path)?;
+    replay_transcript(path, transcript, temp_parent).await
+}
+
+/// Reads and parses the transcript at `path` (at most
+/// [`crate::bounded::TRANSCRIPT_MAX_BYTES`], UTF-8); errors name the file
+/// and line.
+pub fn read_transcript(path: &Path) -> Result<Transcript, TranscriptError> {
     let text = crate::bounded::read_file(path, crate::bounded::TRANSCRIPT_MAX_BYTES)
         .map_err(|e| TranscriptError::io(path, e))?;
     let text = String::from_utf8(text).map_err(|e| TranscriptError::Parse {
@@ -248,8 +256,7 @@ pub async fn replay_file(path: &Path, temp_parent: &Path) -> Result<Replay, Tran
             .count(),
         message: "not valid UTF-8".into(),
     })?;
-    let transcript = parse::parse(&path.display().to_string(), &text)?;
-    replay_transcript(path, transcript, temp_parent).await
+    parse::parse(&path.display().to_string(), &text)
 }
 
 #[cfg(test)]

@@ -9,10 +9,18 @@ use crate::setup::SetupError;
 pub enum TuiError {
     #[error("{0}")]
     Setup(#[from] SetupError),
-    #[error("--workdir {0}: not a directory")]
-    Workdir(String),
+    /// The current directory (the default workdir) cannot be read.
+    #[error("cannot read the current directory: {0}")]
+    CurrentDir(std::io::Error),
+    /// The workdir cannot be made absolute.
+    #[error("--workdir {path}: cannot be made absolute: {source}")]
+    Absolute {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("cannot create the spill root: {0}")]
     SpillRoot(std::io::Error),
+    /// The terminal cannot be set up, drawn on or read.
     #[error("terminal: {0}")]
     Terminal(#[from] std::io::Error),
 }

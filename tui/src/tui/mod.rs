@@ -59,25 +59,19 @@ pub mod views;
 #[cfg(test)]
 mod screen_tests;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use fs_search_engine::ExecContext;
 
 use self::error::TuiError;
 use self::state::session::SessionInfo;
+use crate::cli::TuiArgs;
 use crate::console::stderr_line;
-use crate::setup::read_config;
+use crate::setup::{check_workdir, read_config};
 
 /// Runs the TUI to completion on `runtime`; the exit code for `main`.
-pub fn main(
-    runtime: &tokio::runtime::Runtime,
-    workdir: Option<PathBuf>,
-    config: Option<String>,
-    follow: Option<PathBuf>,
-    tokenizer: Option<PathBuf>,
-) -> ExitCode {
-    match runtime.block_on(run(workdir, config, follow, tokenizer)) {
+pub fn main(runtime: &tokio::runtime::Runtime, args: TuiArgs) -> ExitCode {
+    match runtime.block_on(run(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             stderr_line!("workbench: {e}");
@@ -87,24 +81,20 @@ pub fn main(
 }
 
 /// Checks the options, then opens the terminal and runs the loop
-/// (following the recording `follow`, if given; counting tokens with the
-/// `tokenizer.json` `tokenizer`, else the embedded one).
-pub async fn run(
-    workdir: Option<PathBuf>,
-    config: Option<String>,
-    follow: Option<PathBuf>,
-    tokenizer: Option<PathBuf>,
-) -> Result<(), TuiError> {
+/// (following the recording `--follow`, if given; counting tokens with
+/// `--tokenizer`, else the embedded tokenizer).
+pub async fn run(args: TuiArgs) -> Result<(), TuiError> {
     let started = std::time::Instant::now();
-    let config = read_config(config.as_deref())?;
-    let workdir = match workdir {
+    let config = read_config(args.config.raw())?;
+    let workdir = match args.workdir {
         Some(dir) => dir,
-        None => std::env::current_dir()?,
+        None => std::env::current_dir().map_err(TuiError::CurrentDir)?,
     };
-    if !workdir.is_dir() {
-        return Err(TuiError::Workdir(workdir.display().to_string()));
-    }
-    let workdir = std::path::absolute(&workdir)?;
+    check_workdir(&workdir)?;
+    let workdir = std::path::absolute(&workdir).map_err(|source| TuiError::Absolute {
+        path: workdir.display().to_string(),
+        source,
+    })?;
     let logging = crate::logging::init();
     let spill_root = tempfile::Builder::new()
         .prefix("dsh-spill-")
@@ -121,7 +111,14 @@ pub async fn run(
         rg: crate::rg::RgInfo::detect(),
     };
     tracing::info!(workdir = %session.workdir, session = %session.session_id, %config, rg = %session.rg.version_line, rg_path = ?session.rg.path, "workbench starting");
-    let outcome = event_loop::run(session, config, follow, tokenizer, started).await;
+    let outcome = event_loop::run(
+        session,
+        config,
+        args.follow,
+        args.tokenizer.tokenizer,
+        started,
+    )
+    .await;
     if let Err(e) = &outcome {
         tracing::error!(error = %e, "workbench ended with an error");
     }

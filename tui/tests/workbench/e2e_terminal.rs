@@ -287,6 +287,52 @@ fn sigterm_quits_like_q_and_restores_the_terminal() {
     );
 }
 
+/// `workbench call` with its stdout on a terminal ends its output with a
+/// newline, so the shell's prompt does not land on the text's last line:
+/// after the text the cursor is back at column 0 (piped, the text is
+/// exact: `cli_headless` compares stdout byte for byte).
+#[test]
+fn call_on_a_terminal_ends_its_output_with_a_newline() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    write_tree(&tree);
+    let (_pair, screen, _keys, mut child) = spawn_in_pty(
+        dir.path(),
+        &[
+            "call",
+            "grep",
+            "--workdir",
+            tree.to_str().unwrap(),
+            "--no-spill",
+            "--args",
+            r#"{"pattern":"needle 6"}"#,
+            "--config",
+            r#"{"sampleOverCapGlobResults":true}"#,
+        ],
+    );
+    let status = wait_exit(child.as_mut());
+    assert!(status.success(), "exit status {status:?}");
+    let text = screen.wait_for("the call's text", |s| s.contains("Line 6: needle 6"));
+    assert!(
+        text.starts_with("Found 1 match\n\nnotes.txt\nLine 6: needle 6"),
+        "{text}"
+    );
+    // The reader thread may still be feeding the screen: wait for the cursor.
+    let start = Instant::now();
+    loop {
+        let (row, col) = screen.with(|s| s.cursor_position());
+        if (row, col) == (4, 0) {
+            break;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "the cursor stayed at row {row}, column {col} after the text:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// The workbench with `args` in a pseudo-terminal of [`ROWS`]x[`COLS`],
 /// its state and temp files under `dir`: the pty (kept open), the
 /// emulated screen, the keyboard and the process.

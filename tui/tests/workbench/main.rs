@@ -10,12 +10,15 @@
 
 mod ablate;
 mod cli_headless;
+mod docs;
 mod e2e_terminal;
 mod explain;
 mod hardening;
 mod inputs;
 mod mcp;
+mod mcp_2026;
 mod mcp_http;
+mod mcp_replay;
 mod recording;
 mod tokens;
 mod transcripts;

@@ -348,7 +348,7 @@ pub(crate) async fn cancel_a_call_blocked_on_the_fifo(
 // ------------------------------------------------------------ raw client
 
 /// A bare line client on the server's stdin and stdout.
-struct Raw {
+pub(crate) struct Raw {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: std::sync::mpsc::Receiver<String>,
@@ -356,7 +356,7 @@ struct Raw {
 }
 
 impl Raw {
-    fn spawn(dir: &Path, extra: &[&str]) -> Self {
+    pub(crate) fn spawn(dir: &Path, extra: &[&str]) -> Self {
         let state = tempfile::tempdir().unwrap();
         let mut child = server_command(dir, state.path(), extra)
             .stdin(Stdio::piped())
@@ -393,7 +393,7 @@ impl Raw {
         stdin.flush().unwrap();
     }
 
-    fn send_json(&mut self, value: Value) {
+    pub(crate) fn send_json(&mut self, value: Value) {
         self.send(format!("{value}\n").as_bytes());
     }
 
@@ -404,7 +404,7 @@ impl Raw {
     }
 
     /// The response to request `id` (notifications before it are skipped).
-    fn response(&self, id: i64) -> Value {
+    pub(crate) fn response(&self, id: i64) -> Value {
         loop {
             let message = self.next();
             if message["id"] == json!(id) {
@@ -413,7 +413,7 @@ impl Raw {
         }
     }
 
-    fn initialize(&mut self) {
+    pub(crate) fn initialize(&mut self) {
         self.send_json(
             json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
             "protocolVersion":"2025-06-18","capabilities":{},

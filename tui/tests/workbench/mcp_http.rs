@@ -31,14 +31,14 @@ const TOKEN: &str = "test-token-0123456789";
 // ------------------------------------------------------------ the server
 
 /// `workbench mcp --listen 127.0.0.1:0 …`, its address read from stderr.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    addr: String,
+    pub(crate) addr: String,
     _state: tempfile::TempDir,
 }
 
 impl Server {
-    fn spawn(dir: &Path, extra: &[&str]) -> Self {
+    pub(crate) fn spawn(dir: &Path, extra: &[&str]) -> Self {
         let state = tempfile::tempdir().unwrap();
         let args = [&["--listen", "127.0.0.1:0"], extra].concat();
         let mut child = server_command(dir, state.path(), &args)
@@ -77,7 +77,7 @@ impl Server {
         (Self::spawn(dir, &args), secrets)
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://{}/mcp", self.addr)
     }
 
@@ -117,14 +117,14 @@ async fn call(service: &RunningService<RoleClient, Client>, tool: &str, args: Va
 
 /// One response read to its end.
 #[derive(Debug)]
-struct Reply {
-    status: u16,
+pub(crate) struct Reply {
+    pub(crate) status: u16,
     head: String,
     body: String,
 }
 
 impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.head.lines().find_map(|line| {
             let (n, v) = line.split_once(':')?;
             n.eq_ignore_ascii_case(name).then(|| v.trim())
@@ -132,7 +132,7 @@ impl Reply {
     }
 
     /// The JSON-RPC messages of an SSE body.
-    fn messages(&self) -> Vec<Value> {
+    pub(crate) fn messages(&self) -> Vec<Value> {
         self.body
             .lines()
             .filter_map(|l| l.strip_prefix("data:"))
@@ -159,7 +159,12 @@ fn parse_reply(bytes: &[u8]) -> Reply {
 
 /// The request's bytes: `/mcp`, `Host`, `Connection: close`, the MCP
 /// `Accept` and `Content-Type`, then `headers` and `body`.
-fn request_bytes(addr: &str, method: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+pub(crate) fn request_bytes(
+    addr: &str,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Vec<u8> {
     let mut out = format!(
         "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
          Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
@@ -189,13 +194,13 @@ fn read_reply(mut stream: TcpStream) -> Reply {
     parse_reply(&bytes)
 }
 
-fn send_raw(addr: &str, bytes: &[u8]) -> Reply {
+pub(crate) fn send_raw(addr: &str, bytes: &[u8]) -> Reply {
     let mut stream = open(addr);
     stream.write_all(bytes).unwrap();
     read_reply(stream)
 }
 
-fn post(addr: &str, headers: &[(&str, &str)], body: &Value) -> Reply {
+pub(crate) fn post(addr: &str, headers: &[(&str, &str)], body: &Value) -> Reply {
     send_raw(
         addr,
         &request_bytes(addr, "POST", headers, body.to_string().as_bytes()),
@@ -779,7 +784,7 @@ fn post_in(addr: &str, session: &str, body: &[u8]) -> Reply {
 }
 
 /// The JSON-RPC message of a 200 answer (SSE) or of a 400 (JSON body).
-fn answer_of(reply: &Reply) -> Value {
+pub(crate) fn answer_of(reply: &Reply) -> Value {
     if reply.status == 200 {
         reply.messages().pop().unwrap()
     } else {
@@ -881,20 +886,26 @@ fn over_http_delete_of_an_ended_or_made_up_session_is_404_and_of_a_live_one_204(
 }
 
 #[test]
-fn over_http_a_request_without_a_session_gets_400_even_naming_a_later_revision() {
+fn over_http_a_request_without_a_session_gets_400_and_a_2026_one_without_its_meta_too() {
     let dir = tree();
     let server = Server::spawn(dir.path(), &["--config", SAMPLING]);
     let addr = server.addr.as_str();
     let call = json!({"jsonrpc":"2.0","id":3,"method":"tools/call",
         "params":{"name":"glob","arguments":{"pattern":"*.ts"}}});
-    for version in [None, Some("2025-06-18"), Some("2026-07-28")] {
+    // No session (2025): -32600; a 2026-07-28 request without its _meta
+    // keys: -32602, as that revision specifies.
+    for (version, code) in [
+        (None, -32600),
+        (Some("2025-06-18"), -32600),
+        (Some("2026-07-28"), -32602),
+    ] {
         let headers: Vec<(&str, &str)> = version
             .map(|v| vec![("MCP-Protocol-Version", v)])
             .unwrap_or_default();
         let reply = post(addr, &headers, &call);
         assert_eq!(reply.status, 400, "{version:?}: {reply:?}");
         let answer = answer_of(&reply);
-        assert_eq!(answer["error"]["code"], -32600, "{version:?}: {answer}");
+        assert_eq!(answer["error"]["code"], code, "{version:?}: {answer}");
         assert_eq!(answer["id"], 3);
     }
     // A session's request naming a later revision is not taken out of it.

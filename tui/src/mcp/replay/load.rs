@@ -1,0 +1,182 @@
+//! Reading `workbench mcp --replay TRANSCRIPT...` into what the server
+//! serves: the transcripts read with the transcript reader (a bad one is a
+//! setup error naming the file and line: exit 2), their records in
+//! command-line order with the outcome for the installed rg (the record's
+//! variant for rg's major version when it has one, else the record's own
+//! outcome, the header's rg), and the engine whose surface is served: the
+//! header's config (every transcript must have the same one: a server
+//! serves one surface).
+//!
+//! With `--on-miss error` no tree is needed (the engine is loaded without
+//! a workdir, as `workbench surface` loads it), so a transcript serves
+//! offline without its tree. With `--on-miss live` the first transcript's
+//! tree is prepared once as `workbench replay` prepares it (a fixture
+//! manifest materialised in a temp dir, rg given the header's rg config
+//! lines) and the engine runs there; `--record FILE` then records those
+//! calls under a header naming that tree, config and rg config lines, so
+//! `workbench replay FILE` replays them.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use fs_search_engine::Registry;
+use serde_json::Value;
+
+use super::matching::canonical;
+use super::recorded::{RecordedCall, RecordedCalls};
+use crate::cli::{McpArgs, OnMiss};
+use crate::mcp::recording::{Recording, RecordingError, record_dir};
+use crate::setup::{SpillChoice, load_engine};
+use crate::transcript::fixture_engine::{FixtureEngine, rg_version};
+use crate::transcript::format::{CallOptions, Header, SpillMode, Transcript, TranscriptEnv};
+use crate::transcript::record::relative_path;
+use crate::transcript::replay::{read_transcript, tree_path};
+
+/// The first transcript's tree, prepared for live calls.
+struct LiveTree {
+    /// Holds the materialised tree and rg's config file alive.
+    engine: FixtureEngine,
+    /// The tree as the header names it, resolved.
+    tree: PathBuf,
+    /// The first transcript's header.
+    header: Header,
+}
+
+/// What `--replay` serves.
+pub struct Replayed {
+    /// The recorded answers.
+    pub calls: Arc<RecordedCalls>,
+    /// The engine: its surface is served, and with `--on-miss live` it
+    /// runs the calls no record matches.
+    pub registry: Arc<Registry>,
+    /// The load's warnings (rg missing), logged already.
+    pub warnings: Vec<String>,
+    /// Where live calls run (the prepared tree; `.` without one).
+    pub workdir: String,
+    /// The transcripts' config.
+    pub config: Value,
+    live: Option<LiveTree>,
+}
+
+impl Replayed {
+    /// Reads the transcripts of `args.replay` and loads the engine.
+    pub async fn load(args: &McpArgs) -> Result<Self, String> {
+        if args.record.is_some() && args.on_miss == OnMiss::Error {
+            return Err(
+                "--record with --replay records the calls run live: it needs --on-miss live"
+                    .to_owned(),
+            );
+        }
+        let mut transcripts: Vec<(&Path, Transcript)> = Vec::with_capacity(args.replay.len());
+        for path in &args.replay {
+            let transcript = read_transcript(path).map_err(|e| format!("--replay {e}"))?;
+            if let Some((first, t)) = transcripts.first()
+                && canonical(&t.header.config) != canonical(&transcript.header.config)
+            {
+                return Err(format!(
+                    "--replay {}: its config differs from {}'s: one server serves one \
+                     surface, so the transcripts must share their config",
+                    path.display(),
+                    first.display()
+                ));
+            }
+            transcripts.push((path, transcript));
+        }
+        let Some((first_path, first)) = transcripts.first() else {
+            return Err("--replay needs at least one transcript".to_owned());
+        };
+        let config = first.header.config.clone();
+        let rg_major = crate::rg::RgInfo::detect().major();
+        let calls = recorded_calls(&transcripts, rg_major);
+        tracing::info!(
+            records = calls.len(),
+            rg_major = ?rg_major,
+            on_miss = ?args.on_miss,
+            "serving recorded calls"
+        );
+        let calls = Arc::new(RecordedCalls::new(calls, args.on_miss));
+        match args.on_miss {
+            OnMiss::Error => {
+                let loaded = load_engine(None, &config, SpillChoice::None)
+                    .await
+                    .map_err(|e| format!("--replay {}: {e}", first_path.display()))?;
+                for warning in &loaded.warnings {
+                    tracing::warn!("{warning}");
+                }
+                Ok(Self {
+                    calls,
+                    registry: Arc::new(loaded.registry),
+                    warnings: loaded.warnings,
+                    workdir: ".".to_owned(),
+                    config,
+                    live: None,
+                })
+            }
+            OnMiss::Live => {
+                let label = first_path.display();
+                let tree = tree_path(first_path, &first.header.tree);
+                let engine =
+                    FixtureEngine::new(&tree, config.clone(), &first.header.env.ripgrep_config)
+                        .map_err(|e| format!("--replay {label}:1: the header's tree: {e}"))?;
+                let registry = engine
+                    .registry_for(&CallOptions::default())
+                    .await
+                    .map_err(|e| format!("--replay {label}: {e}"))?;
+                Ok(Self {
+                    calls,
+                    registry: Arc::new(registry),
+                    warnings: Vec::new(),
+                    workdir: engine.root().to_string_lossy().into_owned(),
+                    config,
+                    live: Some(LiveTree {
+                        engine,
+                        tree,
+                        header: first.header.clone(),
+                    }),
+                })
+            }
+        }
+    }
+
+    /// Opens `--record FILE` for the calls run live: its header names the
+    /// first transcript's tree (relative to FILE's directory), config and
+    /// rg config lines, and this rg.
+    pub fn recording(&self, path: &Path) -> Result<Recording, String> {
+        let Some(live) = &self.live else {
+            return Err("--record with --replay needs --on-miss live".to_owned());
+        };
+        let header = Header {
+            tree: relative_path(record_dir(path), &live.tree),
+            config: live.header.config.clone(),
+            env: TranscriptEnv {
+                rg: rg_version(),
+                ripgrep_config: live.header.env.ripgrep_config.clone(),
+            },
+        };
+        Recording::open_with_header(path, header, live.engine.root(), SpillMode::Store).map_err(
+            |e| match e {
+                RecordingError::Bound(message) => message,
+                RecordingError::File(e) => format!("--record {e}"),
+            },
+        )
+    }
+}
+
+/// Every record of `transcripts`, in order, with its outcome for rg
+/// `rg_major`.
+fn recorded_calls(transcripts: &[(&Path, Transcript)], rg_major: Option<u32>) -> Vec<RecordedCall> {
+    transcripts
+        .iter()
+        .flat_map(|(path, transcript)| {
+            let file = path.display().to_string();
+            transcript.records.iter().map(move |record| RecordedCall {
+                file: file.clone(),
+                line: record.line,
+                name: record.call.name.clone(),
+                tool: record.call.tool.clone(),
+                args: record.call.args.clone(),
+                outcome: record.expected_for(rg_major).clone(),
+            })
+        })
+        .collect()
+}

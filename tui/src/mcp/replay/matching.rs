@@ -1,0 +1,151 @@
+//! When a call matches a recorded one, and how close it comes when it
+//! does not. A call matches a record with the same tool name and
+//! arguments equal as JSON values: object key order does not matter, nor
+//! how a number is spelled (`1`, `1.0` and `1e0` are one number), while
+//! strings, arrays (in order), booleans and null compare as they are.
+
+use serde_json::{Map, Number, Value};
+
+/// How far a recorded call is from a call: calls of another tool come
+/// after every call of the same tool, then fewer differing arguments first.
+pub type Distance = (bool, usize);
+
+/// The canonical text of `value`: object keys sorted, every number
+/// written one way. Two values match when their canonical texts are equal.
+pub fn canonical(value: &Value) -> String {
+    let mut out = String::new();
+    write(value, &mut out);
+    out
+}
+
+fn write(value: &Value, out: &mut String) {
+    match value {
+        Value::Number(n) => out.push_str(&number(n)),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, key) in sorted_keys(map).into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                if let Some(item) = map.get(key) {
+                    write(item, out);
+                }
+            }
+            out.push('}');
+        }
+        Value::Null | Value::Bool(_) | Value::String(_) => out.push_str(&value.to_string()),
+    }
+}
+
+fn sorted_keys(map: &Map<String, Value>) -> Vec<&String> {
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort();
+    keys
+}
+
+/// A number's one spelling: an integral value as an integer, any other
+/// as the shortest text of its `f64`.
+fn number(n: &Number) -> String {
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    if let Some(u) = n.as_u64() {
+        return u.to_string();
+    }
+    let f = n.as_f64().unwrap_or(f64::NAN);
+    // Integral floats within 64 bits are written as the integer they are.
+    if f.fract() == 0.0 && f.abs() < 2f64.powi(63) {
+        return (f as i64).to_string();
+    }
+    if f.fract() == 0.0 && (0.0..2f64.powi(64)).contains(&f) {
+        return (f as u64).to_string();
+    }
+    Value::from(f).to_string()
+}
+
+/// How far the recorded call `(tool, args)` is from the call
+/// `(want_tool, want_args)`: whether the tool differs, and how many
+/// arguments differ (a key on one side only, or another value), counting
+/// non-object arguments as one.
+pub fn distance(want_tool: &str, want_args: &Value, tool: &str, args: &Value) -> Distance {
+    let differing = match (want_args, args) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter()
+                .filter(|key| match (a.get(*key), b.get(*key)) {
+                    (Some(x), Some(y)) => canonical(x) != canonical(y),
+                    _ => true,
+                })
+                .count()
+        }
+        (a, b) => usize::from(canonical(a) != canonical(b)),
+    };
+    (want_tool != tool, differing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(text: &str) -> Value {
+        serde_json::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn key_order_and_number_spelling_do_not_change_the_canonical_text() {
+        let a = parse(r#"{"pattern":"x","n":1,"deep":{"b":[1,2.5],"a":null}}"#);
+        let b = parse(r#"{"deep":{"a":null,"b":[1.0,25e-1]},"n":1e0,"pattern":"x"}"#);
+        assert_eq!(canonical(&a), canonical(&b));
+        assert_eq!(
+            canonical(&a),
+            r#"{"deep":{"a":null,"b":[1,2.5]},"n":1,"pattern":"x"}"#
+        );
+        assert_eq!(canonical(&parse("-0.0")), "0");
+        assert_eq!(
+            canonical(&parse("18446744073709551615")),
+            "18446744073709551615"
+        );
+    }
+
+    #[test]
+    fn other_values_types_and_array_orders_do_not_match() {
+        for (a, b) in [
+            (r#"{"n":1}"#, r#"{"n":"1"}"#),
+            (r#"{"n":1}"#, r#"{"n":1.5}"#),
+            (r#"[1,2]"#, r#"[2,1]"#),
+            (r#"{"a":1}"#, r#"{"a":1,"b":null}"#),
+            (r#"{"p":"x"}"#, r#"{"p":"X"}"#),
+            (r#"{"b":true}"#, r#"{"b":1}"#),
+        ] {
+            assert_ne!(canonical(&parse(a)), canonical(&parse(b)), "{a} {b}");
+        }
+    }
+
+    #[test]
+    fn distance_counts_differing_arguments_after_the_tool() {
+        let want = parse(r#"{"pattern":"needle","include":"*.md"}"#);
+        assert_eq!(distance("grep", &want, "grep", &want), (false, 0));
+        let one_off = parse(r#"{"pattern":"needle"}"#);
+        assert_eq!(distance("grep", &want, "grep", &one_off), (false, 1));
+        let two_off = parse(r#"{"pattern":"other","path":"src"}"#);
+        assert_eq!(distance("grep", &want, "grep", &two_off), (false, 3));
+        assert_eq!(distance("grep", &want, "glob", &want), (true, 0));
+        assert!(distance("grep", &want, "glob", &want) > distance("grep", &want, "grep", &two_off));
+        assert_eq!(distance("grep", &want, "grep", &json!("x")), (false, 1));
+    }
+}

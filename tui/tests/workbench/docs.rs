@@ -1,0 +1,330 @@
+//! The examples of program output in README.md and docs/ are what the
+//! program prints: every ```` ```console ```` block is run (its `$ `
+//! commands with the built `workbench` first on `PATH`, in a fresh
+//! directory that holds a link to this repository's `fixtures/`) and its
+//! output compared line for line; a `$ workbench` session shown in any
+//! other block fails the suite; the TUI's 80x24 capture is the screen test's
+//! snapshot; the README's test command is the one `.ci/run` runs; and
+//! every relative link between the pages resolves.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository's root.
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// README.md and every page under docs/, as (relative path, text).
+fn pages() -> Vec<(String, String)> {
+    let root = repo();
+    let mut paths = vec![root.join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    paths.extend(docs);
+    paths
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let name = path.strip_prefix(&root).unwrap().display().to_string();
+            (name, text)
+        })
+        .collect()
+}
+
+/// A fenced block: its info string, its first line's number and its lines.
+struct Block {
+    info: String,
+    line: usize,
+    lines: Vec<String>,
+}
+
+/// The fenced blocks of a Markdown page (```` ``` ```` fences only).
+fn blocks(text: &str) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut open: Option<Block> = None;
+    for (i, line) in text.lines().enumerate() {
+        match (&mut open, line.strip_prefix("```")) {
+            (None, Some(info)) => {
+                open = Some(Block {
+                    info: info.trim().to_owned(),
+                    line: i + 2,
+                    lines: Vec::new(),
+                });
+            }
+            (Some(_), Some("")) => out.extend(open.take()),
+            (Some(block), _) => block.lines.push(line.to_owned()),
+            (None, None) => {}
+        }
+    }
+    assert!(open.is_none(), "an unclosed fence");
+    out
+}
+
+/// One `$ ` command of a console block and the output shown after it.
+struct Step {
+    command: String,
+    expected: String,
+}
+
+/// A console block's commands: a command goes on over the next line when
+/// it ends with `\` or `|`; the lines up to the next `$ ` are its output.
+fn steps(block: &Block) -> Vec<Step> {
+    let mut out: Vec<Step> = Vec::new();
+    let mut lines = block.lines.iter().peekable();
+    while let Some(line) = lines.next() {
+        if let Some(command) = line.strip_prefix("$ ") {
+            let mut command = command.to_owned();
+            while command.ends_with('\\') || command.ends_with('|') {
+                let Some(next) = lines.next() else { break };
+                command.push('\n');
+                command.push_str(next);
+            }
+            out.push(Step {
+                command,
+                expected: String::new(),
+            });
+        } else {
+            let step = out
+                .last_mut()
+                .unwrap_or_else(|| panic!("line {}: output before any `$ ` command", block.line));
+            step.expected.push_str(line);
+            step.expected.push('\n');
+        }
+    }
+    out
+}
+
+/// Runs one console block's commands in a fresh directory; returns a
+/// description of each command whose output or status differs.
+fn run_console_block(page: &str, block: &Block) -> Vec<String> {
+    let scratch = tempfile::tempdir().unwrap();
+    let cwd = scratch.path().join("work");
+    let tmp = scratch.path().join("tmp");
+    std::fs::create_dir(&cwd).unwrap();
+    std::fs::create_dir(&tmp).unwrap();
+    std::os::unix::fs::symlink(repo().join("fixtures"), cwd.join("fixtures")).unwrap();
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_workbench")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut differences = Vec::new();
+    for step in steps(block) {
+        let output = Command::new("bash")
+            .arg("-c")
+            .arg(format!("{{\n{}\n}} 2>&1", step.command))
+            .current_dir(&cwd)
+            .env("PATH", &path)
+            .env("TMPDIR", &tmp)
+            .env("XDG_STATE_HOME", scratch.path().join("state"))
+            .env("XDG_CACHE_HOME", scratch.path().join("cache"))
+            .output()
+            .unwrap();
+        let actual = String::from_utf8_lossy(&output.stdout);
+        // The fence cannot show whether the last line ends with a newline.
+        let (actual, expected) = (actual.trim_end_matches('\n'), step.expected.trim_end());
+        if actual != expected || !output.status.success() {
+            differences.push(format!(
+                "{page}:{}: `{}` ({}) printed:\n{actual}\n--- the page shows:\n{expected}",
+                block.line, step.command, output.status
+            ));
+        }
+    }
+    differences
+}
+
+#[test]
+fn every_console_block_in_the_readme_and_docs_prints_what_it_shows() {
+    let mut checked = Vec::new();
+    let mut differences = Vec::new();
+    for (page, text) in pages() {
+        for block in blocks(&text).iter().filter(|b| b.info == "console") {
+            assert!(
+                !steps(block).is_empty(),
+                "{page}:{}: a console block without a `$ ` command",
+                block.line
+            );
+            differences.extend(run_console_block(&page, block));
+            checked.push(page.clone());
+        }
+    }
+    // The pages that show output: a lost fence would otherwise pass.
+    for page in ["README.md", "docs/cli.md", "docs/transcripts.md"] {
+        assert!(
+            checked.iter().any(|p| p == page),
+            "{page} has no console block"
+        );
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n\n"));
+}
+
+/// Output shown after a `$ workbench` command anywhere but in a console
+/// block would not be checked; commands without output go in `sh` blocks
+/// without the prompt.
+#[test]
+fn a_workbench_session_is_shown_only_in_a_console_block() {
+    let mut unchecked = Vec::new();
+    for (page, text) in pages() {
+        for block in blocks(&text).iter().filter(|b| b.info != "console") {
+            let prompts = block
+                .lines
+                .iter()
+                .any(|l| l.trim_start().starts_with("$ ") && l.contains("workbench"));
+            if prompts {
+                unchecked.push(format!("{page}:{}", block.line));
+            }
+        }
+    }
+    assert!(
+        unchecked.is_empty(),
+        "`$ workbench` sessions outside console blocks: {unchecked:?}"
+    );
+}
+
+/// The 80x24 capture in docs/workbench.md is the screen the screen test
+/// `layout_80x24_with_a_spilled_grep` pins (tui/src/tui/snapshots/), with
+/// what the snapshot redacts shown as values of the same width: the temp
+/// dir's random name, the spill file's random prefix, the rg version.
+#[test]
+fn docs_workbench_md_shows_the_80x24_screen_the_screen_test_pins() {
+    let snapshot =
+        std::fs::read_to_string(repo().join("tui/src/tui/snapshots/layout_80x24.snap")).unwrap();
+    // The insta header is the text up to the second `---` line.
+    let pinned = snapshot.splitn(3, "---\n").nth(2).unwrap();
+    let expected = pinned
+        .replace("fswb-RANDOM", "fswb-q3ZtW8")
+        .replace("[RANDOM]-", "5d1e0c9a3b7f-")
+        .replace("· rg N.N.N", "· rg 13.0.0");
+    let doc = std::fs::read_to_string(repo().join("docs/workbench.md")).unwrap();
+    let marker = "<!-- screen: tui/src/tui/snapshots/layout_80x24.snap -->";
+    let at = doc
+        .find(marker)
+        .expect("docs/workbench.md marks its capture");
+    let shown = blocks(&doc[at..]).into_iter().next().unwrap();
+    let shown: String = shown.lines.iter().map(|l| format!("{l}\n")).collect();
+    assert_eq!(
+        shown.trim_end(),
+        expected.trim_end(),
+        "docs/workbench.md's capture is not the pinned screen; it should be:\n{expected}"
+    );
+}
+
+/// `.ci/run` runs "exactly the README's test command": the command in its
+/// `bash -c '…'` is a line of the README.
+#[test]
+fn the_readme_gives_the_test_command_ci_runs() {
+    let ci = std::fs::read_to_string(repo().join(".ci/run")).unwrap();
+    let quoted = ci
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("bash -c '"))
+        .expect(".ci/run runs the tests with bash -c");
+    let command = &quoted[..quoted.find('\'').unwrap()];
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    assert!(
+        readme.lines().any(|l| l == command),
+        "README.md does not give `{command}` on a line of its own"
+    );
+}
+
+/// The lines of a page outside its fenced blocks.
+fn prose(text: &str) -> Vec<&str> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// A heading's anchor as GitHub makes it: lower case, punctuation but `-`
+/// and `_` dropped, spaces to `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// A newcomer follows the links between the pages: every relative link in
+/// README.md and docs/ names a file that exists and, in a page, a heading
+/// it has.
+#[test]
+fn every_relative_link_in_the_readme_and_docs_resolves() {
+    let root = repo();
+    let pages = pages();
+    let anchors = |page: &str| -> Vec<String> {
+        let text = pages
+            .iter()
+            .find(|(name, _)| name == page)
+            .map(|(_, text)| text.as_str())
+            .unwrap_or_default();
+        prose(text)
+            .into_iter()
+            .filter_map(|l| {
+                l.trim_start_matches('#')
+                    .strip_prefix(' ')
+                    .filter(|_| l.starts_with('#'))
+            })
+            .map(anchor)
+            .collect()
+    };
+    let mut broken = Vec::new();
+    let mut links = 0;
+    for (page, text) in &pages {
+        for line in prose(text) {
+            for part in line.split("](").skip(1) {
+                let Some(link) = part.split(')').next() else {
+                    continue;
+                };
+                if link.contains("://") || link.contains(' ') {
+                    continue;
+                }
+                links += 1;
+                let (file, fragment) = link.split_once('#').unwrap_or((link, ""));
+                let dir = Path::new(page).parent().unwrap();
+                let target = if file.is_empty() {
+                    PathBuf::from(page)
+                } else {
+                    dir.join(file)
+                };
+                // `docs/../README.md` → `README.md`, as the pages are named.
+                let target: PathBuf = target.components().fold(PathBuf::new(), |mut p, c| {
+                    match c {
+                        std::path::Component::ParentDir => {
+                            p.pop();
+                        }
+                        other => p.push(other),
+                    }
+                    p
+                });
+                if !root.join(&target).exists() {
+                    broken.push(format!("{page}: {link} (no such file)"));
+                } else if !fragment.is_empty()
+                    && !anchors(&target.display().to_string())
+                        .iter()
+                        .any(|a| a == fragment)
+                {
+                    broken.push(format!("{page}: {link} (no such heading)"));
+                }
+            }
+        }
+    }
+    assert!(links > 20, "only {links} links found");
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
