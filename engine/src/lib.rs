@@ -11,8 +11,11 @@
 //! registers nothing, with [`RG_MISSING_WARNING`], when rg is missing.
 //!
 //! Then there are two ways to call the tools:
-//! - by name with raw JSON arguments, exactly as a model sends them:
-//!   [`Registry::call`] (argument-schema check, timeout policy, spill);
+//! - by name with the model's raw argument text, exactly as a model sends
+//!   it: [`Registry::call_json`], which reads it as the reference's
+//!   `JSON.parse` does ([`json`]: a lone surrogate escape becomes U+FFFD,
+//!   nesting is bounded), then [`Registry::call`] with the parsed value
+//!   (argument-schema check, timeout policy, spill);
 //! - typed, for a host with its own tool router: [`Registry::glob`] and
 //!   [`Registry::grep`] take [`GlobArgs`] / [`GrepArgs`] and run the same
 //!   path.
@@ -50,13 +53,21 @@
 //! # }
 //! ```
 //!
+//! The crate root holds what an embedder needs. An implementer of a seam
+//! finds the rest in two public modules: [`bash`], the executor seam with
+//! its plumbing (requests and specs, capped and streamed runs, stdout
+//! sinks), and [`spill`], the store seam (what to save, the pieces of a
+//! large text, its errors). [`helpers`] mirrors the helpers the original
+//! package exports for its tests (CONTRACT §1.1).
+//!
 //! One call flows one way: registry → argument checks → the fixed rg
 //! command (shell quoting is the security boundary) → the bash seam →
 //! parsing rg's output → the canonical value → the rendered page and card
 //! → post-execute spill → the timeout policy.
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
-mod bash;
+pub mod bash;
 mod command;
 mod error;
 mod parse;
@@ -65,14 +76,11 @@ mod render;
 mod request;
 mod result;
 mod run;
-mod spill;
+pub mod spill;
 mod support;
 mod value;
 
-pub use bash::{
-    BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
-    LocalBashConfig, LocalBashExecutor, OverCap, SharedSink, StdoutSink,
-};
+pub use bash::{BashExecutor, LocalBashConfig, LocalBashExecutor};
 pub use error::{ErrorCode, SearchCode, SearchError, ToolError};
 pub use registry::plugin::{LoadError, LoadOutcome, PROBE_COMMAND, RG_MISSING_WARNING};
 pub use registry::surface::{PromptSection, ToolDefinition};
@@ -83,11 +91,10 @@ pub use render::page::{Page, TextParts};
 pub use request::args::{GlobArgs, GrepArgs};
 pub use request::config::{CONFIG_KEYS, Config, ConfigError, ConfigKey, ConfigKind, ConfigNumber};
 pub use request::exec::{ExecContext, SessionHeader};
+pub use request::json;
 pub use result::{ResultError, ToolResult};
 pub use spill::post_execute::{Accept, Decision, PostExecuteCall, PostExecuteListener};
-pub use spill::{
-    LocalSpillStore, SaveTextSpill, SpillError, SpillRef, SpillStore, TextPieces, session_dir_name,
-};
+pub use spill::{LocalSpillStore, SpillRef, SpillStore, session_dir_name};
 pub use value::line::Line;
 pub use value::{GlobValue, GrepMatch, GrepValue, ToolValue};
 

@@ -11,7 +11,6 @@
 //! - [`headless`]: the commands that run without a terminal (`call`,
 //!   `surface`, `replay`, `record`, `freeze`);
 //! - [`explain`]: `workbench explain`, why a path is or is not on a page;
-//! - [`json`]: JSON arguments parsed as `JSON.parse` accepts them;
 //! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
 //! - [`rg`]: which rg the workbench runs (version, path, major version);
 //! - [`signals`]: SIGINT, SIGTERM and SIGHUP cancel the call in flight;
@@ -34,7 +33,6 @@ pub mod console;
 pub mod exit;
 pub mod explain;
 pub mod headless;
-pub mod json;
 pub mod logging;
 pub mod mcp;
 pub mod prune;
@@ -60,7 +58,7 @@ const TUI_SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_millis(
 pub fn run(cli: Cli) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        // Arguments may nest `json::MAX_DEPTH` levels deep; cloning,
+        // Arguments may nest `fs_search_engine::json::MAX_DEPTH` levels deep; cloning,
         // comparing and dropping them recurses (virtual memory only).
         .thread_stack_size(WORKER_STACK_BYTES)
         .build()

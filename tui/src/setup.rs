@@ -37,7 +37,7 @@ pub enum SetupError {
         source: fs_search_engine::LoadError,
     },
     #[error("--args is not valid JSON: {0}")]
-    ArgsJson(crate::json::JsonError),
+    ArgsJson(fs_search_engine::json::JsonError),
     #[error("--workdir {path}: {problem}")]
     Workdir { path: String, problem: String },
     /// The per-user spill root cannot be used.

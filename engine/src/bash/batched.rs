@@ -28,7 +28,7 @@ const STOP_CHECK: Duration = Duration::from_millis(100);
 /// longest pause (few wake-ups); a fast one, a pause after which the pipe
 /// holds about `target_bytes`, well short of full.
 #[derive(Debug, Clone, Copy)]
-pub struct Pacing {
+pub(super) struct Pacing {
     shortest: Duration,
     longest: Duration,
     target_bytes: usize,
@@ -39,7 +39,7 @@ impl Pacing {
     /// Pauses of at most `longest` (and at least a sixteenth of it),
     /// aiming to find `target_bytes` in the pipe; the first is a quarter of
     /// `longest`.
-    pub fn new(longest: Duration, target_bytes: usize) -> Self {
+    pub(super) fn new(longest: Duration, target_bytes: usize) -> Self {
         Self {
             shortest: longest / 16,
             longest,
@@ -50,7 +50,7 @@ impl Pacing {
 
     /// Always `pause`.
     #[cfg(test)]
-    pub fn fixed(pause: Duration) -> Self {
+    pub(super) fn fixed(pause: Duration) -> Self {
         Self {
             shortest: pause,
             longest: pause,
@@ -60,12 +60,12 @@ impl Pacing {
     }
 
     /// The pause before the next read.
-    pub fn pause(&self) -> Duration {
+    pub(super) fn pause(&self) -> Duration {
         self.pause
     }
 
     /// Takes in that `drained` bytes were read after the last pause.
-    pub fn after_reading(&mut self, drained: usize) {
+    pub(super) fn after_reading(&mut self, drained: usize) {
         let scale = (self.target_bytes as f64 / drained.max(1) as f64).min(16.0);
         // `try_from` rather than `mul_f64`, which panics past `Duration::MAX`.
         let scaled = Duration::try_from_secs_f64(self.pause.as_secs_f64() * scale);
@@ -80,7 +80,7 @@ impl Pacing {
 /// `pacing` says between the pipe becoming readable and reading it.
 /// Blocks: run it on a blocking thread; `runtime` drives the capture's own
 /// writes.
-pub fn read_batched(
+pub(super) fn read_batched(
     pipe: &OwnedFd,
     mut capture: Capture,
     stop: &CancellationToken,

@@ -22,7 +22,7 @@ static SPILL_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// An executor's private spill directory (`<tmp>/dsh-subprocess-XXXXXX`),
 /// created on first use and removed with everything in it on drop.
 #[derive(Debug, Default)]
-pub struct SpillDir {
+pub(super) struct SpillDir {
     dir: OnceLock<Option<tempfile::TempDir>>,
 }
 
@@ -44,7 +44,7 @@ impl SpillDir {
 
     /// Removes the spill files of a consumed result (only files in this
     /// directory: a path from elsewhere is never touched).
-    pub fn release(&self, result: &super::BashRunResult) {
+    pub(super) fn release(&self, result: &super::BashRunResult) {
         let Some(dir) = self.dir.get().and_then(Option::as_ref) else {
             return;
         };
@@ -71,7 +71,7 @@ enum Spill {
 }
 
 /// A tail window over one stream.
-pub struct Capture {
+pub(super) struct Capture {
     dir: std::sync::Arc<SpillDir>,
     max_bytes: usize,
     max_spill_bytes: u64,
@@ -87,7 +87,7 @@ pub struct Capture {
 }
 
 impl Capture {
-    pub fn new(
+    pub(super) fn new(
         dir: std::sync::Arc<SpillDir>,
         max_bytes: usize,
         max_spill_bytes: u64,
@@ -110,7 +110,7 @@ impl Capture {
 
     /// A capture that hands the bytes within its window to `sink` (in
     /// order, keeping none of them) and only counts the rest.
-    pub fn streaming(
+    pub(super) fn streaming(
         dir: std::sync::Arc<SpillDir>,
         max_bytes: usize,
         label: &'static str,
@@ -219,7 +219,7 @@ impl Capture {
     }
 
     /// The captured stream: lossy UTF-8 text of the retained bytes.
-    pub async fn finish(mut self) -> CollectedOutput {
+    pub(super) async fn finish(mut self) -> CollectedOutput {
         self.sink = None;
         let truncated = self.truncated();
         let spill_path = match std::mem::replace(&mut self.spill, Spill::Abandoned) {
@@ -245,7 +245,7 @@ impl Capture {
 
 /// What a capture does with a stream that outgrows its window.
 #[derive(Debug, Clone)]
-pub enum PastCap {
+pub(super) enum PastCap {
     /// Keep the tail window and spill the whole stream (`run`).
     Keep,
     /// Keep nothing and write nothing: count the bytes (the capture
@@ -280,7 +280,7 @@ impl Capture {
 
 /// Reads `pipe` into `capture` until EOF, an error, or `stop`, treating
 /// bytes past the window as `past_cap` says.
-pub async fn collect<R: AsyncRead + Unpin>(
+pub(super) async fn collect<R: AsyncRead + Unpin>(
     mut pipe: R,
     mut capture: Capture,
     stop: CancellationToken,

@@ -24,7 +24,7 @@ use super::group::{GroupGuard, end_group};
 use super::shell::{SHELL, find_on_path};
 use super::{
     BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
-    OverCap, SharedSink,
+    OverCap, SharedSink, StreamedRun,
 };
 
 /// Executor settings; every number must be positive.
@@ -95,7 +95,7 @@ impl LocalBashExecutor {
 
 /// True for variables the executor never forwards: names matching
 /// `/KEY|PASSWORD|SECRET|TOKEN/i` and names starting with `DSH_`.
-pub fn is_scrubbed(name: &str) -> bool {
+pub(super) fn is_scrubbed(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     ["KEY", "PASSWORD", "SECRET", "TOKEN"]
         .iter()
@@ -257,11 +257,11 @@ impl BashExecutor for LocalBashExecutor {
         spec: BashSpec,
         over_cap: OverCap,
         sink: SharedSink,
-    ) -> Result<(CappedRun, bool), BashError> {
+    ) -> Result<StreamedRun, BashError> {
         let run = self
             .run_foreground(spec, Some(over_cap), Some(sink))
             .await?;
-        Ok((run, true))
+        Ok(StreamedRun { run, to_sink: true })
     }
 }
 

@@ -1,5 +1,11 @@
 //! The bash executor seam (CONTRACT §1.3): `resolve` a request to a spec,
 //! then `run` it. The search tools never start background processes.
+//!
+//! Public for an implementer of [`BashExecutor`] (a sandboxed or remote
+//! backend, or a fake that injects a fault): the request and spec types,
+//! the run results, and the plumbing of capped and streamed runs
+//! ([`OverCap`], [`CappedRun`], [`StreamedRun`], [`StdoutSink`]).
+//! [`LocalBashExecutor`] is the local implementation.
 
 mod batched;
 mod capture;
@@ -124,6 +130,17 @@ pub enum CappedRun {
     StdoutOverCap,
 }
 
+/// How a [`BashExecutor::run_streamed`] run ended, and where its stdout
+/// went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamedRun {
+    /// How the run ended, as [`BashExecutor::run_capped`] reports it.
+    pub run: CappedRun,
+    /// Whether the stdout within the budget went to the sink (the result's
+    /// stdout text is then empty) rather than into the result.
+    pub to_sink: bool,
+}
+
 /// Receives a command's stdout in order as it arrives
 /// ([`BashExecutor::run_streamed`]).
 pub trait StdoutSink: Send {
@@ -185,20 +202,24 @@ pub trait BashExecutor: Send + Sync {
 
     /// `run_capped` for a caller that reads stdout as it arrives: an
     /// executor may hand every byte within `spec.stdout_max_bytes` to
-    /// `sink` in order instead of keeping it, and then returns `true` with
-    /// an empty stdout text (a stdout that outgrows the budget is reported
-    /// truncated, as by `run_capped`, and `sink` has then seen only a
-    /// prefix). The default is `run_capped`, returning `false`: stdout is
-    /// in the result and `sink` saw nothing.
+    /// `sink` in order instead of keeping it, and then says so
+    /// ([`StreamedRun::to_sink`]) with an empty stdout text (a stdout that
+    /// outgrows the budget is reported truncated, as by `run_capped`, and
+    /// `sink` has then seen only a prefix). The default is `run_capped`,
+    /// with `to_sink` false: stdout is in the result and `sink` saw
+    /// nothing.
     async fn run_streamed(
         &self,
         spec: BashSpec,
         over_cap: OverCap,
         _sink: SharedSink,
-    ) -> Result<(CappedRun, bool), BashError> {
+    ) -> Result<StreamedRun, BashError> {
         self.run_capped(spec, over_cap)
             .await
-            .map(|run| (run, false))
+            .map(|run| StreamedRun {
+                run,
+                to_sink: false,
+            })
     }
 
     /// Starts a background process. The search tools never call it; the

@@ -16,7 +16,7 @@ pub fn build_glob_command(args: &GlobArgs) -> String {
 
 /// The glob command without `--sort=modified` (rg lists in parallel, in no
 /// fixed order), for the engine-side sort opt-in.
-pub fn build_unsorted_glob_command(args: &GlobArgs) -> String {
+pub(crate) fn build_unsorted_glob_command(args: &GlobArgs) -> String {
     glob_command(args, "--no-ignore --hidden")
 }
 

@@ -35,7 +35,7 @@ use crate::value::match_list::{MatchList, ReadMatch};
 use crate::value::paths::DisplayMapper;
 
 /// The placeholder for a non-UTF-8 matched line.
-pub const NON_UTF8_LINE: &str = "(line is not valid UTF-8)";
+pub(crate) const NON_UTF8_LINE: &str = "(line is not valid UTF-8)";
 
 /// Paths of `rg --files` output: one per non-empty line, untrimmed, mapped
 /// to display form.
@@ -242,9 +242,29 @@ fn integral(raw: &RawValue) -> Result<i64, ()> {
     }
 }
 
-/// A match record read (with whether its line number is an integer), or
-/// `None` for a record that is not a match.
-pub(crate) type Record<'a> = Option<(ReadMatch<'a>, bool)>;
+/// A match record as read.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct MatchRecord<'a> {
+    /// The match, its line still borrowed where it can be.
+    pub(crate) found: ReadMatch<'a>,
+    /// Whether its line number is an integer (the output schema's
+    /// `lineNumber` type); a finite non-integer reads as 0 and is a schema
+    /// violation.
+    pub(crate) integral_line_number: bool,
+}
+
+impl MatchRecord<'_> {
+    /// The same record, owning its line.
+    fn into_owned(self) -> MatchRecord<'static> {
+        MatchRecord {
+            found: self.found.into_owned(),
+            integral_line_number: self.integral_line_number,
+        }
+    }
+}
+
+/// A match record read, or `None` for a record that is not a match.
+pub(crate) type Record<'a> = Option<MatchRecord<'a>>;
 
 /// One record line. `Ok(None)` for records that are not matches.
 pub(crate) fn parse_record<'a>(
@@ -274,7 +294,7 @@ pub(crate) fn parse_line<'a>(
             Ok(text) => parse_checked(text, mapper, last_path),
             Err(_) => Ok(
                 parse_checked(&String::from_utf8_lossy(line), mapper, last_path)?
-                    .map(|(found, integral_ok)| (found.into_owned(), integral_ok)),
+                    .map(MatchRecord::into_owned),
             ),
         },
     }
@@ -297,7 +317,10 @@ fn from_reader<'a>(
         line_number: found.line_number,
         line: found.line.unwrap_or(ReadLine::from(NON_UTF8_LINE)),
     };
-    Some((m, true))
+    Some(MatchRecord {
+        found: m,
+        integral_line_number: true,
+    })
 }
 
 /// The checked path: one record line of any shape read with serde_json,
@@ -358,15 +381,14 @@ pub(crate) fn parse_checked(
         None => return Err(malformed("a match record has neither line text nor bytes")),
     };
     let path = shown_path(&path_text, mapper, last_path);
-    let integral_ok = line_number.is_ok();
-    Ok(Some((
-        ReadMatch {
+    Ok(Some(MatchRecord {
+        integral_line_number: line_number.is_ok(),
+        found: ReadMatch {
             path,
             line_number: line_number.unwrap_or_default(),
             line: ReadLine::Text(line),
         },
-        integral_ok,
-    )))
+    }))
 }
 
 fn decode_base64_lossy(encoded: &str) -> Option<String> {
@@ -388,8 +410,12 @@ fn parse_part(part: &str, mapper: &DisplayMapper) -> Result<ParsedPart, SearchEr
     let mut matches = MatchList::default();
     let mut first_violation = None;
     for line in part.split('\n').filter(|line| !line.is_empty()) {
-        if let Some((found, integral_ok)) = parse_record(line, mapper, &mut last_path)? {
-            if !integral_ok && first_violation.is_none() {
+        if let Some(MatchRecord {
+            found,
+            integral_line_number,
+        }) = parse_record(line, mapper, &mut last_path)?
+        {
+            if !integral_line_number && first_violation.is_none() {
                 first_violation = Some(matches.len());
             }
             matches.push(found);

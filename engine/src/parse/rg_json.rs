@@ -818,7 +818,7 @@ mod tests {
         let read = |line: &str| {
             let mapper = DisplayMapper::new("/w");
             parse_record(line, &mapper, &mut None)
-                .map(|r| r.map(|(m, _)| (m.path.to_string(), m.line.text().into_owned())))
+                .map(|r| r.map(|r| (r.found.path.to_string(), r.found.line.text().into_owned())))
                 .map_err(|e| e.message)
         };
         let malformed = |d: &str| {

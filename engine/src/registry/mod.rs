@@ -19,6 +19,7 @@ use crate::registry::tools::ToolKind;
 use crate::request::args::{GlobArgs, GrepArgs};
 use crate::request::config::Config;
 use crate::request::exec::ExecContext;
+use crate::request::json::JsonError;
 use crate::result::ToolResult;
 use crate::spill::SpillStore;
 use crate::spill::post_execute::{Decision, PostExecuteCall, PostExecuteListener};
@@ -40,7 +41,7 @@ pub struct Host {
 
 /// Who registered an entry, so a plugin's disposal removes only its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Owner {
+pub(crate) enum Owner {
     FsSearch,
     /// Registered by the embedding program (tests, the workbench).
     External,
@@ -154,8 +155,23 @@ impl Registry {
             .await
     }
 
-    /// Executes one call by tool name with raw JSON arguments, exactly as
-    /// a model sends them: unknown tool, argument-schema check, the tool,
+    /// [`Registry::call`] with the model's raw argument text, read as the
+    /// reference's `JSON.parse` reads it ([`crate::json::parse`]: a lone
+    /// surrogate escape becomes U+FFFD, nesting is bounded by
+    /// [`crate::json::MAX_DEPTH`]). Text that is not such JSON is an
+    /// error, and nothing runs.
+    pub async fn call_json(
+        &self,
+        name: &str,
+        args_json: &str,
+        exec: &ExecContext,
+    ) -> Result<ToolResult, JsonError> {
+        let args = crate::request::json::parse(args_json)?;
+        Ok(self.call(name, &args, exec).await)
+    }
+
+    /// Executes one call by tool name with the model's arguments as a JSON
+    /// value ([`Registry::call_json`] takes their text): unknown tool, argument-schema check, the tool,
     /// rendering, post-execute (spill), the timeout policy, cancellation.
     pub async fn call(&self, name: &str, args: &Value, exec: &ExecContext) -> ToolResult {
         let Some(registered) = self.tool(name) else {

@@ -26,7 +26,6 @@ pub enum LoadOutcome {
     /// rg was found: both tools, sections and listeners are registered.
     Registered,
     /// rg was not found: nothing registered; the warning was logged.
-    /// rg was not found: nothing registered; the warning was logged.
     RgMissing {
         /// [`RG_MISSING_WARNING`].
         warning: String,

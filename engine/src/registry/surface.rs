@@ -36,7 +36,7 @@ pub struct ToolDefinition {
     pub timeout_ms: crate::request::config::ConfigNumber,
 }
 
-pub fn glob_description(config: &Config) -> String {
+pub(crate) fn glob_description(config: &Config) -> String {
     let n = config.glob_max_results;
     let overcap = if config.sample_over_cap_glob_results {
         format!("a larger result instead returns {n} paths sampled across top-level entries")
@@ -48,14 +48,14 @@ pub fn glob_description(config: &Config) -> String {
     )
 }
 
-pub fn grep_description(config: &Config) -> String {
+pub(crate) fn grep_description(config: &Config) -> String {
     format!(
         "Search file contents with a ripgrep regular expression. Returns matching lines with line numbers, grouped by file. Returns the first {} matches inline; a capped result reports where the complete match list was saved. Use read on a matched file for surrounding context.",
         config.grep_max_matches
     )
 }
 
-pub fn glob_parameters() -> Value {
+pub(crate) fn glob_parameters() -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -72,7 +72,7 @@ pub fn glob_parameters() -> Value {
     })
 }
 
-pub fn grep_parameters() -> Value {
+pub(crate) fn grep_parameters() -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -93,7 +93,7 @@ pub fn grep_parameters() -> Value {
     })
 }
 
-pub fn glob_output_schema() -> Value {
+pub(crate) fn glob_output_schema() -> Value {
     json!({
         "type": "object",
         "additionalProperties": false,
@@ -105,7 +105,7 @@ pub fn glob_output_schema() -> Value {
     })
 }
 
-pub fn grep_output_schema() -> Value {
+pub(crate) fn grep_output_schema() -> Value {
     json!({
         "type": "object",
         "additionalProperties": false,
@@ -128,7 +128,7 @@ pub fn grep_output_schema() -> Value {
     })
 }
 
-pub fn glob_prompt_text(config: &Config) -> String {
+pub(crate) fn glob_prompt_text(config: &Config) -> String {
     let tail = if config.sample_over_cap_glob_results {
         "while a larger one is sampled across top-level entries, so it spans the tree instead of one subtree."
     } else {

@@ -94,7 +94,11 @@ pub fn glob_search_meta(value: &GlobValue, config: &Config) -> SearchMeta {
 }
 
 /// The glob card of an already computed page of `total` paths.
-pub fn glob_meta_from_page(page: &GlobPage<'_>, total: usize, config: &Config) -> SearchMeta {
+pub(crate) fn glob_meta_from_page(
+    page: &GlobPage<'_>,
+    total: usize,
+    config: &Config,
+) -> SearchMeta {
     let truncated = page.basis.is_some();
     let paths: Vec<String> = page.paths.iter().map(|p| (*p).to_owned()).collect();
     let total = total as u64;

@@ -18,7 +18,7 @@ use crate::support::text::utf8_prefix;
 use crate::value::{GlobValue, GrepMatch, GrepValue};
 
 /// The marker appended to a cut line preview.
-pub const LINE_TRUNCATED: &str = " (line truncated)";
+pub(crate) const LINE_TRUNCATED: &str = " (line truncated)";
 
 const GLOB_NOT_SAVED: &str =
     "The complete result could not be saved; narrow pattern or path to see more.";
@@ -47,7 +47,7 @@ pub struct PreviewedMatch<'a> {
 }
 
 /// Previews the first `limit` matches.
-pub fn preview_matches(
+pub(crate) fn preview_matches(
     matches: &[GrepMatch],
     limit: usize,
     max_bytes: usize,
@@ -64,7 +64,7 @@ pub fn preview_matches(
 }
 
 /// Groups matches by exact path in first-seen order (indices into `matches`).
-pub fn group_by_file<'m>(matches: &[PreviewedMatch<'m>]) -> Vec<(&'m str, Vec<usize>)> {
+pub(crate) fn group_by_file<'m>(matches: &[PreviewedMatch<'m>]) -> Vec<(&'m str, Vec<usize>)> {
     let mut index_of: HashMap<&str, usize> = HashMap::new();
     let mut groups: Vec<(&'m str, Vec<usize>)> = Vec::new();
     let mut last: Option<usize> = None;
@@ -152,14 +152,14 @@ fn push_footer(
 }
 
 /// The inline glob page and the footer basis it implies.
-pub struct GlobPage<'a> {
+pub(crate) struct GlobPage<'a> {
     pub paths: Vec<&'a str>,
     /// `None` within the cap; else the `{BASIS}` text of the footer.
     pub basis: Option<String>,
 }
 
 /// The paths shown inline, and how the footer explains them.
-pub fn glob_page<'a>(value: &'a GlobValue, config: &Config) -> GlobPage<'a> {
+pub(crate) fn glob_page<'a>(value: &'a GlobValue, config: &Config) -> GlobPage<'a> {
     let cap = config.glob_cap();
     let total = value.paths.len();
     if total <= cap {
@@ -199,7 +199,11 @@ pub fn render_glob(value: &GlobValue, config: &Config, spill: Option<&SpillRef>)
 }
 
 /// The model-visible page of an already computed page of `total` paths.
-pub fn render_glob_page(page: &GlobPage<'_>, total: usize, spill: Option<&SpillRef>) -> Page {
+pub(crate) fn render_glob_page(
+    page: &GlobPage<'_>,
+    total: usize,
+    spill: Option<&SpillRef>,
+) -> Page {
     if total == 0 {
         return Page::plain("No files found".to_owned());
     }
@@ -271,7 +275,7 @@ fn whole_text(mut pieces: impl TextPieces) -> String {
 }
 
 /// [`glob_spill_content`], a piece at a time.
-pub fn glob_spill_pieces(value: &GlobValue) -> GlobSpillPieces<'_> {
+pub(crate) fn glob_spill_pieces(value: &GlobValue) -> GlobSpillPieces<'_> {
     GlobSpillPieces {
         rest: &value.paths,
         started: false,
@@ -280,7 +284,7 @@ pub fn glob_spill_pieces(value: &GlobValue) -> GlobSpillPieces<'_> {
 }
 
 /// The glob spill text's pieces: the paths, one per line.
-pub struct GlobSpillPieces<'a> {
+pub(crate) struct GlobSpillPieces<'a> {
     rest: &'a [String],
     started: bool,
     piece_bytes: usize,
@@ -309,7 +313,7 @@ impl TextPieces for GlobSpillPieces<'_> {
 }
 
 /// [`grep_spill_content`], a piece at a time.
-pub fn grep_spill_pieces<'a>(value: &'a GrepValue, config: &Config) -> GrepSpillPieces<'a> {
+pub(crate) fn grep_spill_pieces<'a>(value: &'a GrepValue, config: &Config) -> GrepSpillPieces<'a> {
     let header = format!("Found {} matches\n\n", value.matches.len());
     let budget = config.line_budget();
     let grouped = grouped(&value.matches);
@@ -332,7 +336,7 @@ pub fn grep_spill_pieces<'a>(value: &'a GrepValue, config: &Config) -> GrepSpill
 /// file. When no path comes back after another path's matches (as rg
 /// prints them) the matches are formatted as they come; otherwise the
 /// first piece is the whole text, grouped by [`format_grep_matches`].
-pub struct GrepSpillPieces<'a> {
+pub(crate) struct GrepSpillPieces<'a> {
     first: Option<String>,
     rest: &'a [GrepMatch],
     last_path: Option<&'a Arc<str>>,

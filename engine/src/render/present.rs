@@ -88,7 +88,7 @@ fn valid_files(files: &Value) -> bool {
 }
 
 /// `searchViewFromMeta`: `None` unless `meta` is a well-formed card.
-pub fn search_view_from_meta(meta: Option<&Value>) -> Option<SearchView> {
+pub(crate) fn search_view_from_meta(meta: Option<&Value>) -> Option<SearchView> {
     let meta = meta?;
     if !is_record(meta)
         || !meta.get("truncated").is_some_and(Value::is_boolean)

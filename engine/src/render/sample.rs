@@ -42,7 +42,7 @@ fn top_level_segment(s: &str) -> &str {
 }
 
 /// Group key of `path` under `root`.
-pub fn group_key<'a>(path: &'a str, root: &str) -> &'a str {
+pub(crate) fn group_key<'a>(path: &'a str, root: &str) -> &'a str {
     top_level_segment(relative_to_search_root(path, root))
 }
 

@@ -98,7 +98,7 @@ fn check_path(path: Option<&String>) -> Result<(), ToolError> {
 }
 
 /// The schema check alone (what presenters re-validate logged args with).
-pub fn glob_args_from_schema(args: &Value) -> Result<GlobArgs, ToolError> {
+pub(crate) fn glob_args_from_schema(args: &Value) -> Result<GlobArgs, ToolError> {
     let object = check_schema(args, &["path"])?;
     Ok(GlobArgs {
         pattern: string_field(object, "pattern").unwrap_or_default(),
@@ -117,7 +117,7 @@ pub fn parse_glob_args(args: &Value) -> Result<GlobArgs, ToolError> {
 }
 
 /// The schema check alone (what presenters re-validate logged args with).
-pub fn grep_args_from_schema(args: &Value) -> Result<GrepArgs, ToolError> {
+pub(crate) fn grep_args_from_schema(args: &Value) -> Result<GrepArgs, ToolError> {
     let object = check_schema(args, &["path", "include"])?;
     Ok(GrepArgs {
         pattern: string_field(object, "pattern").unwrap_or_default(),

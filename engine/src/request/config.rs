@@ -97,7 +97,7 @@ impl serde::Serialize for ConfigNumber {
 /// `n` formatted as JavaScript's `Number.prototype.toString` formats a
 /// finite number: the shortest round-trip digits, in full decimal from
 /// 1e-7 up to (not including) 1e21, else `d.ddde±x`.
-pub fn js_number_to_string(n: f64) -> String {
+pub(crate) fn js_number_to_string(n: f64) -> String {
     if n == 0.0 {
         return "0".to_owned();
     }
@@ -285,14 +285,14 @@ pub enum ConfigError {
 /// `true` lists glob results with rg unsorted and sorts them in the engine
 /// by modification time, oldest first, ties by path, across the whole
 /// result. Absent or `false`: exactly the contract's `--sort=modified`.
-pub const GLOB_SORT_IN_ENGINE: &str = "globSortInEngine";
+pub(crate) const GLOB_SORT_IN_ENGINE: &str = "globSortInEngine";
 
 /// Opt-in key beyond the contract: `true` ends rg as soon as its stdout
 /// outgrows `rawOutputMaxBytes` and reports the overflow of a truncated
 /// stdout at once. The contract instead lets rg finish, so an exit outside
 /// {0, 1} or an executor timeout that comes later is reported instead of
 /// the overflow; absent or `false` keeps exactly that.
-pub const STOP_AT_RAW_OUTPUT_CAP: &str = "stopAtRawOutputCap";
+pub(crate) const STOP_AT_RAW_OUTPUT_CAP: &str = "stopAtRawOutputCap";
 
 /// An opt-in boolean: absent or `null` is `false`.
 fn opt_in(object: &serde_json::Map<String, Value>, key: &'static str) -> Result<bool, ConfigError> {

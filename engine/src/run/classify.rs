@@ -6,7 +6,7 @@ use crate::support::text::ecma_trim;
 
 /// The stderr excerpt: trimmed, with ` [stderr truncated]` when the
 /// executor dropped bytes; empty when stderr is blank.
-pub fn stderr_excerpt(stderr: &CollectedOutput) -> String {
+pub(crate) fn stderr_excerpt(stderr: &CollectedOutput) -> String {
     let trimmed = ecma_trim(&stderr.text);
     if trimmed.is_empty() {
         String::new()
@@ -26,7 +26,7 @@ fn with_excerpt(message: String, excerpt: &str) -> String {
 }
 
 /// The error for a non-0/1 exit of `tool`'s command.
-pub fn classify_exit(tool: &str, exit_code: i32, stderr: &CollectedOutput) -> SearchError {
+pub(crate) fn classify_exit(tool: &str, exit_code: i32, stderr: &CollectedOutput) -> SearchError {
     let excerpt = stderr_excerpt(stderr);
     let lower = excerpt.to_lowercase();
     if lower.contains("regex parse error") || lower.contains("error parsing glob") {

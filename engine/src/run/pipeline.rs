@@ -6,7 +6,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::bash::{BashExecutor, BashRequest, CappedRun, OverCap, SharedSink, StdoutSink};
+use crate::bash::{
+    BashExecutor, BashRequest, CappedRun, OverCap, SharedSink, StdoutSink, StreamedRun,
+};
 use crate::error::{SearchCode, SearchError, ToolError};
 use crate::request::config::ConfigNumber;
 use crate::request::exec::ExecContext;
@@ -126,11 +128,20 @@ pub(crate) async fn run_ripgrep_into(
         None => bash
             .run_capped(spec, over_cap)
             .await
-            .map(|run| (run, false)),
+            .map(|run| StreamedRun {
+                run,
+                to_sink: false,
+            }),
     };
     let (result, streamed) = match run {
-        Ok((CappedRun::Finished(result), streamed)) => (result, streamed),
-        Ok((CappedRun::StdoutOverCap, _)) => {
+        Ok(StreamedRun {
+            run: CappedRun::Finished(result),
+            to_sink,
+        }) => (result, to_sink),
+        Ok(StreamedRun {
+            run: CappedRun::StdoutOverCap,
+            ..
+        }) => {
             return Err(truncated_overflow(tool, raw_output_max_bytes).into());
         }
         Err(_) if spec_signal.is_some_and(|s| s.is_cancelled()) => return Err(aborted(tool).into()),

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::bash::{SharedSink, StdoutSink};
 use crate::error::SearchError;
-use crate::parse::{LastPath, ParsedMatches, parse_line};
+use crate::parse::{LastPath, MatchRecord, ParsedMatches, parse_line};
 use crate::value::match_list::MatchList;
 use crate::value::paths::DisplayMapper;
 
@@ -162,8 +162,11 @@ impl GrepRead {
             return;
         }
         match parse_line(line, &self.mapper, &mut self.last_path) {
-            Ok(Some((found, integral_ok))) => {
-                if !integral_ok && self.first_violation.is_none() {
+            Ok(Some(MatchRecord {
+                found,
+                integral_line_number,
+            })) => {
+                if !integral_line_number && self.first_violation.is_none() {
                     self.first_violation = Some(self.matches.len());
                 }
                 self.matches.push(found);
@@ -334,6 +337,7 @@ mod tests {
     async fn the_local_executor_streams_stdout_within_its_budget() {
         use crate::bash::{
             BashExecutor, BashRequest, CappedRun, LocalBashConfig, LocalBashExecutor, OverCap,
+            StreamedRun,
         };
         let bash = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
         for (command, budget, expected, truncated) in [
@@ -359,14 +363,14 @@ mod tests {
                 })
                 .unwrap();
             let shared = Shared::new(Bytes::default());
-            let (run, streamed) = bash
+            let StreamedRun { run, to_sink } = bash
                 .run_streamed(spec, OverCap::Drain, shared.sink())
                 .await
                 .unwrap();
             let CappedRun::Finished(result) = run else {
                 panic!("finished");
             };
-            assert!(streamed);
+            assert!(to_sink);
             assert_eq!(result.stdout.text, "");
             assert_eq!(result.stdout.truncated, truncated, "{command}");
             let seen = shared.take().unwrap().0;

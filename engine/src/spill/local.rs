@@ -24,7 +24,7 @@ use crate::support::ids::random_hex;
 use crate::value::paths::resolve_lexically;
 
 /// The local backend's retrieval hint.
-pub const RETRIEVAL_HINT: &str =
+pub(super) const RETRIEVAL_HINT: &str =
     "Use read with offset/limit, or grep this path to search within it.";
 
 /// The name of the directory under the spill root that holds session
@@ -39,7 +39,7 @@ pub fn session_dir_name(session_id: &str) -> String {
 /// Encodes a file name hint as one safe path segment: `[A-Za-z0-9._-]`
 /// stay, every other UTF-16 code unit becomes `~XXXX`; `""`, `.` and `..`
 /// are escaped so the segment can never address a directory.
-pub fn encode_segment(name: &str) -> String {
+pub(super) fn encode_segment(name: &str) -> String {
     match name {
         "" => return "~".to_owned(),
         "." => return "~002E".to_owned(),

@@ -2,6 +2,9 @@
 //! returns a model-facing locator and retrieval hint. A large result
 //! arrives in pieces ([`TextPieces`]), so a store can write it as it is
 //! formatted instead of holding it whole.
+//!
+//! Public for an implementer of [`SpillStore`]; [`LocalSpillStore`] is
+//! the local implementation.
 
 mod local;
 pub(crate) mod post_execute;

@@ -78,7 +78,7 @@ pub trait PostExecuteListener: Send + Sync {
 }
 
 /// The package's listener for one tool: spills an over-cap direct success.
-pub struct SpillListener {
+pub(crate) struct SpillListener {
     pub tool: ToolKind,
     pub config: Arc<Config>,
     pub store: Option<Arc<dyn SpillStore>>,

@@ -5,7 +5,7 @@
 /// (TAB, VT, FF, SP, NBSP, ZWNBSP U+FEFF, every `Zs`) and LineTerminator
 /// (LF, CR, U+2028, U+2029). Unlike `char::is_whitespace`, U+0085 is kept
 /// and U+FEFF is removed.
-pub fn is_ecma_whitespace(c: char) -> bool {
+pub(crate) fn is_ecma_whitespace(c: char) -> bool {
     matches!(
         c,
         '\u{0009}'
@@ -28,18 +28,18 @@ pub fn is_ecma_whitespace(c: char) -> bool {
 }
 
 /// ECMAScript `String.prototype.trim`.
-pub fn ecma_trim(s: &str) -> &str {
+pub(crate) fn ecma_trim(s: &str) -> &str {
     s.trim_matches(is_ecma_whitespace)
 }
 
 /// True when `s` is empty after [`ecma_trim`].
-pub fn is_blank(s: &str) -> bool {
+pub(crate) fn is_blank(s: &str) -> bool {
     s.chars().all(is_ecma_whitespace)
 }
 
 /// The longest prefix of whole characters whose UTF-8 length is at most
 /// `max_bytes`.
-pub fn utf8_prefix(s: &str, max_bytes: usize) -> &str {
+pub(crate) fn utf8_prefix(s: &str, max_bytes: usize) -> &str {
     if s.len() <= max_bytes {
         return s;
     }

@@ -20,7 +20,7 @@ fn modified(workdir: &Path, line: &str) -> Option<SystemTime> {
 
 /// The non-empty lines of `rg --files` stdout, reordered oldest first,
 /// joined by `\n` again. Relative lines are resolved against `workdir`.
-pub fn sort_by_mtime(stdout: &str, workdir: &str) -> String {
+pub(crate) fn sort_by_mtime(stdout: &str, workdir: &str) -> String {
     let workdir = Path::new(workdir);
     let lines: Vec<&str> = stdout.split('\n').filter(|l| !l.is_empty()).collect();
     let threads = std::thread::available_parallelism().map_or(1, usize::from);

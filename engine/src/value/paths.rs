@@ -8,7 +8,7 @@ use std::borrow::Cow;
 /// `path.resolve` with one argument): a relative path is resolved against
 /// the process working directory; `.`/`..` segments, duplicate and trailing
 /// separators are removed.
-pub fn resolve_lexically(path: &str) -> String {
+pub(crate) fn resolve_lexically(path: &str) -> String {
     let joined: Cow<'_, str> = if path.starts_with('/') {
         Cow::Borrowed(path)
     } else {
@@ -55,12 +55,12 @@ fn relative(from: &str, to: &str) -> String {
 
 /// Maps paths printed by ripgrep to their display form relative to one
 /// workdir, resolving the workdir once.
-pub struct DisplayMapper {
+pub(crate) struct DisplayMapper {
     workdir: String,
 }
 
 impl DisplayMapper {
-    pub fn new(workdir: &str) -> Self {
+    pub(crate) fn new(workdir: &str) -> Self {
         Self {
             workdir: resolve_lexically(workdir),
         }
@@ -69,7 +69,7 @@ impl DisplayMapper {
     /// A relative path is returned unchanged; an absolute path inside the
     /// workdir becomes workdir-relative (`.` for the workdir itself); an
     /// absolute path outside it is returned unchanged (not normalised).
-    pub fn map<'a>(&self, path: &'a str) -> Cow<'a, str> {
+    pub(crate) fn map<'a>(&self, path: &'a str) -> Cow<'a, str> {
         if !path.starts_with('/') {
             return Cow::Borrowed(path);
         }

@@ -12,10 +12,14 @@ use async_trait::async_trait;
 use fs_search_engine::PROBE_COMMAND;
 use fs_search_engine::{Accept, Decision, PostExecuteCall, PostExecuteListener};
 use fs_search_engine::{
-    BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CollectedOutput,
+    BashExecutor,
+    bash::{BashError, BashRequest, BashRunResult, BashSpec, CollectedOutput},
 };
 use fs_search_engine::{ExecContext, Host, LoadError, LoadOutcome, Registry, ToolResult};
-use fs_search_engine::{SaveTextSpill, SpillError, SpillRef, SpillStore};
+use fs_search_engine::{
+    SpillRef, SpillStore,
+    spill::{SaveTextSpill, SpillError},
+};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 

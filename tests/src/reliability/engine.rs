@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use fs_search_engine::BashError;
+use fs_search_engine::bash::BashError;
 use fs_search_engine::{
     BashExecutor, Host, LoadError, LoadOutcome, LocalBashConfig, LocalBashExecutor, Registry,
     SpillStore,

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
+use fs_search_engine::bash::{BashError, BashRequest, BashRunResult, BashSpec};
 use fs_search_engine::helpers::parse_grep_matches;
-use fs_search_engine::{BashError, BashRequest, BashRunResult, BashSpec};
 use fs_search_engine::{BashExecutor, ExecContext, LocalBashConfig, LocalBashExecutor, Registry};
 use fs_search_tests::reliability::registry_with;
 use proptest::prelude::*;

@@ -229,34 +229,34 @@ struct RunSpy {
 impl fs_search_engine::BashExecutor for RunSpy {
     fn resolve(
         &self,
-        request: fs_search_engine::BashRequest,
-    ) -> Result<fs_search_engine::BashSpec, fs_search_engine::BashError> {
+        request: fs_search_engine::bash::BashRequest,
+    ) -> Result<fs_search_engine::bash::BashSpec, fs_search_engine::bash::BashError> {
         self.inner.resolve(request)
     }
 
     async fn run(
         &self,
-        spec: fs_search_engine::BashSpec,
-    ) -> Result<fs_search_engine::BashRunResult, fs_search_engine::BashError> {
+        spec: fs_search_engine::bash::BashSpec,
+    ) -> Result<fs_search_engine::bash::BashRunResult, fs_search_engine::bash::BashError> {
         self.calls.lock().unwrap().push("run");
         self.inner.run(spec).await
     }
 
     async fn run_capped(
         &self,
-        spec: fs_search_engine::BashSpec,
-        over_cap: fs_search_engine::OverCap,
-    ) -> Result<fs_search_engine::CappedRun, fs_search_engine::BashError> {
+        spec: fs_search_engine::bash::BashSpec,
+        over_cap: fs_search_engine::bash::OverCap,
+    ) -> Result<fs_search_engine::bash::CappedRun, fs_search_engine::bash::BashError> {
         self.calls.lock().unwrap().push("run_capped");
         self.inner.run_capped(spec, over_cap).await
     }
 
     async fn run_streamed(
         &self,
-        spec: fs_search_engine::BashSpec,
-        over_cap: fs_search_engine::OverCap,
-        sink: fs_search_engine::SharedSink,
-    ) -> Result<(fs_search_engine::CappedRun, bool), fs_search_engine::BashError> {
+        spec: fs_search_engine::bash::BashSpec,
+        over_cap: fs_search_engine::bash::OverCap,
+        sink: fs_search_engine::bash::SharedSink,
+    ) -> Result<fs_search_engine::bash::StreamedRun, fs_search_engine::bash::BashError> {
         self.calls.lock().unwrap().push("run_streamed");
         self.inner.run_streamed(spec, over_cap, sink).await
     }

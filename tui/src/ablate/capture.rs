@@ -24,8 +24,11 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use fs_search_engine::{
-    BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, OverCap, SharedSink,
-    StdoutSink,
+    BashExecutor,
+    bash::{
+        BashError, BashRequest, BashRunResult, BashSpec, CappedRun, OverCap, SharedSink,
+        StdoutSink, StreamedRun,
+    },
 };
 use serde_json::Value;
 
@@ -262,7 +265,7 @@ impl BashExecutor for CapturingExecutor {
         spec: BashSpec,
         over_cap: OverCap,
         sink: SharedSink,
-    ) -> Result<(CappedRun, bool), BashError> {
+    ) -> Result<StreamedRun, BashError> {
         let key = CaptureKey::new(&self.scope, &spec, true, over_cap);
         if let Some(capture) = self.replay(&key, &spec) {
             if capture.to_sink
@@ -272,7 +275,10 @@ impl BashExecutor for CapturingExecutor {
                     sink.write(chunk);
                 }
             }
-            return Ok((capture.run.clone(), capture.to_sink));
+            return Ok(StreamedRun {
+                run: capture.run.clone(),
+                to_sink: capture.to_sink,
+            });
         }
         self.captures.runs.fetch_add(1, Ordering::SeqCst);
         let copy = Arc::new(Mutex::new(Vec::new()));
@@ -280,10 +286,10 @@ impl BashExecutor for CapturingExecutor {
             inner: sink,
             copy: copy.clone(),
         }));
-        let (run, to_sink) = self.inner.run_streamed(spec, over_cap, tee).await?;
+        let StreamedRun { run, to_sink } = self.inner.run_streamed(spec, over_cap, tee).await?;
         // A copy that cannot be read back is not kept (the run still counts).
         let Ok(sink_bytes) = copy.lock().map(|mut c| std::mem::take(&mut *c)) else {
-            return Ok((run, to_sink));
+            return Ok(StreamedRun { run, to_sink });
         };
         self.captures.keep(
             key,
@@ -293,7 +299,7 @@ impl BashExecutor for CapturingExecutor {
                 sink_bytes,
             },
         );
-        Ok((run, to_sink))
+        Ok(StreamedRun { run, to_sink })
     }
 
     fn release(&self, result: &BashRunResult) {

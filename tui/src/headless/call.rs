@@ -20,7 +20,8 @@ use crate::setup::{SetupError, SpillChoice, load_engine, read_config};
 pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     let stop = crate::signals::install();
     let config = read_config(args.config.raw())?;
-    let call_args: Value = crate::json::parse(&args.args).map_err(SetupError::ArgsJson)?;
+    let call_args: Value =
+        fs_search_engine::json::parse(&args.args).map_err(SetupError::ArgsJson)?;
     let spill_root = crate::setup::spill_root(&args.spill)?;
     let spill = SpillChoice::of(spill_root.as_deref());
     // Only a call that asks for tokens loads the tokenizer, meanwhile.

@@ -165,8 +165,8 @@ mod tests {
 
     use async_trait::async_trait;
     use fs_search_engine::{
-        BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, Host, LocalBashConfig,
-        LocalBashExecutor,
+        BashExecutor, Host, LocalBashConfig, LocalBashExecutor,
+        bash::{BashError, BashRequest, BashRunResult, BashSpec},
     };
     use serde_json::json;
 

@@ -2,9 +2,9 @@
 //! (a line on stdin, a POST body over HTTP), so the same text gets the
 //! same answer whichever way it came:
 //!
-//! - the text is parsed as `JSON.parse` reads it ([`crate::json`]: a lone
+//! - the text is parsed as `JSON.parse` reads it ([`fs_search_engine::json`]: a lone
 //!   surrogate escape becomes U+FFFD, nesting up to
-//!   [`crate::json::MAX_DEPTH`] levels), so hostile arguments reach the
+//!   [`fs_search_engine::json::MAX_DEPTH`] levels), so hostile arguments reach the
 //!   engine and get its result;
 //! - text that is not JSON gets a parse error (`-32700`, id null);
 //! - JSON that is not one message object (a batch, a number) gets Invalid
@@ -92,13 +92,13 @@ fn is_usable_id(id: &Value) -> bool {
 
 /// Reads one message text (a line without its newline, or a POST body).
 pub fn read(text: &[u8]) -> Read {
-    let value = match crate::json::parse_slice(text) {
+    let value = match fs_search_engine::json::parse_slice(text) {
         Ok(value) => value,
         Err(e) => {
             tracing::warn!("a message that is not JSON: {e}");
             let message = match e {
-                crate::json::JsonError::TooDeep => format!("Parse error: {e}"),
-                crate::json::JsonError::Syntax(_) => "Parse error".to_owned(),
+                fs_search_engine::json::JsonError::TooDeep => format!("Parse error: {e}"),
+                fs_search_engine::json::JsonError::Syntax(_) => "Parse error".to_owned(),
             };
             return Read::Refused(ErrorAnswer::new(Value::Null, PARSE_ERROR, message));
         }

@@ -80,7 +80,7 @@ impl LineCtx<'_> {
 /// Parses one physical line into an object.
 fn object(ctx: &LineCtx<'_>, raw: &str) -> Result<Map<String, Value>, TranscriptError> {
     // Calls files hold model arguments: parsed as `JSON.parse` would.
-    match crate::json::parse(raw) {
+    match fs_search_engine::json::parse(raw) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(ctx.err("a transcript line must be a JSON object")),
         Err(e) => Err(ctx.err(format!("not valid JSON: {e}"))),

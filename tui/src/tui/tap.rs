@@ -9,8 +9,9 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use fs_search_engine::{
-    BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, OverCap, SharedSink,
+use fs_search_engine::BashExecutor;
+use fs_search_engine::bash::{
+    BashError, BashRequest, BashRunResult, BashSpec, CappedRun, OverCap, SharedSink, StreamedRun,
 };
 
 /// One command the executor ran for a call.
@@ -83,7 +84,7 @@ impl BashExecutor for CommandTap {
         spec: BashSpec,
         over_cap: OverCap,
         sink: SharedSink,
-    ) -> Result<(CappedRun, bool), BashError> {
+    ) -> Result<StreamedRun, BashError> {
         note(&spec);
         self.inner.run_streamed(spec, over_cap, sink).await
     }

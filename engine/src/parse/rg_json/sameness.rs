@@ -11,7 +11,9 @@ use proptest::sample::select;
 
 use super::{Record as RgRecord, canonical_match, canonical_other, general_record, read_record};
 use crate::error::SearchError;
-use crate::parse::{ParsedMatches, Record, parse_checked, parse_grep_matches, parse_record};
+use crate::parse::{
+    MatchRecord, ParsedMatches, Record, parse_checked, parse_grep_matches, parse_record,
+};
 use crate::value::match_list::MatchList;
 use crate::value::paths::DisplayMapper;
 
@@ -245,8 +247,12 @@ fn serde_reference(stdout: &str) -> Result<ParsedMatches, SearchError> {
     let mut matches = MatchList::default();
     let mut parsed = ParsedMatches::default();
     for line in stdout.split('\n').filter(|line| !line.is_empty()) {
-        if let Some((found, integral_ok)) = parse_checked(line, &mapper, &mut last_path)? {
-            if !integral_ok && parsed.schema_violation.is_none() {
+        if let Some(MatchRecord {
+            found,
+            integral_line_number,
+        }) = parse_checked(line, &mapper, &mut last_path)?
+        {
+            if !integral_line_number && parsed.schema_violation.is_none() {
                 parsed.schema_violation = Some(format!(
                     "/matches/{}/lineNumber must be integer",
                     matches.len()

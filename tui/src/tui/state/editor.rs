@@ -130,7 +130,7 @@ impl CallEditor {
     /// The arguments to send: the raw text parsed as JSON (any JSON value
     /// goes through unchanged), or why it cannot be sent.
     pub fn args_to_send(&self) -> Result<Value, String> {
-        crate::json::parse(self.raw.value())
+        fs_search_engine::json::parse(self.raw.value())
             .map_err(|e| format!("args are not valid JSON ({e}); nothing was sent"))
     }
 }

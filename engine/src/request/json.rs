@@ -1,6 +1,8 @@
 //! JSON text parsed the way the reference's `JSON.parse` accepts it, for
-//! everything a model or a user sends as arguments (`call --args`, MCP
-//! tool calls, the TUI's argument editor).
+//! everything a model or a user sends as arguments: the model's argument
+//! text of [`Registry::call_json`](crate::Registry::call_json), and every
+//! front end's (the workbench's `call --args`, MCP messages, the TUI's
+//! argument editor), so the same text means the same call everywhere.
 //!
 //! Two differences from `serde_json`'s defaults: a `\uXXXX` escape of a
 //! lone UTF-16 surrogate (which JavaScript keeps in its string) becomes
@@ -19,8 +21,10 @@ pub const MAX_DEPTH: usize = 10_000;
 /// Why a text is not acceptable JSON.
 #[derive(Debug, Error)]
 pub enum JsonError {
+    /// Arrays and objects nest deeper than [`MAX_DEPTH`].
     #[error("arrays and objects nest deeper than {MAX_DEPTH} levels")]
     TooDeep,
+    /// Not JSON (serde_json's judgement, with its line and column).
     #[error("{0}")]
     Syntax(#[from] serde_json::Error),
 }
