@@ -48,8 +48,8 @@ pub enum McpError {
     NoWorkdir,
     /// A `--replay` transcript cannot be served (its message names the
     /// file and line).
-    #[error("{0}")]
-    Replay(String),
+    #[error(transparent)]
+    Replay(#[from] super::replay::load::ReplayError),
     /// The `--record` file cannot be opened.
     #[error("--record {0}")]
     Record(RecordFileError),

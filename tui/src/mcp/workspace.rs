@@ -36,7 +36,7 @@ impl Workspace {
     /// Checks the workdir, reads the config and loads the engine.
     pub async fn load(args: &McpArgs) -> Result<Self, McpError> {
         if !args.replay.is_empty() {
-            let replayed = Replayed::load(args).await.map_err(McpError::Replay)?;
+            let replayed = Replayed::load(args).await?;
             return Ok(Self {
                 registry: replayed.registry.clone(),
                 warnings: replayed.warnings.clone(),

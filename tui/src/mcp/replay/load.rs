@@ -21,16 +21,57 @@ use std::sync::Arc;
 
 use fs_search_engine::Registry;
 use serde_json::Value;
+use thiserror::Error;
 
 use super::matching::canonical;
 use super::recorded::{RecordedCall, RecordedCalls};
 use crate::cli::{McpArgs, OnMiss};
+use crate::mcp::record_file::{RecordBoundError, RecordFileError};
 use crate::mcp::recording::{Recording, RecordingError, record_dir};
-use crate::setup::{SpillChoice, load_engine};
+use crate::setup::{SetupError, SpillChoice, load_engine};
+use crate::transcript::error::{EngineError, TranscriptError};
 use crate::transcript::fixture_engine::{FixtureEngine, rg_version};
 use crate::transcript::format::{CallOptions, Header, SpillMode, Transcript, TranscriptEnv};
 use crate::transcript::record::relative_path;
 use crate::transcript::replay::{read_transcript, tree_path};
+
+/// Why `--replay` cannot serve (exit 2, the message on stderr).
+#[derive(Debug, Error)]
+pub enum ReplayError {
+    #[error("--record with --replay records the calls run live: it needs --on-miss live")]
+    RecordNeedsLive,
+    /// A transcript cannot be read (the message names its file and line).
+    #[error("--replay {0}")]
+    Read(Box<TranscriptError>),
+    #[error(
+        "--replay {path}: its config differs from {first}'s: one server serves one \
+         surface, so the transcripts must share their config"
+    )]
+    ConfigDiffers { path: String, first: String },
+    #[error("--replay needs at least one transcript")]
+    NoTranscript,
+    /// The engine does not load with the transcripts' config.
+    #[error("--replay {path}: {source}")]
+    Load {
+        path: String,
+        source: Box<SetupError>,
+    },
+    /// The first transcript's tree cannot be prepared for live calls.
+    #[error("--replay {path}:1: the header's tree: {source}")]
+    Tree {
+        path: String,
+        source: Box<TranscriptError>,
+    },
+    /// The engine does not load on the prepared tree.
+    #[error("--replay {path}: {source}")]
+    Engine { path: String, source: EngineError },
+    /// `WORKBENCH_RECORD_MAX_BYTES` is not a usable bound.
+    #[error(transparent)]
+    RecordBound(RecordBoundError),
+    /// The `--record` file cannot be opened.
+    #[error("--record {0}")]
+    Record(RecordFileError),
+}
 
 /// The first transcript's tree, prepared for live calls.
 struct LiveTree {
@@ -60,30 +101,25 @@ pub struct Replayed {
 
 impl Replayed {
     /// Reads the transcripts of `args.replay` and loads the engine.
-    pub async fn load(args: &McpArgs) -> Result<Self, String> {
+    pub async fn load(args: &McpArgs) -> Result<Self, ReplayError> {
         if args.record.is_some() && args.on_miss == OnMiss::Error {
-            return Err(
-                "--record with --replay records the calls run live: it needs --on-miss live"
-                    .to_owned(),
-            );
+            return Err(ReplayError::RecordNeedsLive);
         }
         let mut transcripts: Vec<(&Path, Transcript)> = Vec::with_capacity(args.replay.len());
         for path in &args.replay {
-            let transcript = read_transcript(path).map_err(|e| format!("--replay {e}"))?;
+            let transcript = read_transcript(path).map_err(|e| ReplayError::Read(Box::new(e)))?;
             if let Some((first, t)) = transcripts.first()
                 && canonical(&t.header.config) != canonical(&transcript.header.config)
             {
-                return Err(format!(
-                    "--replay {}: its config differs from {}'s: one server serves one \
-                     surface, so the transcripts must share their config",
-                    path.display(),
-                    first.display()
-                ));
+                return Err(ReplayError::ConfigDiffers {
+                    path: path.display().to_string(),
+                    first: first.display().to_string(),
+                });
             }
             transcripts.push((path, transcript));
         }
         let Some((first_path, first)) = transcripts.first() else {
-            return Err("--replay needs at least one transcript".to_owned());
+            return Err(ReplayError::NoTranscript);
         };
         let config = first.header.config.clone();
         let rg_major = crate::rg::RgInfo::detect().major();
@@ -99,7 +135,10 @@ impl Replayed {
             OnMiss::Error => {
                 let loaded = load_engine(None, &config, SpillChoice::None)
                     .await
-                    .map_err(|e| format!("--replay {}: {e}", first_path.display()))?;
+                    .map_err(|source| ReplayError::Load {
+                        path: first_path.display().to_string(),
+                        source: Box::new(source),
+                    })?;
                 for warning in &loaded.warnings {
                     tracing::warn!("{warning}");
                 }
@@ -113,15 +152,22 @@ impl Replayed {
                 })
             }
             OnMiss::Live => {
-                let label = first_path.display();
+                let label = first_path.display().to_string();
                 let tree = tree_path(first_path, &first.header.tree);
                 let engine =
                     FixtureEngine::new(&tree, config.clone(), &first.header.env.ripgrep_config)
-                        .map_err(|e| format!("--replay {label}:1: the header's tree: {e}"))?;
-                let registry = engine
-                    .registry_for(&CallOptions::default())
-                    .await
-                    .map_err(|e| format!("--replay {label}: {e}"))?;
+                        .map_err(|source| ReplayError::Tree {
+                            path: label.clone(),
+                            source: Box::new(source),
+                        })?;
+                let registry =
+                    engine
+                        .registry_for(&CallOptions::default())
+                        .await
+                        .map_err(|source| ReplayError::Engine {
+                            path: label,
+                            source,
+                        })?;
                 Ok(Self {
                     calls,
                     registry: Arc::new(registry),
@@ -141,9 +187,9 @@ impl Replayed {
     /// Opens `--record FILE` for the calls run live: its header names the
     /// first transcript's tree (relative to FILE's directory), config and
     /// rg config lines, and this rg.
-    pub fn recording(&self, path: &Path) -> Result<Recording, String> {
+    pub fn recording(&self, path: &Path) -> Result<Recording, ReplayError> {
         let Some(live) = &self.live else {
-            return Err("--record with --replay needs --on-miss live".to_owned());
+            return Err(ReplayError::RecordNeedsLive);
         };
         let header = Header {
             tree: relative_path(record_dir(path), &live.tree),
@@ -155,8 +201,8 @@ impl Replayed {
         };
         Recording::open_with_header(path, header, live.engine.root(), SpillMode::Store).map_err(
             |e| match e {
-                RecordingError::Bound(e) => e.to_string(),
-                RecordingError::File(e) => format!("--record {e}"),
+                RecordingError::Bound(e) => ReplayError::RecordBound(e),
+                RecordingError::File(e) => ReplayError::Record(e),
             },
         )
     }
