@@ -818,7 +818,11 @@ impl App {
         }
         match action {
             TranscriptAction::Sideways(_) | TranscriptAction::ToggleWrap => {
-                if let Some(text) = self.state.transcripts.change_view(action) {
+                let text = match &mut self.state.ablate {
+                    Some(ablate) => ablate.change_view(action),
+                    None => self.state.transcripts.change_view(action),
+                };
+                if let Some(text) = text {
                     self.say(text, false);
                 }
                 return Vec::new();

@@ -1112,7 +1112,7 @@ mod transcript_tab {
         });
         s.key(KeyCode::Enter).await;
         let screen = s.screen();
-        for needle in [" baseline ", " variant 1 ", "↑↓ scroll"] {
+        for needle in [" baseline ", " variant 1 ", "↑↓ h/l scroll"] {
             assert!(screen.contains(needle), "{needle}\n{screen}");
         }
         assert!(
@@ -1123,6 +1123,70 @@ mod transcript_tab {
         );
         s.keys("bb").await;
         assert!(s.app.state.ablate.is_none());
+    }
+
+    /// The ablate mode's diff (issue 28 item 7): a changed call opened
+    /// against the baseline cuts its long lines at the side's edge; h/l
+    /// scroll them sideways and z wraps them, as in the replay view.
+    #[tokio::test]
+    async fn the_ablate_diff_scrolls_sideways_and_wraps() {
+        let mut s = Session::new().await;
+        let file = s.footers_fixture();
+        s.start_ablation(&file, "grepMaxMatches=1");
+        s.ablated().await;
+        // Before a call is opened, h/l and z say what they are for.
+        s.keys("l").await;
+        let screen = s.screen();
+        assert!(
+            screen.contains("• h/l and z scroll an opened call: Enter opens one"),
+            "{screen}"
+        );
+        s.key(KeyCode::Enter).await;
+        let end = "search within it.)";
+        let cut = s.screen();
+        assert!(cut.contains("↑↓ h/l scroll · z wrap"), "{cut}");
+        assert!(
+            cut.contains("+ (Full grep result stored at: <SPILL>/session-"),
+            "{cut}"
+        );
+        assert!(!cut.contains(end), "{cut}");
+        // Seven l: 112 cells to the right, the footer's end is in view;
+        // the replay view's own offset is left alone.
+        s.keys("lllllll").await;
+        let screen = s.screen();
+        assert!(screen.contains(" variant 1 (from cell 113) "), "{screen}");
+        assert!(
+            screen.contains("+ …r grep this path to search within it.)"),
+            "{screen}"
+        );
+        assert_eq!(s.app.state.transcripts.view.offset, 0);
+        // h comes back, not past the start.
+        s.keys("hhhhhhhh").await;
+        assert_eq!(s.screen(), cut);
+        // z wraps: the whole footer shows, its continuations marked.
+        s.keys("z").await;
+        let screen = s.screen();
+        assert!(
+            screen.contains("│┆ limit, or grep this path to search within it.)"),
+            "{screen}"
+        );
+        assert!(screen.contains(" baseline (wrapped) "), "{screen}");
+        insta::with_settings!({
+            prepend_module_to_snapshot => false,
+            filters => vec![
+                (r"fswbt-[A-Za-z0-9]{6}", "fswbt-RANDOM"),
+                (r"· rg [0-9]+\.[0-9]+\.[0-9]+", "· rg N.N.N"),
+            ],
+        }, {
+            insta::assert_snapshot!("transcript_ablate_diff_wrapped", screen);
+        });
+        s.keys("l").await;
+        assert!(
+            s.screen()
+                .contains("• lines wrap: z cuts them again to scroll sideways"),
+            "{}",
+            s.screen()
+        );
     }
 
     /// "why" from a replayed record (issue 23): the fixture

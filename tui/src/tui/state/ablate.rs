@@ -1,7 +1,8 @@
 //! The Transcript tab's ablate mode (issue 24): the `--set` values typed
 //! for the chosen transcript, the run's progress while it replays off the
 //! UI, and its result: the variants, the selected variant, its changed
-//! calls and the one opened side by side against the baseline. The run
+//! calls and the one opened side by side against the baseline (cut and
+//! scrolled sideways, or wrapped, as the replay view's rows). The run
 //! itself is `Effect::Ablate`; keys become changes in `App`; drawing is
 //! in `views::ablate`.
 
@@ -15,6 +16,8 @@ use crate::ablate::Progress;
 use crate::ablate::stats::VariantStats;
 use crate::transcript::compare::{Row, side_by_side};
 use crate::transcript::format::Outcome;
+
+use super::transcript::{RowView, TranscriptAction};
 
 /// The most buckets of the page-tokens histogram.
 pub const HISTOGRAM_BUCKETS: usize = 8;
@@ -50,6 +53,8 @@ pub enum AblateStop {
 pub struct OpenDiff {
     pub rows: Vec<Row>,
     pub scroll: usize,
+    /// Cut from a column (h/l) or wrapped (z), as the replay view.
+    pub view: RowView,
 }
 
 /// Where the ablate mode is.
@@ -112,6 +117,18 @@ impl AblateState {
         }
     }
 
+    /// Scrolls the opened call's rows sideways or toggles wrapping (h/l,
+    /// z, as in the replay view); the status text, which says to open a
+    /// call first when none is open.
+    pub fn change_view(&mut self, action: TranscriptAction) -> Option<String> {
+        match &mut self.phase {
+            AblatePhase::Done {
+                diff: Some(open), ..
+            } => open.view.change(action, &open.rows),
+            _ => Some("h/l and z scroll an opened call: Enter opens one".to_owned()),
+        }
+    }
+
     /// Carries out a key of the result view; false: the key leaves the
     /// ablate mode (b with no diff open).
     pub fn apply(&mut self, key: AblateMove) -> bool {
@@ -155,7 +172,11 @@ impl AblateState {
                         .iter()
                         .position(Row::changed)
                         .map_or(0, |i| i.saturating_sub(3));
-                    *diff = Some(OpenDiff { rows, scroll });
+                    *diff = Some(OpenDiff {
+                        rows,
+                        scroll,
+                        view: RowView::default(),
+                    });
                 }
             }
             AblateMove::Back => return false,

@@ -58,6 +58,40 @@ pub struct RowView {
     pub wrap: bool,
 }
 
+impl RowView {
+    /// Scrolls `rows` sideways by `cells` (not past their longest line)
+    /// or toggles wrapping; the status text. The replay view and the
+    /// ablate mode's diff both lay their rows out this way.
+    pub fn change(&mut self, action: TranscriptAction, rows: &[Row]) -> Option<String> {
+        match action {
+            TranscriptAction::Sideways(cells) => {
+                if self.wrap {
+                    return Some("lines wrap: z cuts them again to scroll sideways".to_owned());
+                }
+                let longest = rows
+                    .iter()
+                    .flat_map(|r| [&r.recorded.text, &r.current.text])
+                    .flatten()
+                    .map(|t| crate::tui::doc::width(&crate::tui::doc::visible(t)))
+                    .max()
+                    .unwrap_or(0);
+                let moved = self.offset.saturating_add_signed(isize::from(cells));
+                self.offset = moved.min(longest.saturating_sub(1));
+                None
+            }
+            TranscriptAction::ToggleWrap => {
+                self.wrap = !self.wrap;
+                Some(if self.wrap {
+                    "long lines wrap (z cuts them again)".to_owned()
+                } else {
+                    "long lines are cut: h/l scroll sideways (z wraps them)".to_owned()
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
 /// A recording in progress.
 #[derive(Debug)]
 pub struct Recording {
@@ -285,38 +319,14 @@ impl TranscriptState {
         }
     }
 
-    /// Scrolls the rows sideways by `cells` (not past the longest line)
-    /// or toggles wrapping; the status text.
+    /// Scrolls the replayed record's rows sideways or toggles wrapping
+    /// ([`RowView::change`]); the status text.
     pub fn change_view(&mut self, action: TranscriptAction) -> Option<String> {
-        match action {
-            TranscriptAction::Sideways(cells) => {
-                if self.view.wrap {
-                    return Some("lines wrap: z cuts them again to scroll sideways".to_owned());
-                }
-                let longest = match &self.replay {
-                    ReplayState::Loaded { rows, .. } => rows
-                        .iter()
-                        .flat_map(|r| [&r.recorded.text, &r.current.text])
-                        .flatten()
-                        .map(|t| crate::tui::doc::width(&crate::tui::doc::visible(t)))
-                        .max()
-                        .unwrap_or(0),
-                    _ => 0,
-                };
-                let moved = self.view.offset.saturating_add_signed(isize::from(cells));
-                self.view.offset = moved.min(longest.saturating_sub(1));
-                None
-            }
-            TranscriptAction::ToggleWrap => {
-                self.view.wrap = !self.view.wrap;
-                Some(if self.view.wrap {
-                    "long lines wrap (z cuts them again)".to_owned()
-                } else {
-                    "long lines are cut: h/l scroll sideways (z wraps them)".to_owned()
-                })
-            }
-            _ => None,
-        }
+        let rows = match &self.replay {
+            ReplayState::Loaded { rows, .. } => rows.as_slice(),
+            _ => &[],
+        };
+        self.view.change(action, rows)
     }
 
     /// Adds `path` (typed after `o`) to the list and chooses it.

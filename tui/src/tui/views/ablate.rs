@@ -2,7 +2,8 @@
 //! progress, or the result: the variants as a table, a bar chart of their
 //! total page tokens, a histogram of the selected variant's page tokens
 //! per call, and its calls whose page changed; an opened call is shown
-//! side by side against the baseline (the replay view's rows).
+//! side by side against the baseline (the replay view's rows, cut and
+//! scrolled sideways with h/l or wrapped with z).
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -16,7 +17,7 @@ use crate::tui::state::ablate::{
     AblateDone, AblatePhase, AblateState, AblateStop, HISTOGRAM_BUCKETS, OpenDiff, histogram,
 };
 
-use super::transcript::draw_rows;
+use super::transcript::{draw_rows_in, view_note};
 
 fn draw_asking(frame: &mut Frame<'_>, area: Rect, ablate: &AblateState, input: &tui_input::Input) {
     let [title, field, help] = Layout::vertical([
@@ -246,14 +247,21 @@ fn draw_diff(
     let name = ablate.changed_calls().get(call).map_or(String::new(), |p| {
         format!("#{} \"{}\"", p.record + 1, p.name)
     });
-    let text = format!(" {name} under variant {variant} · ↑↓ scroll · b back to the variants");
+    let text = format!(
+        " {name} under variant {variant} · ↑↓ h/l scroll · z wrap · b back to the variants"
+    );
     frame.render_widget(Paragraph::new(Line::from(text).bold()), head);
-    draw_rows(
+    let note = view_note(diff.view);
+    draw_rows_in(
         frame,
         body,
         &diff.rows,
         diff.scroll,
-        (" baseline ", &format!(" variant {variant} ")),
+        (
+            &format!(" baseline{note} "),
+            &format!(" variant {variant}{note} "),
+        ),
+        diff.view,
     );
 }
 

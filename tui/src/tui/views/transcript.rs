@@ -246,11 +246,7 @@ fn draw_replay(frame: &mut Frame<'_>, area: Rect, transcripts: &TranscriptState)
         .dark_gray(),
     ];
     frame.render_widget(Paragraph::new(summary), head);
-    let from = match view {
-        RowView { wrap: true, .. } => " (wrapped)".to_owned(),
-        RowView { offset: 0, .. } => String::new(),
-        RowView { offset, .. } => format!(" (from cell {})", offset + 1),
-    };
+    let from = view_note(view);
     draw_rows_in(
         frame,
         body,
@@ -264,21 +260,21 @@ fn draw_replay(frame: &mut Frame<'_>, area: Rect, transcripts: &TranscriptState)
     );
 }
 
-/// Draws `rows` side by side from row `scroll`, under the two titles
-/// (left: `-` marks, red; right: `+` marks, green), long lines cut.
-pub fn draw_rows(
-    frame: &mut Frame<'_>,
-    body: Rect,
-    rows: &[Row],
-    scroll: usize,
-    titles: (&str, &str),
-) {
-    draw_rows_in(frame, body, rows, scroll, titles, RowView::default());
+/// What a side's title adds for `view`: ` (wrapped)`, ` (from cell N)`
+/// when scrolled sideways, nothing at the start.
+pub fn view_note(view: RowView) -> String {
+    match view {
+        RowView { wrap: true, .. } => " (wrapped)".to_owned(),
+        RowView { offset: 0, .. } => String::new(),
+        RowView { offset, .. } => format!(" (from cell {})", offset + 1),
+    }
 }
 
-/// [`draw_rows`] laid out as `view` says: cut from its offset, or
-/// wrapped (a row then takes as many lines as its longer side, so the
-/// two sides stay level).
+/// Draws `rows` side by side from row `scroll`, under the two titles
+/// (left: `-` marks, red; right: `+` marks, green), laid out as `view`
+/// says: cut from its offset, or wrapped (a row then takes as many lines
+/// as its longer side, so the two sides stay level). The replay view and
+/// the ablate mode's diff both draw with it.
 pub fn draw_rows_in(
     frame: &mut Frame<'_>,
     body: Rect,
