@@ -35,7 +35,7 @@ use crate::setup::{SetupError, SpillChoice, load_engine};
 use paths::CallPaths;
 use report::Report;
 use result_lines::ResultIndex;
-use rg_walk::{Walk, WalkError, WalkSpec};
+use rg_walk::{Scan, Walk, WalkError, WalkSpec};
 use verdict::{CallFacts, CallTool};
 
 /// Why nothing could be explained.
@@ -77,8 +77,6 @@ pub struct Request<'a> {
 struct Gathered {
     walk: Walk,
     entries: Option<Vec<(String, unsearched::EntryKind)>>,
-    /// For `--unsearched` of grep: the files rg listed that hold a NUL.
-    nul_files: std::collections::HashSet<String>,
 }
 
 /// Runs rg's walk of the call and (for `--unsearched`) lists every entry
@@ -90,19 +88,13 @@ async fn gather(
     request: &Request<'_>,
     stop: &CancellationToken,
 ) -> Result<Gathered, ExplainError> {
-    let walk = async {
-        let walk = rg_walk::run(spec, paths, request.rg_config, stop).await?;
-        if !(request.unsearched && matches!(spec, WalkSpec::Grep { .. })) {
-            return Ok((walk, Default::default()));
-        }
-        let listed: Vec<String> = walk.listed.iter().cloned().collect();
-        let nul_files = tokio::task::spawn_blocking(move || {
-            unsearched::binary_files(listed.iter().map(String::as_str))
-        })
-        .await
-        .map_err(|e| ExplainError::CallFailed(format!("the summary stopped: {e}")))?;
-        Ok::<_, ExplainError>((walk, nul_files))
+    // grep's summary needs rg's binary files too: the same rg finds them.
+    let scan = if request.unsearched && matches!(spec, WalkSpec::Grep { .. }) {
+        Scan::Nul
+    } else {
+        Scan::Walk
     };
+    let walk = rg_walk::run(spec, scan, paths, request.rg_config, stop);
     let entries = async {
         if !request.unsearched {
             return Ok(None);
@@ -114,11 +106,9 @@ async fn gather(
             .map_err(|e| ExplainError::CallFailed(format!("the summary stopped: {e}")))
     };
     let (walk, entries) = tokio::join!(walk, entries);
-    let (walk, nul_files) = walk?;
     Ok(Gathered {
-        walk,
+        walk: walk?,
         entries: entries?,
-        nul_files,
     })
 }
 
@@ -208,11 +198,7 @@ async fn explain_with(
     let call_error = result.is_error.then(|| result.text.clone());
     let paths = CallPaths::new(workdir, root_arg.as_deref());
     let spec = spec_of(&tool);
-    let Gathered {
-        walk,
-        entries,
-        nul_files,
-    } = match gathered {
+    let Gathered { walk, entries } = match gathered {
         Some(gathered) => gathered,
         None => gather(&spec, &paths, request, stop).await?,
     };
@@ -246,7 +232,7 @@ async fn explain_with(
                 walk.listed.clear();
             }
             let summary = tokio::task::spawn_blocking(move || {
-                unsearched::summarise(&tool, &paths, &walk, &index, &entries, &nul_files)
+                unsearched::summarise(&tool, &paths, &walk, &index, &entries)
             })
             .await
             .map_err(|e| ExplainError::CallFailed(format!("the summary stopped: {e}")))?;

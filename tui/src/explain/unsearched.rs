@@ -7,11 +7,9 @@
 //! files rg did not search.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 
 use ignore::WalkBuilder;
 
-use super::binary::first_nul;
 use super::paths::{CallPaths, steps_below};
 use super::report::{DirCount, ReasonCount, ReasonKind, RuleCount, Unsearched};
 use super::result_lines::ResultIndex;
@@ -34,21 +32,21 @@ struct Cause {
 }
 
 /// The summary of one call's walk; `entries` are [`every_entry`] of the
-/// call's root and `nul_files` the files rg listed that hold a NUL byte
-/// ([`binary_files`], grep only) — both found apart, so that they can be
-/// found beside the call.
+/// call's root, found apart so that they can be found beside the call.
+/// For grep, `walk` is a [`super::rg_walk::Scan::Nul`] walk: its
+/// `nul_files` are the listed files that hold a NUL byte.
 pub fn summarise(
     tool: &CallTool,
     paths: &CallPaths,
     walk: &Walk,
     index: &ResultIndex,
     entries: &[(String, EntryKind)],
-    nul_files: &HashSet<String>,
 ) -> Unsearched {
     // A file with a match was searched, NUL or not (rg reports its
     // matches before the NUL); glob reads no file.
     let binary: HashSet<&str> = match tool {
-        CallTool::Grep { .. } => nul_files
+        CallTool::Grep { .. } => walk
+            .nul_files
             .iter()
             .filter(|path| walk.listed.contains(*path) && !index.by_path.contains_key(*path))
             .map(String::as_str)
@@ -155,37 +153,6 @@ pub fn every_entry(root: &str) -> Vec<(String, EntryKind)> {
         out.push((entry.path().to_string_lossy().into_owned(), kind));
     }
     out
-}
-
-/// The files among `candidates` with a NUL byte (rg stops there), read on
-/// a few threads.
-pub fn binary_files<'a>(candidates: impl Iterator<Item = &'a str>) -> HashSet<String> {
-    let candidates: Vec<&str> = candidates.collect();
-    let threads = std::thread::available_parallelism()
-        .map(usize::from)
-        .unwrap_or(1)
-        .clamp(1, 8);
-    let chunk = candidates.len().div_ceil(threads).max(1);
-    let mut found = HashSet::new();
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = candidates
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .filter(|path| matches!(first_nul(Path::new(path)), Ok(Some(_))))
-                        .map(|path| (*path).to_owned())
-                        .collect::<Vec<String>>()
-                })
-            })
-            .collect();
-        for handle in handles {
-            if let Ok(paths) = handle.join() {
-                found.extend(paths);
-            }
-        }
-    });
-    found
 }
 
 /// Why rg did not search `path`.
