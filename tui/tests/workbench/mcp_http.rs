@@ -37,6 +37,22 @@ pub(crate) struct Server {
     _state: tempfile::TempDir,
 }
 
+/// The `ADDR:PORT` of the `listening on http://ADDR:PORT/mcp` line a
+/// `--listen` server writes first on stderr; the rest of stderr is drained.
+pub(crate) fn listening_address(child: &mut std::process::Child) -> String {
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("workbench mcp: listening on http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .unwrap_or_else(|| panic!("no address on stderr: {line:?}"))
+        .to_owned();
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    addr
+}
+
 impl Server {
     pub(crate) fn spawn(dir: &Path, extra: &[&str]) -> Self {
         let state = tempfile::tempdir().unwrap();
@@ -48,16 +64,7 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("workbench mcp: listening on http://")
-            .and_then(|rest| rest.strip_suffix("/mcp"))
-            .unwrap_or_else(|| panic!("no address on stderr: {line:?}"))
-            .to_owned();
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        let addr = listening_address(&mut child);
         Self {
             child,
             addr,
@@ -1043,15 +1050,7 @@ fn over_http_a_silent_connection_and_a_body_never_sent_are_closed_at_their_deadl
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("workbench mcp: listening on http://")
-            .and_then(|rest| rest.strip_suffix("/mcp"))
-            .unwrap()
-            .to_owned();
+        let addr = listening_address(&mut child);
         (
             Server {
                 child,

@@ -7,7 +7,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -68,15 +67,10 @@ impl HttpServer {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("workbench mcp: listening on ")
-            .unwrap_or_else(|| panic!("no address on stderr: {line:?}"))
-            .to_owned();
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        let url = format!(
+            "http://{}/mcp",
+            crate::mcp_http::listening_address(&mut child)
+        );
         Self { child, url }
     }
 
