@@ -33,6 +33,7 @@ pub mod console;
 pub mod exit;
 pub mod explain;
 pub mod headless;
+pub mod log_records;
 pub mod logging;
 pub mod mcp;
 pub mod prune;

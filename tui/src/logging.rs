@@ -44,12 +44,14 @@ pub fn init(cutoff: SystemTime) -> Option<Logging> {
     let (writer, guard) = tracing_appender::non_blocking(appender);
     let filter =
         EnvFilter::try_from_env("WORKBENCH_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
-    tracing_subscriber::fmt()
+    let subscriber = tracing_subscriber::fmt()
         .with_writer(writer)
         .with_ansi(false)
         .with_env_filter(filter)
-        .try_init()
-        .ok()?;
+        .finish();
+    tracing::subscriber::set_global_default(subscriber).ok()?;
+    // The `log` records of the crates below (rmcp's, ignore's) follow.
+    crate::log_records::install();
     tracing::debug!(?pruned, "old log files pruned");
     Some(Logging {
         path: dir.join(name),

@@ -6,6 +6,7 @@
 //! - [`report`]: the verdicts, reasons and summary (the `--json` shape);
 //! - [`paths`]: paths in the call's terms (absolute, displayed as the page does);
 //! - [`rg_walk`] and [`rg_debug`]: rg's own report of the call's walk;
+//! - [`crate_walk`]: the same walk replayed by ripgrep's `ignore` crate;
 //! - [`rule_source`]: an ignore rule's file and line (ripgrep's `ignore` crate);
 //! - [`result_lines`]: where a path is on the page and in the spill;
 //! - [`binary`]: rg's binary rule; [`hints`]: what to check after a no-match;
@@ -14,6 +15,7 @@
 //! - [`recorded`]: a transcript's call, run again in its tree and explained.
 
 pub mod binary;
+pub mod crate_walk;
 pub mod hints;
 pub mod paths;
 pub mod recorded;
@@ -25,6 +27,8 @@ pub mod rg_walk;
 pub mod rule_source;
 pub mod unsearched;
 pub mod verdict;
+
+use std::path::Path;
 
 use fs_search_engine::{Config, ExecContext, ToolResult};
 use serde_json::Value;
@@ -82,6 +86,12 @@ struct Gathered {
 /// Runs rg's walk of the call and (for `--unsearched`) lists every entry
 /// under its root, side by side. Neither depends on the call's result, so
 /// [`explain`] starts them beside the call itself.
+///
+/// Named paths get rg's own `--debug` report of its decisions. A summary
+/// alone takes them from the `ignore` crate's replay of the walk instead
+/// ([`crate_walk`]), run beside rg, when that replay can stand for rg's
+/// report ([`crate_walk::stands_for_rg`]): what rg searched is still rg's
+/// answer.
 async fn gather(
     spec: &WalkSpec,
     paths: &CallPaths,
@@ -94,22 +104,54 @@ async fn gather(
     } else {
         Scan::Walk
     };
-    let walk = rg_walk::run(spec, scan, paths, request.rg_config, stop);
+    let by_crate =
+        request.unsearched && request.paths.is_empty() && crate::log_records::install() && {
+            let (paths, config) = (paths.clone(), request.rg_config.map(Path::to_path_buf));
+            blocking(move || crate_walk::stands_for_rg(&paths, config.as_deref())).await?
+        };
+    let walk = rg_walk::run(spec, scan, !by_crate, paths, request.rg_config, stop);
     let entries = async {
         if !request.unsearched {
             return Ok(None);
         }
         let root = paths.root.clone();
-        tokio::task::spawn_blocking(move || unsearched::every_entry(&root))
+        blocking(move || unsearched::every_entry(&root))
             .await
             .map(Some)
-            .map_err(|e| ExplainError::CallFailed(format!("the summary stopped: {e}")))
     };
-    let (walk, entries) = tokio::join!(walk, entries);
+    let decisions = async {
+        if !by_crate {
+            return Ok(None);
+        }
+        let (spec, paths) = (spec.clone(), paths.clone());
+        blocking(move || crate_walk::decisions(&spec, &paths)).await
+    };
+    let (walk, entries, decisions) = tokio::join!(walk, entries, decisions);
+    let mut walk = walk?;
+    match decisions? {
+        Some(decisions) => {
+            walk.decisions = decisions;
+            walk.decided_by_crate = true;
+        }
+        None if by_crate => {
+            // Unheard (a glob the crate refuses): no rule is named.
+            walk.decided_by_crate = true;
+        }
+        None => {}
+    }
     Ok(Gathered {
-        walk: walk?,
+        walk,
         entries: entries?,
     })
+}
+
+/// `work` on a blocking thread (a walk of the tree).
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ExplainError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ExplainError::CallFailed(format!("the summary stopped: {e}")))
 }
 
 /// The walk spec and paths of a call, from its arguments alone (`None`
@@ -231,12 +273,9 @@ async fn explain_with(
                 // A failed call searched nothing, whatever rg's walk lists.
                 walk.listed.clear();
             }
-            let summary = tokio::task::spawn_blocking(move || {
-                unsearched::summarise(&tool, &paths, &walk, &index, &entries)
-            })
-            .await
-            .map_err(|e| ExplainError::CallFailed(format!("the summary stopped: {e}")))?;
-            Some(summary)
+            let summary =
+                blocking(move || unsearched::summarise(&tool, &paths, &walk, &index, &entries));
+            Some(summary.await?)
         }
         None => None,
     };

@@ -115,6 +115,9 @@ pub fn unsearched_block(summary: &Unsearched) -> String {
             );
         }
     }
+    for note in &summary.notes {
+        let _ = writeln!(out, "  note: {note}");
+    }
     out
 }
 

@@ -184,6 +184,10 @@ pub struct Unsearched {
     pub top_rules: Vec<RuleCount>,
     /// The largest excluded directories, largest first.
     pub largest_dirs: Vec<DirCount>,
+    /// Where the rules' source disagrees with what rg did (see
+    /// `docs/explain.md`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// The whole explanation of one call.

@@ -40,24 +40,29 @@ pub struct Decision {
 /// The decision on one line of rg's stderr, if it is one.
 pub fn parse_line(line: &str) -> Option<Decision> {
     let after = &line[line.find("|ignore::walk|")? + "|ignore::walk|".len()..];
-    let (ignored, rest) = if let Some(i) = after.find(": ignoring ") {
-        (true, &after[i + ": ignoring ".len()..])
+    // `FILE:LINE: ` (where in the crate it was logged), then the message.
+    let start = [": ignoring ", ": whitelisting "]
+        .iter()
+        .filter_map(|verb| after.find(verb))
+        .min()?;
+    parse_message(&after[start + 2..])
+}
+
+/// The decision in one message of the `ignore` crate's walk (`ignoring
+/// PATH: MATCH` or `whitelisting PATH: MATCH`), as rg prints it after its
+/// log prefix and as the crate logs it in this process.
+pub fn parse_message(message: &str) -> Option<Decision> {
+    let (ignored, rest, marker) = if let Some(rest) = message.strip_prefix("ignoring ") {
+        (true, rest, ": Ignore(IgnoreMatch(")
     } else {
-        let i = after.find(": whitelisting ")?;
-        (false, &after[i + ": whitelisting ".len()..])
-    };
-    let marker = if ignored {
-        ": Ignore(IgnoreMatch("
-    } else {
-        ": Whitelist(IgnoreMatch("
+        let rest = message.strip_prefix("whitelisting ")?;
+        (false, rest, ": Whitelist(IgnoreMatch(")
     };
     let split = rest.rfind(marker)?;
-    let path = rest[..split].to_owned();
-    let body = &rest[split + marker.len()..];
     Some(Decision {
-        path,
+        path: rest[..split].to_owned(),
         ignored,
-        matcher: parse_matcher(body),
+        matcher: parse_matcher(&rest[split + marker.len()..]),
     })
 }
 

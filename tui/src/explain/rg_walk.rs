@@ -55,8 +55,12 @@ pub enum WalkError {
 pub struct Walk {
     /// The files rg walked to (for grep: the files it opened to search).
     pub listed: std::collections::HashSet<String>,
-    /// rg's ignore and whitelist decisions, by path.
+    /// rg's ignore and whitelist decisions, by path (with `--debug`; else
+    /// the `ignore` crate's, see [`Walk::decided_by_crate`]).
     pub decisions: HashMap<String, Decision>,
+    /// Whether [`Walk::decisions`] are the `ignore` crate's replay of the
+    /// walk ([`super::crate_walk`]) rather than rg's own report.
+    pub decided_by_crate: bool,
     /// rg's error lines, by the path they name (when they name one).
     pub errors: HashMap<String, String>,
     /// rg's error lines that name no path.
@@ -107,10 +111,12 @@ pub fn walk_args(spec: &WalkSpec, root_arg: Option<&str>) -> Vec<String> {
 
 /// Runs the walk in the workdir, with `rg_config` as rg's config file when
 /// given (else rg reads what this process's environment names); `stop`
-/// ends rg early.
+/// ends rg early. With `debug`, rg reports its ignore decisions
+/// ([`Walk::decisions`]); without, only what it walked and its errors.
 pub async fn run(
     spec: &WalkSpec,
     scan: Scan,
+    debug: bool,
     paths: &CallPaths,
     rg_config: Option<&std::path::Path>,
     stop: &CancellationToken,
@@ -129,8 +135,10 @@ pub async fn run(
     // go to unnamed temporary files, read once rg is done.
     let stdout = tempfile::tempfile().map_err(WalkError::Spawn)?;
     let stderr = tempfile::tempfile().map_err(WalkError::Spawn)?;
+    if debug {
+        command.arg("--debug");
+    }
     command
-        .arg("--debug")
         .args(walk_args(spec, paths.root_arg.as_deref()))
         .current_dir(&paths.workdir)
         .stdin(Stdio::null())
@@ -263,8 +271,12 @@ mod tests {
             .build()
             .unwrap();
         runtime.block_on(async {
-            let walk = run(&spec, Scan::Walk, &paths, None, &stop).await.unwrap();
-            let nul = run(&spec, Scan::Nul, &paths, None, &stop).await.unwrap();
+            let walk = run(&spec, Scan::Walk, true, &paths, None, &stop)
+                .await
+                .unwrap();
+            let nul = run(&spec, Scan::Nul, true, &paths, None, &stop)
+                .await
+                .unwrap();
             (walk, nul)
         })
     }

@@ -58,9 +58,14 @@ pub fn summarise(
     let mut by_rule: HashMap<(Option<String>, String), u64> = HashMap::new();
     let mut by_dir: HashMap<String, (ReasonKind, u64)> = HashMap::new();
     let mut searched = 0u64;
+    // With the crate's decisions: files rg searched that the crate skips.
+    let mut searched_but_skipped = 0u64;
     for (path, kind) in entries {
         if walk.listed.contains(path) && !binary.contains(path.as_str()) {
             searched += 1;
+            if walk.decided_by_crate && decided_at(paths, walk, path, root_is_file).is_some() {
+                searched_but_skipped += 1;
+            }
             continue;
         }
         let cause = cause_of(
@@ -111,14 +116,59 @@ pub fn summarise(
             files,
         })
         .collect();
+    let unexplained = by_reason
+        .iter()
+        .find(|count| count.reason == ReasonKind::Unexplained)
+        .map_or(0, |count| count.files);
     Unsearched {
-        root: paths.root_arg.clone().unwrap_or_else(|| ".".to_owned()),
+        notes: crate_notes(walk, unexplained, searched_but_skipped),
         total_files: entries.len() as u64,
         searched_files: searched,
         by_reason,
+        root: paths.root_arg.clone().unwrap_or_else(|| ".".to_owned()),
         top_rules,
         largest_dirs,
     }
+}
+
+/// What the summary says when its rules are the `ignore` crate's and the
+/// crate's replay of the walk disagrees with what rg did.
+fn crate_notes(walk: &Walk, unexplained: u64, searched_but_skipped: u64) -> Vec<String> {
+    if !walk.decided_by_crate {
+        return Vec::new();
+    }
+    let mut notes = Vec::new();
+    if unexplained > 0 {
+        notes.push(format!(
+            "rg did not search {unexplained} file(s) that ripgrep's ignore crate, replaying \
+             the walk inside the workbench, would search (counted as unexplained); \
+             `workbench explain … PATH` shows rg's own report for a path"
+        ));
+    }
+    if searched_but_skipped > 0 {
+        notes.push(format!(
+            "rg searched {searched_but_skipped} file(s) that ripgrep's ignore crate, \
+             replaying the walk inside the workbench, would skip; the counts follow rg"
+        ));
+    }
+    notes
+}
+
+/// The first path from the root down to `path` that the walk's decisions
+/// excluded, with its decision.
+fn decided_at<'a>(
+    paths: &CallPaths,
+    walk: &'a Walk,
+    path: &str,
+    root_is_file: bool,
+) -> Option<(String, &'a super::rg_debug::Decision)> {
+    if root_is_file {
+        return None;
+    }
+    steps_below(path, &paths.root).into_iter().find_map(|step| {
+        let decision = walk.decisions.get(&step).filter(|d| d.ignored)?;
+        Some((step, decision))
+    })
 }
 
 /// What kind of entry a walked path is.
@@ -170,40 +220,34 @@ fn cause_of(
         at: None,
         rule: None,
     };
-    if !root_is_file {
-        for step in steps_below(path, &paths.root) {
-            let Some(decision) = walk.decisions.get(&step).filter(|d| d.ignored) else {
-                continue;
-            };
-            let (kind, rule) = match &decision.matcher {
-                Matcher::Hidden => (ReasonKind::Hidden, None),
-                Matcher::IgnoreFile { from, original, .. } => {
-                    (ReasonKind::Ignored, Some((from.clone(), original.clone())))
+    if let Some((step, decision)) = decided_at(paths, walk, path, root_is_file) {
+        let (kind, rule) = match &decision.matcher {
+            Matcher::Hidden => (ReasonKind::Hidden, None),
+            Matcher::IgnoreFile { from, original, .. } => {
+                (ReasonKind::Ignored, Some((from.clone(), original.clone())))
+            }
+            Matcher::OverrideMatched { original, .. } => match tool {
+                CallTool::Glob { .. }
+                    if GLOB_VCS_EXCLUDES.iter().any(|name| {
+                        original == &format!("!**/{name}") || original == &format!("!**/{name}/**")
+                    }) =>
+                {
+                    (ReasonKind::Vcs, None)
                 }
-                Matcher::OverrideMatched { original, .. } => match tool {
-                    CallTool::Glob { .. }
-                        if GLOB_VCS_EXCLUDES.iter().any(|name| {
-                            original == &format!("!**/{name}")
-                                || original == &format!("!**/{name}/**")
-                        }) =>
-                    {
-                        (ReasonKind::Vcs, None)
-                    }
-                    CallTool::Glob { .. } => (ReasonKind::Pattern, None),
-                    CallTool::Grep { .. } => (ReasonKind::Include, None),
-                },
-                Matcher::OverrideUnmatched => match tool {
-                    CallTool::Glob { .. } => (ReasonKind::Pattern, None),
-                    CallTool::Grep { .. } => (ReasonKind::Include, None),
-                },
-                Matcher::Other(_) => (ReasonKind::Unexplained, None),
-            };
-            return Cause {
-                kind,
-                at: Some(step),
-                rule,
-            };
-        }
+                CallTool::Glob { .. } => (ReasonKind::Pattern, None),
+                CallTool::Grep { .. } => (ReasonKind::Include, None),
+            },
+            Matcher::OverrideUnmatched => match tool {
+                CallTool::Glob { .. } => (ReasonKind::Pattern, None),
+                CallTool::Grep { .. } => (ReasonKind::Include, None),
+            },
+            Matcher::Other(_) => (ReasonKind::Unexplained, None),
+        };
+        return Cause {
+            kind,
+            at: Some(step),
+            rule,
+        };
     }
     if binary {
         return plain(ReasonKind::Binary);

@@ -436,6 +436,35 @@ proptest! {
             .any(|c| c["reason"] == "unexplained");
         prop_assert!(!unexplained, "{}", summary);
     }
+
+    /// A summary alone takes its rules from ripgrep's `ignore` crate
+    /// replaying the walk; with a path to explain it takes them from rg's
+    /// own `--debug` report. Both summaries are the same: every count by
+    /// reason, every rule with its source, line and count, every excluded
+    /// directory. Where the crate would decide otherwise than the installed
+    /// rg, the crate's summary must say so in its notes.
+    #[test]
+    fn unsearched_rules_from_the_ignore_crate_are_the_rules_rg_debug_reports(
+        tree in tree_strategy(),
+        include in prop::option::of(prop::sample::select(vec!["*.txt", "*.{rs,log}", "d1/**"])),
+        path in prop::option::of(prop::sample::select(vec!["d1", ".", "d1/d2"])),
+    ) {
+        let dir = build(&tree);
+        let root = dir.path();
+        let mut args = serde_json::json!({"pattern": "hit"});
+        if let Some(include) = include { args["include"] = include.into(); }
+        if let Some(path) = path { args["path"] = path.into(); }
+        let args = args.to_string();
+        let by_crate = explain_json(root, "grep", &args, SAMPLING, &["--unsearched"]);
+        let by_rg = explain_json(root, "grep", &args, SAMPLING, &["--unsearched", "a.txt"]);
+        let (by_crate, by_rg) = (&by_crate["unsearched"], &by_rg["unsearched"]);
+        if by_crate.get("notes").is_some() {
+            // A disagreement the summary names: rg's counts still hold.
+            prop_assert_eq!(&by_crate["searchedFiles"], &by_rg["searchedFiles"]);
+        } else {
+            prop_assert_eq!(by_crate, by_rg);
+        }
+    }
 }
 
 #[test]

@@ -1,0 +1,121 @@
+//! The process's `log` facade: every record goes to `tracing` as
+//! tracing-log's `LogTracer` sends it, and a thread may ask for one
+//! target's messages for itself ([`capture`]). `explain --unsearched` uses
+//! the latter to hear ripgrep's `ignore` crate say, walk by walk, what it
+//! ignored and why (the same `ignoring PATH: MATCH` lines `rg --debug`
+//! prints, without rg writing each of them in dozens of small writes).
+
+use std::cell::RefCell;
+use std::sync::OnceLock;
+
+use log::{LevelFilter, Log, Metadata, Record};
+
+/// One target's messages, captured on the thread that asked.
+struct Capture {
+    target: &'static str,
+    messages: Vec<String>,
+}
+
+thread_local! {
+    static CAPTURE: RefCell<Option<Capture>> = const { RefCell::new(None) };
+}
+
+/// The installed logger: captures what a thread asked for, forwards the rest.
+struct Records {
+    forward: tracing_log::LogTracer,
+}
+
+impl Records {
+    fn captured(record: &Record<'_>) -> bool {
+        CAPTURE.with(|cell| {
+            let mut cell = cell.borrow_mut();
+            match cell.as_mut() {
+                Some(capture) if capture.target == record.target() => {
+                    capture.messages.push(record.args().to_string());
+                    true
+                }
+                _ => false,
+            }
+        })
+    }
+}
+
+impl Log for Records {
+    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+        let wanted = CAPTURE.with(|cell| {
+            cell.borrow()
+                .as_ref()
+                .is_some_and(|capture| capture.target == metadata.target())
+        });
+        wanted || self.forward.enabled(metadata)
+    }
+
+    fn log(&self, record: &Record<'_>) {
+        if !Self::captured(record) {
+            self.forward.log(record);
+        }
+    }
+
+    fn flush(&self) {
+        self.forward.flush();
+    }
+}
+
+static INSTALLED: OnceLock<bool> = OnceLock::new();
+
+/// Installs the logger once per process (later calls do nothing). `false`
+/// when another logger was installed first: then nothing can be captured.
+pub fn install() -> bool {
+    *INSTALLED.get_or_init(|| {
+        let records = Records {
+            forward: tracing_log::LogTracer::new(),
+        };
+        let installed = log::set_boxed_logger(Box::new(records)).is_ok();
+        if installed {
+            // Records below the tracing filter are dropped by it; a capture
+            // needs the `ignore` crate's debug lines to be made at all.
+            log::set_max_level(LevelFilter::Trace);
+        }
+        installed
+    })
+}
+
+/// Runs `work` on this thread, collecting the messages logged to `target`
+/// meanwhile (by this thread only); `None` when the logger could not be
+/// installed, so that the caller can ask another way.
+pub fn capture<T>(target: &'static str, work: impl FnOnce() -> T) -> Option<(T, Vec<String>)> {
+    if !install() {
+        return None;
+    }
+    let previous = CAPTURE.with(|cell| {
+        cell.borrow_mut().replace(Capture {
+            target,
+            messages: Vec::new(),
+        })
+    });
+    let out = work();
+    let captured = CAPTURE.with(|cell| std::mem::replace(&mut *cell.borrow_mut(), previous));
+    Some((out, captured.map(|c| c.messages).unwrap_or_default()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_capture_hears_its_own_threads_messages_to_its_target_only() {
+        let ((), messages) = capture("explain::test", || {
+            log::debug!(target: "explain::test", "one {}", 1);
+            log::debug!(target: "elsewhere", "not this");
+            std::thread::spawn(|| log::debug!(target: "explain::test", "other thread"))
+                .join()
+                .unwrap();
+        })
+        .unwrap();
+        assert_eq!(messages, vec!["one 1".to_owned()]);
+        // Outside a capture nothing is collected.
+        log::debug!(target: "explain::test", "after");
+        let ((), again) = capture("explain::test", || ()).unwrap();
+        assert!(again.is_empty());
+    }
+}
