@@ -87,15 +87,27 @@ pub fn capture<T>(target: &'static str, work: impl FnOnce() -> T) -> Option<(T, 
     if !install() {
         return None;
     }
-    let previous = CAPTURE.with(|cell| {
-        cell.borrow_mut().replace(Capture {
-            target,
-            messages: Vec::new(),
-        })
-    });
+    let capture = Capture {
+        target,
+        messages: Vec::new(),
+    };
+    // Restored however `work` ends, so that a thread of a pool never keeps
+    // collecting for a capture that is over.
+    let guard = Restore(CAPTURE.with(|cell| cell.borrow_mut().replace(capture)));
     let out = work();
-    let captured = CAPTURE.with(|cell| std::mem::replace(&mut *cell.borrow_mut(), previous));
+    let captured = CAPTURE.with(|cell| cell.borrow_mut().take());
+    drop(guard);
     Some((out, captured.map(|c| c.messages).unwrap_or_default()))
+}
+
+/// Puts back the capture that was active before [`capture`] began.
+struct Restore(Option<Capture>);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        let previous = self.0.take();
+        CAPTURE.with(|cell| *cell.borrow_mut() = previous);
+    }
 }
 
 #[cfg(test)]
@@ -117,5 +129,15 @@ mod tests {
         log::debug!(target: "explain::test", "after");
         let ((), again) = capture("explain::test", || ()).unwrap();
         assert!(again.is_empty());
+    }
+
+    #[test]
+    fn a_capture_that_panics_stops_collecting_on_its_thread() {
+        let unwound = std::panic::catch_unwind(|| {
+            capture("explain::panics", || panic!("in the walk"));
+        });
+        assert!(unwound.is_err());
+        let active = CAPTURE.with(|cell| cell.borrow().is_some());
+        assert!(!active);
     }
 }

@@ -15,7 +15,7 @@
 //! still rg's own answer ([`super::rg_walk`]); where the crate would have
 //! decided otherwise, the summary says so ([`super::unsearched`]).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;

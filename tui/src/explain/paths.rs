@@ -80,6 +80,14 @@ pub fn resolve_lexically(path: &str) -> String {
 
 /// An absolute path without `.`/`..` segments or repeated separators.
 fn normalise(absolute: &str) -> String {
+    let already = !absolute.ends_with('/')
+        && !absolute.contains("//")
+        && !absolute
+            .split('/')
+            .any(|segment| segment == "." || segment == "..");
+    if already && !absolute.is_empty() {
+        return absolute.to_owned();
+    }
     let mut segments: Vec<&str> = Vec::new();
     for segment in absolute.split('/') {
         match segment {
@@ -93,7 +101,12 @@ fn normalise(absolute: &str) -> String {
     if segments.is_empty() {
         return "/".to_owned();
     }
-    segments.iter().map(|s| format!("/{s}")).collect()
+    let mut out = String::with_capacity(absolute.len());
+    for segment in segments {
+        out.push('/');
+        out.push_str(segment);
+    }
+    out
 }
 
 /// `path` resolved against the absolute `base`.
@@ -117,18 +130,24 @@ pub fn is_under(path: &str, dir: &str) -> bool {
 /// The ancestors of `path` from `dir` (exclusive) down to `path` itself
 /// (inclusive), outermost first; empty when `path` is not under `dir`.
 pub fn steps_below(path: &str, dir: &str) -> Vec<String> {
-    if !is_under(path, dir) || path == dir {
-        return Vec::new();
-    }
-    let rest = path[dir.len()..].trim_start_matches('/');
-    let mut out = Vec::new();
-    let mut current = dir.trim_end_matches('/').to_owned();
-    for segment in rest.split('/') {
-        current.push('/');
-        current.push_str(segment);
-        out.push(current.clone());
-    }
-    out
+    step_prefixes(path, dir).map(str::to_owned).collect()
+}
+
+/// [`steps_below`] as slices of `path`, without allocating.
+pub fn step_prefixes<'a>(path: &'a str, dir: &str) -> impl Iterator<Item = &'a str> {
+    let under = is_under(path, dir) && path != dir;
+    let start = if under {
+        dir.trim_end_matches('/').len() + 1
+    } else {
+        path.len()
+    };
+    let ends = path
+        .get(start..)
+        .unwrap_or_default()
+        .match_indices('/')
+        .map(move |(at, _)| start + at)
+        .chain(under.then_some(path.len()));
+    ends.map(move |end| &path[..end])
 }
 
 #[cfg(test)]
@@ -147,6 +166,14 @@ mod tests {
         assert_eq!(abs.display("/w/src/b.rs"), "src/b.rs");
         let out = CallPaths::new("/w", Some("/o"));
         assert_eq!(out.display("/o/b.rs"), "/o/b.rs");
+    }
+
+    #[test]
+    fn paths_already_normal_come_back_as_they_are_and_others_are_normalised() {
+        assert_eq!(normalise("/w/a.b/c"), "/w/a.b/c");
+        assert_eq!(normalise("/w/./a//b/../c/"), "/w/a/c");
+        assert_eq!(normalise("/.."), "/");
+        assert_eq!(normalise("/w/.hidden/..x"), "/w/.hidden/..x");
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! 14 and 15 print it alike. One walk and one read of the tree instead of
 //! a walk and a second read of every listed file.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashSet};
 use std::process::Stdio;
 
 use fs_search_engine::helpers::GLOB_VCS_EXCLUDES;
@@ -54,7 +54,7 @@ pub enum WalkError {
 #[derive(Debug, Default)]
 pub struct Walk {
     /// The files rg walked to (for grep: the files it opened to search).
-    pub listed: std::collections::HashSet<String>,
+    pub listed: HashSet<String>,
     /// rg's ignore and whitelist decisions, by path (with `--debug`; else
     /// the `ignore` crate's, see [`Walk::decided_by_crate`]).
     pub decisions: HashMap<String, Decision>,
@@ -67,7 +67,7 @@ pub struct Walk {
     pub other_errors: Vec<String>,
     /// With [`Scan::Nul`]: the listed files that hold a NUL byte (rg's
     /// `-a` search for one found it); empty otherwise.
-    pub nul_files: std::collections::HashSet<String>,
+    pub nul_files: HashSet<String>,
 }
 
 /// The arguments that make rg read each walked file for a NUL byte and
@@ -308,8 +308,7 @@ mod tests {
         assert_eq!(decided_nul, decided);
         assert!(decided.iter().any(|p| p.ends_with("/build")));
         let abs = |name: &str| root.join(name).to_string_lossy().into_owned();
-        let expected: std::collections::HashSet<String> =
-            [abs("late.bin"), abs("early.bin")].into_iter().collect();
+        let expected: HashSet<String> = [abs("late.bin"), abs("early.bin")].into_iter().collect();
         assert_eq!(nul.nul_files, expected);
         assert!(walk.nul_files.is_empty());
         // A single file as the path is named too (`-H`).

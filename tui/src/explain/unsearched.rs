@@ -6,11 +6,11 @@
 //! directory above it that it did not enter. The counts add up to the
 //! files rg did not search.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use ignore::WalkBuilder;
 
-use super::paths::{CallPaths, steps_below};
+use super::paths::{CallPaths, step_prefixes};
 use super::report::{DirCount, ReasonCount, ReasonKind, RuleCount, Unsearched};
 use super::result_lines::ResultIndex;
 use super::rg_debug::Matcher;
@@ -165,9 +165,9 @@ fn decided_at<'a>(
     if root_is_file {
         return None;
     }
-    steps_below(path, &paths.root).into_iter().find_map(|step| {
-        let decision = walk.decisions.get(&step).filter(|d| d.ignored)?;
-        Some((step, decision))
+    step_prefixes(path, &paths.root).find_map(|step| {
+        let decision = walk.decisions.get(step).filter(|d| d.ignored)?;
+        Some((step.to_owned(), decision))
     })
 }
 
