@@ -1108,6 +1108,9 @@ mod transcript_tab {
                 (r"· rg [0-9]+\.[0-9]+\.[0-9]+", "· rg N.N.N"),
             ],
         }, {
+            // The key bar names only keys the ablate mode acts on.
+            let bar = screen.lines().last().unwrap_or_default();
+            assert!(!bar.contains("follow") && !bar.contains("next diff"), "{bar}");
             insta::assert_snapshot!("transcript_ablate_result", screen);
         });
         s.key(KeyCode::Enter).await;

@@ -449,14 +449,18 @@ fn draw_pane(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) {
 }
 
 /// Whether `binding` does something in the state the tab is in (the
-/// Transcript tab's list and replay take different keys).
+/// Transcript tab's list, replay and ablate mode take different keys).
 fn applies(binding: &keymap::Binding, state: &State) -> bool {
     use super::state::transcript::{ReplayState, TranscriptAction as T};
     let keymap::Action::Transcript(action) = binding.action else {
         return true;
     };
-    if state.tab != Tab::Transcript || state.ablate.is_some() {
+    if state.tab != Tab::Transcript {
         return true;
+    }
+    if state.ablate.is_some() {
+        // The ablate mode has no record to follow and no diff list to walk.
+        return !matches!(action, T::Follow | T::NextChanged);
     }
     let listing = matches!(state.transcripts.replay, ReplayState::List);
     match action {
