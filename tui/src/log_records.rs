@@ -6,9 +6,10 @@
 //! prints, without rg writing each of them in dozens of small writes).
 
 use std::cell::RefCell;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use log::{LevelFilter, Log, Metadata, Record};
+use tracing_log::AsLog;
 
 /// One target's messages, captured on the thread that asked.
 struct Capture {
@@ -63,6 +64,34 @@ impl Log for Records {
 
 static INSTALLED: OnceLock<bool> = OnceLock::new();
 
+/// The level records are made at: the tracing subscriber's when no
+/// capture runs, at least `Debug` while one does. (`log::trace!` is in hot
+/// loops of some crates, the tokenizer's normaliser among them: it must
+/// stay a disabled level check.)
+struct Levels {
+    /// The level the tracing subscriber wants, when the logger was installed.
+    base: LevelFilter,
+    /// Captures in progress, on any thread.
+    captures: usize,
+}
+
+static LEVELS: Mutex<Levels> = Mutex::new(Levels {
+    base: LevelFilter::Off,
+    captures: 0,
+});
+
+/// Counts a capture in (`+1`) or out (`-1`) and sets the level to match.
+fn count_capture(delta: isize) {
+    let mut levels = LEVELS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    levels.captures = levels.captures.saturating_add_signed(delta);
+    let level = if levels.captures > 0 {
+        levels.base.max(LevelFilter::Debug)
+    } else {
+        levels.base
+    };
+    log::set_max_level(level);
+}
+
 /// Installs the logger once per process (later calls do nothing). `false`
 /// when another logger was installed first: then nothing can be captured.
 pub fn install() -> bool {
@@ -72,9 +101,12 @@ pub fn install() -> bool {
         };
         let installed = log::set_boxed_logger(Box::new(records)).is_ok();
         if installed {
-            // Records below the tracing filter are dropped by it; a capture
-            // needs the `ignore` crate's debug lines to be made at all.
-            log::set_max_level(LevelFilter::Trace);
+            let base = tracing::level_filters::LevelFilter::current().as_log();
+            LEVELS
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .base = base;
+            count_capture(0);
         }
         installed
     })
@@ -94,6 +126,7 @@ pub fn capture<T>(target: &'static str, work: impl FnOnce() -> T) -> Option<(T, 
     // Restored however `work` ends, so that a thread of a pool never keeps
     // collecting for a capture that is over.
     let guard = Restore(CAPTURE.with(|cell| cell.borrow_mut().replace(capture)));
+    count_capture(1);
     let out = work();
     let captured = CAPTURE.with(|cell| cell.borrow_mut().take());
     drop(guard);
@@ -107,6 +140,7 @@ impl Drop for Restore {
     fn drop(&mut self) {
         let previous = self.0.take();
         CAPTURE.with(|cell| *cell.borrow_mut() = previous);
+        count_capture(-1);
     }
 }
 
@@ -139,5 +173,15 @@ mod tests {
         assert!(unwound.is_err());
         let active = CAPTURE.with(|cell| cell.borrow().is_some());
         assert!(!active);
+    }
+
+    #[test]
+    fn trace_records_stay_disabled_outside_and_inside_a_capture() {
+        let ((), _) = capture("explain::levels", || {
+            assert!(log::log_enabled!(target: "explain::levels", log::Level::Debug));
+            assert!(!log::log_enabled!(target: "elsewhere", log::Level::Trace));
+        })
+        .unwrap();
+        assert!(!log::log_enabled!(target: "elsewhere", log::Level::Trace));
     }
 }
