@@ -82,7 +82,9 @@ static LEVELS: Mutex<Levels> = Mutex::new(Levels {
 
 /// Counts a capture in (`+1`) or out (`-1`) and sets the level to match.
 fn count_capture(delta: isize) {
-    let mut levels = LEVELS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut levels = LEVELS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     levels.captures = levels.captures.saturating_add_signed(delta);
     let level = if levels.captures > 0 {
         levels.base.max(LevelFilter::Debug)

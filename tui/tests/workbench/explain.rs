@@ -259,6 +259,18 @@ fn build(tree: &Tree) -> tempfile::TempDir {
     dir
 }
 
+/// The arguments of a grep for `hit` with `include` and `path` when given.
+fn hit_args(include: Option<&str>, path: Option<&str>) -> Value {
+    let mut args = serde_json::json!({"pattern": "hit"});
+    if let Some(include) = include {
+        args["include"] = include.into();
+    }
+    if let Some(path) = path {
+        args["path"] = path.into();
+    }
+    args
+}
+
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
@@ -291,9 +303,7 @@ proptest! {
     ) {
         let dir = build(&tree);
         let root = dir.path();
-        let mut args = serde_json::json!({"pattern": "hit"});
-        if let Some(include) = include { args["include"] = include.into(); }
-        if let Some(path) = path { args["path"] = path.into(); }
+        let args = hit_args(include, path);
         let files = entries(root);
         let names: Vec<String> = files
             .iter()
@@ -407,9 +417,7 @@ proptest! {
     ) {
         let dir = build(&tree);
         let root = dir.path();
-        let mut args = serde_json::json!({"pattern": "hit"});
-        if let Some(include) = include { args["include"] = include.into(); }
-        if let Some(path) = path { args["path"] = path.into(); }
+        let args = hit_args(include, path);
         let report = explain_json(root, "grep", &args.to_string(), SAMPLING, &["--unsearched"]);
         let summary = &report["unsearched"];
         let truth = grep_truth(root, "hit", include, path);
@@ -451,10 +459,7 @@ proptest! {
     ) {
         let dir = build(&tree);
         let root = dir.path();
-        let mut args = serde_json::json!({"pattern": "hit"});
-        if let Some(include) = include { args["include"] = include.into(); }
-        if let Some(path) = path { args["path"] = path.into(); }
-        let args = args.to_string();
+        let args = hit_args(include, path).to_string();
         let by_crate = explain_json(root, "grep", &args, SAMPLING, &["--unsearched"]);
         let by_rg = explain_json(root, "grep", &args, SAMPLING, &["--unsearched", "a.txt"]);
         let (by_crate, by_rg) = (&by_crate["unsearched"], &by_rg["unsearched"]);
