@@ -190,7 +190,12 @@ pub fn every_entry(root: &str) -> Vec<(String, EntryKind)> {
         let Some(kind) = entry.file_type() else {
             continue;
         };
-        if kind.is_dir() {
+        // A root that is a symlink to a directory is rg's to follow (it
+        // names it): the link is the search root, not an entry under it.
+        let followed_root = entry.depth() == 0
+            && kind.is_symlink()
+            && std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir());
+        if kind.is_dir() || followed_root {
             continue;
         }
         let kind = if kind.is_symlink() {
@@ -257,5 +262,40 @@ fn cause_of(
         EntryKind::Other => plain(ReasonKind::Io),
         EntryKind::File if walk.errors.contains_key(path) => plain(ReasonKind::Io),
         EntryKind::File => plain(ReasonKind::Unexplained),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_root_that_links_to_a_directory_is_not_an_entry_under_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("d")).unwrap();
+        std::fs::write(root.join("d/a.txt"), "x").unwrap();
+        std::os::unix::fs::symlink("a.txt", root.join("d/l.txt")).unwrap();
+        std::os::unix::fs::symlink("d", root.join("lnk")).unwrap();
+        std::os::unix::fs::symlink("d/a.txt", root.join("flnk")).unwrap();
+        let under = |name: &str| {
+            let mut entries: Vec<(String, EntryKind)> =
+                every_entry(&root.join(name).to_string_lossy())
+                    .into_iter()
+                    .map(|(path, kind)| {
+                        (path.rsplit('/').next().unwrap_or_default().to_owned(), kind)
+                    })
+                    .collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            entries
+        };
+        let expected = vec![
+            ("a.txt".to_owned(), EntryKind::File),
+            ("l.txt".to_owned(), EntryKind::Symlink),
+        ];
+        assert_eq!(under("lnk"), expected);
+        assert_eq!(under("d"), expected);
+        // A root that links to a file is the one entry rg searches.
+        assert_eq!(under("flnk"), vec![("flnk".to_owned(), EntryKind::File)]);
     }
 }
