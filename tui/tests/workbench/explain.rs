@@ -470,6 +470,25 @@ proptest! {
             prop_assert_eq!(by_crate, by_rg);
         }
     }
+
+    /// The same for glob: its pattern and VCS excludes, replayed by the
+    /// crate, give the summary rg's `--debug` gives.
+    #[test]
+    fn glob_unsearched_from_the_ignore_crate_is_what_rg_debug_reports(
+        tree in tree_strategy(),
+        pattern in prop::sample::select(vec!["*.txt", "**/*.log", "d1/**", "*.{rs,dat}", "*"]),
+        path in prop::option::of(prop::sample::select(vec!["d1", "."])),
+    ) {
+        let dir = build(&tree);
+        let root = dir.path();
+        let mut args = serde_json::json!({"pattern": pattern});
+        if let Some(path) = path { args["path"] = path.into(); }
+        let args = args.to_string();
+        let by_crate = explain_json(root, "glob", &args, SAMPLING, &["--unsearched"]);
+        let by_rg = explain_json(root, "glob", &args, SAMPLING, &["--unsearched", "a.txt"]);
+        prop_assert!(by_crate["unsearched"].get("notes").is_none(), "{}", by_crate);
+        prop_assert_eq!(&by_crate["unsearched"], &by_rg["unsearched"]);
+    }
 }
 
 #[test]
