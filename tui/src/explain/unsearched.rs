@@ -229,7 +229,9 @@ fn cause_of(
         let (kind, rule) = match &decision.matcher {
             Matcher::Hidden => (ReasonKind::Hidden, None),
             Matcher::IgnoreFile { from, original, .. } => {
-                (ReasonKind::Ignored, Some((from.clone(), original.clone())))
+                // Absolute, so that rules sort alike however rg named the file.
+                let from = from.as_deref().map(|f| paths.absolute(f));
+                (ReasonKind::Ignored, Some((from, original.clone())))
             }
             Matcher::OverrideMatched { original, .. } => match tool {
                 CallTool::Glob { .. }

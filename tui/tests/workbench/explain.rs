@@ -449,26 +449,32 @@ proptest! {
     /// replaying the walk; with a path to explain it takes them from rg's
     /// own `--debug` report. Both summaries are the same: every count by
     /// reason, every rule with its source, line and count, every excluded
-    /// directory. Where the crate would decide otherwise than the installed
-    /// rg, the crate's summary must say so in its notes.
+    /// directory, and the crate's has no note of a disagreement (where the
+    /// crate is not known to agree with the installed rg, rg is asked).
+    ///
+    /// The workdir is the repository's top or its `d1` (then the ignore
+    /// files of the top lie above it, as when an agent works in a
+    /// subdirectory of a repository).
     #[test]
     fn unsearched_rules_from_the_ignore_crate_are_the_rules_rg_debug_reports(
         tree in tree_strategy(),
         include in prop::option::of(prop::sample::select(vec!["*.txt", "*.{rs,log}", "d1/**"])),
         path in prop::option::of(prop::sample::select(vec!["d1", ".", "d1/d2"])),
+        in_d1 in any::<bool>(),
     ) {
         let dir = build(&tree);
-        let root = dir.path();
+        let (workdir, path) = if in_d1 {
+            (dir.path().join("d1"), path.map(|p| p.strip_prefix("d1").map_or(p, |rest| rest.trim_start_matches('/'))).filter(|p| !p.is_empty()))
+        } else {
+            (dir.path().to_path_buf(), path)
+        };
+        let root = workdir.as_path();
         let args = hit_args(include, path).to_string();
         let by_crate = explain_json(root, "grep", &args, SAMPLING, &["--unsearched"]);
         let by_rg = explain_json(root, "grep", &args, SAMPLING, &["--unsearched", "a.txt"]);
         let (by_crate, by_rg) = (&by_crate["unsearched"], &by_rg["unsearched"]);
-        if by_crate.get("notes").is_some() {
-            // A disagreement the summary names: rg's counts still hold.
-            prop_assert_eq!(&by_crate["searchedFiles"], &by_rg["searchedFiles"]);
-        } else {
-            prop_assert_eq!(by_crate, by_rg);
-        }
+        prop_assert!(by_crate.get("notes").is_none(), "{}", by_crate);
+        prop_assert_eq!(by_crate, by_rg);
     }
 
     /// The same for glob: its pattern and VCS excludes, replayed by the
@@ -489,6 +495,33 @@ proptest! {
         prop_assert!(by_crate["unsearched"].get("notes").is_none(), "{}", by_crate);
         prop_assert_eq!(&by_crate["unsearched"], &by_rg["unsearched"]);
     }
+}
+
+/// Working in a subdirectory of a repository, with a path below it and a
+/// re-including rule anchored at the top: rg 13 keeps `keep.log` out where
+/// rg 15 and the `ignore` crate search it. The summary follows whichever
+/// rg is installed, and names no disagreement.
+#[test]
+fn unsearched_from_a_repositorys_subdirectory_follows_the_installed_rg() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path();
+    std::fs::create_dir_all(top.join(".git")).unwrap();
+    std::fs::write(top.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(top.join(".gitignore"), "*.log\n!/sub/inner/keep.log\n").unwrap();
+    std::fs::create_dir_all(top.join("sub/inner")).unwrap();
+    std::fs::write(top.join("sub/inner/keep.log"), "hit\n").unwrap();
+    std::fs::write(top.join("sub/inner/y.txt"), "hit\n").unwrap();
+    let sub = top.join("sub");
+    let args = hit_args(None, Some("inner")).to_string();
+    let summary = explain_json(&sub, "grep", &args, SAMPLING, &["--unsearched"]);
+    let by_rg = explain_json(&sub, "grep", &args, SAMPLING, &["--unsearched", "y.txt"]);
+    assert_eq!(summary["unsearched"], by_rg["unsearched"]);
+    assert!(summary["unsearched"].get("notes").is_none(), "{summary}");
+    let truth = grep_truth(&sub, "hit", None, Some("inner"));
+    assert_eq!(
+        summary["unsearched"]["searchedFiles"].as_u64(),
+        Some(truth.walked.len() as u64)
+    );
 }
 
 #[test]
