@@ -128,16 +128,10 @@ async fn gather(
     };
     let (walk, entries, decisions) = tokio::join!(walk, entries, decisions);
     let mut walk = walk?;
-    match decisions? {
-        Some(decisions) => {
-            walk.decisions = decisions;
-            walk.decided_by_crate = true;
-        }
-        None if by_crate => {
-            // Unheard (a glob the crate refuses): no rule is named.
-            walk.decided_by_crate = true;
-        }
-        None => {}
+    if by_crate {
+        // Unheard (a glob the crate refuses): no rule is named.
+        walk.decisions = decisions?.unwrap_or_default();
+        walk.decided_by_crate = true;
     }
     Ok(Gathered {
         walk,
