@@ -21,7 +21,7 @@ use crate::console::stderr_line;
 use crate::exit;
 use crate::tokens::Tokenizer;
 use crate::transcript::error::TranscriptError;
-use crate::transcript::freeze::freeze as freeze_recording;
+use crate::transcript::freeze::{Frozen, prepare as prepare_freeze};
 use crate::transcript::record::{parse_calls, record as record_calls, save};
 use crate::transcript::replay::{Difference, Replay, replay_file};
 
@@ -245,7 +245,9 @@ async fn record_inner(
 }
 
 /// `workbench freeze`: the exit status (0 frozen and replaying with no
-/// differences, 1 frozen but differing, 2 error).
+/// difference, the live results kept up to order; 1 when a record's
+/// content differs on the frozen tree, each named with its cause; 2 on
+/// errors).
 pub async fn freeze(
     recording: &Path,
     workdir: Option<&Path>,
@@ -253,8 +255,10 @@ pub async fn freeze(
     tree_out: &Path,
 ) -> u8 {
     crate::signals::install();
-    let frozen = match freeze_recording(recording, workdir, out_file, tree_out) {
+    let temp = std::env::temp_dir();
+    let frozen = match freeze_steps(recording, workdir, out_file, tree_out, &temp).await {
         Ok(frozen) => frozen,
+        Err(TranscriptError::Stopped(signal)) => return stopped("freeze", signal),
         Err(e) => {
             stderr_line!("workbench freeze: {e}");
             return exit::ERROR;
@@ -266,7 +270,16 @@ pub async fn freeze(
     for skipped in &frozen.skipped {
         stderr_line!("workbench freeze: note: skipped {skipped} (not a file or directory)");
     }
-    let temp = std::env::temp_dir();
+    let out_label = out_file.display();
+    for record in &frozen.drifts {
+        if let Some(note) = record.drift.note() {
+            stderr_line!(
+                "workbench freeze: note: {out_label}:{} record \"{}\": {note}",
+                record.line,
+                record.name
+            );
+        }
+    }
     let replay = match replay_file(out_file, &temp).await {
         Ok(replay) => replay,
         Err(TranscriptError::Stopped(signal)) => return stopped("freeze", signal),
@@ -283,14 +296,53 @@ pub async fn freeze(
         frozen.files,
         frozen.bytes
     );
-    if replay.all_match() {
-        print(&format!("{summary}; they replay with no differences\n"));
+    let order_only = frozen
+        .drifts
+        .iter()
+        .filter(|d| d.drift.is_order_only())
+        .count();
+    let order_note = match order_only {
+        0 => String::new(),
+        n => format!(" ({n} of them in another order than the live session showed, noted above)"),
+    };
+    let content = frozen.content_changed().count();
+    if replay.all_match() && content == 0 {
+        print(&format!(
+            "{summary}; they replay with no differences{order_note}\n"
+        ));
         return exit::SUCCESS;
     }
     print(&replay.diffs());
-    print(&format!(
-        "{summary}; but {} of them differ on the frozen tree (changed since recorded?)\n",
-        replay.changed().count()
-    ));
+    if content == 0 {
+        // Re-derived on the same tree yet not replaying: the tree itself
+        // does not pin the result (say, a record that depends on time).
+        print(&format!(
+            "{summary}; but {} of them differ between two runs on the frozen tree\n",
+            replay.changed().count()
+        ));
+    } else {
+        print(&format!(
+            "{summary}; but {content} of them differ in content from what the model saw live (the live result is kept; the causes are noted above)\n"
+        ));
+    }
     exit::CHANGED
+}
+
+/// Reads and walks the recording, re-derives every record on the frozen
+/// tree (counting tokens with the embedded tokenizer when the recording
+/// carries counts) and writes
+/// the fixture.
+async fn freeze_steps(
+    recording: &Path,
+    workdir: Option<&Path>,
+    out_file: &Path,
+    tree_out: &Path,
+    temp: &Path,
+) -> Result<Frozen, TranscriptError> {
+    let prepared = prepare_freeze(recording, workdir)?;
+    let mut derived = prepared.derive(temp).await?;
+    if derived.carries_tokens() {
+        derived.count_tokens(Tokens::new(None).get().await?);
+    }
+    prepared.write(&derived, out_file, tree_out)
 }

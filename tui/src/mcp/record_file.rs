@@ -18,6 +18,12 @@
 //!   goes on in a new `NAME.jsonl`. An existing file already over the
 //!   bound is rotated when a server opens it. Other writers notice the
 //!   new file (its inode differs) and reopen it.
+//! - One recording holds one rg's results: a server whose rg version (or
+//!   rg config) differs from the one its file's header names (Codex CLI
+//!   starts its servers with its own rg first on `PATH`, so a Claude Code
+//!   and a Codex session may share one `--record` path with different
+//!   rgs) rotates that file aside as above and goes on in a new file
+//!   under its own header, with a warning: never a silently mixed file.
 //! - Only a regular file is recorded to (a FIFO or a device is refused at
 //!   once, see [`crate::bounded::open_for_append`]).
 
@@ -123,6 +129,15 @@ fn rotated_name(path: &Path, k: u32) -> PathBuf {
         None => format!("{stem}.{k}"),
     };
     path.with_file_name(name)
+}
+
+/// Why a recording is moved aside to `NAME.K.EXT`.
+enum Rotation<'a> {
+    /// The next record would pass the bound.
+    Full,
+    /// The file holds another rg's (or rg config's) results, under this
+    /// header: a replay runs one rg, so one file holds one rg's records.
+    OtherRg(&'a Header),
 }
 
 /// What this writer knows of the file it holds.
@@ -260,7 +275,7 @@ impl RecordFile {
         if len > self.max_bytes {
             let first = self.read_header_line(state)?;
             self.check_header(&first)?;
-            self.rotate(len)?;
+            self.rotate(len, &Rotation::Full)?;
             return Ok(());
         }
         let mut text = String::new();
@@ -272,6 +287,10 @@ impl RecordFile {
         let (transcript, duplicates) = parse::parse_keeping_duplicates(&label, &text)
             .map_err(|e| self.refused(format!("cannot append to it: {e}")))?;
         self.check_header(&transcript.header)?;
+        if transcript.header.env != self.header.env {
+            self.rotate(len, &Rotation::OtherRg(&transcript.header))?;
+            return Ok(());
+        }
         if let Some(first) = duplicates.first() {
             tracing::warn!(
                 "{label}: holds {} duplicate record names (the first: duplicate record name \"{}\" at line {}), written by servers that shared it before record names were kept unique; new calls are numbered after the highest, and `workbench freeze` renames the duplicates",
@@ -358,8 +377,8 @@ impl RecordFile {
         if len == 0 {
             self.write_header(state)?;
             len = state.known_end;
-        } else if len != state.known_end {
-            self.learn(state, len)?;
+        } else if len != state.known_end && self.learn(state, len)? {
+            return Ok(Attempt::Rotated);
         }
         let number = state.highest + 1;
         let record = lines(number);
@@ -371,7 +390,7 @@ impl RecordFile {
                     max: self.max_bytes,
                 });
             }
-            self.rotate(len)?;
+            self.rotate(len, &Rotation::Full)?;
             return Ok(Attempt::Rotated);
         }
         let appended = self.write_rolled_back(state, len, &record);
@@ -384,14 +403,19 @@ impl RecordFile {
     }
 
     /// Reads what other writers appended since `known_end` (the whole
-    /// file when it shrank) for their record names.
-    fn learn(&self, state: &mut State, len: u64) -> Result<(), RecordFileError> {
+    /// file when it shrank) for their record names; true when the file
+    /// was another rg's recording and was rotated instead.
+    fn learn(&self, state: &mut State, len: u64) -> Result<bool, RecordFileError> {
         let from = if len < state.known_end || state.known_end == 0 {
             // A file new to this writer (or one that shrank): its header
             // must be this server's.
             state.records = 0;
             let header = self.read_header_line(state)?;
             self.check_header(&header)?;
+            if header.env != self.header.env {
+                self.rotate(len, &Rotation::OtherRg(&header))?;
+                return Ok(true);
+            }
             0
         } else {
             state.known_end
@@ -423,13 +447,13 @@ impl RecordFile {
             }
         }
         state.known_end = len;
-        Ok(())
+        Ok(false)
     }
 
     /// Moves the file (`len` bytes) to the first free `NAME.K.EXT` and puts
     /// a new file holding only the header at the path, at once (the path
     /// always names a valid transcript). Returns the rotated name.
-    fn rotate(&self, len: u64) -> Result<PathBuf, RecordFileError> {
+    fn rotate(&self, len: u64, why: &Rotation<'_>) -> Result<PathBuf, RecordFileError> {
         // A path that is a symbolic link: the file it names is rotated,
         // next to itself, and the link kept.
         let real = std::fs::canonicalize(&self.path).map_err(|e| self.io(e))?;
@@ -451,13 +475,25 @@ impl RecordFile {
             let _ = std::fs::remove_file(&rotated);
             return Err(self.io(e));
         }
-        tracing::warn!(
-            "{} reached {len} bytes (its bound is {} bytes, {RECORD_MAX_BYTES_ENV}): rotated it to {}; the recording goes on in a new {}",
-            self.path.display(),
-            self.max_bytes,
-            rotated.display(),
-            self.path.display()
-        );
+        match why {
+            Rotation::Full => tracing::warn!(
+                "{} reached {len} bytes (its bound is {} bytes, {RECORD_MAX_BYTES_ENV}): rotated it to {}; the recording goes on in a new {}",
+                self.path.display(),
+                self.max_bytes,
+                rotated.display(),
+                self.path.display()
+            ),
+            Rotation::OtherRg(old) => tracing::warn!(
+                "{} was recorded with {} (rg config {:?}); this server runs {} (rg config {:?}): rotated it to {} so that one recording holds one rg's results; the recording goes on in a new {}",
+                self.path.display(),
+                old.env.rg,
+                old.env.ripgrep_config,
+                self.header.env.rg,
+                self.header.env.ripgrep_config,
+                rotated.display(),
+                self.path.display()
+            ),
+        }
         Ok(rotated)
     }
 }
@@ -519,6 +555,60 @@ mod tests {
         for file in [&first, &second, &path] {
             assert!(std::fs::metadata(file).unwrap().len() <= bound);
         }
+    }
+
+    fn header_of(rg: &str) -> Header {
+        let mut header = header();
+        header.env.rg = rg.to_owned();
+        header
+    }
+
+    fn rg_of(path: &Path) -> String {
+        let text = std::fs::read_to_string(path).unwrap();
+        parse::parse("t", &text).unwrap().header.env.rg
+    }
+
+    #[test]
+    fn a_server_with_another_rg_rotates_the_recording_at_open_instead_of_mixing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.jsonl");
+        let old = RecordFile::open(&path, header_of("ripgrep 13.0.0"), RECORD_MAX_BYTES).unwrap();
+        old.append(|n| record(n, "from rg 13")).unwrap();
+        let new = RecordFile::open(&path, header_of("ripgrep 15.2.0"), RECORD_MAX_BYTES).unwrap();
+        new.append(|n| record(n, "from rg 15")).unwrap();
+        let rotated = dir.path().join("session.1.jsonl");
+        assert_eq!(rg_of(&rotated), "ripgrep 13.0.0");
+        assert_eq!(parsed(&rotated), ["call-1-glob"]);
+        assert_eq!(rg_of(&path), "ripgrep 15.2.0");
+        assert_eq!(parsed(&path), ["call-1-glob"]);
+    }
+
+    #[test]
+    fn two_servers_with_different_rgs_sharing_a_path_never_mix_records_in_one_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.jsonl");
+        let rg13 = RecordFile::open(&path, header_of("ripgrep 13.0.0"), RECORD_MAX_BYTES).unwrap();
+        let rg15 = RecordFile::open(&path, header_of("ripgrep 15.2.0"), RECORD_MAX_BYTES).unwrap();
+        for _ in 0..3 {
+            rg13.append(|n| record(n, "ripgrep 13.0.0")).unwrap();
+            rg15.append(|n| record(n, "ripgrep 15.2.0")).unwrap();
+        }
+        let mut files = 0;
+        for entry in std::fs::read_dir(dir.path()).unwrap() {
+            let file = entry.unwrap().path();
+            let text = std::fs::read_to_string(&file).unwrap();
+            let transcript = parse::parse("t", &text).unwrap();
+            for record in &transcript.records {
+                assert_eq!(
+                    record.outcome.text,
+                    transcript.header.env.rg,
+                    "{}",
+                    file.display()
+                );
+            }
+            files += 1;
+        }
+        assert!(files >= 2, "the two rgs' records are in {files} file");
     }
 
     #[test]

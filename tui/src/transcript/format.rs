@@ -385,6 +385,17 @@ pub fn write(transcript: &Transcript) -> String {
     out
 }
 
+/// The line number (from 1) of each record's call line in [`write`]'s
+/// text, in record order.
+pub fn record_lines(transcript: &Transcript) -> Vec<usize> {
+    write(transcript)
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("{\"call\":"))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! `workbench freeze RECORDING [--workdir DIR] --out TRANSCRIPT --tree-out
 //! DIR`: turns a live recording (its header names a live workdir, as
 //! `workbench mcp --record` and the TUI's `R` write them) into a
-//! self-contained fixture:
+//! self-contained fixture that replays the same on every run and machine:
 //!
 //! 0. the header's tree is walked only when it lies inside the recording's
 //!    own directory, or when `--workdir` names it (canonically): a
@@ -9,20 +9,30 @@
 //!    `../secret` into a committed fixture unconfirmed;
 //! 1. the workdir is walked into a fixture tree manifest
 //!    (`DIR/manifest.json`, the format of [`super::tree`]) with every
-//!    file's content and every file's and directory's mtime, refusing
-//!    above [`MAX_FILES`] files or [`MAX_BYTES`] bytes of content;
-//! 2. the recording is written to TRANSCRIPT with its header's tree
-//!    pointing at DIR (relative to TRANSCRIPT's directory), records as
-//!    recorded (duplicate record names, from servers that shared the
-//!    recording before names were kept unique, renamed `NAME-2`, … with a
-//!    note);
-//!    both files are written at once (temp file, sync, rename; see
+//!    file's content and every file's and directory's mtime to the
+//!    nanosecond, refusing above [`MAX_FILES`] files or [`MAX_BYTES`]
+//!    bytes of content. Entries that share a modification time (files
+//!    copied within one second, a file system that keeps whole seconds)
+//!    are made distinct by nanoseconds, in path order, so glob's
+//!    modification-time order has no ties for rg to break by the order
+//!    its directory reads happen to return;
+//! 2. the header's rg config pins rg's order as the project's own
+//!    fixtures do ([`pinned_ripgrep_config`]: `--sort=path` for grep's file
+//!    order, and no ignore files from outside the tree);
+//! 3. every record is re-run on that tree ([`Prepared::derive`]) and
+//!    compared with what the model saw live ([`super::drift`]): where they
+//!    agree, or differ only by order, the frozen expectation is the
+//!    re-derived one (noted per record); where the content differs, the
+//!    live result is kept, so the fixture fails until the user looks, and
+//!    the facts that explain it are named;
+//! 4. the recording is written to TRANSCRIPT with its header's tree
+//!    pointing at DIR (relative to TRANSCRIPT's directory), duplicate
+//!    record names (from servers that shared the recording before names
+//!    were kept unique) renamed `NAME-2`, … with a note; both files are
+//!    written at once (temp file, sync, rename; see
 //!    [`crate::atomic_file`]), so a failure (a full disk) leaves an
-//!    earlier fixture as it was;
-//! 3. TRANSCRIPT is replayed on the materialised manifest in a fresh temp
-//!    dir: exit 0 when every record matches, 1 with the diffs otherwise
-//!    (say, files changed since the recording, or mtimes within one second
-//!    that whole-second manifest mtimes cannot order), 2 on errors.
+//!    earlier fixture as it was. The headless command then replays the
+//!    written fixture on a fresh materialisation as the proof.
 //!
 //! VCS metadata directories (`.git`, `.svn`, `.hg`, `.bzr`, `.jj`, `.sl`)
 //! are kept as empty directories (their presence decides whether rg reads
@@ -33,17 +43,19 @@ use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
+use std::time::{Duration, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 
+use super::drift::{Drift, drift};
 use super::error::TranscriptError;
+use super::fixture_engine::DEFAULT_RIPGREP_CONFIG;
 use super::format::Transcript;
 use super::parse::{self, DuplicateName};
 use super::record::relative_path;
-use super::replay::tree_path;
+use super::replay::{Replay, replay_transcript, tree_path};
 use super::tree::{MANIFEST_FILE, MANIFEST_NAME, MANIFEST_VERSION, is_fixture_tree};
 use crate::atomic_file::Staged;
 
@@ -56,11 +68,12 @@ pub const MAX_BYTES: u64 = 20 * 1024 * 1024;
 const VCS_DIRS: [&str; 6] = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"];
 
 /// One walked entry: the path relative to the root as bytes (empty for
-/// the root), its content (None: a directory) and its mtime in seconds.
+/// the root), its content (None: a directory) and its mtime since the
+/// epoch.
 struct Walked {
     path: Vec<u8>,
     content: Option<Vec<u8>>,
-    mtime: u64,
+    mtime: Duration,
 }
 
 /// What a walk found.
@@ -71,11 +84,49 @@ struct Walk {
     skipped: Vec<String>,
 }
 
-fn mtime_of(meta: &std::fs::Metadata) -> u64 {
+fn mtime_of(meta: &std::fs::Metadata) -> Duration {
     meta.modified()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_secs())
+        .unwrap_or_default()
+}
+
+/// Makes every mtime distinct, keeping their order: entries are taken in
+/// (mtime, path) order and each is moved, when it ties with or falls
+/// behind the one before, to one nanosecond after it. Ties thus break by
+/// path (the earlier path is the older), on every machine alike.
+fn distinct_mtimes(entries: &mut [Walked]) {
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by(|a, b| {
+        (entries[*a].mtime, &entries[*a].path).cmp(&(entries[*b].mtime, &entries[*b].path))
+    });
+    let mut previous: Option<Duration> = None;
+    for i in order {
+        if let Some(before) = previous
+            && entries[i].mtime <= before
+        {
+            entries[i].mtime = before + Duration::from_nanos(1);
+        }
+        previous = Some(entries[i].mtime);
+    }
+}
+
+/// The rg config lines a frozen fixture replays with: the live session's
+/// own lines (from its `RIPGREP_CONFIG_PATH`), then each of the project's
+/// pinning lines they lack ([`DEFAULT_RIPGREP_CONFIG`]); a live config
+/// that sorts already keeps its own sort.
+pub fn pinned_ripgrep_config(live: &[String]) -> Vec<String> {
+    let sorts = live
+        .iter()
+        .any(|l| l.starts_with("--sort") || l.starts_with("--sortr"));
+    let mut lines = live.to_vec();
+    for pin in DEFAULT_RIPGREP_CONFIG {
+        let present = lines.iter().any(|l| l == pin) || (pin.starts_with("--sort") && sorts);
+        if !present {
+            lines.push(pin.to_owned());
+        }
+    }
+    lines
 }
 
 fn too_big(root: &Path, what: &str) -> TranscriptError {
@@ -179,7 +230,10 @@ fn entry_value(entry: &Walked) -> Value {
             );
         }
     }
-    map.insert("mtime".into(), json!(entry.mtime));
+    map.insert("mtime".into(), json!(entry.mtime.as_secs()));
+    if entry.mtime.subsec_nanos() != 0 {
+        map.insert("mtimeNs".into(), json!(entry.mtime.subsec_nanos()));
+    }
     if let Some(content) = &entry.content {
         match std::str::from_utf8(content) {
             Ok("") => {}
@@ -221,6 +275,25 @@ pub struct Frozen {
     pub skipped: Vec<String>,
     /// One note per duplicate record name renamed.
     pub renamed: Vec<String>,
+    /// How each record's frozen expectation relates to the live result.
+    pub drifts: Vec<RecordDrift>,
+}
+
+/// One record's [`Drift`], with where it is in the written transcript.
+pub struct RecordDrift {
+    pub line: usize,
+    pub name: String,
+    pub drift: Drift,
+}
+
+impl Frozen {
+    /// The records whose frozen result differs from the live one in
+    /// content (their live result was kept).
+    pub fn content_changed(&self) -> impl Iterator<Item = &RecordDrift> {
+        self.drifts
+            .iter()
+            .filter(|d| matches!(d.drift, Drift::Content { .. }))
+    }
 }
 
 /// Renames each duplicate record name to the first free `NAME-K` (K ≥ 2);
@@ -305,15 +378,22 @@ fn confirm_tree(
     )))
 }
 
-/// Freezes `recording` into `out` and `tree_out/manifest.json`; a header
-/// tree outside the recording's directory is walked only when `workdir`
-/// names it.
-pub fn freeze(
-    recording: &Path,
-    workdir: Option<&Path>,
-    out: &Path,
-    tree_out: &Path,
-) -> Result<Frozen, TranscriptError> {
+/// A recording read, its tree walked, ready to be re-derived and written.
+pub struct Prepared {
+    recording: PathBuf,
+    /// The recording with duplicate names renamed and its rg config
+    /// pinned; its header's tree is still the live one.
+    transcript: Transcript,
+    /// The live tree.
+    tree: PathBuf,
+    walked: Walk,
+    manifest_text: String,
+    renamed: Vec<String>,
+}
+
+/// Reads `recording` and walks its tree; a header tree outside the
+/// recording's directory is walked only when `workdir` names it.
+pub fn prepare(recording: &Path, workdir: Option<&Path>) -> Result<Prepared, TranscriptError> {
     let text = crate::bounded::read_text(recording, crate::bounded::TRANSCRIPT_MAX_BYTES)
         .map_err(|e| TranscriptError::io(recording, e))?;
     let label = recording.display().to_string();
@@ -335,45 +415,111 @@ pub fn freeze(
         )));
     }
     confirm_tree(recording, &transcript.header.tree, &tree, workdir)?;
-    let walked = walk(&tree)?;
-    let created = !tree_out.exists();
-    std::fs::create_dir_all(tree_out).map_err(|e| TranscriptError::io(tree_out, e))?;
-    let written = write_fixture(recording, &walked, &mut transcript, out, tree_out);
-    if written.is_err() && created {
-        // Only the directory this freeze made, and only while empty.
-        let _ = std::fs::remove_dir(tree_out);
-    }
-    Ok(Frozen {
-        records: transcript.records.len(),
-        files: walked.files,
-        bytes: walked.bytes,
-        manifest: written?,
-        skipped: walked.skipped,
-        renamed,
-    })
-}
-
-/// Writes the manifest and the transcript (its tree pointing at the
-/// manifest), both staged before either replaces its old file.
-fn write_fixture(
-    recording: &Path,
-    walked: &Walk,
-    transcript: &mut Transcript,
-    out: &Path,
-    tree_out: &Path,
-) -> Result<PathBuf, TranscriptError> {
-    let manifest = tree_out.join(MANIFEST_FILE);
+    let mut walked = walk(&tree)?;
+    distinct_mtimes(&mut walked.entries);
+    transcript.header.env.ripgrep_config =
+        pinned_ripgrep_config(&transcript.header.env.ripgrep_config);
     let description = format!(
         "frozen by `workbench freeze` from {}",
         recording
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
     );
-    let staged_manifest = Staged::write(
-        &manifest,
-        manifest_text(&description, &walked.entries).as_bytes(),
-    )
-    .map_err(|e| TranscriptError::io(&manifest, e))?;
+    let manifest_text = manifest_text(&description, &walked.entries);
+    Ok(Prepared {
+        recording: recording.to_path_buf(),
+        transcript,
+        tree,
+        walked,
+        manifest_text,
+        renamed,
+    })
+}
+
+impl Prepared {
+    /// How many records the recording holds.
+    pub fn records(&self) -> usize {
+        self.transcript.records.len()
+    }
+
+    /// Re-runs every record on the frozen tree (its manifest materialised
+    /// under `temp_parent`), with the pinned rg config: the results a
+    /// replay of the fixture will give.
+    pub async fn derive(&self, temp_parent: &Path) -> Result<Replay, TranscriptError> {
+        let staging = tempfile::Builder::new()
+            .prefix("fs-search-freeze-")
+            .tempdir_in(temp_parent)
+            .map_err(|e| TranscriptError::io(temp_parent, e))?;
+        let manifest = staging.path().join(MANIFEST_FILE);
+        std::fs::write(&manifest, &self.manifest_text)
+            .map_err(|e| TranscriptError::io(&manifest, e))?;
+        let mut transcript = self.transcript.clone();
+        transcript.header.tree = staging.path().to_string_lossy().into_owned();
+        replay_transcript(&self.recording, transcript, temp_parent).await
+    }
+
+    /// Writes the fixture: each record's expectation is the re-derived
+    /// one of `derived` (from [`Self::derive`]) where it shows the live
+    /// result up to order, else the live result.
+    pub fn write(
+        mut self,
+        derived: &Replay,
+        out: &Path,
+        tree_out: &Path,
+    ) -> Result<Frozen, TranscriptError> {
+        let mut drifts = Vec::with_capacity(derived.checks.len());
+        for (record, check) in self.transcript.records.iter_mut().zip(&derived.checks) {
+            let found = drift(
+                &record.call.tool,
+                &record.outcome,
+                &check.current,
+                &self.tree,
+            );
+            if !matches!(found, Drift::Content { .. }) {
+                record.outcome = check.current.clone();
+            }
+            drifts.push(RecordDrift {
+                line: record.line,
+                name: record.call.name.clone(),
+                drift: found,
+            });
+        }
+        let created = !tree_out.exists();
+        std::fs::create_dir_all(tree_out).map_err(|e| TranscriptError::io(tree_out, e))?;
+        let written = write_fixture(&self.manifest_text, &mut self.transcript, out, tree_out);
+        if written.is_err() && created {
+            // Only the directory this freeze made, and only while empty.
+            let _ = std::fs::remove_dir(tree_out);
+        }
+        let manifest = written?;
+        // The written transcript numbers its lines anew.
+        let lines = super::format::record_lines(&self.transcript);
+        for (drift, line) in drifts.iter_mut().zip(lines) {
+            drift.line = line;
+        }
+        Ok(Frozen {
+            records: self.transcript.records.len(),
+            files: self.walked.files,
+            bytes: self.walked.bytes,
+            manifest,
+            skipped: self.walked.skipped,
+            renamed: self.renamed,
+            drifts,
+        })
+    }
+}
+
+/// Writes the manifest and the transcript (its tree pointing at the
+/// manifest), both staged before either replaces its old file.
+fn write_fixture(
+    manifest_text: &str,
+    transcript: &mut Transcript,
+    out: &Path,
+    tree_out: &Path,
+) -> Result<PathBuf, TranscriptError> {
+    let manifest = tree_out.join(MANIFEST_FILE);
+    let staged_manifest = Staged::write(&manifest, manifest_text.as_bytes())
+        .map_err(|e| TranscriptError::io(&manifest, e))?;
     let out_dir = out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -426,5 +572,53 @@ mod tests {
             mtime(&root.join("sub/a.txt"))
         );
         assert_eq!(mtime(copy), mtime(root));
+        let nanos = |p: &Path| std::fs::metadata(p).unwrap().mtime_nsec();
+        assert_eq!(
+            nanos(&copy.join("sub/a.txt")),
+            nanos(&root.join("sub/a.txt"))
+        );
+    }
+
+    fn walked(path: &str, mtime: Duration) -> Walked {
+        Walked {
+            path: path.as_bytes().to_vec(),
+            content: None,
+            mtime,
+        }
+    }
+
+    #[test]
+    fn tied_mtimes_become_distinct_in_path_order_keeping_the_order_of_the_rest() {
+        let second = Duration::from_secs(1_700_000_000);
+        let mut entries = vec![
+            walked("b", second),
+            walked("a", second),
+            walked("c", second + Duration::from_nanos(1)),
+            walked("z", second - Duration::from_secs(5)),
+            walked("d", second + Duration::from_millis(500)),
+        ];
+        distinct_mtimes(&mut entries);
+        let at = |name: &str| {
+            entries
+                .iter()
+                .find(|e| e.path == name.as_bytes())
+                .unwrap()
+                .mtime
+        };
+        assert_eq!(at("z"), second - Duration::from_secs(5));
+        assert_eq!(at("a"), second);
+        assert_eq!(at("b"), second + Duration::from_nanos(1));
+        assert_eq!(at("c"), second + Duration::from_nanos(2));
+        assert_eq!(at("d"), second + Duration::from_millis(500));
+    }
+
+    #[test]
+    fn the_pinned_config_adds_the_missing_pins_and_keeps_a_live_sort() {
+        assert_eq!(pinned_ripgrep_config(&[]), DEFAULT_RIPGREP_CONFIG);
+        let live = vec!["--sortr=path".to_owned(), "--no-ignore-parent".to_owned()];
+        assert_eq!(
+            pinned_ripgrep_config(&live),
+            ["--sortr=path", "--no-ignore-parent", "--no-ignore-global"]
+        );
     }
 }

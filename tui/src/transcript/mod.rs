@@ -14,9 +14,11 @@
 //! - [`compare`]: recorded and current outcomes side by side (the TUI).
 //! - [`error`]: what can go wrong reading or setting up a transcript.
 //! - [`freeze`]: `workbench freeze`, a live recording made self-contained.
+//! - [`drift`]: how a frozen expectation differs from the live result.
 //! - [`follow`]: reading a recording while another process appends to it.
 
 pub mod compare;
+pub mod drift;
 pub mod error;
 pub mod fixture_engine;
 pub mod follow;

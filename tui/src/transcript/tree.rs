@@ -20,8 +20,11 @@
 //!
 //! - A name is `file`/`dir` (UTF-8, `/`-separated, relative, no `.`/`..`
 //!   segments except the root `.`) or `fileBase64`/`dirBase64` (raw bytes).
-//! - `mtime` is whole seconds since the epoch; every directory, the root
-//!   `.` included, must have an entry, so every mtime is pinned.
+//! - `mtime` is whole seconds since the epoch, and the optional `mtimeNs`
+//!   (0 to 999,999,999) the nanoseconds past it (`workbench freeze` keeps
+//!   them, so files copied within one second keep their order); every
+//!   directory, the root `.` included, must have an entry, so every mtime
+//!   is pinned.
 //! - Contents: `text` (a string), or `content` (parts: strings, raw bytes
 //!   as `{"base64"}`, `{"repeat": S, "times": N}`), or nothing (empty).
 //! - Limits ([`TreeLimits`]), checked while parsing, before anything is
@@ -57,8 +60,8 @@ pub struct Entry {
     pub path: Vec<u8>,
     /// `None` for a directory.
     pub content: Option<Vec<u8>>,
-    /// Seconds since the epoch.
-    pub mtime: u64,
+    /// Time since the epoch (whole seconds unless `mtimeNs` is given).
+    pub mtime: Duration,
 }
 
 /// A parsed manifest.
@@ -280,6 +283,7 @@ fn parse_entry(ctx: &Ctx<'_>, index: usize, value: &Value) -> Result<Entry, Tran
         "file",
         "fileBase64",
         "mtime",
+        "mtimeNs",
         "text",
         "content",
     ];
@@ -311,6 +315,19 @@ fn parse_entry(ctx: &Ctx<'_>, index: usize, value: &Value) -> Result<Entry, Tran
         .get("mtime")
         .and_then(Value::as_u64)
         .ok_or_else(|| ctx.err(format!("{at}: `mtime` (whole seconds) is required")))?;
+    let nanos = match map.get("mtimeNs") {
+        None => 0,
+        Some(value) => value
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|n| *n < 1_000_000_000)
+            .ok_or_else(|| {
+                ctx.err(format!(
+                    "{at}: `mtimeNs` must be a whole number of nanoseconds below 1000000000"
+                ))
+            })?,
+    };
+    let mtime = Duration::new(mtime, nanos);
     let is_dir = key.starts_with("dir");
     if is_dir && (map.contains_key("text") || map.contains_key("content")) {
         return Err(ctx.err(format!("{at}: a directory has no content")));
@@ -445,7 +462,7 @@ impl Manifest {
                 root.join(OsStr::from_bytes(p))
             }
         };
-        let mut dirs: BTreeMap<(usize, Vec<u8>), u64> = BTreeMap::new();
+        let mut dirs: BTreeMap<(usize, Vec<u8>), Duration> = BTreeMap::new();
         for entry in &self.entries {
             if entry.content.is_none() {
                 let depth = entry.path.split(|b| *b == b'/').count();
@@ -480,8 +497,8 @@ impl Manifest {
     }
 }
 
-fn times(mtime: u64) -> FileTimes {
-    let at: SystemTime = UNIX_EPOCH + Duration::from_secs(mtime);
+fn times(mtime: Duration) -> FileTimes {
+    let at: SystemTime = UNIX_EPOCH + mtime;
     FileTimes::new().set_accessed(at).set_modified(at)
 }
 
@@ -540,6 +557,29 @@ mod tests {
     }
 
     #[test]
+    fn pins_sub_second_mtimes_of_files_and_directories() {
+        let text = r#"{"manifest":"fs-search-fixture-tree","version":1,"entries":[
+            {"dir":".","mtime":1000,"mtimeNs":999999999},
+            {"dir":"d","mtime":1000,"mtimeNs":7},
+            {"file":"d/a","mtime":1000,"mtimeNs":1},
+            {"file":"d/b","mtime":1000,"mtimeNs":2},
+            {"file":"c","mtime":1000}
+        ]}"#;
+        let manifest = Manifest::parse("m.json", text).unwrap();
+        let tree = MaterialisedTree::new(&manifest).unwrap();
+        let root = tree.root();
+        let at = |p: &Path| {
+            let m = std::fs::metadata(p).unwrap();
+            (m.mtime(), m.mtime_nsec())
+        };
+        assert_eq!(at(root), (1000, 999_999_999));
+        assert_eq!(at(&root.join("d")), (1000, 7));
+        assert_eq!(at(&root.join("d/a")), (1000, 1));
+        assert_eq!(at(&root.join("d/b")), (1000, 2));
+        assert_eq!(at(&root.join("c")), (1000, 0));
+    }
+
+    #[test]
     fn every_directory_must_be_pinned() {
         let text = r#"{"manifest":"fs-search-fixture-tree","version":1,"entries":[
             {"dir":".","mtime":1},{"file":"x/y.txt","mtime":2}]}"#;
@@ -561,6 +601,14 @@ mod tests {
                 "`text` must be a string",
             ),
             (r#"{"file":"a"}"#, "`mtime`"),
+            (
+                r#"{"file":"a","mtime":1,"mtimeNs":1000000000}"#,
+                "`mtimeNs` must be",
+            ),
+            (
+                r#"{"file":"a","mtime":1,"mtimeNs":-1}"#,
+                "`mtimeNs` must be",
+            ),
         ] {
             let text = format!(
                 r#"{{"manifest":"fs-search-fixture-tree","version":1,"entries":[{{"dir":".","mtime":1}},{entries}]}}"#
