@@ -140,10 +140,10 @@ fn causes(live: &[String], frozen: &[String], tree: &Path) -> Vec<String> {
     for entry in live {
         let path = entry_path(entry);
         match frozen_by_path.get(path) {
-            Some(now) if *now != entry.as_str() => changed.push(path),
-            Some(_) => {}
-            None if !tree.join(path).exists() => missing.push(path),
-            None => {}
+            Some(now) if *now == entry.as_str() => {}
+            Some(_) => changed.push(path),
+            None if tree.join(path).exists() => changed.push(path),
+            None => missing.push(path),
         }
     }
     let added: Vec<&str> = frozen
@@ -162,7 +162,7 @@ fn causes(live: &[String], frozen: &[String], tree: &Path) -> Vec<String> {
     }
     if !changed.is_empty() {
         causes.push(format!(
-            "{} changed since recording (its matching lines differ): {}",
+            "{} changed since recording (its matching lines differ, or it no longer matches): {}",
             plural(changed.len(), "a file", "files"),
             listing(&changed)
         ));
@@ -283,7 +283,7 @@ mod tests {
             causes,
             [
                 "a file on the live page is not in the tree (removed or renamed since recording): gone.rs",
-                "a file changed since recording (its matching lines differ): kept.rs",
+                "a file changed since recording (its matching lines differ, or it no longer matches): kept.rs",
                 "a file only on the frozen page (added or changed since recording): new.rs",
             ]
         );

@@ -395,6 +395,8 @@ impl FixtureEngine {
         call: &Call,
         exec: ExecContext,
     ) -> Result<ToolResult, EngineError> {
+        // A frozen session's absolute paths into its tree follow the tree.
+        let rooted = super::normalise::path_arg_on_root(&call.args, self.root());
         let registry = self.engine(call).await?;
         let cancel = match call.options.cancel {
             Some(Cancel::BeforeDispatch) => {
@@ -410,7 +412,8 @@ impl FixtureEngine {
             }
             None => None,
         };
-        let result = registry.call(&call.tool, &call.args, &exec).await;
+        let args = rooted.as_ref().unwrap_or(&call.args);
+        let result = registry.call(&call.tool, args, &exec).await;
         if let Some(timer) = cancel {
             timer.abort();
         }

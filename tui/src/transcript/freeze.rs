@@ -16,7 +16,9 @@
 //!    are made distinct by nanoseconds, in path order, so glob's
 //!    modification-time order has no ties for rg to break by the order
 //!    its directory reads happen to return;
-//! 2. the header's rg config pins rg's order as the project's own
+//! 2. a call's absolute `path` into the workdir (agents send them) is
+//!    written `<TREE>/…`, which replays root at the fixture tree; the
+//!    header's rg config pins rg's order as the project's own
 //!    fixtures do ([`pinned_ripgrep_config`]: `--sort=path` for grep's file
 //!    order, and no ignore files from outside the tree);
 //! 3. every record is re-run on that tree ([`Prepared::derive`]) and
@@ -53,6 +55,7 @@ use super::drift::{Drift, drift};
 use super::error::TranscriptError;
 use super::fixture_engine::DEFAULT_RIPGREP_CONFIG;
 use super::format::Transcript;
+use super::normalise::path_arg_to_placeholder;
 use super::parse::{self, DuplicateName};
 use super::record::relative_path;
 use super::replay::{Replay, replay_transcript, tree_path};
@@ -415,6 +418,11 @@ pub fn prepare(recording: &Path, workdir: Option<&Path>) -> Result<Prepared, Tra
         )));
     }
     confirm_tree(recording, &transcript.header.tree, &tree, workdir)?;
+    for record in &mut transcript.records {
+        if let Some(args) = path_arg_to_placeholder(&record.call.args, &tree) {
+            record.call.args = args;
+        }
+    }
     let mut walked = walk(&tree)?;
     distinct_mtimes(&mut walked.entries);
     transcript.header.env.ripgrep_config =

@@ -105,9 +105,75 @@ fn mask_random_prefixes(text: &str) -> String {
     out
 }
 
+/// The call argument that names a place in the tree.
+const PATH_ARG: &str = "path";
+
+/// `path` under one of `roots` (on a `/` boundary), as `<TREE>` and the
+/// rest.
+fn under_root(path: &str, roots: &[String]) -> Option<String> {
+    roots.iter().find_map(|root| {
+        let rest = path.strip_prefix(root.trim_end_matches('/'))?;
+        (rest.is_empty() || rest.starts_with('/')).then(|| format!("{TREE}{rest}"))
+    })
+}
+
+/// A call's arguments with an absolute `path` inside the tree `root` (as
+/// given or canonical) written `<TREE>/…`, as `workbench freeze` keeps a
+/// live session's absolute paths so they follow the fixture tree; `None`
+/// when nothing changes.
+pub fn path_arg_to_placeholder(args: &serde_json::Value, root: &Path) -> Option<serde_json::Value> {
+    let path = args.get(PATH_ARG)?.as_str()?;
+    let mut roots = vec![root.to_string_lossy().into_owned()];
+    if let Ok(canonical) = root.canonicalize() {
+        roots.push(canonical.to_string_lossy().into_owned());
+    }
+    let placed = under_root(path, &roots)?;
+    let mut args = args.clone();
+    args[PATH_ARG] = serde_json::Value::String(placed);
+    Some(args)
+}
+
+/// A call's arguments with a `path` that starts with `<TREE>` rooted at
+/// `root` (the materialised tree); `None` when there is none.
+pub fn path_arg_on_root(args: &serde_json::Value, root: &Path) -> Option<serde_json::Value> {
+    let path = args.get(PATH_ARG)?.as_str()?;
+    let rest = path.strip_prefix(TREE)?;
+    if !(rest.is_empty() || rest.starts_with('/')) {
+        return None;
+    }
+    let mut args = args.clone();
+    args[PATH_ARG] = serde_json::Value::String(format!("{}{rest}", root.to_string_lossy()));
+    Some(args)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_absolute_path_into_the_tree_round_trips_through_the_placeholder() {
+        let args = serde_json::json!({"pattern": "x", "path": "/work/repo/src"});
+        let placed = path_arg_to_placeholder(&args, Path::new("/work/repo")).unwrap();
+        assert_eq!(placed["path"], "<TREE>/src");
+        let root = path_arg_on_root(&placed, Path::new("/tmp/tree-1")).unwrap();
+        assert_eq!(root["path"], "/tmp/tree-1/src");
+        let whole = serde_json::json!({"path": "/work/repo"});
+        assert_eq!(
+            path_arg_to_placeholder(&whole, Path::new("/work/repo/")).unwrap()["path"],
+            "<TREE>"
+        );
+        for outside in ["/work/repository", "src", "/etc"] {
+            let args = serde_json::json!({ "path": outside });
+            assert_eq!(
+                path_arg_to_placeholder(&args, Path::new("/work/repo")),
+                None
+            );
+        }
+        assert_eq!(
+            path_arg_on_root(&serde_json::json!({"path": "<TREE>x"}), Path::new("/t")),
+            None
+        );
+    }
 
     #[test]
     fn replaces_roots_longest_first_and_masks_random_prefixes() {

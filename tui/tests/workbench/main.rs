@@ -13,6 +13,7 @@ mod cli_headless;
 mod docs;
 mod e2e_terminal;
 mod explain;
+mod freeze_session;
 mod hardening;
 mod inputs;
 mod mcp;

@@ -1,0 +1,310 @@
+//! The README's flow as a new user runs it, with nothing pinned by hand:
+//! a real `workbench mcp --record` session (no `RIPGREP_CONFIG_PATH`, so
+//! rg's grep order is its thread order) over a tree whose files were
+//! copied within one second, `workbench freeze`, then `workbench replay`
+//! and `workbench mcp --replay` again and again: every run the same.
+//! CI runs this under rg 13, 14 and 15.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::mcp::{SAMPLING, bin, root};
+
+/// A server-wide config with small caps, so pages go over them.
+const SMALL_CAPS: &str =
+    r#"{"sampleOverCapGlobResults":true,"globMaxResults":12,"grepMaxMatches":20}"#;
+
+/// The calls of the session: over-cap and within-cap pages of both
+/// tools, and an absolute `path` into the workdir `live`, as agents send.
+fn session_calls(live: &str) -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "grep",
+            json!({"pattern": "needle", "path": format!("{live}/c")}),
+        ),
+        ("glob", json!({"pattern": "*"})),
+        ("glob", json!({"pattern": "**/*.md"})),
+        ("glob", json!({"pattern": "*.txt", "path": "b"})),
+        ("grep", json!({"pattern": "needle"})),
+        ("grep", json!({"pattern": "needle", "include": "*.md"})),
+        ("grep", json!({"pattern": "needle \\d+", "path": "c"})),
+        ("grep", json!({"pattern": "(unclosed"})),
+    ]
+}
+
+/// A tree of 60 files in nested directories, written once and then copied
+/// with `cp -r`: the copy's files all carry modification times from the
+/// same second or so, as a user's checkout does.
+fn copied_tree() -> tempfile::TempDir {
+    let source = tempfile::tempdir().unwrap();
+    for i in 0..60 {
+        let dir = ["a", "b", "c/deep", "c", "d/e/f"][i % 5];
+        let ext = ["txt", "md", "rs"][i % 3];
+        let path = source.path().join(format!("{dir}/file{i:02}.{ext}"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("line one\nneedle {i}\nline three\n")).unwrap();
+    }
+    let copy = tempfile::tempdir().unwrap();
+    let status = Command::new("cp")
+        .args([
+            "-r",
+            &format!("{}/.", root(source.path())),
+            root(copy.path()),
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    copy
+}
+
+/// `workbench ARGS` as a user's shell runs it: no rg config of the tests.
+fn run(args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .env_remove("RIPGREP_CONFIG_PATH")
+        .output()
+        .unwrap()
+}
+
+/// A bare JSON-RPC client of one stdio server.
+struct Stdio2025 {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    next_id: i64,
+}
+
+impl Stdio2025 {
+    fn spawn(args: &[&str], state: &Path) -> Self {
+        let mut child = Command::new(bin())
+            .args(args)
+            .env_remove("RIPGREP_CONFIG_PATH")
+            .env("XDG_STATE_HOME", state)
+            .env("TMPDIR", state)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut this = Self {
+            child,
+            stdin,
+            lines,
+            next_id: 1,
+        };
+        this.send(
+            json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+            "protocolVersion":"2025-06-18","capabilities":{},
+            "clientInfo":{"name":"freeze-session-test","version":"1"}}}),
+        );
+        this.response(0);
+        this.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+        this
+    }
+
+    fn send(&mut self, message: Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(format!("{message}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn response(&self, id: i64) -> Value {
+        loop {
+            let line = self.lines.recv_timeout(Duration::from_secs(30)).unwrap();
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    /// The model-visible text of a `tools/call`.
+    fn call(&mut self, tool: &str, args: &Value) -> String {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc":"2.0","id":id,"method":"tools/call",
+            "params":{"name":tool,"arguments":args}}));
+        let response = self.response(id);
+        let content = response["result"]["content"].as_array().unwrap();
+        content[0]["text"].as_str().unwrap().to_owned()
+    }
+
+    /// Closes stdin, as an agent host ends its server, and waits.
+    fn finish(mut self) {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "{status:?}");
+    }
+}
+
+/// The calls (tool, args) and texts of the records of a transcript, in
+/// order.
+fn records(transcript: &Path) -> (Vec<(String, Value)>, Vec<String>) {
+    let mut calls = Vec::new();
+    let mut texts: Vec<Vec<String>> = Vec::new();
+    for line in std::fs::read_to_string(transcript).unwrap().lines() {
+        let value: Value = serde_json::from_str(line).unwrap();
+        if value.get("call").is_some() {
+            calls.push((
+                value["tool"].as_str().unwrap().to_owned(),
+                value["args"].clone(),
+            ));
+        } else if value.get("result").is_some() {
+            texts.push(Vec::new());
+        } else if let (Some(text), Some(last)) = (value.get("text"), texts.last_mut()) {
+            last.push(text.as_str().unwrap().to_owned());
+        }
+    }
+    let texts = texts.into_iter().map(|lines| lines.join("\n")).collect();
+    (calls, texts)
+}
+
+#[test]
+fn a_recorded_session_frozen_once_replays_the_same_every_time() {
+    let live = copied_tree();
+    let work = tempfile::tempdir().unwrap();
+    let recording = work.path().join("recordings/session.jsonl");
+    std::fs::create_dir_all(recording.parent().unwrap()).unwrap();
+
+    let state = tempfile::tempdir().unwrap();
+    let mut server = Stdio2025::spawn(
+        &[
+            "mcp",
+            "--workdir",
+            root(live.path()),
+            "--config",
+            SMALL_CAPS,
+            "--record",
+            root(&recording),
+        ],
+        state.path(),
+    );
+    let calls = session_calls(root(live.path()));
+    for (tool, args) in &calls {
+        server.call(tool, args);
+    }
+    server.finish();
+
+    let transcript = work.path().join("fixtures/transcripts/session.jsonl");
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let tree_out = work.path().join("fixtures/trees/session");
+    let freeze = run(&[
+        "freeze",
+        root(&recording),
+        "--workdir",
+        root(live.path()),
+        "--out",
+        root(&transcript),
+        "--tree-out",
+        root(&tree_out),
+    ]);
+    let stdout = String::from_utf8_lossy(&freeze.stdout);
+    assert_eq!(freeze.status.code(), Some(0), "{freeze:?}");
+    assert!(
+        stdout.contains("froze 8 records") && stdout.contains("they replay with no differences"),
+        "{stdout}"
+    );
+    // The live tree is gone: the fixture needs nothing of it.
+    drop(live);
+
+    let (frozen_calls, expected) = records(&transcript);
+    assert_eq!(expected.len(), 8);
+    // The absolute path into the workdir follows the fixture tree.
+    assert!(
+        frozen_calls
+            .iter()
+            .any(|(_, args)| args["path"] == "<TREE>/c"),
+        "{frozen_calls:?}"
+    );
+    let first = run(&["replay", root(&transcript)]);
+    assert_eq!(first.status.code(), Some(0), "{first:?}");
+    for _ in 1..20 {
+        let again = run(&["replay", root(&transcript)]);
+        assert_eq!(again.status.code(), Some(0), "{again:?}");
+        assert_eq!(again.stdout, first.stdout);
+    }
+
+    // Served back: every answer is the frozen expectation, every time (a
+    // client of the served fixture asks with the paths its pages show).
+    let state = tempfile::tempdir().unwrap();
+    let mut replaying = Stdio2025::spawn(&["mcp", "--replay", root(&transcript)], state.path());
+    for _ in 0..20 {
+        for ((tool, args), want) in frozen_calls.iter().zip(&expected) {
+            assert_eq!(&replaying.call(tool, args), want, "{tool} {args}");
+        }
+    }
+    replaying.finish();
+}
+
+#[test]
+fn freeze_names_a_file_changed_since_recording_instead_of_guessing() {
+    let live = copied_tree();
+    let work = tempfile::tempdir().unwrap();
+    let recording = work.path().join("session.jsonl");
+    let state = tempfile::tempdir().unwrap();
+    let mut server = Stdio2025::spawn(
+        &[
+            "mcp",
+            "--workdir",
+            root(live.path()),
+            "--config",
+            SAMPLING,
+            "--record",
+            root(&recording),
+        ],
+        state.path(),
+    );
+    server.call("grep", &json!({"pattern": "needle 1\\b", "path": "b"}));
+    server.call("glob", &json!({"pattern": "*.rs", "path": "c/deep"}));
+    server.finish();
+    // After the session: one matching file edited, another removed.
+    std::fs::write(live.path().join("b/file01.md"), "no longer\n").unwrap();
+    std::fs::remove_file(live.path().join("c/deep/file02.rs")).unwrap();
+    let freeze = run(&[
+        "freeze",
+        root(&recording),
+        "--workdir",
+        root(live.path()),
+        "--out",
+        root(&work.path().join("out/t.jsonl")),
+        "--tree-out",
+        root(&work.path().join("out/tree")),
+    ]);
+    let stderr = String::from_utf8_lossy(&freeze.stderr);
+    let stdout = String::from_utf8_lossy(&freeze.stdout);
+    assert_eq!(freeze.status.code(), Some(1), "{freeze:?}");
+    assert!(
+        stderr.contains(
+            "record \"call-1-grep\": content differs: a file on the live page is not in the tree"
+        ) || stderr.contains("record \"call-1-grep\": content differs: a file changed"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("b/file01.md"),
+        "the edited file is named: {stderr}"
+    );
+    assert!(
+        stderr.contains("record \"call-2-glob\": content differs: a file on the live page is not in the tree (removed or renamed since recording): c/deep/file02.rs"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("2 of them differ in content from what the model saw live"),
+        "{stdout}"
+    );
+}
