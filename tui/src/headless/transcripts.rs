@@ -267,6 +267,9 @@ pub async fn freeze(
     for renamed in &frozen.renamed {
         stderr_line!("workbench freeze: note: {renamed}");
     }
+    for note in &frozen.notes {
+        stderr_line!("workbench freeze: note: {note}");
+    }
     for skipped in &frozen.skipped {
         stderr_line!("workbench freeze: note: skipped {skipped} (not a file or directory)");
     }

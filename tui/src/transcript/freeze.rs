@@ -70,6 +70,45 @@ pub const MAX_BYTES: u64 = 20 * 1024 * 1024;
 /// Directories kept empty (the same names glob excludes).
 const VCS_DIRS: [&str; 6] = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"];
 
+/// What lies above the live tree that shaped its results: the root of
+/// the git repository it lies in (when the tree is not that root), and
+/// the ignore files of its ancestors that rg read live (a frozen fixture
+/// replays with `--no-ignore-parent` and has no ancestors).
+#[derive(Debug, Default)]
+struct Above {
+    repo_root: Option<PathBuf>,
+    ignore_files: Vec<PathBuf>,
+}
+
+/// The ignore files rg reads in a directory.
+const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".rgignore"];
+
+/// Looks above `tree` (canonically) for its git repository and the
+/// ignore files rg read live: `.gitignore` up to the repository's root,
+/// `.ignore` and `.rgignore` in every ancestor.
+fn above(tree: &Path) -> Above {
+    let mut found = Above::default();
+    let Ok(tree) = tree.canonicalize() else {
+        return found;
+    };
+    if tree.join(".git").exists() {
+        return found;
+    }
+    for dir in tree.ancestors().skip(1) {
+        for name in IGNORE_FILES {
+            let file = dir.join(name);
+            let in_repo = name != ".gitignore" || found.repo_root.is_none();
+            if in_repo && file.is_file() {
+                found.ignore_files.push(file);
+            }
+        }
+        if found.repo_root.is_none() && dir.join(".git").exists() {
+            found.repo_root = Some(dir.to_path_buf());
+        }
+    }
+    found
+}
+
 /// One walked entry: the path relative to the root as bytes (empty for
 /// the root), its content (None: a directory) and its mtime since the
 /// epoch.
@@ -278,6 +317,8 @@ pub struct Frozen {
     pub skipped: Vec<String>,
     /// One note per duplicate record name renamed.
     pub renamed: Vec<String>,
+    /// What freeze changed about the tree (an empty `.git` at its root).
+    pub notes: Vec<String>,
     /// How each record's frozen expectation relates to the live result.
     pub drifts: Vec<RecordDrift>,
 }
@@ -392,6 +433,10 @@ pub struct Prepared {
     walked: Walk,
     manifest_text: String,
     renamed: Vec<String>,
+    /// What freeze changed about the tree, said to the user.
+    notes: Vec<String>,
+    /// Ignore files above the live tree (their rules applied live only).
+    above_ignore_files: Vec<PathBuf>,
 }
 
 /// Reads `recording` and walks its tree; a header tree outside the
@@ -424,6 +469,25 @@ pub fn prepare(recording: &Path, workdir: Option<&Path>) -> Result<Prepared, Tra
         }
     }
     let mut walked = walk(&tree)?;
+    let above = above(&tree);
+    let mut notes = Vec::new();
+    if let Some(repo) = &above.repo_root {
+        // rg honours the tree's .gitignore files only inside a repository;
+        // the fixture's root marks one, as the live tree lay in one.
+        let root_mtime = walked.entries.first().map(|e| e.mtime).unwrap_or_default();
+        walked.entries.insert(
+            1,
+            Walked {
+                path: b".git".to_vec(),
+                content: None,
+                mtime: root_mtime,
+            },
+        );
+        notes.push(format!(
+            "the workdir lies in the git repository {}: the fixture tree gets an empty .git at its root, so its .gitignore files apply as they did live",
+            repo.display()
+        ));
+    }
     distinct_mtimes(&mut walked.entries);
     transcript.header.env.ripgrep_config =
         pinned_ripgrep_config(&transcript.header.env.ripgrep_config);
@@ -441,6 +505,8 @@ pub fn prepare(recording: &Path, workdir: Option<&Path>) -> Result<Prepared, Tra
         walked,
         manifest_text,
         renamed,
+        notes,
+        above_ignore_files: above.ignore_files,
     })
 }
 
@@ -477,12 +543,25 @@ impl Prepared {
     ) -> Result<Frozen, TranscriptError> {
         let mut drifts = Vec::with_capacity(derived.checks.len());
         for (record, check) in self.transcript.records.iter_mut().zip(&derived.checks) {
-            let found = drift(
+            let mut found = drift(
                 &record.call.tool,
                 &record.outcome,
                 &check.current,
                 &self.tree,
             );
+            if let Drift::Content { causes } = &mut found
+                && !self.above_ignore_files.is_empty()
+            {
+                let files: Vec<String> = self
+                    .above_ignore_files
+                    .iter()
+                    .map(|f| f.display().to_string())
+                    .collect();
+                causes.push(format!(
+                    "ignore files above the workdir applied live and are not part of the frozen tree: {}",
+                    files.join(", ")
+                ));
+            }
             if !matches!(found, Drift::Content { .. }) {
                 record.outcome = check.current.clone();
             }
@@ -512,6 +591,7 @@ impl Prepared {
             manifest,
             skipped: self.walked.skipped,
             renamed: self.renamed,
+            notes: self.notes,
             drifts,
         })
     }

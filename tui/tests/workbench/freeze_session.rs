@@ -308,3 +308,59 @@ fn freeze_names_a_file_changed_since_recording_instead_of_guessing() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_workdir_inside_a_git_repository_keeps_its_gitignore_and_names_the_parents() {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(repo.path().join(".git")).unwrap();
+    std::fs::write(repo.path().join(".gitignore"), "*.log\n").unwrap();
+    let live = repo.path().join("sub");
+    std::fs::create_dir_all(&live).unwrap();
+    std::fs::write(live.join(".gitignore"), "secret.txt\n").unwrap();
+    for name in ["a.txt", "secret.txt", "x.log"] {
+        std::fs::write(live.join(name), "needle\n").unwrap();
+    }
+    let work = tempfile::tempdir().unwrap();
+    let recording = work.path().join("session.jsonl");
+    let state = tempfile::tempdir().unwrap();
+    let mut server = Stdio2025::spawn(
+        &[
+            "mcp",
+            "--workdir",
+            root(&live),
+            "--config",
+            SAMPLING,
+            "--record",
+            root(&recording),
+        ],
+        state.path(),
+    );
+    let seen = server.call("grep", &json!({"pattern": "needle"}));
+    server.finish();
+    assert_eq!(seen, "Found 1 match\n\na.txt\nLine 1: needle");
+    let freeze = run(&[
+        "freeze",
+        root(&recording),
+        "--workdir",
+        root(&live),
+        "--out",
+        root(&work.path().join("out/t.jsonl")),
+        "--tree-out",
+        root(&work.path().join("out/tree")),
+    ]);
+    let stderr = String::from_utf8_lossy(&freeze.stderr);
+    assert_eq!(freeze.status.code(), Some(1), "{freeze:?}");
+    // The tree's own .gitignore still hides secret.txt on the frozen
+    // tree; the parent's rule is what the fixture cannot hold.
+    assert!(
+        stderr.contains("gets an empty .git at its root"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "content differs: a file only on the frozen page (added or changed since recording): x.log; ignore files above the workdir applied live and are not part of the frozen tree: "
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("secret.txt"), "{stderr}");
+}
