@@ -5,15 +5,13 @@
 //! and `workbench mcp --replay` again and again: every run the same.
 //! CI runs this under rg 13, 14 and 15.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Output, Stdio};
-use std::sync::mpsc::Receiver;
+use std::process::{Command, Output};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::mcp::{SAMPLING, bin, root};
+use crate::mcp::{Raw, SAMPLING, bin, root};
 
 /// A server-wide config with small caps, so pages go over them.
 const SMALL_CAPS: &str =
@@ -71,84 +69,42 @@ fn run(args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// A bare JSON-RPC client of one stdio server.
+/// A stdio server started as a user's agent host starts it: no rg
+/// config of the tests.
 struct Stdio2025 {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
+    raw: Raw,
     next_id: i64,
 }
 
 impl Stdio2025 {
-    fn spawn(args: &[&str], state: &Path) -> Self {
-        let mut child = Command::new(bin())
+    fn spawn(args: &[&str]) -> Self {
+        let state = tempfile::tempdir().unwrap();
+        let mut command = Command::new(bin());
+        command
             .args(args)
             .env_remove("RIPGREP_CONFIG_PATH")
-            .env("XDG_STATE_HOME", state)
-            .env("TMPDIR", state)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut this = Self {
-            child,
-            stdin,
-            lines,
-            next_id: 1,
-        };
-        this.send(
-            json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
-            "protocolVersion":"2025-06-18","capabilities":{},
-            "clientInfo":{"name":"freeze-session-test","version":"1"}}}),
-        );
-        this.response(0);
-        this.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
-        this
-    }
-
-    fn send(&mut self, message: Value) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(format!("{message}\n").as_bytes()).unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn response(&self, id: i64) -> Value {
-        loop {
-            let line = self.lines.recv_timeout(Duration::from_secs(30)).unwrap();
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == json!(id) {
-                return message;
-            }
-        }
+            .env("XDG_STATE_HOME", state.path())
+            .env("TMPDIR", state.path());
+        let mut raw = Raw::with_command(command, state);
+        raw.initialize();
+        Self { raw, next_id: 1 }
     }
 
     /// The model-visible text of a `tools/call`.
     fn call(&mut self, tool: &str, args: &Value) -> String {
         let id = self.next_id;
         self.next_id += 1;
-        self.send(json!({"jsonrpc":"2.0","id":id,"method":"tools/call",
+        self.raw
+            .send_json(json!({"jsonrpc":"2.0","id":id,"method":"tools/call",
             "params":{"name":tool,"arguments":args}}));
-        let response = self.response(id);
+        let response = self.raw.response(id);
         let content = response["result"]["content"].as_array().unwrap();
         content[0]["text"].as_str().unwrap().to_owned()
     }
 
     /// Closes stdin, as an agent host ends its server, and waits.
     fn finish(mut self) {
-        drop(self.stdin.take());
-        let status = self.child.wait().unwrap();
+        let status = self.raw.hang_up(Duration::from_secs(30));
         assert!(status.success(), "{status:?}");
     }
 }
@@ -182,19 +138,15 @@ fn a_recorded_session_frozen_once_replays_the_same_every_time() {
     let recording = work.path().join("recordings/session.jsonl");
     std::fs::create_dir_all(recording.parent().unwrap()).unwrap();
 
-    let state = tempfile::tempdir().unwrap();
-    let mut server = Stdio2025::spawn(
-        &[
-            "mcp",
-            "--workdir",
-            root(live.path()),
-            "--config",
-            SMALL_CAPS,
-            "--record",
-            root(&recording),
-        ],
-        state.path(),
-    );
+    let mut server = Stdio2025::spawn(&[
+        "mcp",
+        "--workdir",
+        root(live.path()),
+        "--config",
+        SMALL_CAPS,
+        "--record",
+        root(&recording),
+    ]);
     let calls = session_calls(root(live.path()));
     for (tool, args) in &calls {
         server.call(tool, args);
@@ -242,8 +194,7 @@ fn a_recorded_session_frozen_once_replays_the_same_every_time() {
 
     // Served back: every answer is the frozen expectation, every time (a
     // client of the served fixture asks with the paths its pages show).
-    let state = tempfile::tempdir().unwrap();
-    let mut replaying = Stdio2025::spawn(&["mcp", "--replay", root(&transcript)], state.path());
+    let mut replaying = Stdio2025::spawn(&["mcp", "--replay", root(&transcript)]);
     for _ in 0..20 {
         for ((tool, args), want) in frozen_calls.iter().zip(&expected) {
             assert_eq!(&replaying.call(tool, args), want, "{tool} {args}");
@@ -257,19 +208,15 @@ fn freeze_names_a_file_changed_since_recording_instead_of_guessing() {
     let live = copied_tree();
     let work = tempfile::tempdir().unwrap();
     let recording = work.path().join("session.jsonl");
-    let state = tempfile::tempdir().unwrap();
-    let mut server = Stdio2025::spawn(
-        &[
-            "mcp",
-            "--workdir",
-            root(live.path()),
-            "--config",
-            SAMPLING,
-            "--record",
-            root(&recording),
-        ],
-        state.path(),
-    );
+    let mut server = Stdio2025::spawn(&[
+        "mcp",
+        "--workdir",
+        root(live.path()),
+        "--config",
+        SAMPLING,
+        "--record",
+        root(&recording),
+    ]);
     server.call("grep", &json!({"pattern": "needle 1\\b", "path": "b"}));
     server.call("glob", &json!({"pattern": "*.rs", "path": "c/deep"}));
     server.finish();
@@ -322,19 +269,15 @@ fn a_workdir_inside_a_git_repository_keeps_its_gitignore_and_names_the_parents()
     }
     let work = tempfile::tempdir().unwrap();
     let recording = work.path().join("session.jsonl");
-    let state = tempfile::tempdir().unwrap();
-    let mut server = Stdio2025::spawn(
-        &[
-            "mcp",
-            "--workdir",
-            root(&live),
-            "--config",
-            SAMPLING,
-            "--record",
-            root(&recording),
-        ],
-        state.path(),
-    );
+    let mut server = Stdio2025::spawn(&[
+        "mcp",
+        "--workdir",
+        root(&live),
+        "--config",
+        SAMPLING,
+        "--record",
+        root(&recording),
+    ]);
     let seen = server.call("grep", &json!({"pattern": "needle"}));
     server.finish();
     assert_eq!(seen, "Found 1 match\n\na.txt\nLine 1: needle");

@@ -358,7 +358,13 @@ pub(crate) struct Raw {
 impl Raw {
     pub(crate) fn spawn(dir: &Path, extra: &[&str]) -> Self {
         let state = tempfile::tempdir().unwrap();
-        let mut child = server_command(dir, state.path(), extra)
+        let command = server_command(dir, state.path(), extra);
+        Self::with_command(command, state)
+    }
+
+    /// A server started by `command`, its logs and temp files in `state`.
+    pub(crate) fn with_command(mut command: Command, state: tempfile::TempDir) -> Self {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -422,6 +428,12 @@ impl Raw {
         let init = self.response(0);
         assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
         self.send_json(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    }
+
+    /// Closes stdin, as an agent host ends its server; the exit status.
+    pub(crate) fn hang_up(&mut self, limit: Duration) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.wait_exit(limit)
     }
 
     fn wait_exit(&mut self, limit: Duration) -> std::process::ExitStatus {
