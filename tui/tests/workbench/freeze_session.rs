@@ -90,6 +90,19 @@ impl Stdio2025 {
         Self { raw, next_id: 1 }
     }
 
+    /// `workbench mcp --workdir LIVE --config CONFIG --record RECORDING`.
+    fn recording(live: &Path, config: &str, recording: &Path) -> Self {
+        Self::spawn(&[
+            "mcp",
+            "--workdir",
+            root(live),
+            "--config",
+            config,
+            "--record",
+            root(recording),
+        ])
+    }
+
     /// The model-visible text of a `tools/call`.
     fn call(&mut self, tool: &str, args: &Value) -> String {
         let id = self.next_id;
@@ -138,15 +151,7 @@ fn a_recorded_session_frozen_once_replays_the_same_every_time() {
     let recording = work.path().join("recordings/session.jsonl");
     std::fs::create_dir_all(recording.parent().unwrap()).unwrap();
 
-    let mut server = Stdio2025::spawn(&[
-        "mcp",
-        "--workdir",
-        root(live.path()),
-        "--config",
-        SMALL_CAPS,
-        "--record",
-        root(&recording),
-    ]);
+    let mut server = Stdio2025::recording(live.path(), SMALL_CAPS, &recording);
     let calls = session_calls(root(live.path()));
     for (tool, args) in &calls {
         server.call(tool, args);
@@ -208,15 +213,7 @@ fn freeze_names_a_file_changed_since_recording_instead_of_guessing() {
     let live = copied_tree();
     let work = tempfile::tempdir().unwrap();
     let recording = work.path().join("session.jsonl");
-    let mut server = Stdio2025::spawn(&[
-        "mcp",
-        "--workdir",
-        root(live.path()),
-        "--config",
-        SAMPLING,
-        "--record",
-        root(&recording),
-    ]);
+    let mut server = Stdio2025::recording(live.path(), SAMPLING, &recording);
     server.call("grep", &json!({"pattern": "needle 1\\b", "path": "b"}));
     server.call("glob", &json!({"pattern": "*.rs", "path": "c/deep"}));
     server.finish();
@@ -269,15 +266,7 @@ fn a_workdir_inside_a_git_repository_keeps_its_gitignore_and_names_the_parents()
     }
     let work = tempfile::tempdir().unwrap();
     let recording = work.path().join("session.jsonl");
-    let mut server = Stdio2025::spawn(&[
-        "mcp",
-        "--workdir",
-        root(&live),
-        "--config",
-        SAMPLING,
-        "--record",
-        root(&recording),
-    ]);
+    let mut server = Stdio2025::recording(&live, SAMPLING, &recording);
     let seen = server.call("grep", &json!({"pattern": "needle"}));
     server.finish();
     assert_eq!(seen, "Found 1 match\n\na.txt\nLine 1: needle");
