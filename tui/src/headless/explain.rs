@@ -15,8 +15,7 @@ use crate::setup::{SetupError, read_config};
 pub async fn run(args: ExplainArgs) -> Result<u8, SetupError> {
     let stop = crate::signals::install();
     let config = read_config(args.config.raw())?;
-    let call_args: Value =
-        fs_search_engine::json::parse(&args.args).map_err(SetupError::ArgsJson)?;
+    let call_args: Value = crate::setup::read_args(&args.args).await?;
     let request = Request {
         tool: &args.tool,
         workdir: &args.workdir,

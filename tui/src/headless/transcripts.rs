@@ -10,7 +10,7 @@
 //! `--update` or `--max-tokens`. Record: 0 or 2.
 //! `workbench freeze RECORDING [--workdir DIR] --out TRANSCRIPT --tree-out
 //! DIR` makes a live recording self-contained and replays it: 0, 1 or 2
-//! likewise. Every file these commands rewrite (`--update`, `--out`,
+//! likewise (1 also for a recording with no calls, nothing written). Every file these commands rewrite (`--update`, `--out`,
 //! the manifest) is replaced at once: a failed write leaves the old one.
 
 use std::path::Path;
@@ -244,8 +244,18 @@ async fn record_inner(
     Ok(transcript.records.len())
 }
 
+/// How many calls `recording` holds, when it reads and parses (`None`
+/// otherwise: the freeze itself then says what is wrong).
+fn recorded_calls(recording: &Path) -> Option<usize> {
+    let text = crate::bounded::read_text(recording, crate::bounded::TRANSCRIPT_MAX_BYTES).ok()?;
+    let label = recording.display().to_string();
+    let (transcript, _) = crate::transcript::parse::parse_keeping_duplicates(&label, &text).ok()?;
+    Some(transcript.records.len())
+}
+
 /// `workbench freeze`: the exit status (0 frozen and replaying with no
-/// differences, 1 frozen but differing, 2 error).
+/// differences, 1 frozen but differing or a recording with no calls
+/// (nothing written), 2 error). `--out`'s directory is created if missing.
 pub async fn freeze(
     recording: &Path,
     workdir: Option<&Path>,
@@ -253,6 +263,20 @@ pub async fn freeze(
     tree_out: &Path,
 ) -> u8 {
     crate::signals::install();
+    if recorded_calls(recording) == Some(0) {
+        stderr_line!(
+            "workbench freeze: warning: {} holds no calls: nothing to freeze (was anything called while it recorded?)",
+            recording.display()
+        );
+        return exit::CHANGED;
+    }
+    // `--out`'s directory is made as `--tree-out` is.
+    if let Some(parent) = out_file.parent().filter(|p| !p.as_os_str().is_empty())
+        && let Err(e) = std::fs::create_dir_all(parent)
+    {
+        stderr_line!("workbench freeze: --out {}: {e}", parent.display());
+        return exit::ERROR;
+    }
     let frozen = match freeze_recording(recording, workdir, out_file, tree_out) {
         Ok(frozen) => frozen,
         Err(e) => {
