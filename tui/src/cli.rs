@@ -24,7 +24,7 @@ pub struct Cli {
 #[derive(Debug, Args)]
 pub struct ConfigArg {
     /// Plugin config as JSON, or @FILE to read it from a file.
-    #[arg(long = "config")]
+    #[arg(long = "config", value_name = "JSON|@FILE")]
     pub config: Option<String>,
 }
 

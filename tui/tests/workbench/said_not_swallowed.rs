@@ -400,3 +400,86 @@ async fn mcp_replay_names_the_recorded_calls_most_like_a_missed_one_first() {
         .collect();
     assert_eq!(named, ["conf", "main", "todo"], "{text}");
 }
+
+/// The README's "make the session a fixture" commands, run as written in
+/// a repository that has no `fixtures/` yet, on a session recorded by
+/// the real server into `~/fs-search-recordings` (HOME a temp dir).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_s_freeze_example_works_as_written_in_a_new_repository() {
+    use rmcp::ServiceExt;
+    use rmcp::transport::TokioChildProcess;
+
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .unwrap();
+    // The freeze and replay lines of the README's ```sh block (a command
+    // goes on over the next line after a `\`), without the comments.
+    let block = readme
+        .split("```sh\n")
+        .skip(1)
+        .map(|rest| rest.split("```").next().unwrap())
+        .find(|block| block.contains("workbench freeze"))
+        .unwrap();
+    let script: String = block
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#') && !l.contains("mcp --replay"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(script.contains("--out fixtures/transcripts/"), "{script}");
+
+    let repo = tree();
+    let home = tempfile::tempdir().unwrap();
+    let recordings = home.path().join("fs-search-recordings");
+    std::fs::create_dir(&recordings).unwrap();
+    let session = recordings.join("session.jsonl");
+    let state = tempfile::tempdir().unwrap();
+    let cmd = server_command(
+        repo.path(),
+        state.path(),
+        &[
+            "--config",
+            SAMPLING,
+            "--no-spill",
+            "--record",
+            root(&session),
+        ],
+    );
+    let transport = TokioChildProcess::new(tokio::process::Command::from(cmd)).unwrap();
+    let service = crate::mcp::Client::default()
+        .serve(transport)
+        .await
+        .unwrap();
+    for (tool, args) in [
+        ("grep", json!({"pattern": "needle"})),
+        ("glob", json!({"pattern": "**/*.md"})),
+    ] {
+        service
+            .peer()
+            .call_tool(crate::mcp::params(tool, args))
+            .await
+            .unwrap();
+    }
+    service.cancel().await.unwrap();
+
+    let bin_dir = Path::new(bin()).parent().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap());
+    let out = Command::new("bash")
+        .args(["-e", "-c", &script])
+        .current_dir(repo.path())
+        .env("HOME", home.path())
+        .env("PATH", path)
+        .env("TMPDIR", state.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{script}\n{out:?}");
+    assert!(
+        stdout(&out).contains("froze 2 records to fixtures/transcripts/agent-session.jsonl"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains("ok fixtures/transcripts/agent-session.jsonl: 2 records match"),
+        "{}",
+        stdout(&out)
+    );
+}
