@@ -1,4 +1,4 @@
-//! Reading a file the user names (`--config @FILE`, transcripts,
+//! Reading a file the user names (`--config @FILE`, `--args @FILE`, transcripts,
 //! recordings, tree manifests, a calls file on stdin, `--token-file`,
 //! the file `--follow` polls) with a bound: only a regular file is read
 //! (a FIFO is opened without blocking and refused, a device is refused),
@@ -24,6 +24,9 @@ use nix::fcntl::OFlag;
 pub const CONFIG_MAX_BYTES: u64 = 1024 * 1024;
 /// The cap of a transcript, recording, calls file or tree manifest.
 pub const TRANSCRIPT_MAX_BYTES: u64 = 256 * 1024 * 1024;
+/// The cap of call arguments read from a file or stdin (`--args @FILE`,
+/// `--args @-`): as much as one MCP message may carry.
+pub const ARGS_MAX_BYTES: u64 = 8 * 1024 * 1024;
 /// The cap of a bearer token file (`--token-file`): one line.
 pub const TOKEN_FILE_MAX_BYTES: u64 = 64 * 1024;
 

@@ -24,7 +24,7 @@ pub struct Cli {
 #[derive(Debug, Args)]
 pub struct ConfigArg {
     /// Plugin config as JSON, or @FILE to read it from a file.
-    #[arg(long = "config")]
+    #[arg(long = "config", value_name = "JSON|@FILE")]
     pub config: Option<String>,
 }
 
@@ -129,8 +129,9 @@ pub struct CallArgs {
     /// The session workspace (and the executor's working directory).
     #[arg(long)]
     pub workdir: PathBuf,
-    /// Raw JSON arguments object, as a model would send it.
-    #[arg(long)]
+    /// Raw JSON arguments object, as a model would send it; @FILE reads
+    /// it from a file, @- from stdin.
+    #[arg(long, value_name = "JSON|@FILE")]
     pub args: String,
     #[command(flatten)]
     pub config: ConfigArg,
@@ -169,8 +170,9 @@ pub struct ExplainArgs {
     pub workdir: PathBuf,
     #[command(flatten)]
     pub config: ConfigArg,
-    /// Raw JSON arguments object, as a model would send it.
-    #[arg(long)]
+    /// Raw JSON arguments object, as a model would send it; @FILE reads
+    /// it from a file, @- from stdin.
+    #[arg(long, value_name = "JSON|@FILE")]
     pub args: String,
     /// Where over-cap results are saved.
     #[command(flatten)]

@@ -12,6 +12,7 @@
 //!   `surface`, `replay`, `record`, `freeze`);
 //! - [`explain`]: `workbench explain`, why a path is or is not on a page;
 //! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
+//! - [`nearest`]: the known name nearest a mistyped one ("did you mean");
 //! - [`rg`]: which rg the workbench runs (version, path, major version);
 //! - [`signals`]: SIGINT, SIGTERM and SIGHUP cancel the call in flight;
 //! - [`logging`]: the log file of each TUI or MCP server process;
@@ -36,6 +37,7 @@ pub mod headless;
 pub mod log_records;
 pub mod logging;
 pub mod mcp;
+pub mod nearest;
 pub mod prune;
 pub mod rg;
 pub mod setup;

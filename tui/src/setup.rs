@@ -1,6 +1,7 @@
 //! Builds an engine the way the workbench runs it: the local executor
 //! rooted at the workdir, an optional local spill store, and the timeout
-//! policy; and reads `--config JSON|@FILE`.
+//! policy; and reads `--config JSON|@FILE`, warning of keys the engine
+//! does not read (accepted and ignored, as the contract says).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::cli::SpillArgs;
+use crate::console::stderr_line;
 
 /// Failures before any call runs: usage, config or load (exit 2).
 #[derive(Debug, Error)]
@@ -38,6 +40,12 @@ pub enum SetupError {
     },
     #[error("--args is not valid JSON: {0}")]
     ArgsJson(fs_search_engine::json::JsonError),
+    /// `--args @FILE` (or `@-`, stdin) cannot be read.
+    #[error("--args: cannot read {path}: {source}")]
+    ArgsFile {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("--workdir {path}: {problem}")]
     Workdir { path: String, problem: String },
     /// The per-user spill root cannot be used.
@@ -59,8 +67,20 @@ pub fn read_config(raw: Option<&str>) -> Result<Value, SetupError> {
 }
 
 /// Reads the config given to `flag` (inline JSON or `@FILE`); an error
-/// names `flag`.
+/// names `flag`. Each key the engine does not read is said on stderr
+/// ([`unknown_config_keys`]); the config is returned as given, so the
+/// engine ignores those keys as the contract says.
 pub fn read_config_flag(flag: &'static str, raw: Option<&str>) -> Result<Value, SetupError> {
+    let config = parse_config_flag(flag, raw)?;
+    for warning in unknown_config_keys(flag, &config) {
+        stderr_line!("workbench: warning: {warning}");
+    }
+    Ok(config)
+}
+
+/// [`read_config_flag`] without the warnings on stderr (the TUI, whose
+/// terminal is its screen, says them in its status line).
+pub fn parse_config_flag(flag: &'static str, raw: Option<&str>) -> Result<Value, SetupError> {
     let Some(raw) = raw else {
         return Ok(Value::Object(Default::default()));
     };
@@ -74,6 +94,80 @@ pub fn read_config_flag(flag: &'static str, raw: Option<&str>) -> Result<Value, 
         None => raw.to_owned(),
     };
     serde_json::from_str(&text).map_err(|source| SetupError::ConfigJson { flag, source })
+}
+
+/// One warning per key of `config` that is not one of the engine's
+/// [`fs_search_engine::CONFIG_KEYS`]: the engine ignores it (the contract
+/// accepts unknown keys), so a misspelt key silently leaves its default.
+/// Each names the nearest key ([`config_key_hint`]). None for a config
+/// that is not an object (the load refuses it anyway).
+pub fn unknown_config_keys(flag: &str, config: &Value) -> Vec<String> {
+    let Some(object) = config.as_object() else {
+        return Vec::new();
+    };
+    object
+        .keys()
+        .filter(|key| !fs_search_engine::CONFIG_KEYS.iter().any(|k| k.name == *key))
+        .map(|key| {
+            format!(
+                "{flag}: {key:?} is not a config key and is ignored ({})",
+                config_key_hint(key)
+            )
+        })
+        .collect()
+}
+
+/// What to say of `key`, which is not a config key: the nearest config
+/// key if one is near ([`crate::nearest::nearest`]), then all of them.
+pub fn config_key_hint(key: &str) -> String {
+    let names = fs_search_engine::CONFIG_KEYS.iter().map(|k| k.name);
+    let all = names.clone().collect::<Vec<_>>().join(", ");
+    match crate::nearest::nearest(key, names) {
+        Some(near) => format!("did you mean {near}? the keys are {all}"),
+        None => format!("the keys are {all}"),
+    }
+}
+
+/// Reads `--args`: the arguments' JSON text as given, or with `@FILE`
+/// read from that file (`@-`: from stdin), at most
+/// [`crate::bounded::ARGS_MAX_BYTES`], for arguments over the shell's
+/// limit. The text is parsed as the engine parses a model's (JSON.parse).
+/// Arguments are a JSON object, so no JSON text starts with `@`.
+pub async fn read_args(raw: &str) -> Result<Value, SetupError> {
+    let text = match raw.strip_prefix('@') {
+        Some(source) => read_args_file(source).await?,
+        None => raw.to_owned(),
+    };
+    fs_search_engine::json::parse(&text).map_err(SetupError::ArgsJson)
+}
+
+/// The text of `--args @SOURCE`: the file SOURCE, or stdin for `-`.
+async fn read_args_file(source: &str) -> Result<String, SetupError> {
+    let max = crate::bounded::ARGS_MAX_BYTES;
+    let owned = source.to_owned();
+    // Blocking reads, on their own thread.
+    let read = tokio::task::spawn_blocking(move || {
+        if owned == "-" {
+            crate::bounded::read_stream(std::io::stdin(), max).and_then(|bytes| {
+                String::from_utf8(bytes).map_err(|_| {
+                    std::io::Error::new(std::io::ErrorKind::InvalidData, "not valid UTF-8")
+                })
+            })
+        } else {
+            crate::bounded::read_text(Path::new(&owned), max)
+        }
+    })
+    .await
+    .map_err(|e| std::io::Error::other(e.to_string()))
+    .and_then(|read| read);
+    read.map_err(|source_error| SetupError::ArgsFile {
+        path: if source == "-" {
+            "<stdin>".to_owned()
+        } else {
+            source.to_owned()
+        },
+        source: source_error,
+    })
 }
 
 /// Checks `--workdir` before anything else uses it: it must be an

@@ -21,8 +21,10 @@ pub struct Setting {
 pub enum GridError {
     #[error("--set {0}: expected KEY=V1,V2,… (e.g. grepMaxMatches=50,100,250)")]
     NoEquals(String),
-    #[error("--set {key}: not a config key (the keys are {known})")]
-    UnknownKey { key: String, known: String },
+    /// `hint`: the nearest key and all of them
+    /// ([`crate::setup::config_key_hint`]).
+    #[error("--set {key}: not a config key ({hint})")]
+    UnknownKey { key: String, hint: String },
     #[error("--set {key}: value {value:?} is not JSON (a number, true, false or null)")]
     NotJson { key: String, value: String },
     #[error("--set {0}: the key is set twice; give all its values in one --set")]
@@ -42,10 +44,9 @@ pub fn parse_setting(raw: &str) -> Result<Setting, GridError> {
         .split_once('=')
         .ok_or_else(|| GridError::NoEquals(raw.to_owned()))?;
     if !CONFIG_KEYS.iter().any(|k| k.name == key) {
-        let known: Vec<&str> = CONFIG_KEYS.iter().map(|k| k.name).collect();
         return Err(GridError::UnknownKey {
             key: key.to_owned(),
-            known: known.join(", "),
+            hint: crate::setup::config_key_hint(key),
         });
     }
     let values = values
@@ -140,6 +141,13 @@ mod tests {
         );
         let err = parse_setting("grepMax=1").unwrap_err().to_string();
         assert!(err.starts_with("--set grepMax: not a config key (the keys are sampleOverCapGlobResults, globMaxResults"), "{err}");
+        let err = parse_setting("grepMaxMatch=1").unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "--set grepMaxMatch: not a config key (did you mean grepMaxMatches? the keys are sampleOverCapGlobResults,"
+            ),
+            "{err}"
+        );
         assert_eq!(
             parse_setting("grepMaxMatches=5,abc").unwrap_err(),
             GridError::NotJson {

@@ -20,8 +20,7 @@ use crate::setup::{SetupError, SpillChoice, load_engine, read_config};
 pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     let stop = crate::signals::install();
     let config = read_config(args.config.raw())?;
-    let call_args: Value =
-        fs_search_engine::json::parse(&args.args).map_err(SetupError::ArgsJson)?;
+    let call_args: Value = crate::setup::read_args(&args.args).await?;
     let spill_root = crate::setup::spill_root(&args.spill)?;
     let spill = SpillChoice::of(spill_root.as_deref());
     // Only a call that asks for tokens loads the tokenizer, meanwhile.
@@ -48,6 +47,12 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     }
     exec = exec.with_signal(stop.token().child_token());
     let started = Instant::now();
+    let tools: Vec<String> = loaded
+        .registry
+        .tool_definitions()
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
     let result = loaded.registry.call(&args.tool, &call_args, &exec).await;
     let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     if let Some(signal) = stop.signal() {
@@ -55,6 +60,9 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     }
     for warning in &result.warnings {
         stderr_line!("{warning}");
+    }
+    if let Some(note) = unknown_tool_note(&args.tool, &tools) {
+        stderr_line!("workbench: note: {note}");
     }
     let tokens = match tokenizer {
         Some(handle) => {
@@ -105,6 +113,25 @@ fn for_stdout(text: &str, terminal: bool) -> Cow<'_, str> {
     }
 }
 
+/// What to say on stderr when `tool` is none of the registered `tools`
+/// (the model gets the contract's unknown-tool result, unchanged): which
+/// tools exist, and the nearest one.
+fn unknown_tool_note(tool: &str, tools: &[String]) -> Option<String> {
+    if tools.iter().any(|t| t == tool) {
+        return None;
+    }
+    if tools.is_empty() {
+        return Some(format!("no tool is registered, so {tool:?} is unknown"));
+    }
+    let nearest = crate::nearest::nearest(tool, tools.iter().map(String::as_str))
+        .map(|near| format!("did you mean {near}? "))
+        .unwrap_or_default();
+    Some(format!(
+        "{tool:?} is not a tool ({nearest}the tools are {})",
+        tools.join(", ")
+    ))
+}
+
 /// The complete formatted result the call saved to the (local) spill
 /// store: the content of the file its locator names; `None` when nothing
 /// was saved or the file cannot be read (counting never fails a call).
@@ -115,7 +142,25 @@ fn spilled_text(spill: Option<&fs_search_engine::SpillRef>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::for_stdout;
+    use super::{for_stdout, unknown_tool_note};
+
+    #[test]
+    fn an_unknown_tool_note_names_the_tools_and_the_nearest() {
+        let tools = ["glob".to_owned(), "grep".to_owned()];
+        assert_eq!(unknown_tool_note("grep", &tools), None);
+        assert_eq!(
+            unknown_tool_note("grpe", &tools).unwrap(),
+            "\"grpe\" is not a tool (did you mean grep? the tools are glob, grep)"
+        );
+        assert_eq!(
+            unknown_tool_note("find", &tools).unwrap(),
+            "\"find\" is not a tool (the tools are glob, grep)"
+        );
+        assert_eq!(
+            unknown_tool_note("grep", &[]).unwrap(),
+            "no tool is registered, so \"grep\" is unknown"
+        );
+    }
 
     #[test]
     fn a_terminal_gets_a_newline_after_the_text() {

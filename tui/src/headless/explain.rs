@@ -10,13 +10,13 @@ use crate::console::stderr_line;
 use crate::explain::{ExplainError, Request, explain, render};
 use crate::setup::{SetupError, read_config};
 
-/// Runs the call and prints the explanation: 0, or 2 for a usage, config
-/// or load error or a call that failed (nothing to explain).
+/// Runs the call and prints the explanation: 0 (a call rg ran and that
+/// failed included: its error heads the report), or 2 for a usage, config
+/// or load error or a call refused before rg ran (nothing to explain).
 pub async fn run(args: ExplainArgs) -> Result<u8, SetupError> {
     let stop = crate::signals::install();
     let config = read_config(args.config.raw())?;
-    let call_args: Value =
-        fs_search_engine::json::parse(&args.args).map_err(SetupError::ArgsJson)?;
+    let call_args: Value = crate::setup::read_args(&args.args).await?;
     let request = Request {
         tool: &args.tool,
         workdir: &args.workdir,

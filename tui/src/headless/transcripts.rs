@@ -10,7 +10,7 @@
 //! `--update` or `--max-tokens`. Record: 0 or 2.
 //! `workbench freeze RECORDING [--workdir DIR] --out TRANSCRIPT --tree-out
 //! DIR` makes a live recording self-contained and replays it: 0, 1 or 2
-//! likewise. Every file these commands rewrite (`--update`, `--out`,
+//! likewise (1 also for a recording with no calls, nothing written). Every file these commands rewrite (`--update`, `--out`,
 //! the manifest) is replaced at once: a failed write leaves the old one.
 
 use std::path::Path;
@@ -21,7 +21,7 @@ use crate::console::stderr_line;
 use crate::exit;
 use crate::tokens::Tokenizer;
 use crate::transcript::error::TranscriptError;
-use crate::transcript::freeze::{Frozen, prepare as prepare_freeze};
+use crate::transcript::freeze::{Frozen, Prepared, prepare as prepare_freeze};
 use crate::transcript::record::{parse_calls, record as record_calls, save};
 use crate::transcript::replay::{Difference, Replay, replay_file};
 
@@ -246,8 +246,9 @@ async fn record_inner(
 
 /// `workbench freeze`: the exit status (0 frozen and replaying with no
 /// difference, the live results kept up to order; 1 when a record's
-/// content differs on the frozen tree, each named with its cause; 2 on
-/// errors).
+/// content differs on the frozen tree, each named with its cause, or the
+/// recording holds no calls (nothing written); 2 on errors). `--out`'s
+/// directory is created if missing, as `--tree-out` is.
 pub async fn freeze(
     recording: &Path,
     workdir: Option<&Path>,
@@ -256,7 +257,27 @@ pub async fn freeze(
 ) -> u8 {
     crate::signals::install();
     let temp = std::env::temp_dir();
-    let frozen = match freeze_steps(recording, workdir, out_file, tree_out, &temp).await {
+    let prepared = match prepare_freeze(recording, workdir) {
+        Ok(prepared) => prepared,
+        Err(e) => {
+            stderr_line!("workbench freeze: {e}");
+            return exit::ERROR;
+        }
+    };
+    if prepared.records() == 0 {
+        stderr_line!(
+            "workbench freeze: warning: {} holds no calls: nothing to freeze (was anything called while it recorded?)",
+            recording.display()
+        );
+        return exit::CHANGED;
+    }
+    if let Some(parent) = out_file.parent().filter(|p| !p.as_os_str().is_empty())
+        && let Err(e) = std::fs::create_dir_all(parent)
+    {
+        stderr_line!("workbench freeze: --out {}: {e}", parent.display());
+        return exit::ERROR;
+    }
+    let frozen = match freeze_steps(prepared, out_file, tree_out, &temp).await {
         Ok(frozen) => frozen,
         Err(TranscriptError::Stopped(signal)) => return stopped("freeze", signal),
         Err(e) => {
@@ -331,18 +352,15 @@ pub async fn freeze(
     exit::CHANGED
 }
 
-/// Reads and walks the recording, re-derives every record on the frozen
-/// tree (counting tokens with the embedded tokenizer when the recording
-/// carries counts) and writes
-/// the fixture.
+/// Re-derives every record of `prepared` on the frozen tree (counting
+/// tokens with the embedded tokenizer when the recording carries counts)
+/// and writes the fixture.
 async fn freeze_steps(
-    recording: &Path,
-    workdir: Option<&Path>,
+    prepared: Prepared,
     out_file: &Path,
     tree_out: &Path,
     temp: &Path,
 ) -> Result<Frozen, TranscriptError> {
-    let prepared = prepare_freeze(recording, workdir)?;
     let mut derived = prepared.derive(temp).await?;
     if derived.carries_tokens() {
         derived.count_tokens(Tokens::new(None).get().await?);

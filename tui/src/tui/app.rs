@@ -19,7 +19,9 @@ use super::content;
 use super::doc::{Doc, LineKind};
 use super::effects::{AppEvent, Effect, LoadInfo, SpillContent};
 use super::keymap::{self, Action};
-use super::state::ablate::{AblateDone, AblateMove, AblatePhase, AblateState, AblateStop};
+use super::state::ablate::{
+    AblateDone, AblateMove, AblatePhase, AblateState, AblateStop, SUGGESTED_SET,
+};
 use super::state::calls::{CallRecord, CallResult, RecordedCall, Running};
 use super::state::editor::{Field, Tool};
 use super::state::explain::{
@@ -1001,8 +1003,13 @@ impl App {
             self.state.editing = None;
             return Vec::new();
         };
-        let variants = input
-            .value()
+        let typed = input.value();
+        let values = if typed.trim().is_empty() {
+            SUGGESTED_SET
+        } else {
+            typed
+        };
+        let variants = values
             .split_whitespace()
             .map(parse_setting)
             .collect::<Result<Vec<_>, _>>()
@@ -1301,6 +1308,11 @@ impl App {
                 self.count_surface();
                 if let Some(change) = self.state.tokens.change.clone() {
                     self.say(change, false);
+                }
+                // A misspelt key is ignored by the engine: said above all.
+                let unknown = crate::setup::unknown_config_keys("config", &self.state.applied);
+                if !unknown.is_empty() {
+                    self.say(format!("warning: {}", unknown.join("; ")), true);
                 }
             }
             Err(error) => {

@@ -69,7 +69,7 @@ use self::error::TuiError;
 use self::state::session::SessionInfo;
 use crate::cli::TuiArgs;
 use crate::console::stderr_line;
-use crate::setup::{check_workdir, read_config, spill_root};
+use crate::setup::{check_workdir, parse_config_flag, spill_root};
 
 /// Runs the TUI to completion on `runtime`; the exit code for `main`.
 pub fn main(runtime: &tokio::runtime::Runtime, args: TuiArgs) -> ExitCode {
@@ -87,7 +87,8 @@ pub fn main(runtime: &tokio::runtime::Runtime, args: TuiArgs) -> ExitCode {
 /// `--tokenizer`, else the embedded tokenizer).
 pub async fn run(args: TuiArgs) -> Result<(), TuiError> {
     let started = std::time::Instant::now();
-    let config = read_config(args.config.raw())?;
+    // Unknown keys are said in the status line once loaded, not on stderr.
+    let config = parse_config_flag("--config", args.config.raw())?;
     let workdir = match args.workdir {
         Some(dir) => dir,
         None => std::env::current_dir().map_err(TuiError::CurrentDir)?,

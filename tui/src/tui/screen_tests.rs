@@ -1076,6 +1076,43 @@ mod transcript_tab {
         }
     }
 
+    /// The ablate prompt (issue 33 item 5): empty, its suggestion shown
+    /// in its place, and what is typed replaces the suggestion.
+    #[tokio::test]
+    async fn the_ablate_prompt_shows_its_suggestion_until_something_is_typed() {
+        let mut s = Session::new().await;
+        let file = s.footers_fixture();
+        s.app.state.tab = Tab::Transcript;
+        s.app.state.transcripts.selected = s
+            .app
+            .state
+            .transcripts
+            .files
+            .iter()
+            .position(|f| *f == file)
+            .unwrap();
+        s.keys("a").await;
+        let screen = s.screen();
+        assert!(screen.contains(" > grepMaxMatches=50,100,250 "), "{screen}");
+        insta::with_settings!({
+            prepend_module_to_snapshot => false,
+            filters => vec![
+                (r"fswbt-[A-Za-z0-9]{6}", "fswbt-RANDOM"),
+                (r"· rg [0-9]+\.[0-9]+\.[0-9]+", "· rg N.N.N"),
+            ],
+        }, {
+            insta::assert_snapshot!("transcript_ablate_prompt", screen);
+        });
+        s.keys("globMaxResults=5").await;
+        let screen = s.screen();
+        let prompt = screen
+            .lines()
+            .find(|l| l.contains(" > "))
+            .unwrap_or_default();
+        assert!(prompt.contains(" > globMaxResults=5 "), "{prompt}");
+        assert!(!prompt.contains("grepMaxMatches"), "{prompt}");
+    }
+
     #[tokio::test]
     async fn a_ablates_the_chosen_transcript_into_charts_and_a_diff_against_the_baseline() {
         use crate::tui::state::ablate::AblatePhase;

@@ -328,3 +328,62 @@ fn every_relative_link_in_the_readme_and_docs_resolves() {
     assert!(links > 20, "only {links} links found");
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
+
+/// The synopsis lines of `command` in `page`'s first plain ```` ``` ````
+/// block that has them: each `workbench COMMAND …` line with the
+/// indented lines that go on from it.
+fn synopsis(page: &str, command: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(repo().join(page)).unwrap();
+    let start = format!("workbench {command} ");
+    let block = blocks(&text)
+        .into_iter()
+        .find(|b| b.info.is_empty() && b.lines.iter().any(|l| l.starts_with(&start)))
+        .unwrap_or_else(|| panic!("{page}: no synopsis of {command}"));
+    let mut out: Vec<String> = Vec::new();
+    let mut inside = false;
+    for line in &block.lines {
+        if line.starts_with("workbench ") {
+            inside = line.starts_with(&start);
+            if inside {
+                out.push(line.clone());
+            }
+        } else if inside && line.starts_with(' ') {
+            let last = out.last_mut().unwrap();
+            last.push(' ');
+            last.push_str(line.trim());
+        }
+    }
+    out
+}
+
+/// The flags (`--name`) a synopsis line names.
+fn flags(line: &str) -> Vec<&str> {
+    line.split(|c: char| c.is_whitespace() || "[]|()".contains(c))
+        .filter(|word| word.starts_with("--"))
+        .collect()
+}
+
+#[test]
+fn the_synopses_of_cli_md_and_explain_md_agree_with_each_other_and_with_help() {
+    let cli = synopsis("docs/cli.md", "explain");
+    assert_eq!(cli, synopsis("docs/explain.md", "explain"));
+    for command in ["call", "explain", "surface"] {
+        let help = Command::new(env!("CARGO_BIN_EXE_workbench"))
+            .args([command, "--help"])
+            .output()
+            .unwrap();
+        let help = String::from_utf8(help.stdout).unwrap();
+        for line in synopsis("docs/cli.md", command) {
+            for flag in flags(&line) {
+                assert!(help.contains(flag), "{command}: {flag} of `{line}`\n{help}");
+            }
+            // The value names are --help's.
+            for (flag, value) in [("--args", "JSON|@FILE"), ("--config", "JSON|@FILE")] {
+                if line.contains(&format!("{flag} ")) && command != "surface" {
+                    assert!(line.contains(&format!("{flag} {value}")), "{line}");
+                    assert!(help.contains(&format!("{flag} <{value}>")), "{help}");
+                }
+            }
+        }
+    }
+}

@@ -565,6 +565,32 @@ fn explain_of_a_call_refused_before_rg_ran_exits_2_naming_the_calls_error() {
     );
 }
 
+/// A call rg ran and that failed (a regex rg rejects, a `path` that does
+/// not exist) is explained, exit 0, its error in `callError`; only a call
+/// refused before rg ran exits 2 (docs/explain.md, "Exit status").
+#[test]
+fn explain_of_a_call_rg_ran_and_failed_exits_0_with_verdicts_and_the_calls_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "hit\n").unwrap();
+    for (args, error, verdict) in [
+        (
+            r#"{"pattern":"("}"#,
+            "Error: grep pattern rejected by ripgrep",
+            "not-searched",
+        ),
+        (
+            r#"{"pattern":"hit","path":"missing"}"#,
+            "Error: grep search failed (exit 2): missing:",
+            "not-searched",
+        ),
+    ] {
+        let report = explain_json(dir.path(), "grep", args, SAMPLING, &["a.txt"]);
+        let call_error = report["callError"].as_str().unwrap();
+        assert!(call_error.starts_with(error), "{args}: {report}");
+        assert_eq!(report["paths"][0]["verdict"], verdict, "{args}: {report}");
+    }
+}
+
 /// rg 14 and 15 exit 2 ("No files were searched") when every file is
 /// filtered out: the call is an error result, and exactly then the
 /// developer asks why; explain names the rule (rg 13 exits 1: no error).

@@ -21,6 +21,7 @@ mod mcp_2026;
 mod mcp_http;
 mod mcp_replay;
 mod recording;
+mod said_not_swallowed;
 mod tokens;
 mod transcripts;
 mod user_files;

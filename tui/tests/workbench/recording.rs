@@ -329,14 +329,18 @@ fn record_to_a_fifo_is_refused_at_once_over_stdio_and_http() {
     }
 }
 
-/// A recording whose header names `tree`, in `dir`.
+/// A recording whose header names `tree`, in `dir`, holding one call (a
+/// recording with none has nothing to freeze).
 fn recording_naming(dir: &Path, tree: &str) -> PathBuf {
     let record = dir.join("rec.jsonl");
     std::fs::write(
         &record,
         format!(
-            "{}\n",
-            json!({"transcript":"fs-search","version":1,"tree":tree,"config":{"sampleOverCapGlobResults":true},"env":{"rg":"x","ripgrepConfig":[]}})
+            "{}\n{}\n{}\n{}\n",
+            json!({"transcript":"fs-search","version":1,"tree":tree,"config":{"sampleOverCapGlobResults":true},"env":{"rg":"x","ripgrepConfig":[]}}),
+            json!({"call":"call-1-glob","tool":"glob","args":{"pattern":"*.nothing"}}),
+            json!({"result":"call-1-glob","isError":false,"error":null,"spill":null,"warnings":[]}),
+            json!({"text":"No files found"})
         ),
     )
     .unwrap();
@@ -442,5 +446,5 @@ fn a_refreeze_that_fails_part_way_leaves_the_old_fixture_replaying() {
     let mut left = left;
     left.sort();
     assert_eq!(left, ["manifest.json", "t.jsonl", "tree"]);
-    replays_with(&out, 0);
+    replays_with(&out, 1);
 }

@@ -7,8 +7,10 @@
 use serde_json::{Map, Number, Value};
 
 /// How far a recorded call is from a call: calls of another tool come
-/// after every call of the same tool, then fewer differing arguments first.
-pub type Distance = (bool, usize);
+/// after every call of the same tool, then fewer differing arguments
+/// first, then the arguments most like the call's (fewer edits between
+/// the differing values' canonical texts, [`crate::nearest::edit_distance`]).
+pub type Distance = (bool, usize, usize);
 
 /// The canonical text of `value`: object keys sorted, every number
 /// written one way. Two values match when their canonical texts are equal.
@@ -76,25 +78,30 @@ fn number(n: &Number) -> String {
 }
 
 /// How far the recorded call `(tool, args)` is from the call
-/// `(want_tool, want_args)`: whether the tool differs, and how many
+/// `(want_tool, want_args)`: whether the tool differs, how many
 /// arguments differ (a key on one side only, or another value), counting
-/// non-object arguments as one.
+/// non-object arguments as one, and how many edits the differing values
+/// are apart (a value on one side only: its whole canonical text).
 pub fn distance(want_tool: &str, want_args: &Value, tool: &str, args: &Value) -> Distance {
-    let differing = match (want_args, args) {
+    let (differing, edits) = match (want_args, args) {
         (Value::Object(a), Value::Object(b)) => {
             let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
             keys.sort();
             keys.dedup();
             keys.into_iter()
-                .filter(|key| match (a.get(*key), b.get(*key)) {
-                    (Some(x), Some(y)) => canonical(x) != canonical(y),
-                    _ => true,
-                })
-                .count()
+                .filter_map(|key| value_edits(a.get(key), b.get(key)))
+                .fold((0, 0), |(count, sum), edits| (count + 1, sum + edits))
         }
-        (a, b) => usize::from(canonical(a) != canonical(b)),
+        (a, b) => value_edits(Some(a), Some(b)).map_or((0, 0), |edits| (1, edits)),
     };
-    (want_tool != tool, differing)
+    (want_tool != tool, differing, edits)
+}
+
+/// The edits between two values of one argument, `None` when they match.
+fn value_edits(want: Option<&Value>, recorded: Option<&Value>) -> Option<usize> {
+    let text = |value: Option<&Value>| value.map(canonical).unwrap_or_default();
+    let (want, recorded) = (text(want), text(recorded));
+    (want != recorded).then(|| crate::nearest::edit_distance(&want, &recorded))
 }
 
 #[cfg(test)]
@@ -139,13 +146,28 @@ mod tests {
     #[test]
     fn distance_counts_differing_arguments_after_the_tool() {
         let want = parse(r#"{"pattern":"needle","include":"*.md"}"#);
-        assert_eq!(distance("grep", &want, "grep", &want), (false, 0));
+        assert_eq!(distance("grep", &want, "grep", &want), (false, 0, 0));
         let one_off = parse(r#"{"pattern":"needle"}"#);
-        assert_eq!(distance("grep", &want, "grep", &one_off), (false, 1));
+        // `"*.md"` (six characters with its quotes) is on one side only.
+        assert_eq!(distance("grep", &want, "grep", &one_off), (false, 1, 6));
         let two_off = parse(r#"{"pattern":"other","path":"src"}"#);
-        assert_eq!(distance("grep", &want, "grep", &two_off), (false, 3));
-        assert_eq!(distance("grep", &want, "glob", &want), (true, 0));
+        assert_eq!(distance("grep", &want, "grep", &two_off).1, 3);
+        assert_eq!(distance("grep", &want, "glob", &want), (true, 0, 0));
         assert!(distance("grep", &want, "glob", &want) > distance("grep", &want, "grep", &two_off));
-        assert_eq!(distance("grep", &want, "grep", &json!("x")), (false, 1));
+        assert_eq!(distance("grep", &want, "grep", &json!("x")).1, 1);
+    }
+
+    #[test]
+    fn among_equally_many_differing_arguments_the_most_similar_values_come_first() {
+        let want = parse(r#"{"pattern":"fn parse_config"}"#);
+        let far = parse(r#"{"pattern":"TODO"}"#);
+        let near = parse(r#"{"pattern":"fn parse_conf"}"#);
+        let (d_far, d_near) = (
+            distance("grep", &want, "grep", &far),
+            distance("grep", &want, "grep", &near),
+        );
+        assert_eq!((d_far.1, d_near.1), (1, 1));
+        assert_eq!(d_near.2, 2);
+        assert!(d_near < d_far, "{d_near:?} {d_far:?}");
     }
 }

@@ -316,6 +316,24 @@ mod tests {
     }
 
     #[test]
+    fn the_closest_recorded_calls_rank_by_how_like_the_requested_arguments_they_are() {
+        let calls = RecordedCalls::new(
+            vec![
+                call(2, "grep", json!({"pattern": "TODO"}), "todo"),
+                call(3, "grep", json!({"pattern": "fn main"}), "main"),
+                call(5, "grep", json!({"pattern": "fn parse_conf"}), "conf"),
+            ],
+            OnMiss::Error,
+        );
+        let names: Vec<&str> = calls
+            .closest("grep", &json!({"pattern": "fn parse_config"}))
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(names, ["r5", "r3", "r2"]);
+    }
+
+    #[test]
     fn a_recorded_answer_carries_the_recorded_error_spill_and_warnings() {
         let mut recorded = outcome("saved to <SPILL>/x");
         recorded.is_error = true;

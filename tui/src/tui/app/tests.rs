@@ -436,6 +436,41 @@ fn a_loaded_plugin_fills_the_surface_and_rg_missing_explains_the_fix() {
 }
 
 #[test]
+fn an_unknown_config_key_is_warned_of_in_the_status_line_with_the_nearest_key() {
+    let session = app().state.session.clone();
+    let config = json!({"sampleOverCapGlobResults": true, "grepMaxMatch": 5});
+    let mut app = App::new(session, &config);
+    let effects = app.start();
+    // The engine gets the config as given: it ignores the key.
+    assert_eq!(
+        effects,
+        vec![Effect::Load {
+            generation: 1,
+            config: config.clone()
+        }]
+    );
+    let engine_config = fs_search_engine::Config::with_sampling(true);
+    app.on_event(AppEvent::Loaded {
+        generation: 1,
+        outcome: Ok(LoadInfo {
+            sections: fs_search_engine::helpers::prompt_sections(&engine_config).to_vec(),
+            tools: fs_search_engine::helpers::tool_definitions(&engine_config),
+            warnings: Vec::new(),
+        }),
+    });
+    assert_eq!(app.state.plugin, PluginStatus::Registered);
+    let status = app.state.status.clone().unwrap();
+    assert!(status.alert);
+    assert!(
+        status.text.starts_with(
+            "warning: config: \"grepMaxMatch\" is not a config key and is ignored (did you mean grepMaxMatches?"
+        ),
+        "{}",
+        status.text
+    );
+}
+
+#[test]
 fn the_spill_key_opens_the_file_of_the_shown_result() {
     let mut app = app();
     press(&mut app, KeyCode::Char('o'));
@@ -1246,6 +1281,47 @@ mod ablate_mode {
         assert!(
             matches!(phase, AblatePhase::Running { progress: None, .. }),
             "{phase:?}"
+        );
+    }
+
+    /// The `--set` values of an Ablate effect, one label per variant.
+    fn variants_of(effects: &[Effect]) -> Vec<String> {
+        match effects {
+            [Effect::Ablate { variants, .. }] => {
+                variants.iter().map(crate::ablate::grid::label).collect()
+            }
+            other => panic!("expected one Ablate effect, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_ablate_prompt_opens_empty_and_enter_runs_the_suggestion() {
+        let mut app = transcript_app();
+        assert!(press(&mut app, KeyCode::Char('a')).is_empty());
+        let phase = &app.state.ablate.as_ref().unwrap().phase;
+        let AblatePhase::Asking(input) = phase else {
+            panic!("{phase:?}");
+        };
+        assert_eq!(input.value(), "");
+        let effects = press(&mut app, KeyCode::Enter);
+        assert_eq!(
+            variants_of(&effects),
+            [
+                "grepMaxMatches=50",
+                "grepMaxMatches=100",
+                "grepMaxMatches=250"
+            ]
+        );
+    }
+
+    #[test]
+    fn typing_in_the_ablate_prompt_replaces_the_suggestion() {
+        let mut app = transcript_app();
+        assert!(press(&mut app, KeyCode::Char('a')).is_empty());
+        type_text(&mut app, "globMaxResults=5");
+        assert_eq!(
+            variants_of(&press(&mut app, KeyCode::Enter)),
+            ["globMaxResults=5"]
         );
     }
 

@@ -19,6 +19,11 @@ use crate::transcript::format::Outcome;
 
 use super::transcript::{RowView, TranscriptAction};
 
+/// What the ablate prompt suggests: shown dimmed in the empty input and
+/// run by Enter while nothing is typed (typing replaces it, never adds to
+/// it).
+pub const SUGGESTED_SET: &str = "grepMaxMatches=50,100,250";
+
 /// The most buckets of the page-tokens histogram.
 pub const HISTOGRAM_BUCKETS: usize = 8;
 
@@ -60,7 +65,7 @@ pub struct OpenDiff {
 /// Where the ablate mode is.
 #[derive(Debug)]
 pub enum AblatePhase {
-    /// Typing the `--set` values.
+    /// Typing the `--set` values (empty: [`SUGGESTED_SET`]).
     Asking(Input),
     Running {
         variants: Vec<Map<String, Value>>,
@@ -98,12 +103,13 @@ pub enum AblateMove {
 }
 
 impl AblateState {
-    /// Asks for the `--set` values of an ablation of `file`.
+    /// Asks for the `--set` values of an ablation of `file`: an empty
+    /// input, [`SUGGESTED_SET`] its placeholder.
     pub fn asking(file: PathBuf, generation: u64) -> Self {
         Self {
             file,
             generation,
-            phase: AblatePhase::Asking(Input::new("grepMaxMatches=50,100,250".to_owned())),
+            phase: AblatePhase::Asking(Input::default()),
         }
     }
 

@@ -1,12 +1,13 @@
 //! Draws the Transcript tab's ablate mode: the `--set` prompt, the run's
-//! progress, or the result: the variants as a table, a bar chart of their
+//! progress, or the result: the variants as a table (with the headless
+//! report's figures: tokens, truncated and hidden), a bar chart of their
 //! total page tokens, a histogram of the selected variant's page tokens
 //! per call, and its calls whose page changed; an opened call is shown
 //! side by side against the baseline (the replay view's rows, cut and
 //! scrolled sideways with h/l or wrapped with z).
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Style, Stylize};
 use ratatui::text::Line;
 use ratatui::widgets::{Bar, BarChart, Block, Borders, Cell, Gauge, Paragraph, Row, Table};
@@ -14,7 +15,8 @@ use ratatui::widgets::{Bar, BarChart, Block, Borders, Cell, Gauge, Paragraph, Ro
 use crate::ablate::grid::label;
 use crate::ablate::stats::VariantStats;
 use crate::tui::state::ablate::{
-    AblateDone, AblatePhase, AblateState, AblateStop, HISTOGRAM_BUCKETS, OpenDiff, histogram,
+    AblateDone, AblatePhase, AblateState, AblateStop, HISTOGRAM_BUCKETS, OpenDiff, SUGGESTED_SET,
+    histogram,
 };
 
 use super::transcript::{draw_rows_in, view_note};
@@ -31,12 +33,20 @@ fn draw_asking(frame: &mut Frame<'_>, area: Rect, ablate: &AblateState, input: &
     let [prompt, value] =
         Layout::horizontal([Constraint::Length(3), Constraint::Min(1)]).areas(field);
     frame.render_widget(Paragraph::new(" > ").bold(), prompt);
-    super::editor::input(frame, value, input, true, "", false);
+    if input.value().is_empty() {
+        // The suggestion, dimmed: what Enter runs until something is typed.
+        frame.render_widget(Paragraph::new(SUGGESTED_SET).dark_gray(), value);
+        frame.set_cursor_position(Position::new(value.x, value.y));
+    } else {
+        super::editor::input(frame, value, input, true, "", false);
+    }
     let lines = vec![
         Line::from(
             " KEY=V1,V2,… per config key, keys separated by spaces (as workbench ablate --set)",
         ),
-        Line::from(" Enter runs it off the screen (Esc cancels a run) · Esc here goes back"),
+        Line::from(
+            " Enter runs it off the screen (nothing typed: the suggestion) · Esc cancels a run, here goes back",
+        ),
     ];
     frame.render_widget(Paragraph::new(lines).dark_gray(), help);
 }
@@ -100,7 +110,10 @@ fn variant_name(index: usize, stats: &VariantStats, selected: bool) -> String {
 }
 
 fn draw_table(frame: &mut Frame<'_>, area: Rect, done: &AblateDone, selected: usize) {
-    let header = Row::new(["variant", "tokens", "p50", "p95", "max", "trunc", "changed"]).bold();
+    let header = Row::new([
+        "variant", "tokens", "p50", "p95", "max", "trunc", "hidden", "changed",
+    ])
+    .bold();
     let rows = done.variants.iter().enumerate().map(|(i, v)| {
         let row = Row::new([
             Cell::from(variant_name(i, v, i == selected)),
@@ -109,6 +122,9 @@ fn draw_table(frame: &mut Frame<'_>, area: Rect, done: &AblateDone, selected: us
             Cell::from(v.tokens.p95.to_string()),
             Cell::from(v.tokens.max.to_string()),
             Cell::from(v.truncated.to_string()),
+            // As the headless report's hidden paths and matches (a glob
+            // call hides paths, a grep call matches): found, not on the page.
+            Cell::from((v.hidden.paths + v.hidden.matches).to_string()),
             Cell::from(v.changed.to_string()),
         ]);
         if i == selected { row.reversed() } else { row }
@@ -121,10 +137,13 @@ fn draw_table(frame: &mut Frame<'_>, area: Rect, done: &AblateDone, selected: us
         Constraint::Length(5),
         Constraint::Length(5),
         Constraint::Length(7),
+        Constraint::Length(7),
     ];
-    let table = Table::new(rows, widths)
-        .header(header)
-        .block(Block::new().borders(Borders::TOP).title(" variants (↑↓) "));
+    let table = Table::new(rows, widths).header(header).block(
+        Block::new()
+            .borders(Borders::TOP)
+            .title(" variants (↑↓) · hidden: paths or matches not on the pages "),
+    );
     frame.render_widget(table, area);
 }
 
@@ -224,7 +243,7 @@ fn draw_done(
     );
     frame.render_widget(Paragraph::new(Line::from(text).bold()), head);
     let [table, totals] =
-        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(top);
+        Layout::horizontal([Constraint::Percentage(66), Constraint::Percentage(34)]).areas(top);
     draw_table(frame, table, done, variant);
     draw_totals(frame, totals, done, variant);
     let [hist, calls] =
