@@ -1062,8 +1062,9 @@ fn freeze_refuses_a_tree_over_the_limits_and_says_how_to_narrow() {
     std::fs::write(
         &record,
         format!(
-            "{}\n",
-            json!({"transcript":"fs-search","version":1,"tree":".","config":{},"env":{"rg":"x","ripgrepConfig":[]}})
+            "{}\n{}",
+            json!({"transcript":"fs-search","version":1,"tree":".","config":{},"env":{"rg":"x","ripgrepConfig":[]}}),
+            crate::recording::ONE_CALL
         ),
     )
     .unwrap();

@@ -329,18 +329,25 @@ fn record_to_a_fifo_is_refused_at_once_over_stdio_and_http() {
     }
 }
 
-/// A recording whose header names `tree`, in `dir`, holding one call (a
-/// recording with none has nothing to freeze).
+/// One recorded call: a glob that matches nothing on any tree (freeze
+/// refuses a recording with no calls).
+pub(crate) const ONE_CALL: &str = concat!(
+    r#"{"call":"none","tool":"glob","args":{"pattern":"*.nothing"},"options":{"spill":"store","session":{"id":"s","cwd":"."},"nested":false}}"#,
+    "\n",
+    r#"{"result":"none","isError":false,"error":null,"spill":null,"warnings":[]}"#,
+    "\n",
+    r#"{"text":"No files found"}"#,
+    "\n"
+);
+
+/// A recording whose header names `tree`, in `dir`, holding [`ONE_CALL`].
 fn recording_naming(dir: &Path, tree: &str) -> PathBuf {
     let record = dir.join("rec.jsonl");
     std::fs::write(
         &record,
         format!(
-            "{}\n{}\n{}\n{}\n",
-            json!({"transcript":"fs-search","version":1,"tree":tree,"config":{"sampleOverCapGlobResults":true},"env":{"rg":"x","ripgrepConfig":[]}}),
-            json!({"call":"call-1-glob","tool":"glob","args":{"pattern":"*.nothing"}}),
-            json!({"result":"call-1-glob","isError":false,"error":null,"spill":null,"warnings":[]}),
-            json!({"text":"No files found"})
+            "{}\n{ONE_CALL}",
+            json!({"transcript":"fs-search","version":1,"tree":tree,"config":{"sampleOverCapGlobResults":true},"env":{"rg":"x","ripgrepConfig":[]}})
         ),
     )
     .unwrap();
