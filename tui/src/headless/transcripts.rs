@@ -257,7 +257,7 @@ pub async fn freeze(
 ) -> u8 {
     crate::signals::install();
     let temp = std::env::temp_dir();
-    let prepared = match prepare_freeze(recording, workdir) {
+    let prepared = match prepare_freeze(recording, workdir, out_file, tree_out) {
         Ok(prepared) => prepared,
         Err(e) => {
             stderr_line!("workbench freeze: {e}");

@@ -124,6 +124,22 @@ struct Walk {
     files: usize,
     bytes: u64,
     skipped: Vec<String>,
+    /// The fixture's own files found in the tree, left out.
+    left_out: Vec<String>,
+}
+
+/// Where `path` (which may not exist yet) lies below the canonical
+/// `root`, as the walk names it; `None` when it lies elsewhere.
+fn inside(root: &Path, path: &Path) -> Option<Vec<u8>> {
+    let name = path.file_name()?;
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| Path::new("."));
+    let full = parent.canonicalize().ok()?.join(name);
+    let relative = full.strip_prefix(root).ok()?;
+    let bytes = relative.as_os_str().as_bytes();
+    (!bytes.is_empty()).then(|| bytes.to_vec())
 }
 
 fn mtime_of(meta: &std::fs::Metadata) -> Duration {
@@ -190,7 +206,7 @@ fn join(base: &[u8], name: &[u8]) -> Vec<u8> {
 }
 
 /// Walks `root` depth first in name order, within the limits.
-fn walk(root: &Path) -> Result<Walk, TranscriptError> {
+fn walk(root: &Path, leave_out: &[Vec<u8>]) -> Result<Walk, TranscriptError> {
     let meta = std::fs::metadata(root).map_err(|e| TranscriptError::io(root, e))?;
     let mut walk = Walk {
         entries: vec![Walked {
@@ -201,6 +217,7 @@ fn walk(root: &Path) -> Result<Walk, TranscriptError> {
         files: 0,
         bytes: 0,
         skipped: Vec::new(),
+        left_out: Vec::new(),
     };
     let mut stack = vec![Vec::<u8>::new()];
     while let Some(dir) = stack.pop() {
@@ -214,6 +231,11 @@ fn walk(root: &Path) -> Result<Walk, TranscriptError> {
         for child in children {
             let name = child.file_name();
             let path = join(&dir, name.as_bytes());
+            if leave_out.contains(&path) {
+                walk.left_out
+                    .push(String::from_utf8_lossy(&path).into_owned());
+                continue;
+            }
             let child_path = child.path();
             let meta = std::fs::symlink_metadata(&child_path)
                 .map_err(|e| TranscriptError::io(&child_path, e))?;
@@ -440,8 +462,16 @@ pub struct Prepared {
 }
 
 /// Reads `recording` and walks its tree; a header tree outside the
-/// recording's directory is walked only when `workdir` names it.
-pub fn prepare(recording: &Path, workdir: Option<&Path>) -> Result<Prepared, TranscriptError> {
+/// recording's directory is walked only when `workdir` names it. The
+/// fixture's own files (`out`, `tree_out`), when they lie in the tree
+/// (freezing into the repository the session searched), are left out of
+/// it: a re-freeze must not hold the fixture it replaces.
+pub fn prepare(
+    recording: &Path,
+    workdir: Option<&Path>,
+    out: &Path,
+    tree_out: &Path,
+) -> Result<Prepared, TranscriptError> {
     let text = crate::bounded::read_text(recording, crate::bounded::TRANSCRIPT_MAX_BYTES)
         .map_err(|e| TranscriptError::io(recording, e))?;
     let label = recording.display().to_string();
@@ -468,9 +498,20 @@ pub fn prepare(recording: &Path, workdir: Option<&Path>) -> Result<Prepared, Tra
             record.call.args = args;
         }
     }
-    let mut walked = walk(&tree)?;
+    let canonical_tree = tree
+        .canonicalize()
+        .map_err(|e| TranscriptError::io(&tree, e))?;
+    let leave_out: Vec<Vec<u8>> = [out, tree_out]
+        .iter()
+        .filter_map(|p| inside(&canonical_tree, p))
+        .collect();
+    let mut walked = walk(&tree, &leave_out)?;
     let above = above(&tree);
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = walked
+        .left_out
+        .iter()
+        .map(|p| format!("left {p} out of the fixture tree: it is the fixture being written"))
+        .collect();
     if let Some(repo) = &above.repo_root {
         // rg honours the tree's .gitignore files only inside a repository;
         // the fixture's root marks one, as the live tree lay in one.
@@ -640,7 +681,7 @@ mod tests {
         std::fs::write(root.join(OsStr::from_bytes(b"latin\xe9.bin")), b"\xff\x00x").unwrap();
         std::fs::write(root.join("empty"), "").unwrap();
         std::os::unix::fs::symlink("sub/a.txt", root.join("link")).unwrap();
-        let walked = walk(root).unwrap();
+        let walked = walk(root, &[]).unwrap();
         assert_eq!(walked.files, 3);
         assert_eq!(walked.skipped, vec!["link".to_owned()]);
         let text = manifest_text("test", &walked.entries);

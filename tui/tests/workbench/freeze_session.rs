@@ -296,3 +296,47 @@ fn a_workdir_inside_a_git_repository_keeps_its_gitignore_and_names_the_parents()
     );
     assert!(!stderr.contains("secret.txt"), "{stderr}");
 }
+
+#[test]
+fn a_refreeze_into_the_searched_tree_leaves_the_fixture_out_of_itself() {
+    let live = copied_tree();
+    let work = tempfile::tempdir().unwrap();
+    let recording = work.path().join("session.jsonl");
+    let mut server = Stdio2025::recording(live.path(), SAMPLING, &recording);
+    server.call("glob", &json!({"pattern": "*.md"}));
+    server.call("grep", &json!({"pattern": "needle 2"}));
+    server.finish();
+    let out = live.path().join("fixtures/transcripts/session.jsonl");
+    let tree_out = live.path().join("fixtures/trees/session");
+    let freeze = || {
+        run(&[
+            "freeze",
+            root(&recording),
+            "--workdir",
+            root(live.path()),
+            "--out",
+            root(&out),
+            "--tree-out",
+            root(&tree_out),
+        ])
+    };
+    let first = freeze();
+    assert_eq!(first.status.code(), Some(0), "{first:?}");
+    let again = freeze();
+    assert_eq!(again.status.code(), Some(0), "{again:?}");
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        stderr.contains("left fixtures/transcripts/session.jsonl out of the fixture tree")
+            && stderr.contains("left fixtures/trees/session out of the fixture tree"),
+        "{stderr}"
+    );
+    let manifest = std::fs::read_to_string(tree_out.join("manifest.json")).unwrap();
+    assert!(
+        !manifest.contains("\"fixtures/trees/session/manifest.json\""),
+        "{manifest}"
+    );
+    assert!(
+        !manifest.contains("\"fixtures/transcripts/session.jsonl\""),
+        "{manifest}"
+    );
+}
