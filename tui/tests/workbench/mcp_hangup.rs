@@ -312,6 +312,20 @@ fn over_http_calls_queued_for_a_slot_whose_connections_close_never_run() {
         .map(|i| open_call(addr, &session, 100 + i, "never"))
         .collect();
     drop(queued);
+    // They leave the queue while every slot is still taken: the server's
+    // log says each of them ended cancelled.
+    let log = || crate::cli_headless::logs_in(server.state());
+    wait_until(
+        "8 cancelled calls in the log",
+        Duration::from_secs(10),
+        || {
+            log()
+                .lines()
+                .filter(|l| l.contains("call finished") && l.contains("cancelled=true"))
+                .count()
+                == 8
+        },
+    );
     // Free the slots: the busy calls find their line and end.
     for i in 0..16 {
         let path = dir.path().join(format!("fifo-{i}"));
@@ -329,19 +343,6 @@ fn over_http_calls_queued_for_a_slot_whose_connections_close_never_run() {
         assert!(!rg_running_under(pid), "a call whose client left ran");
         std::thread::sleep(Duration::from_millis(25));
     }
-    // The server's log says each of them ended cancelled.
-    let log = || crate::cli_headless::logs_in(server.state());
-    wait_until(
-        "8 cancelled calls in the log",
-        Duration::from_secs(10),
-        || {
-            log()
-                .lines()
-                .filter(|l| l.contains("call finished") && l.contains("cancelled=true"))
-                .count()
-                == 8
-        },
-    );
     let mut reader = open_call(addr, &session, 200, "fifo-0");
     std::thread::spawn({
         let path = dir.path().join("fifo-0");
