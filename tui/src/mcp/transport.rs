@@ -444,6 +444,39 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
 mod tests {
     use super::*;
 
+    /// `elapsed` is `stalls` stall bounds, give or take the timer's
+    /// millisecond rounding.
+    fn about(elapsed: Duration, stalls: u32) -> bool {
+        let due = HANGUP_STALL * stalls;
+        elapsed >= due && elapsed <= due + Duration::from_millis(2 * u64::from(stalls))
+    }
+
+    /// The clock is paused: it moves only to due timers, at once when
+    /// nothing else can run, while the pipes themselves never move.
+    #[tokio::test(start_paused = true)]
+    async fn after_the_hang_up_a_read_or_a_write_that_waits_the_stall_bound_ends_it() {
+        // The client keeps its ends open, writes nothing and reads nothing.
+        let (_client_in, input) = tokio::io::duplex(64);
+        let (output, _client_out) = tokio::io::duplex(64);
+        let pipes = ClientPipes::default();
+        let writer = Writer::spawn(output, pipes.clone());
+        let mut transport = StdioTransport::new(input, writer.clone(), pipes.clone());
+        pipes.hang_up("test");
+        let started = tokio::time::Instant::now();
+        assert!(transport.receive().await.is_none());
+        assert!(transport.closed().is_cancelled());
+        assert!(about(started.elapsed(), 1), "{:?}", started.elapsed());
+        // A line larger than the pipe's buffer never finishes: dropped.
+        let written = writer.queue(vec![b'x'; 1024], None).await;
+        assert_eq!(written.ok(), Some(false));
+        assert!(pipes.stdout_gone().is_cancelled());
+        assert!(about(started.elapsed(), 2), "{:?}", started.elapsed());
+        // Once stdout is gone, nothing more is written or waited for.
+        assert_eq!(writer.queue(b"{}".to_vec(), None).await.ok(), Some(false));
+        writer.flush().await;
+        assert!(about(started.elapsed(), 2), "{:?}", started.elapsed());
+    }
+
     #[tokio::test]
     async fn an_oversized_line_is_refused_and_the_next_one_is_read() {
         let mut input = vec![b'x'; MAX_MESSAGE_BYTES + 10];
