@@ -23,6 +23,10 @@
 //! - End of input, SIGTERM, SIGINT or SIGHUP ([`crate::signals`]) cancel the calls in flight, wait until
 //!   they have returned (their rg groups killed), sync the recording and
 //!   exit: 0 at end of input, 128 + the signal's number for a signal.
+//! - [`hangup`]: the client's hang-up (stdin closed) is seen even while
+//!   reading is paused, and cancels every call at once; a client that no
+//!   longer reads stdout ends the session. Either way the server exits 0
+//!   once the calls have returned, writing what it still can.
 
 pub mod abort;
 pub mod answers;
@@ -32,6 +36,7 @@ pub mod calls;
 pub mod connections;
 pub mod era;
 pub mod error;
+pub mod hangup;
 pub mod http;
 pub mod message;
 pub mod post;
@@ -52,6 +57,7 @@ use crate::cli::McpArgs;
 use crate::console::stderr_line;
 
 use self::error::McpError;
+use self::hangup::{ClientPipes, Watcher};
 use self::transport::{StdioTransport, Writer};
 use self::workspace::Workspace;
 
@@ -97,13 +103,19 @@ async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     let recording = workspace.recording(args)?.map(Arc::new);
     let server = workspace.server(runner.clone(), recording.clone());
 
-    let writer = Writer::spawn(tokio::io::stdout());
-    let transport = StdioTransport::new(tokio::io::stdin(), writer.clone());
+    let pipes = ClientPipes::default();
+    let _pipe_watcher = Watcher::stdio(pipes.clone())
+        .inspect_err(|e| tracing::warn!("cannot watch stdin and stdout for a hang-up: {e}"))
+        .ok();
+    let writer = Writer::spawn(tokio::io::stdout(), pipes.clone());
+    let transport = StdioTransport::new(tokio::io::stdin(), writer.clone(), pipes.clone());
     let closed = transport.closed();
     let stop = CancellationToken::new();
     let stopped_by = Arc::new(std::sync::Mutex::new(None::<i32>));
     let signals = crate::signals::install();
-    // The watcher: at end of input or a signal, abort the calls in flight.
+    // The watcher: when the client hangs up, abort its calls at once; when
+    // reading has ended or on a signal, abort them, wait for them, and
+    // stop the session.
     let watcher = {
         let (runner, stop, closed, stopped_by) = (
             runner.clone(),
@@ -112,9 +124,23 @@ async fn serve(args: &McpArgs) -> Result<u8, McpError> {
             stopped_by.clone(),
         );
         tokio::spawn(async move {
+            let ended = async {
+                tokio::select! {
+                    () = closed.cancelled() => None,
+                    signal = signals.wait() => Some(signal),
+                }
+            };
             let signal = tokio::select! {
-                () = closed.cancelled() => None,
-                signal = signals.wait() => Some(signal),
+                signal = ended => signal,
+                () = pipes.hung_up().cancelled() => {
+                    // What it sent before is still answered; no call runs on.
+                    tracing::info!("cancelling every call of the client that hung up");
+                    runner.cancel_all();
+                    tokio::select! {
+                        () = closed.cancelled() => None,
+                        signal = signals.wait() => Some(signal),
+                    }
+                }
             };
             if let Some(signal) = signal {
                 tracing::info!(signal, "stopping on a signal");
@@ -169,7 +195,13 @@ async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     if let Some(recording) = &recording {
         recording.flush();
     }
-    writer.flush().await;
+    // Bounded: a client that reads nothing more cannot hold the exit.
+    if tokio::time::timeout(SESSION_DRAIN, writer.flush())
+        .await
+        .is_err()
+    {
+        tracing::warn!("stdout still full after {SESSION_DRAIN:?}: exiting without it");
+    }
     let signal = stopped_by.lock().ok().and_then(|s| *s);
     Ok(signal.map_or(crate::exit::SUCCESS, crate::exit::signalled))
 }

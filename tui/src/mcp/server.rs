@@ -36,7 +36,12 @@
 //! - Warnings (the load warning when rg is missing, a call's warnings, a
 //!   call that could not be recorded: "call N was not recorded: …") go
 //!   to the log file and to the client as `notifications/message` at level
-//!   `warning`, unless the client raised its level above that.
+//!   `warning`, unless the client raised its level above that. A 2025
+//!   session hears the load warning once, after `notifications/initialized`;
+//!   2026-07-28 has no session, so each `server/discover` and `tools/list`
+//!   carries it, at the level its `_meta` names (none without one). Over
+//!   stdio rmcp answers a `server/discover` sent before any lifecycle with
+//!   no way to reach the client, so there the `tools/list` carries it.
 
 // Logging notifications are deprecated in rmcp (SEP-2577, a newer protocol
 // revision) but are part of the 2025-06-18 and 2025-11-25 revisions served.
@@ -48,8 +53,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    Implementation, ListToolsResult, LoggingLevel, LoggingMessageNotificationParam, MetaObject,
-    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    DiscoverResult, Implementation, ListToolsResult, LoggingLevel, LoggingMessageNotificationParam,
+    MetaObject, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
     ServerCapabilities, ServerConfig, SetLevelRequestMethod, SetLevelRequestParams, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
@@ -169,6 +174,26 @@ impl McpServer {
     /// lets it through.
     async fn warn(&self, peer: &Peer<RoleServer>, threshold: Option<u8>, text: &str) {
         tracing::warn!("{text}");
+        Self::notify_warning(peer, threshold, text).await;
+    }
+
+    /// A 2026-07-28 request has no session that heard the load warnings
+    /// at `notifications/initialized`: a request asking what the server
+    /// offers (`server/discover`, `tools/list`) gets them as log
+    /// notifications, at the level its `_meta` names.
+    async fn warn_stateless_of_load(&self, context: &RequestContext<RoleServer>) {
+        if self.load_warnings.is_empty() || !is_stateless(context) {
+            return;
+        }
+        let threshold = self.threshold(context);
+        for warning in &self.load_warnings {
+            Self::notify_warning(&context.peer, threshold, warning).await;
+        }
+    }
+
+    /// Sends `text` to the client as a warning if `threshold` lets it
+    /// through.
+    async fn notify_warning(peer: &Peer<RoleServer>, threshold: Option<u8>, text: &str) {
         if threshold.is_none_or(|min| severity(LoggingLevel::Warning) < min) {
             return;
         }
@@ -262,11 +287,25 @@ impl ServerHandler for McpServer {
         Ok(())
     }
 
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        // Before any lifecycle (stdio) rmcp gives this handler no way to
+        // reach the client: the warnings then come with `tools/list`.
+        self.warn_stateless_of_load(&context).await;
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        ))
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        self.warn_stateless_of_load(&context).await;
         let mut result = ListToolsResult::with_all_items(self.tools.clone());
         if is_stateless(&context) {
             result.ttl_ms = Some(TOOLS_TTL_MS);

@@ -18,7 +18,14 @@
 //! - a line over [`MAX_MESSAGE_BYTES`] is refused with `-32600` while it is
 //!   skipped, never buffered whole;
 //! - end of input cancels [`StdioTransport::closed`] at once, so calls in
-//!   flight are cancelled without waiting for rmcp's drain.
+//!   flight are cancelled without waiting for rmcp's drain;
+//! - once the client has hung up ([`super::hangup`]: seen by poll even
+//!   while reading is paused, or as end of input), the rest of its input
+//!   is still read and answered, but a read that waits longer than
+//!   [`HANGUP_STALL`] (for room in the backlog, or for a line) ends the
+//!   input as end of input does, and so does a write that waits that long:
+//!   a client that hung up and reads no answers is gone. Once stdout is
+//!   gone (`EPIPE`, or poll), nothing more is read or written.
 //!
 //! Reading pauses while the backlog (requests unanswered plus messages
 //! unwritten, [`super::backlog`]) is full, so a client that never reads
@@ -32,6 +39,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::{
@@ -47,11 +55,15 @@ use tokio_util::sync::CancellationToken;
 
 use super::backlog::{Backlog, Queued};
 use super::era::Era;
+use super::hangup::ClientPipes;
 use super::message::{self, ErrorAnswer, INVALID_REQUEST, Read};
 use super::server::PROTOCOL_VERSIONS;
 
 /// The largest message the server reads (one line, newline excluded).
 pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
+
+/// How long one read or one write may wait once the client has hung up.
+pub const HANGUP_STALL: Duration = Duration::from_secs(1);
 
 /// Why a message could not be written.
 #[derive(Debug, Error)]
@@ -74,25 +86,28 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// Starts the writer task over `out`.
-    pub fn spawn<W: AsyncWrite + Send + Unpin + 'static>(mut out: W) -> Self {
+    /// Starts the writer task over `out`, for the client of `pipes`.
+    pub fn spawn<W: AsyncWrite + Send + Unpin + 'static>(mut out: W, pipes: ClientPipes) -> Self {
         let (tx, mut rx) = mpsc::unbounded_channel::<Out>();
         tokio::spawn(async move {
             let mut broken = false;
             while let Some(item) = rx.recv().await {
+                broken = broken || pipes.stdout_gone().is_cancelled();
                 match item {
                     Out::Line(bytes, done, _queued) => {
                         if !broken {
-                            broken =
-                                out.write_all(&bytes).await.is_err() || out.flush().await.is_err();
-                            if broken {
-                                tracing::warn!("stdout is closed: dropping further messages");
-                            }
+                            broken = !write_line(&mut out, &bytes, &pipes).await;
                         }
                         let _ = done.send(!broken);
                     }
                     Out::Flush(done) => {
-                        let _ = out.flush().await;
+                        if !broken {
+                            tokio::select! {
+                                _ = out.flush() => {}
+                                () = pipes.stdout_gone().cancelled() => {}
+                                () = pipes.stalled(HANGUP_STALL) => {}
+                            }
+                        }
                         let _ = done.send(());
                     }
                 }
@@ -115,6 +130,35 @@ impl Writer {
         let (done, flushed) = oneshot::channel();
         if self.tx.send(Out::Flush(done)).is_ok() {
             let _ = flushed.await;
+        }
+    }
+}
+
+/// Writes one line; false when it could not be, and then stdout counts
+/// as gone: a write error (`EPIPE`), stdout seen gone, or a write that
+/// waited [`HANGUP_STALL`] after the client hung up.
+async fn write_line<W: AsyncWrite + Unpin>(out: &mut W, bytes: &[u8], pipes: &ClientPipes) -> bool {
+    let write = async {
+        out.write_all(bytes).await?;
+        out.flush().await
+    };
+    tokio::select! {
+        biased;
+        written = write => match written {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!("stdout is closed ({e}): dropping further messages");
+                pipes.lose_stdout("a write failed");
+                false
+            }
+        },
+        () = pipes.stdout_gone().cancelled() => false,
+        () = pipes.stalled(HANGUP_STALL) => {
+            tracing::warn!(
+                "stdout took nothing for {HANGUP_STALL:?} after the client hung up: dropping further messages"
+            );
+            pipes.lose_stdout("a write stalled after the hang-up");
+            false
         }
     }
 }
@@ -173,6 +217,8 @@ enum LineRead {
     Line,
     Oversized,
     Eof,
+    /// The client is gone: reading stopped before end of input.
+    Gone,
 }
 
 /// rmcp's transport over stdin/stdout (or any reader and writer).
@@ -183,6 +229,7 @@ pub struct StdioTransport<R> {
     skipping: bool,
     writer: Writer,
     closed: CancellationToken,
+    pipes: ClientPipes,
     /// The lifecycle has begun: an `initialize` (2025), or a complete
     /// 2026-07-28 request, has been read.
     initialized: bool,
@@ -190,13 +237,15 @@ pub struct StdioTransport<R> {
 }
 
 impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
-    pub fn new(input: R, writer: Writer) -> Self {
+    /// The transport over `input` and `writer`, for the client of `pipes`.
+    pub fn new(input: R, writer: Writer, pipes: ClientPipes) -> Self {
         Self {
             reader: BufReader::with_capacity(64 * 1024, input),
             line: Vec::new(),
             skipping: false,
             writer,
             closed: CancellationToken::new(),
+            pipes,
             initialized: false,
             backlog: Arc::new(Backlog::default()),
         }
@@ -232,7 +281,8 @@ impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
         Ok(message)
     }
 
-    /// Cancelled at end of input (or a read error).
+    /// Cancelled when reading ends: end of input (or a read error), or the
+    /// client gone.
     pub fn closed(&self) -> CancellationToken {
         self.closed.clone()
     }
@@ -242,6 +292,32 @@ impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
     /// Cancel-safe: a dropped wait leaves the answer queued.
     async fn answer(&mut self, line: Vec<u8>) {
         let _ = self.writer.queue(line, None).await;
+    }
+
+    /// Waits for room in the backlog, then reads a line, unless the client
+    /// is gone first: stdout gone, or after its hang-up the wait lasted
+    /// [`HANGUP_STALL`]. Cancel-safe.
+    async fn next_line(&mut self) -> LineRead {
+        let pipes = self.pipes.clone();
+        let read = async {
+            // A client that does not read its answers holds us back here.
+            self.backlog.room().await;
+            self.read_line().await
+        };
+        tokio::select! {
+            biased;
+            () = pipes.stdout_gone().cancelled() => {
+                tracing::info!("stdout is gone: reading no more requests");
+                LineRead::Gone
+            }
+            () = pipes.stalled(HANGUP_STALL) => {
+                tracing::info!(
+                    "the client hung up and its input did not move for {HANGUP_STALL:?}: reading no more"
+                );
+                LineRead::Gone
+            }
+            read = read => read,
+        }
     }
 
     /// Reads up to a newline into `self.line`, never past the limit.
@@ -313,11 +389,14 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
-            // A client that does not read its answers holds us back here.
-            self.backlog.room().await;
-            match self.read_line().await {
+            match self.next_line().await {
                 LineRead::Eof => {
                     tracing::info!("end of input");
+                    self.pipes.hang_up("end of input");
+                    self.closed.cancel();
+                    return None;
+                }
+                LineRead::Gone => {
                     self.closed.cancel();
                     return None;
                 }
@@ -365,6 +444,39 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for StdioTrans
 mod tests {
     use super::*;
 
+    /// `elapsed` is `stalls` stall bounds, give or take the timer's
+    /// millisecond rounding.
+    fn about(elapsed: Duration, stalls: u32) -> bool {
+        let due = HANGUP_STALL * stalls;
+        elapsed >= due && elapsed <= due + Duration::from_millis(2 * u64::from(stalls))
+    }
+
+    /// The clock is paused: it moves only to due timers, at once when
+    /// nothing else can run, while the pipes themselves never move.
+    #[tokio::test(start_paused = true)]
+    async fn after_the_hang_up_a_read_or_a_write_that_waits_the_stall_bound_ends_it() {
+        // The client keeps its ends open, writes nothing and reads nothing.
+        let (_client_in, input) = tokio::io::duplex(64);
+        let (output, _client_out) = tokio::io::duplex(64);
+        let pipes = ClientPipes::default();
+        let writer = Writer::spawn(output, pipes.clone());
+        let mut transport = StdioTransport::new(input, writer.clone(), pipes.clone());
+        pipes.hang_up("test");
+        let started = tokio::time::Instant::now();
+        assert!(transport.receive().await.is_none());
+        assert!(transport.closed().is_cancelled());
+        assert!(about(started.elapsed(), 1), "{:?}", started.elapsed());
+        // A line larger than the pipe's buffer never finishes: dropped.
+        let written = writer.queue(vec![b'x'; 1024], None).await;
+        assert_eq!(written.ok(), Some(false));
+        assert!(pipes.stdout_gone().is_cancelled());
+        assert!(about(started.elapsed(), 2), "{:?}", started.elapsed());
+        // Once stdout is gone, nothing more is written or waited for.
+        assert_eq!(writer.queue(b"{}".to_vec(), None).await.ok(), Some(false));
+        writer.flush().await;
+        assert!(about(started.elapsed(), 2), "{:?}", started.elapsed());
+    }
+
     #[tokio::test]
     async fn an_oversized_line_is_refused_and_the_next_one_is_read() {
         let mut input = vec![b'x'; MAX_MESSAGE_BYTES + 10];
@@ -374,7 +486,12 @@ mod tests {
         );
         input.push(b'\n');
         let (out, mut read_out) = tokio::io::duplex(1 << 16);
-        let mut transport = StdioTransport::new(std::io::Cursor::new(input), Writer::spawn(out));
+        let pipes = ClientPipes::default();
+        let mut transport = StdioTransport::new(
+            std::io::Cursor::new(input),
+            Writer::spawn(out, pipes.clone()),
+            pipes,
+        );
         let message = transport.receive().await.unwrap();
         assert!(
             serde_json::to_string(&message)

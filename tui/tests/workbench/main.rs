@@ -18,6 +18,7 @@ mod hardening;
 mod inputs;
 mod mcp;
 mod mcp_2026;
+mod mcp_hangup;
 mod mcp_http;
 mod mcp_replay;
 mod recording;

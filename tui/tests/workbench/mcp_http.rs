@@ -55,9 +55,18 @@ pub(crate) fn listening_address(child: &mut std::process::Child) -> String {
 
 impl Server {
     pub(crate) fn spawn(dir: &Path, extra: &[&str]) -> Self {
+        Self::spawn_with_path(dir, extra, None)
+    }
+
+    /// A server whose `PATH` is `path`, when given.
+    pub(crate) fn spawn_with_path(dir: &Path, extra: &[&str], path: Option<&Path>) -> Self {
         let state = tempfile::tempdir().unwrap();
         let args = [&["--listen", "127.0.0.1:0"], extra].concat();
-        let mut child = server_command(dir, state.path(), &args)
+        let mut command = server_command(dir, state.path(), &args);
+        if let Some(path) = path {
+            command.env("PATH", path);
+        }
+        let mut child = command
             .env_remove("WORKBENCH_MCP_TOKEN")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -88,8 +97,13 @@ impl Server {
         format!("http://{}/mcp", self.addr)
     }
 
-    fn pid(&self) -> i32 {
+    pub(crate) fn pid(&self) -> i32 {
         i32::try_from(self.child.id()).unwrap()
+    }
+
+    /// The server's private state dir (its log file is there).
+    pub(crate) fn state(&self) -> &Path {
+        self._state.path()
     }
 }
 
