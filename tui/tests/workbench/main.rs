@@ -15,6 +15,7 @@ mod e2e_terminal;
 mod explain;
 mod hardening;
 mod inputs;
+mod lens;
 mod mcp;
 mod mcp_2026;
 mod mcp_http;
