@@ -162,7 +162,7 @@ pub struct CallArgs {
     #[command(flatten)]
     pub tokenizer: TokenizerArg,
     /// Then show the result as this host's model receives it
-    /// (HOST[@VERSION], or `all`: the newest lens of every host); see
+    /// (HOST or HOST@VERSION, or `all`: the newest lens of every host); see
     /// `workbench lens --list`.
     #[arg(long, value_name = "HOST|all")]
     pub host: Option<String>,
@@ -231,7 +231,7 @@ pub struct ReplayArgs {
     /// Exit 1 when any result's text is more than N tokens (a budget check).
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u64>,
-    /// Name each record whose current result this host (HOST[@VERSION],
+    /// Name each record whose current result this host (HOST or HOST@VERSION,
     /// see `workbench lens --list`) would cut, with what the cut hides.
     #[arg(long, value_name = "HOST")]
     pub host: Option<String>,

@@ -9,8 +9,10 @@ use fs_search_engine::ToolResult;
 use rmcp::model::{CallToolResult, ContentBlock, MetaObject};
 use serde_json::{Value, json};
 
-use super::server::RESULT_META_KEY;
 use crate::lens::ToolResultInput;
+
+/// The `_meta` key of a call result's error, spill and duration.
+pub const RESULT_META_KEY: &str = "fs-search-workbench/result";
 
 /// The `tools/call` result of a tool result's parts: `error` and `spill`
 /// as `_meta` carries them (null when absent).

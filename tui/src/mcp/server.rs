@@ -68,7 +68,7 @@ pub const SERVER_NAME: &str = "fs-search-workbench";
 pub const MAX_RESULT_SIZE_CHARS_KEY: &str = "anthropic/maxResultSizeChars";
 
 /// The `_meta` key of a call result's error, spill and duration.
-pub const RESULT_META_KEY: &str = "fs-search-workbench/result";
+pub use super::result::RESULT_META_KEY;
 
 /// The logger name of the log notifications.
 const LOGGER: &str = "fs-search-workbench";
