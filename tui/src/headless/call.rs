@@ -77,13 +77,19 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
             "full": spilled_text(result.spill.as_ref()).map(|full| tokenizer.count(&full)),
         })
     });
-    // What each host's model receives, from the result the MCP server sends.
-    let sent = crate::mcp::result::of_tool_result(&result, duration_ms);
-    let input = crate::mcp::result::lens_input(&sent, &args.tool, &call_args);
-    let reports: Vec<HostReport> = lenses
-        .into_iter()
-        .map(|lens| HostReport::new(lens, &input, &result.parts))
-        .collect();
+    // What each host's model receives, from the result the MCP server
+    // sends (built only for --host: the arguments may nest 10,000 levels
+    // deep, and this thread's stack is not the runtime workers').
+    let reports: Vec<HostReport> = if lenses.is_empty() {
+        Vec::new()
+    } else {
+        let sent = crate::mcp::result::of_tool_result(&result, duration_ms);
+        let input = crate::mcp::result::lens_input(&sent, &args.tool, &call_args);
+        lenses
+            .into_iter()
+            .map(|lens| HostReport::new(lens, &input, &result.parts))
+            .collect()
+    };
     if args.json {
         let mut warnings = loaded.warnings.clone();
         warnings.extend(result.warnings.iter().cloned());
