@@ -92,6 +92,9 @@ pub enum Command {
     Freeze(FreezeArgs),
     /// Replay recordings under config variants: what each budget costs.
     Ablate(AblateArgs),
+    /// Show a tool result as an agent host's model receives it (host
+    /// lenses: Codex, Claude Code, opencode, Gemini CLI, Qwen Code).
+    Lens(LensArgs),
 }
 
 /// `--spill-dir DIR | --no-spill`, `--retention DAYS` (default: the
@@ -159,6 +162,11 @@ pub struct CallArgs {
     pub tokens: bool,
     #[command(flatten)]
     pub tokenizer: TokenizerArg,
+    /// Then show the result as this host's model receives it
+    /// (HOST or HOST@VERSION, or `all`: the newest lens of every host); see
+    /// `workbench lens --list`.
+    #[arg(long, value_name = "HOST|all")]
+    pub host: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -225,6 +233,13 @@ pub struct ReplayArgs {
     /// Exit 1 when any result's text is more than N tokens (a budget check).
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u64>,
+    /// Name each record whose current result this host (HOST or HOST@VERSION,
+    /// see `workbench lens --list`) would cut, with what the cut hides.
+    #[arg(long, value_name = "HOST")]
+    pub host: Option<String>,
+    /// With --host: exit 1 when any record would be cut (a CI gate).
+    #[arg(long, requires = "host")]
+    pub fail_on_cut: bool,
     #[command(flatten)]
     pub tokenizer: TokenizerArg,
 }
@@ -287,6 +302,11 @@ pub struct McpArgs {
     /// reverse proxy forwards. Repeatable.
     #[arg(long, value_name = "HOST", requires = "listen")]
     pub allow_host: Vec<String>,
+    /// Declare `_meta["anthropic/maxResultSizeChars"]` = N on both tools in
+    /// tools/list, so Claude Code keeps results of up to N characters
+    /// inline (off by default: tools/list is otherwise unchanged).
+    #[arg(long, value_name = "N")]
+    pub declare_max_result_chars: Option<u64>,
     /// End an HTTP session after this many seconds without a message.
     #[arg(long, value_name = "SECS", default_value_t = 1800, requires = "listen")]
     pub idle_timeout: u64,
@@ -338,6 +358,37 @@ pub struct AblateArgs {
     /// Print CSV instead of the Markdown table.
     #[arg(long)]
     pub csv: bool,
+    #[command(flatten)]
+    pub tokenizer: TokenizerArg,
+}
+
+#[derive(Debug, Args)]
+// `--tokenizer` counts for `--json` only.
+#[command(mut_arg("tokenizer", |arg| arg.requires("json")))]
+pub struct LensArgs {
+    /// The lens: HOST (its newest era) or HOST@VERSION (an era's label, or
+    /// a version number, which picks the era it falls in).
+    #[arg(value_name = "HOST[@VERSION]", required_unless_present = "list")]
+    pub lens: Option<String>,
+    /// The tool result: its text, or a recorded result as JSON (`call
+    /// --json`'s object or an MCP CallToolResult); `-` or none reads stdin.
+    #[arg(value_name = "FILE|-")]
+    pub file: Option<PathBuf>,
+    /// List the lenses: host, version era, source, knobs.
+    #[arg(long, conflicts_with_all = ["lens", "file", "set", "error"])]
+    pub list: bool,
+    /// Set a knob as the host names it (see --list). Repeatable.
+    #[arg(long = "set", value_name = "KNOB=VALUE")]
+    pub set: Vec<String>,
+    /// Treat the result as an error result (`isError: true`).
+    #[arg(long)]
+    pub error: bool,
+    /// The tool that answered (hosts name it in some texts).
+    #[arg(long, default_value = "grep")]
+    pub tool: String,
+    /// Print one JSON object instead of the text.
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub tokenizer: TokenizerArg,
 }

@@ -11,6 +11,8 @@
 //! - [`headless`]: the commands that run without a terminal (`call`,
 //!   `surface`, `replay`, `record`, `freeze`);
 //! - [`explain`]: `workbench explain`, why a path is or is not on a page;
+//! - [`lens`]: host lenses, what each agent host's model receives of a
+//!   tool result;
 //! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
 //! - [`nearest`]: the known name nearest a mistyped one ("did you mean");
 //! - [`rg`]: which rg the workbench runs (version, path, major version);
@@ -34,6 +36,7 @@ pub mod console;
 pub mod exit;
 pub mod explain;
 pub mod headless;
+pub mod lens;
 pub mod log_records;
 pub mod logging;
 pub mod mcp;
@@ -113,6 +116,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Call(args)) => runtime.block_on(headless::call::call(args)),
         Some(Command::Explain(args)) => runtime.block_on(headless::explain::run(args)),
         Some(Command::Surface(args)) => runtime.block_on(headless::surface::surface(args)),
+        Some(Command::Lens(args)) => runtime.block_on(headless::lens::run(args)),
     };
     // A blocking read (stdin) of a stopped command is not waited for.
     runtime.shutdown_background();

@@ -1,6 +1,7 @@
 //! `workbench call`: one tool call through the registry, printing exactly
 //! the model-visible text (a newline after it when stdout is a terminal) or
-//! one JSON object with the result's parts.
+//! one JSON object with the result's parts; with `--host`, the result as
+//! each host's model receives it (the host lenses, [`crate::lens`]).
 
 use std::borrow::Cow;
 use std::io::IsTerminal;
@@ -9,6 +10,7 @@ use std::time::Instant;
 use fs_search_engine::ExecContext;
 use serde_json::{Value, json};
 
+use super::lens::HostReport;
 use super::print;
 use crate::cli::CallArgs;
 use crate::console::stderr_line;
@@ -19,6 +21,15 @@ use crate::setup::{SetupError, SpillChoice, load_engine, read_config};
 /// 128 + the signal's number, printing nothing.
 pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     let stop = crate::signals::install();
+    // A bad --host is a usage error before anything runs.
+    let lenses = match args.host.as_deref().map(super::lens::hosts_of) {
+        Some(Ok(lenses)) => lenses,
+        Some(Err(e)) => {
+            stderr_line!("workbench call: --host: {e}");
+            return Ok(crate::exit::ERROR);
+        }
+        None => Vec::new(),
+    };
     let config = read_config(args.config.raw())?;
     let call_args: Value = crate::setup::read_args(&args.args).await?;
     let spill_root = crate::setup::spill_root(&args.spill)?;
@@ -64,15 +75,28 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     if let Some(note) = unknown_tool_note(&args.tool, &tools) {
         stderr_line!("workbench: note: {note}");
     }
-    let tokens = match tokenizer {
-        Some(handle) => {
-            let tokenizer = crate::tokens::join(handle).await?;
-            Some(json!({
-                "text": tokenizer.count(&result.text),
-                "full": spilled_text(result.spill.as_ref()).map(|full| tokenizer.count(&full)),
-            }))
-        }
+    let tokenizer = match tokenizer {
+        Some(handle) => Some(crate::tokens::join(handle).await?),
         None => None,
+    };
+    let tokens = tokenizer.as_ref().map(|tokenizer| {
+        json!({
+            "text": tokenizer.count(&result.text),
+            "full": spilled_text(result.spill.as_ref()).map(|full| tokenizer.count(&full)),
+        })
+    });
+    // What each host's model receives, from the result the MCP server
+    // sends (built only for --host: the arguments may nest 10,000 levels
+    // deep, and this thread's stack is not the runtime workers').
+    let reports: Vec<HostReport> = if lenses.is_empty() {
+        Vec::new()
+    } else {
+        let sent = crate::mcp::result::of_tool_result(&result, duration_ms);
+        let input = crate::mcp::result::lens_input(&sent, &args.tool, &call_args);
+        lenses
+            .into_iter()
+            .map(|lens| HostReport::new(lens, &input, &result.parts))
+            .collect()
     };
     if args.json {
         let mut warnings = loaded.warnings.clone();
@@ -93,7 +117,28 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
         if let (Some(tokens), Some(map)) = (tokens, object.as_object_mut()) {
             map.insert("tokens".to_owned(), tokens);
         }
+        if let (false, Some(map)) = (reports.is_empty(), object.as_object_mut()) {
+            let hosts: Vec<Value> = reports
+                .iter()
+                .map(|r| r.to_json(tokenizer.as_ref().map(|t| t.count(&r.lensed.text))))
+                .collect();
+            map.insert("hosts".to_owned(), Value::Array(hosts));
+        }
         print(&format!("{object}\n"));
+    } else if let [report] = reports.as_slice() {
+        stderr_line!("{}", report.summary());
+        let terminal = std::io::stdout().is_terminal();
+        print(&for_stdout(&report.lensed.text, terminal));
+    } else if !reports.is_empty() {
+        let mut out = String::new();
+        for report in &reports {
+            out.push_str(&format!(
+                "== {}\n{}\n\n",
+                report.summary(),
+                report.lensed.text
+            ));
+        }
+        print(&out);
     } else {
         let terminal = std::io::stdout().is_terminal();
         print(&for_stdout(&result.text, terminal));

@@ -5,12 +5,14 @@
 //! - [`ablate`]: `workbench ablate`, the cost of config variants;
 //! - [`call`]: `workbench call`, one tool call;
 //! - [`explain`]: `workbench explain`, why a path is or is not on the page;
+//! - [`lens`]: `workbench lens`, a tool result as a host's model receives it;
 //! - [`surface`]: `workbench surface`, the prompt sections and tool definitions;
 //! - [`transcripts`]: `workbench replay` and `workbench record`.
 
 pub mod ablate;
 pub mod call;
 pub mod explain;
+pub mod lens;
 pub mod surface;
 pub mod transcripts;
 

@@ -29,11 +29,19 @@ use crate::transcript::replay::{Difference, Replay, replay_file};
 /// instead of failing. Returns the exit status.
 pub async fn replay(args: &ReplayArgs) -> u8 {
     crate::signals::install();
+    let lens = match args.host.as_deref().map(crate::lens::resolve) {
+        Some(Ok(lens)) => Some(lens),
+        Some(Err(e)) => {
+            stderr_line!("workbench replay: --host: {e}");
+            return exit::ERROR;
+        }
+        None => None,
+    };
     let mut status = exit::SUCCESS;
     let temp = std::env::temp_dir();
     let mut tokens = Tokens::new(args.tokenizer.file());
     for file in &args.files {
-        match replay_one(file, args, &mut tokens, &temp).await {
+        match replay_one(file, args, lens, &mut tokens, &temp).await {
             Ok(code) => status = status.max(code),
             Err(TranscriptError::Stopped(signal)) => return stopped("replay", signal),
             Err(e) => {
@@ -73,6 +81,7 @@ impl<'a> Tokens<'a> {
 async fn replay_one(
     file: &Path,
     args: &ReplayArgs,
+    lens: Option<&'static crate::lens::Lens>,
     tokens: &mut Tokens<'_>,
     temp: &Path,
 ) -> Result<u8, TranscriptError> {
@@ -81,7 +90,15 @@ async fn replay_one(
     if update || args.max_tokens.is_some() || replay.carries_tokens() {
         replay.count_tokens(tokens.get().await?);
     }
-    let over = over_budget(&replay, args.max_tokens);
+    let cuts = lens.map_or_else(String::new, |lens| cut_by(&replay, lens));
+    let cut_status = if args.fail_on_cut && !cuts.is_empty() {
+        exit::CHANGED
+    } else {
+        exit::SUCCESS
+    };
+    let over_tokens = over_budget(&replay, args.max_tokens);
+    let status = budget_status(&over_tokens).max(cut_status);
+    let over = format!("{over_tokens}{cuts}");
     let total = replay.checks.len();
     let changed = replay.changed().count();
     if replay.transcript.header.env.rg != replay.rg_now {
@@ -97,7 +114,7 @@ async fn replay_one(
             "ok {}: {total} records match\n{over}",
             replay.file
         ));
-        return Ok(budget_status(&over));
+        return Ok(status);
     }
     if update {
         save(file, &replay.updated())?;
@@ -105,7 +122,7 @@ async fn replay_one(
             "updated {}: {changed} of {total} records rewritten\n{over}",
             replay.file
         ));
-        return Ok(budget_status(&over));
+        return Ok(status);
     }
     print(&replay.diffs());
     print(&format!(
@@ -164,6 +181,35 @@ fn over_budget(replay: &Replay, max: Option<u64>) -> String {
                 format!(
                     "OVER BUDGET {}:{} record \"{}\": {tokens} tokens > --max-tokens {max}\n",
                     replay.file, check.record.line, check.record.call.name
+                )
+            })
+        })
+        .collect()
+}
+
+/// One line per record whose current result `lens` would cut: what it
+/// removes and hides (the page's footer and locator found in its text).
+fn cut_by(replay: &Replay, lens: &'static crate::lens::Lens) -> String {
+    replay
+        .checks
+        .iter()
+        .filter_map(|check| {
+            let input = crate::lens::ToolResultInput {
+                tool: check.record.call.tool.clone(),
+                args: check.record.call.args.clone(),
+                text: check.current.text.clone(),
+                is_error: check.current.is_error,
+                duration_secs: None,
+            };
+            let parts = crate::lens::page::detect_parts(&input.text);
+            let report = super::lens::HostReport::new(lens, &input, &parts);
+            (report.lensed.cut != crate::lens::Cut::None).then(|| {
+                format!(
+                    "CUT {}:{} record \"{}\": {}\n",
+                    replay.file,
+                    check.record.line,
+                    check.record.call.name,
+                    report.summary()
                 )
             })
         })

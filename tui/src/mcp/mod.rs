@@ -14,7 +14,8 @@
 //!   [`post`], [`sessions`], [`connections`]: the HTTP request path,
 //!   [`error`]: what keeps the server from serving,
 //!   [`recording`]: `--record` (its records), [`record_file`]: the file
-//!   behind it (shared by servers, rolled back, rotated).
+//!   behind it (shared by servers, rolled back, rotated), [`result`]: the
+//!   `tools/call` result every server (and `call --host`) builds.
 //! - [`replay`]: `--replay TRANSCRIPT...`, recorded answers served through
 //!   the [`answers`] seam of `tools/call`.
 //! - stdout carries only JSON-RPC; logs go to the workbench log file (see
@@ -43,6 +44,7 @@ pub mod post;
 pub mod record_file;
 pub mod recording;
 pub mod replay;
+pub mod result;
 pub mod server;
 pub mod sessions;
 pub mod transport;

@@ -52,9 +52,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    DiscoverResult, Implementation, ListToolsResult, LoggingLevel, LoggingMessageNotificationParam,
-    MetaObject, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, DiscoverResult,
+    Implementation, ListToolsResult, LoggingLevel, LoggingMessageNotificationParam,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
     ServerCapabilities, ServerConfig, SetLevelRequestMethod, SetLevelRequestParams, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
@@ -68,8 +68,12 @@ use super::recording::Recording;
 /// The server's name in `serverInfo`.
 pub const SERVER_NAME: &str = "fs-search-workbench";
 
+/// The `_meta` key of a tool in `tools/list` by which Claude Code lets a
+/// tool declare how many characters of its results stay inline.
+pub const MAX_RESULT_SIZE_CHARS_KEY: &str = "anthropic/maxResultSizeChars";
+
 /// The `_meta` key of a call result's error, spill and duration.
-pub const RESULT_META_KEY: &str = "fs-search-workbench/result";
+pub use super::result::RESULT_META_KEY;
 
 /// The logger name of the log notifications.
 const LOGGER: &str = "fs-search-workbench";
@@ -151,6 +155,21 @@ impl McpServer {
         }
     }
 
+    /// Declares `chars` as `_meta["anthropic/maxResultSizeChars"]` on
+    /// every tool of `tools/list` (`None`: the tools are left as they are),
+    /// so Claude Code keeps results up to that many characters inline.
+    pub fn with_declared_max_result_chars(mut self, chars: Option<u64>) -> Self {
+        if let Some(chars) = chars {
+            for tool in &mut self.tools {
+                let mut meta = tool.meta.take().unwrap_or_default();
+                meta.0
+                    .insert(MAX_RESULT_SIZE_CHARS_KEY.to_owned(), json!(chars));
+                tool.meta = Some(meta);
+            }
+        }
+        self
+    }
+
     /// Asks `answers` for each call's answer before running it (see
     /// [`AnswerSource`]).
     pub fn with_answers(mut self, answers: Arc<dyn AnswerSource>) -> Self {
@@ -205,32 +224,7 @@ impl McpServer {
     }
 
     fn result_of(finished: &Finished) -> CallToolResult {
-        let result = &finished.result;
-        let content = vec![ContentBlock::text(result.text.clone())];
-        let mut out = if result.is_error {
-            CallToolResult::error(content)
-        } else {
-            CallToolResult::success(content)
-        };
-        let error = result
-            .error
-            .as_ref()
-            .map(|e| json!({"name": e.name(), "code": e.code_str()}));
-        let spill = result
-            .spill
-            .as_ref()
-            .map(|s| json!({"locator": s.locator, "bytes": s.bytes}));
-        let mut meta = MetaObject::new();
-        meta.0.insert(
-            RESULT_META_KEY.to_owned(),
-            json!({
-                "error": error,
-                "spill": spill,
-                "durationMs": (finished.duration_ms * 1000.0).round() / 1000.0,
-            }),
-        );
-        out.meta = Some(meta);
-        out
+        super::result::of_tool_result(&finished.result, finished.duration_ms)
     }
 }
 

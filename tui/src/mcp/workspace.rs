@@ -30,6 +30,9 @@ pub struct Workspace {
     pub spill_mode: SpillMode,
     /// `--replay`: the recorded answers, asked before the engine.
     pub replay: Option<Replayed>,
+    /// `--declare-max-result-chars N`: declared on both tools in
+    /// `tools/list` (`_meta["anthropic/maxResultSizeChars"]`).
+    pub declared_max_result_chars: Option<u64>,
 }
 
 impl Workspace {
@@ -44,6 +47,7 @@ impl Workspace {
                 config: replayed.config.clone(),
                 spill_mode: SpillMode::Store,
                 replay: Some(replayed),
+                declared_max_result_chars: args.declare_max_result_chars,
             });
         }
         let Some(workdir) = args.workdir.as_deref() else {
@@ -68,6 +72,7 @@ impl Workspace {
             config,
             spill_mode,
             replay: None,
+            declared_max_result_chars: args.declare_max_result_chars,
         })
     }
 
@@ -103,7 +108,8 @@ impl Workspace {
 
     /// The handler of one connection.
     pub fn server(&self, runner: Arc<CallRunner>, recording: Option<Arc<Recording>>) -> McpServer {
-        let server = McpServer::new(runner, self.warnings.clone(), recording);
+        let server = McpServer::new(runner, self.warnings.clone(), recording)
+            .with_declared_max_result_chars(self.declared_max_result_chars);
         match &self.replay {
             Some(replayed) => server.with_answers(replayed.calls.clone()),
             None => server,

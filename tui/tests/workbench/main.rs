@@ -16,6 +16,7 @@ mod explain;
 mod freeze_session;
 mod hardening;
 mod inputs;
+mod lens;
 mod mcp;
 mod mcp_2026;
 mod mcp_hangup;

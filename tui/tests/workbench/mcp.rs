@@ -473,6 +473,32 @@ async fn initialize_instructions_and_tools_list_equal_workbench_surface() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declare_max_result_chars_sets_claude_code_s_meta_on_both_tools_and_only_then() {
+    let dir = tree();
+    let c = connect(
+        dir.path(),
+        &["--config", SAMPLING, "--declare-max-result-chars", "120000"],
+    )
+    .await;
+    let tools = c.service.peer().list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), 2);
+    for tool in &tools {
+        let meta = serde_json::to_value(tool.meta.as_ref().unwrap()).unwrap();
+        assert_eq!(
+            meta,
+            json!({"anthropic/maxResultSizeChars": 120000}),
+            "{}",
+            tool.name
+        );
+    }
+    c.service.cancel().await.unwrap();
+    let c = connect(dir.path(), &["--config", SAMPLING]).await;
+    let tools = c.service.peer().list_all_tools().await.unwrap();
+    assert!(tools.iter().all(|t| t.meta.is_none()));
+    c.service.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_protocol_version_is_answered_with_2025_11_25() {
     let dir = tree();
     let mut raw = Raw::spawn(dir.path(), &["--config", SAMPLING]);

@@ -18,13 +18,12 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use rmcp::model::{CallToolResult, ContentBlock, MetaObject};
+use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 use super::matching::{canonical, distance};
 use crate::cli::OnMiss;
 use crate::mcp::answers::{AnswerSource, SourcedAnswer};
-use crate::mcp::server::RESULT_META_KEY;
 use crate::transcript::format::Outcome;
 
 /// How many recorded calls a miss names at most.
@@ -205,26 +204,15 @@ pub fn recorded_answer(outcome: &Outcome) -> SourcedAnswer {
 }
 
 /// A `tools/call` result shaped as the live server's (one text item,
-/// `isError`, `_meta` under [`RESULT_META_KEY`]).
+/// `isError`, `_meta` under [`crate::mcp::server::RESULT_META_KEY`]).
 fn result(text: String, is_error: bool, error: Value, spill: Value) -> CallToolResult {
-    let content = vec![ContentBlock::text(text)];
-    let mut out = if is_error {
-        CallToolResult::error(content)
-    } else {
-        CallToolResult::success(content)
-    };
-    let mut meta = MetaObject::new();
-    meta.0.insert(
-        RESULT_META_KEY.to_owned(),
-        json!({"error": error, "spill": spill, "durationMs": 0.0}),
-    );
-    out.meta = Some(meta);
-    out
+    crate::mcp::result::call_tool_result(text, is_error, error, spill, 0.0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::server::RESULT_META_KEY;
     use crate::transcript::format::{OutcomeError, OutcomeSpill};
 
     fn outcome(text: &str) -> Outcome {

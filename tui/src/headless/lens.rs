@@ -1,0 +1,329 @@
+//! `workbench lens`: a tool result as an agent host's model receives it
+//! (`--list`: the lenses), and the per-host report `workbench call --host`
+//! adds after a call. The lenses themselves are in [`crate::lens`].
+
+use std::io::{IsTerminal, Read as _};
+
+use fs_search_engine::TextParts;
+use serde_json::{Value, json};
+
+use super::print;
+use crate::cli::LensArgs;
+use crate::console::stderr_line;
+use crate::lens::page::{Verdict, detect_parts, summary, verdict};
+use crate::lens::{KnobValue, Knobs, LENSES, Lens, LensError, Lensed, ToolResultInput, resolve};
+use crate::setup::SetupError;
+
+/// Why `workbench lens` cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum LensCommandError {
+    #[error(transparent)]
+    Lens(#[from] LensError),
+    #[error("{path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+}
+
+/// Runs `workbench lens`.
+pub async fn run(args: LensArgs) -> Result<u8, SetupError> {
+    match lens(args).await {
+        Ok(code) => Ok(code),
+        Err(LensCommandError::Setup(e)) => Err(e),
+        Err(e) => {
+            stderr_line!("workbench lens: {e}");
+            Ok(crate::exit::ERROR)
+        }
+    }
+}
+
+async fn lens(args: LensArgs) -> Result<u8, LensCommandError> {
+    if args.list {
+        print(&if args.json {
+            format!("{}\n", list_json())
+        } else {
+            list_text()
+        });
+        return Ok(crate::exit::SUCCESS);
+    }
+    let lens = resolve(args.lens.as_deref().unwrap_or_default())?;
+    let knobs = Knobs::parse(lens, &args.set)?;
+    let input = read_input(&args)?;
+    let lensed = lens.apply(&input, &knobs);
+    if !args.json {
+        let terminal = std::io::stdout().is_terminal();
+        let mut text = lensed.text.clone();
+        if terminal && !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        print(&text);
+        return Ok(crate::exit::SUCCESS);
+    }
+    let tokenizer = crate::tokens::join(crate::tokens::load_in_background(args.tokenizer.file()))
+        .await
+        .map_err(SetupError::from)?;
+    let parts = detect_parts(&input.text);
+    let verdict = verdict(&input.tool, &input.text, &parts, &lensed.original_kept());
+    let object = json!({
+        "host": lens.host,
+        "version": lens.version,
+        "knobs": knobs.effective(lens.knobs),
+        "framed": lensed.framed.text(),
+        "budget": budget_json(&lensed),
+        "text": lensed.text,
+        "cut": lensed.cut.as_str(),
+        "keptBytes": lensed.kept_bytes(),
+        "removedBytes": lensed.removed_bytes(),
+        "tokens": tokenizer.count(&lensed.text),
+        "footerVisible": verdict.footer_visible,
+        "notes": lensed.notes,
+    });
+    print(&format!("{object}\n"));
+    Ok(crate::exit::SUCCESS)
+}
+
+fn budget_json(lensed: &Lensed) -> Value {
+    json!({"unit": lensed.budget.unit.as_str(), "limit": lensed.budget.limit})
+}
+
+/// The tool result named by `FILE|-`: a recorded result (a JSON object
+/// with `text`, or an MCP result with `content`) or plain text.
+fn read_input(args: &LensArgs) -> Result<ToolResultInput, LensCommandError> {
+    let (name, bytes) = match args.file.as_deref() {
+        Some(path) if path.as_os_str() != "-" => (
+            path.display().to_string(),
+            crate::bounded::read_file(path, crate::bounded::TRANSCRIPT_MAX_BYTES),
+        ),
+        _ => ("<stdin>".to_owned(), read_stdin()),
+    };
+    let bytes = bytes.map_err(|source| LensCommandError::Read {
+        path: name.clone(),
+        source,
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| LensCommandError::Read {
+        path: name,
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
+    })?;
+    let mut input = recorded(&text).unwrap_or(ToolResultInput {
+        tool: args.tool.clone(),
+        args: Value::Null,
+        text,
+        is_error: false,
+        duration_secs: None,
+    });
+    input.is_error |= args.error;
+    Ok(input)
+}
+
+fn read_stdin() -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .take(crate::bounded::TRANSCRIPT_MAX_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > crate::bounded::TRANSCRIPT_MAX_BYTES {
+        return Err(std::io::Error::other("stdin is larger than 256 MiB"));
+    }
+    Ok(bytes)
+}
+
+/// A recorded result: `call --json`'s object (`tool`, `args`, `text`,
+/// `isError`) or an MCP `CallToolResult` (`content`, `isError`).
+fn recorded(text: &str) -> Option<ToolResultInput> {
+    let trimmed = text.trim_start();
+    if !trimmed.starts_with('{') {
+        return None;
+    }
+    let value: Value = serde_json::from_str(text).ok()?;
+    let object = value.as_object()?;
+    let body = match (object.get("text"), object.get("content")) {
+        (Some(Value::String(t)), _) => t.clone(),
+        (_, Some(Value::Array(blocks))) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => return None,
+    };
+    Some(ToolResultInput {
+        tool: object
+            .get("tool")
+            .and_then(Value::as_str)
+            .unwrap_or("grep")
+            .to_owned(),
+        args: object.get("args").cloned().unwrap_or(Value::Null),
+        text: body,
+        is_error: object
+            .get("isError")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        duration_secs: object
+            .get("durationMs")
+            .and_then(Value::as_f64)
+            .map(|ms| ms / 1000.0),
+    })
+}
+
+fn list_text() -> String {
+    let mut out = String::new();
+    for lens in LENSES {
+        out.push_str(&format!("{}  ({})\n", lens.name(), lens.versions));
+        out.push_str(&format!("  {}\n", lens.description));
+        out.push_str(&format!(
+            "  source{}: {}\n",
+            if lens.from_source {
+                ""
+            } else {
+                " (documentation, not verifiable)"
+            },
+            lens.source
+        ));
+        if !lens.knobs.is_empty() {
+            let knobs: Vec<String> = lens
+                .knobs
+                .iter()
+                .map(|k| {
+                    if k.default.is_empty() {
+                        k.name.to_owned()
+                    } else {
+                        format!("{}={}", k.name, k.default)
+                    }
+                })
+                .collect();
+            out.push_str(&format!("  knobs: {}\n", knobs.join(", ")));
+        }
+    }
+    out
+}
+
+fn list_json() -> Value {
+    let lenses: Vec<Value> = LENSES
+        .iter()
+        .map(|lens| {
+            json!({
+                "name": lens.name(),
+                "host": lens.host,
+                "version": lens.version,
+                "versions": lens.versions,
+                "source": lens.source,
+                "fromSource": lens.from_source,
+                "description": lens.description,
+                "knobs": lens.knobs.iter().map(|k| json!({
+                    "name": k.name,
+                    "default": if k.default.is_empty() { Value::Null } else { json!(k.default) },
+                    "help": k.help,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({ "lenses": lenses })
+}
+
+/// The lenses `--host HOST|all` names: one, or the newest of each host.
+pub fn hosts_of(spec: &str) -> Result<Vec<&'static Lens>, LensError> {
+    if spec == "all" {
+        return crate::lens::hosts().into_iter().map(resolve).collect();
+    }
+    Ok(vec![resolve(spec)?])
+}
+
+/// One host's report on a call's result: the lensed text, what the cut
+/// hides, a one-line summary.
+pub struct HostReport {
+    pub lens: &'static Lens,
+    pub knobs: Knobs,
+    pub lensed: Lensed,
+    pub verdict: Verdict,
+}
+
+impl HostReport {
+    /// `lens` applied to `input`, the page's parts at `parts` (the call's
+    /// duration filling the knob that prints it).
+    pub fn new(lens: &'static Lens, input: &ToolResultInput, parts: &TextParts) -> Self {
+        let mut knobs = Knobs::default();
+        if let Some(seconds) = input.duration_secs
+            && lens.knobs.iter().any(|k| k.name == "wall_time_seconds")
+        {
+            knobs.set("wall_time_seconds", KnobValue::Number(seconds));
+        }
+        let lensed = lens.apply(input, &knobs);
+        let verdict = verdict(&input.tool, &input.text, parts, &lensed.original_kept());
+        Self {
+            lens,
+            knobs,
+            lensed,
+            verdict,
+        }
+    }
+
+    pub fn summary(&self) -> String {
+        summary(self.lens, &self.lensed, &self.verdict)
+    }
+
+    /// The report as `call --host --json` prints it.
+    pub fn to_json(&self, tokens: Option<usize>) -> Value {
+        json!({
+            "host": self.lens.host,
+            "version": self.lens.version,
+            "knobs": self.knobs.effective(self.lens.knobs),
+            "budget": budget_json(&self.lensed),
+            "text": self.lensed.text,
+            "cut": self.lensed.cut.as_str(),
+            "keptBytes": self.lensed.kept_bytes(),
+            "removedBytes": self.lensed.removed_bytes(),
+            "tokens": tokens,
+            "footerVisible": self.verdict.footer_visible,
+            "locatorVisible": self.verdict.locator_visible,
+            "grep": self.verdict.to_json()["grep"],
+            "summary": self.summary(),
+            "notes": self.lensed.notes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_json_object_is_read_as_a_recorded_result() {
+        let input = recorded(
+            r#"{"tool":"glob","args":{"pattern":"*"},"isError":true,"text":"bad","durationMs":5}"#,
+        )
+        .unwrap();
+        assert_eq!(input.tool, "glob");
+        assert_eq!(input.text, "bad");
+        assert!(input.is_error);
+    }
+
+    #[test]
+    fn an_mcp_result_is_read_as_a_recorded_result() {
+        let input =
+            recorded(r#"{"content":[{"type":"text","text":"Found 1 match"}],"isError":false}"#)
+                .unwrap();
+        assert_eq!(input.text, "Found 1 match");
+    }
+
+    #[test]
+    fn page_text_is_not_taken_for_json() {
+        assert!(recorded("Found 1 match\n\na.rs\nLine 1: {x}").is_none());
+        assert!(recorded("{not json").is_none());
+    }
+
+    #[test]
+    fn all_is_the_newest_lens_of_each_host() {
+        let names: Vec<String> = hosts_of("all").unwrap().iter().map(|l| l.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "codex@0.120",
+                "claude-code@docs-2026-10",
+                "opencode@current",
+                "gemini-cli@0.48",
+                "qwen-code@current"
+            ]
+        );
+    }
+}
