@@ -209,6 +209,8 @@ fn a_junit_report_tells_changed_rg_text_over_budget_and_errors_apart_for_junitpa
         assert_eq!(case["line"], line.to_string().as_str());
         assert_eq!(property(&case["properties"], "rg"), Some(rg_now().as_str()));
         assert_eq!(property(&case["properties"], "tool").map(str::len), Some(4));
+        // The header names rg 12 and no record has a variant for this rg.
+        assert_eq!(property(&case["properties"], "another-rg"), Some("true"));
         // Over the budget exactly when the current text has more than 20 tokens.
         let tokens: u64 = property(&case["properties"], "tokens-now")
             .unwrap()
@@ -306,6 +308,15 @@ fn every_fixture_replays_and_its_junit_report_skips_each_variant_for_another_rg(
         assert_eq!(suite["failures"], 0, "{file}");
         for case in suite["cases"].as_array().unwrap() {
             let skipped = result_kinds(case) == [("skipped".to_owned(), String::new())];
+            // A record is compared with another rg's text exactly when this
+            // rg's major is not the header's (13) and it has no variant for it.
+            if !skipped {
+                let another = property(&case["properties"], "another-rg").is_some();
+                let with = property(&case["properties"], "recorded-with").unwrap();
+                let expected = fs_search_tests::rg_texts::running_rg_major() != 13
+                    && !with.starts_with("the variant for rg ");
+                assert_eq!(another, expected, "{case}");
+            }
             assert_eq!(
                 skipped,
                 case["name"].as_str().unwrap().ends_with(')'),

@@ -2,7 +2,9 @@
 //! CI systems read (Jenkins, GitLab, GitHub test reporters): a
 //! `<testsuite>` per transcript (name and classname: the path), a
 //! `<testcase>` per replayed record (name: the record's call name) with
-//! the tool, the arguments and the rg versions as properties, and
+//! the tool, the arguments and the rg versions as properties (and
+//! `another-rg` when the record was compared with text another rg major
+//! version wrote), and
 //!
 //! - a `<failure type="changed">` (the engine's text or the kind of
 //!   result), `type="rg-text"` (only text rg writes itself, compared with
@@ -103,6 +105,10 @@ fn suite(file: &FileReport, options: &ReportOptions) -> Suite {
         property("args", &call.args.to_string());
         property("rg", &replay.rg_now);
         property("recorded-with", &compared_with(check, replay));
+        if verdict.other_rg {
+            // Compared with text another rg major version wrote.
+            property("another-rg", "true");
+        }
         if let Some(tokens) = check.expected().tokens {
             property("tokens-recorded", &tokens.to_string());
         }
