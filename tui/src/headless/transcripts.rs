@@ -8,7 +8,12 @@
 //! N`, 1 also when any result's text is more than N tokens (each such
 //! record named on stdout). Records carry their text's token count; replay
 //! counts (loading the tokenizer) only when a record carries one, or with
-//! `--update` or `--max-tokens`. Record: 0 or 2.
+//! `--update` or `--max-tokens`. `--jobs` and `--shard` choose how many
+//! records run at once and which ([`crate::transcript::batch`]);
+//! `--junit` and `--format github` add reports
+//! ([`crate::transcript::report`]); none of them changes the exit status
+//! (but a report file that cannot be written is 2).
+//! Record: 0 or 2.
 //! `workbench freeze RECORDING [--workdir DIR] --out TRANSCRIPT --tree-out
 //! DIR` makes a live recording self-contained and replays it: 0, 1 or 2
 //! likewise. Every file these commands rewrite (`--update`, `--out`,
