@@ -242,6 +242,45 @@ pub struct ReplayArgs {
     pub fail_on_cut: bool,
     #[command(flatten)]
     pub tokenizer: TokenizerArg,
+    /// Also write a JUnit XML report to FILE: a testsuite per transcript,
+    /// a testcase per record.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// What stdout carries: the human report, or it plus GitHub Actions
+    /// annotations (and a summary appended to $GITHUB_STEP_SUMMARY).
+    /// Default: github when GITHUB_ACTIONS=true, else human.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ReplayFormat>,
+    /// Replay up to N records at once (default: the number of cores);
+    /// the output and the exit status do not depend on N.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub jobs: Option<u32>,
+    /// Replay only share K of N: the records across all FILES, counted in
+    /// order, the i-th (from 0) belonging to share i mod N + 1.
+    #[arg(long, value_name = "K/N", conflicts_with = "update")]
+    pub shard: Option<crate::transcript::batch::Shard>,
+}
+
+/// `replay --format`: what stdout carries besides the human report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReplayFormat {
+    /// The report for a person reading a log.
+    Human,
+    /// The human report plus `::error`/`::notice` workflow commands, and a
+    /// Markdown summary appended to $GITHUB_STEP_SUMMARY when it is set.
+    Github,
+}
+
+impl ReplayFormat {
+    /// `--format` as given, else github when `github_actions` (the value
+    /// of $GITHUB_ACTIONS) is `true`, else human.
+    pub fn resolve(given: Option<Self>, github_actions: Option<&str>) -> Self {
+        match given {
+            Some(format) => format,
+            None if github_actions == Some("true") => Self::Github,
+            None => Self::Human,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -1,4 +1,5 @@
-//! `workbench replay FILE... [--update] [--max-tokens N]` and `workbench record --tree DIR
+//! `workbench replay FILE... [--update] [--max-tokens N] [--junit FILE]
+//! [--format human|github] [--jobs N] [--shard K/N]` and `workbench record --tree DIR
 //! --config JSON|@FILE --out FILE < calls.jsonl`: the headless front of
 //! the transcript library. Exit status: replay 0 when every record
 //! matches (or was updated), 1 when any record changed (a unified diff per
@@ -7,7 +8,12 @@
 //! N`, 1 also when any result's text is more than N tokens (each such
 //! record named on stdout). Records carry their text's token count; replay
 //! counts (loading the tokenizer) only when a record carries one, or with
-//! `--update` or `--max-tokens`. Record: 0 or 2.
+//! `--update` or `--max-tokens`. `--jobs` and `--shard` choose how many
+//! records run at once and which ([`crate::transcript::batch`]);
+//! `--junit` and `--format github` add reports
+//! ([`crate::transcript::report`]); none of them changes the exit status
+//! (but a report file that cannot be written is 2).
+//! Record: 0 or 2.
 //! `workbench freeze RECORDING [--workdir DIR] --out TRANSCRIPT --tree-out
 //! DIR` makes a live recording self-contained and replays it: 0, 1 or 2
 //! likewise (1 also for a recording with no calls, nothing written). Every file these commands rewrite (`--update`, `--out`,
@@ -16,19 +22,37 @@
 use std::path::Path;
 
 use super::print;
-use crate::cli::ReplayArgs;
+use crate::cli::{ReplayArgs, ReplayFormat};
 use crate::console::stderr_line;
 use crate::exit;
-use crate::tokens::Tokenizer;
+use crate::transcript::batch::{BatchOptions, FileResult, default_jobs, replay_files};
 use crate::transcript::error::TranscriptError;
 use crate::transcript::freeze::{Frozen, Prepared, prepare as prepare_freeze};
 use crate::transcript::record::{parse_calls, record as record_calls, save};
-use crate::transcript::replay::{Difference, Replay, replay_file};
+use crate::transcript::replay::{Replay, replay_file};
+use crate::transcript::report::{FileReport, ReportOptions, github, human, junit, other_rg_note};
 
-/// Replays `args.files`; with `update`, rewrites each changed file
-/// instead of failing. Returns the exit status.
+/// Replays `args.files` (`--jobs` at once, `--shard`'s share); with
+/// `update`, rewrites each changed file instead of failing. Reports on
+/// stdout as `--format` says, and to `--junit`'s file. Returns the exit
+/// status.
 pub async fn replay(args: &ReplayArgs) -> u8 {
     crate::signals::install();
+    let format =
+        ReplayFormat::resolve(args.format, std::env::var("GITHUB_ACTIONS").ok().as_deref());
+    let options = BatchOptions {
+        jobs: args
+            .jobs
+            .map_or_else(default_jobs, |n| usize::try_from(n).unwrap_or(1)),
+        shard: args.shard,
+        temp_parent: std::env::temp_dir(),
+        count_tokens: args.update || args.max_tokens.is_some(),
+        tokenizer: args.tokenizer.file().map(Path::to_path_buf),
+    };
+    let report_options = ReportOptions {
+        max_tokens: args.max_tokens,
+        shard: args.shard,
+    };
     let lens = match args.host.as_deref().map(crate::lens::resolve) {
         Some(Ok(lens)) => Some(lens),
         Some(Err(e)) => {
@@ -38,153 +62,102 @@ pub async fn replay(args: &ReplayArgs) -> u8 {
         None => None,
     };
     let mut status = exit::SUCCESS;
-    let temp = std::env::temp_dir();
-    let mut tokens = Tokens::new(args.tokenizer.file());
-    for file in &args.files {
-        match replay_one(file, args, lens, &mut tokens, &temp).await {
-            Ok(code) => status = status.max(code),
-            Err(TranscriptError::Stopped(signal)) => return stopped("replay", signal),
-            Err(e) => {
-                stderr_line!("workbench replay: {e}");
-                status = exit::ERROR;
-            }
+    let mut reports = Vec::new();
+    let run = replay_files(&args.files, &options, |file, result| {
+        let report = report_file(file, result, args, lens, &report_options, &mut status);
+        if format == ReplayFormat::Github {
+            print(&github::annotations(&report, &report_options));
         }
+        reports.push(report);
+    })
+    .await;
+    if let Err(TranscriptError::Stopped(signal)) = run {
+        return stopped("replay", signal);
+    }
+    if let Err(e) = run {
+        stderr_line!("workbench replay: {e}");
+        status = exit::ERROR;
+    }
+    if let Some(junit_file) = &args.junit {
+        let xml = junit::report(&reports, &report_options);
+        if let Err(e) = crate::atomic_file::replace(junit_file, xml.as_bytes()) {
+            stderr_line!("workbench replay: --junit {}: {e}", junit_file.display());
+            status = exit::ERROR;
+        }
+    }
+    if format == ReplayFormat::Github
+        && let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty())
+        && let Err(e) = append(
+            Path::new(&summary),
+            &github::summary(&reports, &report_options),
+        )
+    {
+        stderr_line!(
+            "workbench replay: $GITHUB_STEP_SUMMARY {}: {e}",
+            Path::new(&summary).display()
+        );
+        status = exit::ERROR;
     }
     status
 }
 
-/// The tokenizer, loaded the first time a replay needs it.
-struct Tokens<'a> {
-    file: Option<&'a Path>,
-    loaded: Option<Tokenizer>,
-}
-
-impl<'a> Tokens<'a> {
-    fn new(file: Option<&'a Path>) -> Self {
-        Self { file, loaded: None }
-    }
-
-    async fn get(&mut self) -> Result<&Tokenizer, TranscriptError> {
-        if self.loaded.is_none() {
-            let handle = crate::tokens::load_in_background(self.file);
-            let tokenizer = crate::tokens::join(handle)
-                .await
-                .map_err(|e| TranscriptError::Other(format!("--tokenizer: {e}")))?;
-            self.loaded = Some(tokenizer);
-        }
-        self.loaded
-            .as_ref()
-            .ok_or_else(|| TranscriptError::Other("the tokenizer did not load".into()))
-    }
-}
-
-async fn replay_one(
+/// Reports one file's replay as a person reads it (stdout; errors and the
+/// other-rg note on stderr), rewrites it with `--update`, and raises
+/// `status` to what it found.
+fn report_file(
     file: &Path,
+    result: FileResult,
     args: &ReplayArgs,
     lens: Option<&'static crate::lens::Lens>,
-    tokens: &mut Tokens<'_>,
-    temp: &Path,
-) -> Result<u8, TranscriptError> {
-    let update = args.update;
-    let mut replay = replay_file(file, temp).await?;
-    if update || args.max_tokens.is_some() || replay.carries_tokens() {
-        replay.count_tokens(tokens.get().await?);
-    }
-    let cuts = lens.map_or_else(String::new, |lens| cut_by(&replay, lens));
-    let cut_status = if args.fail_on_cut && !cuts.is_empty() {
-        exit::CHANGED
-    } else {
-        exit::SUCCESS
+    options: &ReportOptions,
+    status: &mut u8,
+) -> FileReport {
+    let label = file.display().to_string();
+    let done = match result {
+        Ok(done) => done,
+        Err(e) => {
+            stderr_line!("workbench replay: {e}");
+            *status = exit::ERROR;
+            return FileReport {
+                file: label,
+                result: Err(e),
+                updated: false,
+            };
+        }
     };
-    let over_tokens = over_budget(&replay, args.max_tokens);
-    let status = budget_status(&over_tokens).max(cut_status);
-    let over = format!("{over_tokens}{cuts}");
-    let total = replay.checks.len();
-    let changed = replay.changed().count();
-    if replay.transcript.header.env.rg != replay.rg_now {
-        stderr_line!(
-            "workbench replay: note: {} was recorded with {}, this is {}",
-            replay.file,
-            replay.transcript.header.env.rg,
-            replay.rg_now
-        );
+    let replay = &done.replay;
+    if let Some(note) = other_rg_note(replay) {
+        stderr_line!("workbench replay: note: {note}");
     }
-    if changed == 0 {
-        print(&format!(
-            "ok {}: {total} records match\n{over}",
-            replay.file
-        ));
-        return Ok(status);
+    let mut updated = false;
+    if args.update && !replay.all_match() {
+        if let Err(e) = save(file, &replay.updated()) {
+            stderr_line!("workbench replay: {e}");
+            *status = exit::ERROR;
+            return FileReport {
+                file: label,
+                result: Err(e),
+                updated: false,
+            };
+        }
+        updated = true;
     }
-    if update {
-        save(file, &replay.updated())?;
-        print(&format!(
-            "updated {}: {changed} of {total} records rewritten\n{over}",
-            replay.file
-        ));
-        return Ok(status);
+    print(&human::file_text(replay, options, updated));
+    if human::fails(replay, options, updated) {
+        *status = (*status).max(exit::CHANGED);
     }
-    print(&replay.diffs());
-    print(&format!(
-        "CHANGED {}: {changed} of {total} records differ (run `workbench replay --update {}` to accept)\n{}",
-        replay.file,
-        replay.file,
-        difference_kinds(&replay)
-    ));
-    print(&over);
-    Ok(exit::CHANGED)
-}
-
-/// The changed records by kind of difference: only in rg's own text
-/// (its stderr, glob's file order; `--update` then adds this rg's
-/// variant), or in the engine's text.
-fn difference_kinds(replay: &Replay) -> String {
-    let names = |kind| {
-        replay
-            .changed_by(kind)
-            .map(|c| format!("\"{}\"", c.record.call.name))
-            .collect::<Vec<_>>()
-    };
-    let rg_text = names(Difference::RgText);
-    let engine = names(Difference::Engine);
-    let mut out = String::new();
-    if !rg_text.is_empty() {
-        out.push_str(&format!(
-            "  {} only in rg's own text (its stderr, its file order; recorded with {}, this is {}): {}\n",
-            rg_text.len(),
-            replay.transcript.header.env.rg,
-            replay.rg_now,
-            rg_text.join(", ")
-        ));
+    if let Some(lens) = lens {
+        let cuts = cut_by(replay, lens);
+        print(&cuts);
+        if args.fail_on_cut && !cuts.is_empty() {
+            *status = (*status).max(exit::CHANGED);
+        }
     }
-    if !engine.is_empty() {
-        out.push_str(&format!(
-            "  {} in the engine's text or the kind of result: {}\n",
-            engine.len(),
-            engine.join(", ")
-        ));
+    FileReport {
+        file: label,
+        result: Ok(done),
+        updated,
     }
-    out
-}
-
-/// One line per result whose current text is more than `max` tokens.
-fn over_budget(replay: &Replay, max: Option<u64>) -> String {
-    let Some(max) = max else {
-        return String::new();
-    };
-    replay
-        .checks
-        .iter()
-        .filter_map(|check| {
-            let tokens = check.current.tokens?;
-            (tokens > max).then(|| {
-                format!(
-                    "OVER BUDGET {}:{} record \"{}\": {tokens} tokens > --max-tokens {max}\n",
-                    replay.file, check.record.line, check.record.call.name
-                )
-            })
-        })
-        .collect()
 }
 
 /// One line per record whose current result `lens` would cut: what it
@@ -216,8 +189,14 @@ fn cut_by(replay: &Replay, lens: &'static crate::lens::Lens) -> String {
         .collect()
 }
 
-fn budget_status(over: &str) -> u8 {
-    if over.is_empty() { 0 } else { exit::CHANGED }
+/// Appends `text` to the file at `path` (created if missing).
+fn append(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    file.write_all(text.as_bytes())
 }
 
 /// The exit status of a command stopped by `signal` (its temp trees are
@@ -409,7 +388,10 @@ async fn freeze_steps(
 ) -> Result<Frozen, TranscriptError> {
     let mut derived = prepared.derive(temp).await?;
     if derived.carries_tokens() {
-        derived.count_tokens(Tokens::new(None).get().await?);
+        let tokenizer = crate::tokens::join(crate::tokens::load_in_background(None))
+            .await
+            .map_err(|e| TranscriptError::Other(format!("the tokenizer: {e}")))?;
+        derived.count_tokens(&tokenizer);
     }
     prepared.write(&derived, out_file, tree_out)
 }

@@ -13,10 +13,15 @@
 //! - [`rg_text`]: which differences lie only in text rg writes itself.
 //! - [`compare`]: recorded and current outcomes side by side (the TUI).
 //! - [`error`]: what can go wrong reading or setting up a transcript.
+//! - [`batch`]: many transcripts replayed as one run (`--jobs`, `--shard`).
+//! - [`report`]: what a replay found, for people, JUnit and GitHub Actions.
+//! - [`assert`](mod@assert): [`assert_transcripts_replay`], the `cargo test` form.
 //! - [`freeze`]: `workbench freeze`, a live recording made self-contained.
 //! - [`drift`]: how a frozen expectation differs from the live result.
 //! - [`follow`]: reading a recording while another process appends to it.
 
+pub mod assert;
+pub mod batch;
 pub mod compare;
 pub mod drift;
 pub mod error;
@@ -28,5 +33,8 @@ pub mod normalise;
 pub mod parse;
 pub mod record;
 pub mod replay;
+pub mod report;
 pub mod rg_text;
 pub mod tree;
+
+pub use assert::assert_transcripts_replay;

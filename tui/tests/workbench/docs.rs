@@ -124,6 +124,7 @@ fn run_console_block(page: &str, block: &Block) -> Vec<String> {
             .arg(format!("{{\n{}\n}} 2>&1", step.command))
             .current_dir(&cwd)
             .env("PATH", &path)
+            .env_remove("GITHUB_ACTIONS")
             .env("TMPDIR", &tmp)
             .env("XDG_STATE_HOME", scratch.path().join("state"))
             .env("XDG_CACHE_HOME", scratch.path().join("cache"))

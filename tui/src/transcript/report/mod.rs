@@ -1,0 +1,206 @@
+//! What a replay found, told three ways: [`human`] (the report for a
+//! person reading a log), [`junit`] (a JUnit XML file for CI systems) and
+//! [`github`] (GitHub Actions workflow commands and a step summary). This
+//! module holds what they share: the verdict on each replayed record, so
+//! that a changed record, a record over the `--max-tokens` budget and a
+//! record compared with text another rg wrote are told apart the same way
+//! in every format.
+
+pub mod github;
+pub mod human;
+pub mod junit;
+
+use super::batch::{FileReplay, Shard};
+use super::error::TranscriptError;
+use super::replay::{Difference, RecordCheck, Replay};
+
+/// What every report is told besides the replays.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReportOptions {
+    /// `--max-tokens`: a current text longer than this fails the record.
+    pub max_tokens: Option<u64>,
+    /// `--shard`: the share of the records replayed.
+    pub shard: Option<Shard>,
+}
+
+/// One transcript as reported: its replay, or why it could not be
+/// replayed; `updated` when `--update` rewrote it.
+#[derive(Debug)]
+pub struct FileReport {
+    /// The file as named on the command line.
+    pub file: String,
+    pub result: Result<FileReplay, TranscriptError>,
+    pub updated: bool,
+}
+
+impl FileReport {
+    /// The line of the transcript an error names, if any.
+    pub fn error_line(&self) -> Option<usize> {
+        match &self.result {
+            Err(TranscriptError::Parse { line, .. } | TranscriptError::Setup { line, .. }) => {
+                Some(*line)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The verdict on one replayed record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// How it differs from what was recorded for this rg; `None`: it
+    /// matches.
+    pub difference: Option<Difference>,
+    /// Its current text's tokens, when more than `--max-tokens`.
+    pub over_budget: Option<u64>,
+    /// It was compared with text another rg major version wrote (the
+    /// header's rg is not this one and the record has no variant for it).
+    pub other_rg: bool,
+}
+
+impl Verdict {
+    pub fn of(check: &RecordCheck, max_tokens: Option<u64>) -> Self {
+        Self {
+            difference: check.difference(),
+            over_budget: max_tokens
+                .and_then(|max| check.current.tokens.filter(|tokens| *tokens > max)),
+            other_rg: check.variant().is_none() && check.rg_major != check.recorded_major,
+        }
+    }
+
+    /// Whether the record fails the run (unless `--update` accepts a
+    /// difference).
+    pub fn fails(&self) -> bool {
+        self.difference.is_some() || self.over_budget.is_some()
+    }
+}
+
+/// A recorded outcome of a record that this run does not compare with:
+/// one for another rg major version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedSnapshot {
+    /// `rg 15`, or the header's rg version line for the record's own outcome.
+    pub label: String,
+    /// Why it is skipped.
+    pub reason: String,
+}
+
+/// The outcomes `check`'s record holds for other rg major versions than
+/// this run's: its variants but the compared one, and its own outcome
+/// when a variant was compared instead.
+pub fn skipped_snapshots(
+    check: &RecordCheck,
+    rg_now: &str,
+    rg_recorded: &str,
+) -> Vec<SkippedSnapshot> {
+    let compared = check.variant();
+    let mut skipped = Vec::new();
+    if compared.is_some() {
+        skipped.push(SkippedSnapshot {
+            label: rg_recorded.to_owned(),
+            reason: format!(
+                "the result recorded with {rg_recorded}; this run ({rg_now}) compares with its variant"
+            ),
+        });
+    }
+    for major in check.record.variants.keys() {
+        if Some(*major) != compared {
+            skipped.push(SkippedSnapshot {
+                label: format!("rg {major}"),
+                reason: format!("the variant for rg {major}; this run is {rg_now}"),
+            });
+        }
+    }
+    skipped
+}
+
+/// What the compared outcome was recorded with: the variant's rg, or the
+/// header's rg version line.
+pub fn compared_with(check: &RecordCheck, replay: &Replay) -> String {
+    match check.variant() {
+        Some(major) => format!("the variant for rg {major}"),
+        None => replay.transcript.header.env.rg.clone(),
+    }
+}
+
+/// Counts over a set of replayed records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub records: usize,
+    pub matching: usize,
+    pub engine: usize,
+    pub rg_text: usize,
+    pub over_budget: usize,
+    /// Records compared with text another rg major version wrote.
+    pub other_rg: usize,
+    pub skipped: usize,
+    pub updated: usize,
+    /// Tokens of the compared recorded texts / the current texts, summed
+    /// over the records that carry both.
+    pub tokens_before: Option<u64>,
+    pub tokens_after: Option<u64>,
+}
+
+impl Counts {
+    pub fn of(report: &FileReport, options: &ReportOptions) -> Self {
+        let mut counts = Self::default();
+        let Ok(done) = &report.result else {
+            return counts;
+        };
+        let replay = &done.replay;
+        for check in &replay.checks {
+            let verdict = Verdict::of(check, options.max_tokens);
+            counts.records += 1;
+            match verdict.difference {
+                None => counts.matching += 1,
+                Some(_) if report.updated => counts.updated += 1,
+                Some(Difference::Engine) => counts.engine += 1,
+                Some(Difference::RgText) => counts.rg_text += 1,
+            }
+            counts.over_budget += usize::from(verdict.over_budget.is_some());
+            counts.other_rg += usize::from(verdict.other_rg);
+            counts.skipped +=
+                skipped_snapshots(check, &replay.rg_now, &replay.transcript.header.env.rg).len();
+            if let (Some(before), Some(after)) = (check.expected().tokens, check.current.tokens) {
+                *counts.tokens_before.get_or_insert(0) += before;
+                *counts.tokens_after.get_or_insert(0) += after;
+            }
+        }
+        counts
+    }
+
+    /// The records that differ and were not accepted by `--update`.
+    pub fn changed(&self) -> usize {
+        self.engine + self.rg_text
+    }
+
+    pub fn add(&mut self, other: &Self) {
+        self.records += other.records;
+        self.matching += other.matching;
+        self.engine += other.engine;
+        self.rg_text += other.rg_text;
+        self.over_budget += other.over_budget;
+        self.other_rg += other.other_rg;
+        self.skipped += other.skipped;
+        self.updated += other.updated;
+        for (sum, part) in [
+            (&mut self.tokens_before, other.tokens_before),
+            (&mut self.tokens_after, other.tokens_after),
+        ] {
+            if let Some(part) = part {
+                *sum.get_or_insert(0) += part;
+            }
+        }
+    }
+}
+
+/// The note a replay under another rg major version than the header's
+/// gets (`None` when the versions are the same).
+pub fn other_rg_note(replay: &Replay) -> Option<String> {
+    (replay.transcript.header.env.rg != replay.rg_now).then(|| {
+        format!(
+            "{} was recorded with {}, this is {}",
+            replay.file, replay.transcript.header.env.rg, replay.rg_now
+        )
+    })
+}
