@@ -15,8 +15,6 @@
 //!
 //! Linear in the number of paths times the depth reached; no recursion.
 
-use std::collections::HashMap;
-
 use crate::render::sample::relative_to_search_root;
 
 /// One level's reach: how many entries at that depth the complete result
@@ -39,29 +37,36 @@ pub struct LevelSample<'a> {
     pub levels: Vec<LevelReach>,
 }
 
-/// A participant in one entry's round-robin: a child entry, or the paths
-/// that end at the entry itself (every path of a last-level entry).
-#[derive(Debug, Clone, Copy)]
-enum Slot {
-    Child(usize),
-    Own,
-}
-
 /// One entry of the tree the paths span, down to the sampled depth.
 #[derive(Debug, Default)]
-struct Entry<'a> {
+struct Entry {
     /// 1 for a top-level entry; 0 for the search root.
     level: usize,
     /// Paths at or below the entry.
     count: usize,
-    /// Child entries and own paths, in first-appearance order.
-    slots: Vec<Slot>,
+    /// Child entries, in first-appearance order.
+    children: Vec<usize>,
     /// How many paths end here (all of them at the last level).
     own_count: usize,
-    /// The first of those paths (no entry takes more than the cap).
-    own: Vec<&'a str>,
+    /// Where those paths take part among the children: before the child
+    /// at this index (the number of children when the first arrived).
+    own_at: usize,
     /// Slots this entry received.
     quota: usize,
+}
+
+impl Entry {
+    /// The entry's participants in order: `Some(child)`, or `None` for
+    /// its own paths.
+    fn participants(&self) -> impl Iterator<Item = Option<usize>> + '_ {
+        let own = (self.own_count > 0).then_some(None);
+        let (before, after) = self.children.split_at(self.own_at.min(self.children.len()));
+        before
+            .iter()
+            .map(|&c| Some(c))
+            .chain(own)
+            .chain(after.iter().map(|&c| Some(c)))
+    }
 }
 
 /// The next segment of `rest` (after leading separators, as the
@@ -84,25 +89,22 @@ pub fn sample_level_by_level<'a, S: AsRef<str>>(
     depth: usize,
 ) -> LevelSample<'a> {
     let depth = depth.max(1);
-    let mut entries: Vec<Entry<'a>> = vec![Entry::default()];
-    let mut index_of: HashMap<(usize, &'a str), usize> = HashMap::new();
+    let mut entries: Vec<Entry> = vec![Entry::default()];
+    let mut index_of: foldhash::HashMap<(usize, &'a str), usize> = foldhash::HashMap::default();
+    // The entry each path ends at (its own paths' holder).
+    let mut holder: Vec<usize> = Vec::with_capacity(paths.len());
     // The entries the previous path passed through: rg lists a
-    // directory's entries together, so most lookups hit it.
+    // directory's entries together, so most lookups hit it. An entry of
+    // the trail is reused only while every level above it matched.
     let mut last_trail: Vec<(&'a str, usize)> = Vec::new();
     for path in paths {
-        let path = path.as_ref();
-        let mut rest = relative_to_search_root(path, root);
+        let mut rest = relative_to_search_root(path.as_ref(), root);
         let mut at = 0usize;
         let mut level = 0usize;
         loop {
             let (key, tail) = split_segment(rest);
             let child = match last_trail.get(level) {
-                Some(&(last_key, id)) if last_key == key && entries[id].level == level + 1 => {
-                    // Same parent as before only if every level above
-                    // matched too, which the trail guarantees (it is cut
-                    // at the first mismatch below).
-                    id
-                }
+                Some(&(last_key, id)) if last_key == key => id,
                 _ => {
                     last_trail.truncate(level);
                     let next = entries.len();
@@ -112,7 +114,7 @@ pub fn sample_level_by_level<'a, S: AsRef<str>>(
                             level: level + 1,
                             ..Entry::default()
                         });
-                        entries[at].slots.push(Slot::Child(id));
+                        entries[at].children.push(id);
                     }
                     last_trail.push((key, id));
                     id
@@ -126,15 +128,15 @@ pub fn sample_level_by_level<'a, S: AsRef<str>>(
                 break;
             }
         }
+        // A deeper path below this entry must not reuse the trail past it.
+        last_trail.truncate(level);
         let entry = &mut entries[at];
         entry.count += 1;
         if entry.own_count == 0 {
-            entry.slots.push(Slot::Own);
+            entry.own_at = entry.children.len();
         }
         entry.own_count += 1;
-        if entry.own.len() < max_items {
-            entry.own.push(path);
-        }
+        holder.push(at);
     }
     // Shares, top down: entries are created after their parent, so one
     // pass in creation order sees every parent's quota first.
@@ -145,37 +147,61 @@ pub fn sample_level_by_level<'a, S: AsRef<str>>(
         if quota == 0 {
             continue;
         }
-        let slots = std::mem::take(&mut entries[id].slots);
-        let sizes: Vec<usize> = slots
+        let participants: Vec<Option<usize>> = entries[id].participants().collect();
+        let sizes: Vec<usize> = participants
             .iter()
-            .map(|slot| match *slot {
-                Slot::Child(child) => entries[child].count,
-                Slot::Own => entries[id].own_count,
+            .map(|p| match *p {
+                Some(child) => entries[child].count,
+                None => entries[id].own_count,
             })
             .collect();
-        for (slot, share) in slots.iter().zip(round_robin(&sizes, quota)) {
-            match *slot {
-                Slot::Child(child) => entries[child].quota = share,
-                Slot::Own => own_quota[id] = share,
+        for (participant, share) in participants.iter().zip(round_robin(&sizes, quota)) {
+            match *participant {
+                Some(child) => entries[child].quota = share,
+                None => own_quota[id] = share,
             }
         }
-        entries[id].slots = slots;
     }
     let levels = reach(&entries);
-    // The page: depth first, each entry's slots in order.
-    let mut items = Vec::with_capacity(entries[0].quota);
-    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
-    while let Some((id, next)) = stack.pop() {
-        let Some(&slot) = entries[id].slots.get(next) else {
+    // Where each entry's own paths go on the page: depth first, each
+    // entry's participants in order.
+    let mut rank = vec![usize::MAX; entries.len()];
+    let mut next_rank = 0usize;
+    let mut stack: Vec<(usize, Vec<Option<usize>>, usize)> =
+        vec![(0, entries[0].participants().collect(), 0)];
+    while let Some(top) = stack.last_mut() {
+        let id = top.0;
+        let Some(participant) = top.1.get(top.2).copied() else {
+            stack.pop();
             continue;
         };
-        stack.push((id, next + 1));
-        match slot {
-            Slot::Own => items.extend_from_slice(&entries[id].own[..own_quota[id]]),
-            Slot::Child(child) if entries[child].quota > 0 => stack.push((child, 0)),
-            Slot::Child(_) => {}
+        top.2 += 1;
+        match participant {
+            None => {
+                rank[id] = next_rank;
+                next_rank += 1;
+            }
+            Some(child) if entries[child].quota > 0 => {
+                let list = entries[child].participants().collect();
+                stack.push((child, list, 0));
+            }
+            Some(_) => {}
         }
     }
+    // Each entry's share goes to its first own paths in input order.
+    let mut taken = vec![0usize; entries.len()];
+    let mut chosen: Vec<(usize, usize)> = Vec::with_capacity(entries[0].quota);
+    for (index, &at) in holder.iter().enumerate() {
+        if taken[at] < own_quota[at] {
+            taken[at] += 1;
+            chosen.push((rank[at], index));
+        }
+    }
+    chosen.sort_unstable();
+    let items = chosen
+        .into_iter()
+        .map(|(_, index)| paths[index].as_ref())
+        .collect();
     LevelSample { items, levels }
 }
 
@@ -205,7 +231,7 @@ fn round_robin(sizes: &[usize], budget: usize) -> Vec<usize> {
 
 /// Entries and reached entries per level, down to the deepest level that
 /// has any.
-fn reach(entries: &[Entry<'_>]) -> Vec<LevelReach> {
+fn reach(entries: &[Entry]) -> Vec<LevelReach> {
     let mut levels: Vec<LevelReach> = Vec::new();
     for entry in entries.iter().skip(1) {
         let at = entry.level - 1;

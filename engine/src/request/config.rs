@@ -304,7 +304,7 @@ pub(crate) const STOP_AT_RAW_OUTPUT_CAP: &str = "stopAtRawOutputCap";
 
 /// Opt-in key beyond the contract: a positive integer `D` that, with
 /// `sampleOverCapGlobResults: true`, samples an over-cap glob page level
-/// by level down to `D` levels below the search root (docs/design.md
+/// by level down to `D` levels below the search root (docs/contract.md
 /// §5.7's round-robin at every level). `1` is exactly the contract's
 /// top-level sampling, texts included; absent or `null` keeps the
 /// contract's behaviour.
