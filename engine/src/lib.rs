@@ -86,6 +86,7 @@ pub use registry::plugin::{LoadError, LoadOutcome, PROBE_COMMAND, RG_MISSING_WAR
 pub use registry::surface::{PromptSection, ToolDefinition};
 pub use registry::tools::ToolKind;
 pub use registry::{Host, Registry};
+pub use render::coverage::{COVERAGE_DEPTHS, DepthCoverage, GlobCoverage, glob_page_coverage};
 pub use render::meta::{CardFile, CardLine, SearchMeta};
 pub use render::page::{Page, TextParts};
 pub use request::args::{GlobArgs, GrepArgs};
@@ -110,12 +111,14 @@ pub mod helpers {
     pub use crate::registry::surface::{
         GREP_PROMPT_TEXT, INJECT, PLUGIN_NAME, prompt_sections, tool_definitions,
     };
+    pub use crate::render::coverage::measure_glob_coverage;
     pub use crate::render::meta::{glob_search_meta, grep_search_meta};
     pub use crate::render::present::{
         CallCard, SearchView, present_glob_call, present_glob_result, present_grep_call,
         present_grep_result,
     };
     pub use crate::render::sample::sample_across_top_level;
+    pub use crate::render::sample_levels::{LevelReach, LevelSample, sample_level_by_level};
     pub use crate::render::{
         format_grep_matches, glob_spill_content, grep_spill_content, preview_line, render_glob,
         render_grep,

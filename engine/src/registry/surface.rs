@@ -4,7 +4,9 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::request::config::Config;
+use std::borrow::Cow;
+
+use crate::request::config::{Config, ConfigNumber};
 
 /// The plugin name.
 pub const PLUGIN_NAME: &str = "tool-fs-search";
@@ -38,7 +40,12 @@ pub struct ToolDefinition {
 
 pub(crate) fn glob_description(config: &Config) -> String {
     let n = config.glob_max_results;
-    let overcap = if config.sample_over_cap_glob_results {
+    let overcap = if let Some(depth) = config.recursive_glob_sample_depth() {
+        format!(
+            "a larger result instead returns {n} paths sampled across top-level entries {}",
+            level_sampling_phrase(depth)
+        )
+    } else if config.sample_over_cap_glob_results {
         format!("a larger result instead returns {n} paths sampled across top-level entries")
     } else {
         format!("a larger result returns the first {n} paths in modification-time order")
@@ -128,11 +135,25 @@ pub(crate) fn grep_output_schema() -> Value {
     })
 }
 
+/// How the `globSampleDepth` opt-in (above 1) extends the contract's
+/// "sampled across top-level entries" in the glob description and prompt
+/// section (beyond the contract; docs/contract.md §0.6).
+fn level_sampling_phrase(depth: ConfigNumber) -> String {
+    format!("and, level by level, across the entries below them down to {depth} levels deep")
+}
+
 pub(crate) fn glob_prompt_text(config: &Config) -> String {
-    let tail = if config.sample_over_cap_glob_results {
-        "while a larger one is sampled across top-level entries, so it spans the tree instead of one subtree."
+    let tail = if let Some(depth) = config.recursive_glob_sample_depth() {
+        Cow::Owned(format!(
+            "while a larger one is sampled across top-level entries {}, so it spans the tree instead of one subtree.",
+            level_sampling_phrase(depth)
+        ))
+    } else if config.sample_over_cap_glob_results {
+        Cow::Borrowed(
+            "while a larger one is sampled across top-level entries, so it spans the tree instead of one subtree.",
+        )
     } else {
-        "while a larger one keeps the modification-time-ordered head."
+        Cow::Borrowed("while a larger one keeps the modification-time-ordered head.")
     };
     format!(
         "Use the glob tool \u{2014} not shell find \u{2014} to discover files by path pattern. A pattern with no \"/\" matches basenames at any depth, so \"*\" matches every file in the tree rather than its top level. Results are files only, never directories, and include hidden and ignored files: a result that fits comes back in modification-time order, {tail}"
@@ -213,6 +234,31 @@ mod tests {
             sections[1].text,
             "Use the grep tool — not shell grep or rg — to search file contents. Use read on a matched file when you need surrounding context."
         );
+    }
+
+    fn with_depth(sampling: bool, depth: u64) -> Config {
+        Config {
+            glob_sample_depth: Some(ConfigNumber::new(depth)),
+            ..Config::with_sampling(sampling)
+        }
+    }
+
+    #[test]
+    fn the_sample_depth_opt_in_says_how_a_page_is_sampled_and_depth_one_is_the_contract() {
+        let three = with_depth(true, 3);
+        assert_eq!(
+            glob_description(&three),
+            "Find files whose paths match a glob pattern. Returns matching file paths — never directories — including hidden and ignored files (VCS metadata directories are excluded). Up to 100 paths come back in modification-time order; a larger result instead returns 100 paths sampled across top-level entries and, level by level, across the entries below them down to 3 levels deep, says so, and reports where the complete sorted list was saved. This tool does not enumerate directory entries."
+        );
+        assert_eq!(
+            glob_prompt_text(&three),
+            "Use the glob tool — not shell find — to discover files by path pattern. A pattern with no \"/\" matches basenames at any depth, so \"*\" matches every file in the tree rather than its top level. Results are files only, never directories, and include hidden and ignored files: a result that fits comes back in modification-time order, while a larger one is sampled across top-level entries and, level by level, across the entries below them down to 3 levels deep, so it spans the tree instead of one subtree."
+        );
+        for contract in [with_depth(true, 1), with_depth(false, 3)] {
+            let plain = Config::with_sampling(contract.sample_over_cap_glob_results);
+            assert_eq!(glob_description(&contract), glob_description(&plain));
+            assert_eq!(prompt_sections(&contract), prompt_sections(&plain));
+        }
     }
 
     #[test]

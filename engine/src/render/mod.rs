@@ -1,10 +1,12 @@
 //! The model-visible text of a successful call: glob pages with their
 //! footers (§5.6, §5.8), grep pages (§6.5), and the spilled full texts (§8.2).
 
+pub(crate) mod coverage;
 pub(crate) mod meta;
 pub(crate) mod page;
 pub(crate) mod present;
 pub(crate) mod sample;
+pub(crate) mod sample_levels;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -12,6 +14,7 @@ use std::sync::Arc;
 
 use crate::render::page::{Page, TextParts};
 use crate::render::sample::sample_across_top_level;
+use crate::render::sample_levels::{LevelReach, sample_level_by_level};
 use crate::request::config::Config;
 use crate::spill::{SpillRef, TextPieces};
 use crate::support::text::utf8_prefix;
@@ -174,6 +177,9 @@ pub(crate) fn glob_page<'a>(value: &'a GlobValue, config: &Config) -> GlobPage<'
             basis: Some(".".to_owned()),
         };
     }
+    if let Some(depth) = config.recursive_glob_sample_depth() {
+        return level_sampled_page(value, cap, depth.as_usize_saturating());
+    }
     let sample = sample_across_top_level(&value.paths, cap, &value.root);
     let basis = if sample.total == total {
         ".".to_owned()
@@ -183,7 +189,7 @@ pub(crate) fn glob_page<'a>(value: &'a GlobValue, config: &Config) -> GlobPage<'
             sample.shown, sample.total
         );
         if sample.shown < sample.total {
-            basis.push_str(" Narrow path to inspect a specific subtree.");
+            basis.push_str(NARROW_PATH);
         }
         basis
     };
@@ -191,6 +197,51 @@ pub(crate) fn glob_page<'a>(value: &'a GlobValue, config: &Config) -> GlobPage<'
         paths: sample.items,
         basis: Some(basis),
     }
+}
+
+/// The footer's hint when the page leaves entries out (CONTRACT §5.8).
+const NARROW_PATH: &str = " Narrow path to inspect a specific subtree.";
+
+/// The page of the `globSampleDepth` opt-in (above 1): sampled level by
+/// level. Its footer names the reach of the top level and of the deepest
+/// level sampled; a flat result (every path its own top-level entry) keeps
+/// the contract's plain footer, as does a result with no second level.
+fn level_sampled_page(value: &GlobValue, cap: usize, depth: usize) -> GlobPage<'_> {
+    let sample = sample_level_by_level(&value.paths, cap, &value.root, depth);
+    let top = sample
+        .levels
+        .first()
+        .copied()
+        .unwrap_or(LevelReach { shown: 0, total: 0 });
+    let basis = if top.total == value.paths.len() {
+        ".".to_owned()
+    } else {
+        let deepest = sample.levels.len();
+        let mut basis = match sample.levels.last() {
+            Some(last) if deepest > 1 => level_sampled_basis(top, *last, deepest),
+            _ => format!(
+                ", sampled across {} of the {} top-level entries this pattern matched instead of taken in modification-time order.",
+                top.shown, top.total
+            ),
+        };
+        if sample.levels.iter().any(|level| level.shown < level.total) {
+            basis.push_str(NARROW_PATH);
+        }
+        basis
+    };
+    GlobPage {
+        paths: sample.items,
+        basis: Some(basis),
+    }
+}
+
+/// The `{BASIS}` of a page sampled level by level down to `deepest`
+/// (beyond the contract; docs/contract.md §0.6).
+fn level_sampled_basis(top: LevelReach, last: LevelReach, deepest: usize) -> String {
+    format!(
+        ", sampled level by level across {} of the {} top-level entries this pattern matched and {} of the {} entries {} levels deep instead of taken in modification-time order.",
+        top.shown, top.total, last.shown, last.total, deepest
+    )
 }
 
 /// The model-visible glob page, with `spill` naming the saved full list.
@@ -608,6 +659,78 @@ mod tests {
         assert_eq!(
             render_glob(&glob(&["a", "b"], "."), &capped(true, 2, 250), None).text,
             "a\nb"
+        );
+    }
+
+    fn glob_of(paths: &[&str]) -> GlobValue {
+        GlobValue {
+            root: ".".to_owned(),
+            paths: paths.iter().map(|p| (*p).to_owned()).collect(),
+        }
+    }
+
+    fn depth_config(cap: u64, depth: Option<u64>) -> Config {
+        Config {
+            glob_max_results: crate::request::config::ConfigNumber::new(cap),
+            glob_sample_depth: depth.map(crate::request::config::ConfigNumber::new),
+            ..Config::with_sampling(true)
+        }
+    }
+
+    #[test]
+    fn a_page_sampled_level_by_level_says_so_in_its_footer() {
+        let value = glob_of(&[
+            "drivers/net/a.c",
+            "drivers/net/b.c",
+            "drivers/net/c.c",
+            "drivers/usb/d.c",
+            "fs/e.c",
+        ]);
+        assert_eq!(
+            render_glob(&value, &depth_config(3, Some(2)), None).text,
+            "drivers/net/a.c\ndrivers/usb/d.c\nfs/e.c\n\n(Showing 3 of 5 paths, sampled level by level across 2 of the 2 top-level entries this pattern matched and 3 of the 3 entries 2 levels deep instead of taken in modification-time order. The complete result could not be saved; narrow pattern or path to see more.)"
+        );
+        // A third level that leaves entries out asks to narrow the path.
+        assert_eq!(
+            render_glob(&value, &depth_config(3, Some(5)), None).text,
+            "drivers/net/a.c\ndrivers/usb/d.c\nfs/e.c\n\n(Showing 3 of 5 paths, sampled level by level across 2 of the 2 top-level entries this pattern matched and 2 of the 4 entries 3 levels deep instead of taken in modification-time order. Narrow path to inspect a specific subtree. The complete result could not be saved; narrow pattern or path to see more.)"
+        );
+    }
+
+    #[test]
+    fn the_sample_depth_opt_in_keeps_the_contracts_page_at_depth_one_and_for_flat_results() {
+        let value = glob_of(&[
+            "vendor/a.ts",
+            "vendor/b.ts",
+            "vendor/c.ts",
+            "src/d.ts",
+            "guide/e.md",
+            "top.txt",
+        ]);
+        assert_eq!(
+            render_glob(&value, &depth_config(3, Some(1)), None),
+            render_glob(&value, &depth_config(3, None), None)
+        );
+        let flat = glob_of(&["a.ts", "b.ts", "c.ts"]);
+        assert_eq!(
+            render_glob(&flat, &depth_config(2, Some(4)), None).text,
+            "a.ts\nb.ts\n\n(Showing 2 of 3 paths. The complete result could not be saved; narrow pattern or path to see more.)"
+        );
+        // Sampling off: the head, whatever the depth.
+        let off = Config {
+            sample_over_cap_glob_results: false,
+            ..depth_config(3, Some(4))
+        };
+        assert_eq!(
+            render_glob(&value, &off, None),
+            render_glob(
+                &value,
+                &Config {
+                    sample_over_cap_glob_results: false,
+                    ..depth_config(3, None)
+                },
+                None
+            )
         );
     }
 

@@ -19,7 +19,7 @@ fn strip_leading_separators(s: &str) -> &str {
 }
 
 /// The path relative to the search root, in display-path space.
-fn relative_to_search_root<'a>(path: &'a str, root: &str) -> &'a str {
+pub(crate) fn relative_to_search_root<'a>(path: &'a str, root: &str) -> &'a str {
     if root == "." {
         return path.strip_prefix("./").unwrap_or(path);
     }

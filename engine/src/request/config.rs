@@ -156,6 +156,9 @@ pub enum ConfigKind {
     },
     /// An opt-in switch beyond the contract: absent or null is `false`.
     OptIn,
+    /// An opt-in integer ≥ 1 beyond the contract: absent or null is off
+    /// (the contract's behaviour).
+    OptInPositiveInteger,
 }
 
 /// One key of the plugin config.
@@ -178,7 +181,7 @@ const fn positive(name: &'static str, default: u64, description: &'static str) -
 }
 
 /// Every key the engine reads, in the contract's order, then the opt-ins.
-pub const CONFIG_KEYS: [ConfigKey; 9] = [
+pub const CONFIG_KEYS: [ConfigKey; 10] = [
     ConfigKey {
         name: "sampleOverCapGlobResults",
         kind: ConfigKind::RequiredBoolean,
@@ -223,6 +226,11 @@ pub const CONFIG_KEYS: [ConfigKey; 9] = [
         name: STOP_AT_RAW_OUTPUT_CAP,
         kind: ConfigKind::OptIn,
         description: "opt-in: end rg as soon as its stdout outgrows rawOutputMaxBytes",
+    },
+    ConfigKey {
+        name: GLOB_SAMPLE_DEPTH,
+        kind: ConfigKind::OptInPositiveInteger,
+        description: "opt-in: with sampling on, balance an over-cap glob page this many levels down (1: the contract's top level)",
     },
 ];
 
@@ -294,6 +302,27 @@ pub(crate) const GLOB_SORT_IN_ENGINE: &str = "globSortInEngine";
 /// the overflow; absent or `false` keeps exactly that.
 pub(crate) const STOP_AT_RAW_OUTPUT_CAP: &str = "stopAtRawOutputCap";
 
+/// Opt-in key beyond the contract: a positive integer `D` that, with
+/// `sampleOverCapGlobResults: true`, samples an over-cap glob page level
+/// by level down to `D` levels below the search root (docs/contract.md
+/// §5.7's round-robin at every level). `1` is exactly the contract's
+/// top-level sampling, texts included; absent or `null` keeps the
+/// contract's behaviour.
+pub(crate) const GLOB_SAMPLE_DEPTH: &str = "globSampleDepth";
+
+/// An opt-in positive integer: absent or `null` is `None` (layer 1 checks
+/// it is a number, layer 2 that it is an integer ≥ 1).
+fn opt_in_number(
+    object: &serde_json::Map<String, Value>,
+    key: &'static str,
+) -> Result<Option<f64>, ConfigError> {
+    match object.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n.as_f64().map(Some).ok_or(ConfigError::NotANumber(key)),
+        Some(_) => Err(ConfigError::NotANumber(key)),
+    }
+}
+
 /// An opt-in boolean: absent or `null` is `false`.
 fn opt_in(object: &serde_json::Map<String, Value>, key: &'static str) -> Result<bool, ConfigError> {
     match object.get(key) {
@@ -311,6 +340,8 @@ pub(crate) struct RawConfig {
     pub glob_sort_in_engine: bool,
     /// The [`STOP_AT_RAW_OUTPUT_CAP`] opt-in.
     pub stop_at_raw_output_cap: bool,
+    /// The [`GLOB_SAMPLE_DEPTH`] opt-in, unchecked.
+    pub glob_sample_depth: Option<f64>,
     /// Values of [`NUMERIC_KEYS`], in that order.
     pub numbers: [f64; NUMERIC_COUNT],
 }
@@ -341,6 +372,9 @@ pub struct Config {
     /// The `stopAtRawOutputCap` opt-in (not serialised when off).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub stop_at_raw_output_cap: bool,
+    /// The `globSampleDepth` opt-in (not serialised when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub glob_sample_depth: Option<ConfigNumber>,
 }
 
 impl RawConfig {
@@ -364,6 +398,7 @@ impl RawConfig {
             sample_over_cap_glob_results,
             glob_sort_in_engine: opt_in(object, GLOB_SORT_IN_ENGINE)?,
             stop_at_raw_output_cap: opt_in(object, STOP_AT_RAW_OUTPUT_CAP)?,
+            glob_sample_depth: opt_in_number(object, GLOB_SAMPLE_DEPTH)?,
             numbers,
         })
     }
@@ -385,6 +420,15 @@ impl RawConfig {
             raw_output_max_bytes,
             timeout_ms,
         ] = out;
+        // The opt-in is checked after the contract's keys, so a config
+        // with a contract error fails with the contract's message.
+        let glob_sample_depth = match self.glob_sample_depth {
+            None => None,
+            Some(depth) => Some(
+                ConfigNumber::from_f64(depth)
+                    .ok_or(ConfigError::NotPositiveInteger(GLOB_SAMPLE_DEPTH))?,
+            ),
+        };
         Ok(Config {
             sample_over_cap_glob_results: self.sample_over_cap_glob_results,
             glob_max_results,
@@ -395,6 +439,7 @@ impl RawConfig {
             timeout_ms,
             glob_sort_in_engine: self.glob_sort_in_engine,
             stop_at_raw_output_cap: self.stop_at_raw_output_cap,
+            glob_sample_depth,
         })
     }
 }
@@ -425,11 +470,19 @@ impl Config {
             timeout_ms: ConfigNumber::new(SEARCH_TIMEOUT_MS),
             glob_sort_in_engine: false,
             stop_at_raw_output_cap: false,
+            glob_sample_depth: None,
         }
     }
 
     pub(crate) fn glob_cap(&self) -> usize {
         self.glob_max_results.as_usize_saturating()
+    }
+
+    /// The `globSampleDepth` opt-in when it asks for more than the
+    /// contract's top level (only then do the model-visible texts change).
+    pub(crate) fn recursive_glob_sample_depth(&self) -> Option<ConfigNumber> {
+        self.glob_sample_depth
+            .filter(|depth| self.sample_over_cap_glob_results && depth.get() > 1.0)
     }
 
     pub(crate) fn grep_cap(&self) -> usize {
@@ -517,12 +570,68 @@ mod tests {
     }
 
     #[test]
+    fn the_sample_depth_opt_in_is_a_positive_integer_checked_after_the_contracts_keys() {
+        let off =
+            Config::from_json(&json!({"sampleOverCapGlobResults": true, "globSampleDepth": null}));
+        assert_eq!(off.unwrap(), Config::with_sampling(true));
+        let on = json!({"sampleOverCapGlobResults": true, "globSampleDepth": 3});
+        let on = Config::from_json(&on).unwrap();
+        assert_eq!(on.glob_sample_depth, Some(ConfigNumber::new(3)));
+        assert_eq!(on.recursive_glob_sample_depth(), Some(ConfigNumber::new(3)));
+        assert_eq!(
+            serde_json::to_value(&on).unwrap()["globSampleDepth"],
+            json!(3)
+        );
+        for (value, message) in [
+            (
+                json!(0),
+                "tool-fs-search: globSampleDepth must be a positive integer",
+            ),
+            (
+                json!(-2),
+                "tool-fs-search: globSampleDepth must be a positive integer",
+            ),
+            (
+                json!(1.5),
+                "tool-fs-search: globSampleDepth must be a positive integer",
+            ),
+            (
+                json!("2"),
+                "tool-fs-search: config.globSampleDepth must be a number",
+            ),
+            (
+                json!(true),
+                "tool-fs-search: config.globSampleDepth must be a number",
+            ),
+        ] {
+            let bad = json!({"sampleOverCapGlobResults": true, "globSampleDepth": value});
+            assert_eq!(Config::from_json(&bad).unwrap_err().to_string(), message);
+        }
+        let both = json!({"sampleOverCapGlobResults": true, "globSampleDepth": 0, "timeoutMs": 0});
+        assert_eq!(
+            Config::from_json(&both).unwrap_err(),
+            ConfigError::NotPositiveInteger("timeoutMs")
+        );
+        let sampling_off = json!({"sampleOverCapGlobResults": false, "globSampleDepth": 2});
+        let sampling_off = Config::from_json(&sampling_off).unwrap();
+        assert_eq!(sampling_off.recursive_glob_sample_depth(), None);
+        let one = json!({"sampleOverCapGlobResults": true, "globSampleDepth": 1});
+        assert_eq!(
+            Config::from_json(&one)
+                .unwrap()
+                .recursive_glob_sample_depth(),
+            None
+        );
+    }
+
+    #[test]
     fn the_key_table_matches_the_parser_and_a_typed_config_round_trips() {
         let mut object = serde_json::Map::new();
         for key in CONFIG_KEYS {
             let value = match key.kind {
                 ConfigKind::RequiredBoolean | ConfigKind::OptIn => json!(true),
                 ConfigKind::PositiveInteger { default } => json!(default + 1),
+                ConfigKind::OptInPositiveInteger => json!(3),
             };
             object.insert(key.name.to_owned(), value);
         }

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::run::Ablation;
-use super::stats::{SurfaceStat, VariantStats};
+use super::stats::{CoverageSummary, SurfaceStat, VariantStats};
 use crate::tokens::thousands;
 
 /// The keys the variants set, in the order first set.
@@ -22,13 +22,18 @@ fn set_keys(ablation: &Ablation) -> Vec<String> {
 }
 
 /// A variant's effective value of `key` (an opt-in that is off is absent
-/// from the effective config: `false`).
+/// from the effective config: `false`, or `off` for a numeric one).
 fn value_of(variant: &VariantStats, key: &str) -> String {
     match variant.config.get(key) {
         Some(value) => value.to_string(),
         None => match variant.overrides.get(key) {
             Some(value) => value.to_string(),
-            None => "false".to_owned(),
+            None => {
+                let numeric = fs_search_engine::CONFIG_KEYS.iter().any(|k| {
+                    k.name == key && k.kind == fs_search_engine::ConfigKind::OptInPositiveInteger
+                });
+                if numeric { "off" } else { "false" }.to_owned()
+            }
         },
     }
 }
@@ -38,6 +43,21 @@ fn share(count: u64, calls: u64) -> String {
         return count.to_string();
     }
     format!("{count} ({:.1}%)", 100.0 * count as f64 / calls as f64)
+}
+
+/// A share as a whole percentage, `–` when there is none.
+fn percent(share: Option<f64>) -> String {
+    share.map_or("–".to_owned(), |s| format!("{:.0}", 100.0 * s))
+}
+
+/// The coverage cell: the mean share of directories reached at depths
+/// 1/2/3/4 over the variant's over-cap glob pages, in percent.
+fn coverage_text(coverage: &CoverageSummary) -> String {
+    if coverage.pages == 0 {
+        return "–".to_owned();
+    }
+    let shares: Vec<String> = coverage.depth_shares.iter().map(|s| percent(*s)).collect();
+    format!("{} %", shares.join("/"))
 }
 
 fn per_call(total: u64, calls: u64) -> String {
@@ -88,6 +108,8 @@ pub fn markdown(ablation: &Ablation) -> String {
             "surface tokens",
             "KV prefix vs baseline",
             "pages changed",
+            "glob coverage d1/d2/d3/d4",
+            "largest subtree",
         ]
         .map(String::from),
     );
@@ -120,6 +142,11 @@ pub fn markdown(ablation: &Ablation) -> String {
             thousands(v.surface.tokens as usize),
             kv_prefix_text(&v.surface),
             v.changed.to_string(),
+            coverage_text(&v.coverage),
+            match v.coverage.largest_subtree_share {
+                Some(share) => format!("{} %", percent(Some(share))),
+                None => "–".to_owned(),
+            },
         ]);
         out.push_str(&format!("| {} |\n", row.join(" | ")));
     }
@@ -158,6 +185,12 @@ pub fn csv(ablation: &Ablation) -> String {
             "kv_invalidated_tokens",
             "kv_first_difference",
             "changed",
+            "coverage_pages",
+            "coverage_d1",
+            "coverage_d2",
+            "coverage_d3",
+            "coverage_d4",
+            "largest_subtree_share",
         ]
         .map(String::from),
     );
@@ -195,7 +228,11 @@ pub fn csv(ablation: &Ablation) -> String {
                 .map(|f| f.name.clone())
                 .unwrap_or_default(),
             v.changed.to_string(),
+            v.coverage.pages.to_string(),
         ]);
+        let optional = |share: Option<f64>| share.map(|s| format!("{s:.4}")).unwrap_or_default();
+        row.extend(v.coverage.depth_shares.iter().map(|s| optional(*s)));
+        row.push(optional(v.coverage.largest_subtree_share));
         out.push_str(
             &row.iter()
                 .map(|f| csv_field(f))

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::capture::{Captures, CapturingExecutor, run_scope};
 use super::grid::label;
-use super::stats::{PageFacts, PageStat, SurfaceStat, VariantStats};
+use super::stats::{PageFacts, PageStat, SurfaceStat, VariantStats, coverage_of};
 use crate::setup::{SpillChoice, load_engine};
 use crate::tokens::request_parts;
 use crate::transcript::error::EngineError;
@@ -280,6 +280,7 @@ impl Run<'_, '_> {
                     })
                 })?;
                 let facts = PageFacts::of(&result, &config);
+                let coverage = coverage_of(&result, &config);
                 let page = outcome_of(&result, engine.normaliser());
                 drop(result);
                 let base = baseline.get_or_insert_with(|| page.clone());
@@ -289,6 +290,7 @@ impl Run<'_, '_> {
                     tokens: self.tokenizer.count(&page.text) as u64,
                     changed: variant > 0 && page.text != base.text,
                     hidden: facts.hidden_paths + facts.hidden_matches,
+                    coverage,
                 };
                 (self.control.pages)(PageEvent {
                     input: index,

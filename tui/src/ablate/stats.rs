@@ -3,7 +3,7 @@
 //! the paths and matches the model no longer sees, and the calls whose
 //! page differs from the baseline's.
 
-use fs_search_engine::{Config, ToolResult, ToolValue};
+use fs_search_engine::{COVERAGE_DEPTHS, Config, GlobCoverage, ToolResult, ToolValue};
 use fs_search_tokens::PrefixComparison;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -60,8 +60,17 @@ impl PageFacts {
     }
 }
 
+/// The coverage of an over-cap glob page under `config`: how far it
+/// spans the directories of the complete result (`None` otherwise).
+pub fn coverage_of(result: &ToolResult, config: &Config) -> Option<GlobCoverage> {
+    match &result.value {
+        Some(ToolValue::Glob(value)) => fs_search_engine::glob_page_coverage(value, config),
+        _ => None,
+    }
+}
+
 /// One call's page under one variant.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PageStat {
     /// The input file as named on the command line.
     pub file: String,
@@ -72,6 +81,50 @@ pub struct PageStat {
     pub changed: bool,
     /// Paths or matches the call found that the page does not show.
     pub hidden: u64,
+    /// The coverage of an over-cap glob page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<GlobCoverage>,
+}
+
+/// The coverage of a variant's over-cap glob pages, averaged over them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CoverageSummary {
+    /// Over-cap glob pages measured.
+    pub pages: u64,
+    /// Per depth 1–4: the mean share of the directories holding matches
+    /// that a page reaches, over the pages whose result has directories
+    /// that deep (`None` when none has).
+    pub depth_shares: Vec<Option<f64>>,
+    /// The mean largest share of a page under one top-level directory.
+    pub largest_subtree_share: Option<f64>,
+}
+
+impl CoverageSummary {
+    /// The averages over `pages`.
+    pub fn of<'a>(pages: impl Iterator<Item = &'a GlobCoverage>) -> Self {
+        let mut count = 0u64;
+        let mut sums = [(0.0f64, 0u64); COVERAGE_DEPTHS];
+        let mut largest = 0.0f64;
+        for page in pages {
+            count += 1;
+            largest += page.largest_subtree_share;
+            for (sum, depth) in sums.iter_mut().zip(&page.depths) {
+                if let Some(share) = depth.share {
+                    sum.0 += share;
+                    sum.1 += 1;
+                }
+            }
+        }
+        Self {
+            pages: count,
+            depth_shares: sums
+                .iter()
+                .map(|&(sum, n)| (n > 0).then(|| sum / n as f64))
+                .collect(),
+            largest_subtree_share: (count > 0).then(|| largest / count as f64),
+        }
+    }
 }
 
 /// Page tokens over the calls: total, nearest-rank p50 and p95, max.
@@ -146,6 +199,8 @@ pub struct VariantStats {
     pub hidden: Hidden,
     pub surface: SurfaceStat,
     pub changed: u64,
+    /// The coverage of its over-cap glob pages.
+    pub coverage: CoverageSummary,
     pub pages: Vec<PageStat>,
 }
 
@@ -162,6 +217,7 @@ impl VariantStats {
             hidden: Hidden::default(),
             surface,
             changed: 0,
+            coverage: CoverageSummary::default(),
             pages: Vec::new(),
         }
     }
@@ -181,6 +237,7 @@ impl VariantStats {
     /// Sums up the page tokens once every call is in.
     pub fn finish(&mut self) {
         self.tokens = TokenSummary::of(&self.page_tokens());
+        self.coverage = CoverageSummary::of(self.pages.iter().filter_map(|p| p.coverage.as_ref()));
     }
 
     /// Page tokens per call, in call order.
@@ -207,5 +264,29 @@ mod tests {
         );
         assert_eq!(TokenSummary::of(&[7]).p95, 7);
         assert_eq!(TokenSummary::of(&[]), TokenSummary::default());
+    }
+
+    #[test]
+    fn coverage_summary_averages_each_depth_over_the_pages_that_reach_it() {
+        let shallow = fs_search_engine::helpers::measure_glob_coverage(
+            &["a/1", "b/2", "c/3"],
+            &["a/1", "b/2"],
+            ".",
+        );
+        let deep = fs_search_engine::helpers::measure_glob_coverage(
+            &["a/x/1", "a/y/2", "b/z/3"],
+            &["a/x/1", "a/y/2"],
+            ".",
+        );
+        let summary = CoverageSummary::of([&shallow, &deep].into_iter());
+        assert_eq!(summary.pages, 2);
+        assert_eq!(summary.depth_shares[0], Some((2.0 / 3.0 + 0.5) / 2.0));
+        assert_eq!(summary.depth_shares[1], Some(2.0 / 3.0));
+        assert_eq!(summary.depth_shares[2], None);
+        assert_eq!(summary.largest_subtree_share, Some((0.5 + 1.0) / 2.0));
+        assert_eq!(
+            CoverageSummary::of(std::iter::empty()).largest_subtree_share,
+            None
+        );
     }
 }

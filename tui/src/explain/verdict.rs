@@ -148,16 +148,26 @@ fn in_result(facts: &CallFacts<'_>, abs: &str, lines: &Lines, report: &mut PathR
                 .footer
                 .clone()
                 .and_then(|range| facts.result.text.get(range))
-                .is_some_and(|footer| footer.contains("sampled across"));
+                .is_some_and(|footer| {
+                    footer.contains("sampled across") || footer.contains("sampled level by level")
+                });
             if sampled {
                 let entry = top_level_entry(facts.paths, abs);
                 let (shown, of) = entry_share(facts, &entry);
+                // The globSampleDepth opt-in shares each entry's slots
+                // across its own entries too.
+                let how = match facts.config.glob_sample_depth {
+                    Some(depth) if depth.get() > 1.0 => format!(
+                        "across top-level entries and, level by level, down to {depth} levels \
+                         (sampleOverCapGlobResults, globSampleDepth)"
+                    ),
+                    _ => "across top-level entries (sampleOverCapGlobResults)".to_owned(),
+                };
                 Reason::words(
                     ReasonKind::Sampled,
                     format!(
-                        "the page samples {cap} of {total} paths across top-level entries \
-                         (sampleOverCapGlobResults); its entry `{entry}` has {shown} of its {of} \
-                         paths on the page.{saved}"
+                        "the page samples {cap} of {total} paths {how}; its entry `{entry}` has \
+                         {shown} of its {of} paths on the page.{saved}"
                     ),
                 )
             } else {

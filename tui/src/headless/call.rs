@@ -124,6 +124,10 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
                 .collect();
             map.insert("hosts".to_owned(), Value::Array(hosts));
         }
+        if let (Some(coverage), Some(map)) = (coverage_of(&result, &config), object.as_object_mut())
+        {
+            map.insert("coverage".to_owned(), coverage);
+        }
         print(&format!("{object}\n"));
     } else if let [report] = reports.as_slice() {
         stderr_line!("{}", report.summary());
@@ -144,6 +148,17 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
         print(&for_stdout(&result.text, terminal));
     }
     Ok(crate::exit::SUCCESS)
+}
+
+/// The coverage of an over-cap glob page (`None` for any other result):
+/// how far the page spans the directories of the complete result.
+fn coverage_of(result: &fs_search_engine::ToolResult, config: &Value) -> Option<Value> {
+    let Some(fs_search_engine::ToolValue::Glob(value)) = &result.value else {
+        return None;
+    };
+    let config = fs_search_engine::Config::from_json(config).ok()?;
+    let coverage = fs_search_engine::glob_page_coverage(value, &config)?;
+    serde_json::to_value(coverage).ok()
 }
 
 /// What `call` writes for `text`: the model-visible text exactly, plus a

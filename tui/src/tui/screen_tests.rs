@@ -333,6 +333,39 @@ async fn sampled_over_cap_glob_with_spill() {
     assert_rg_screen!("spill_file_open", h.screen());
 }
 
+/// The Meta tab of a sampled over-cap glob page: the card, then the
+/// page's coverage of the tree; a page within the cap has none.
+#[tokio::test]
+async fn the_meta_tab_shows_the_coverage_of_an_over_cap_glob_page() {
+    let config = json!({"sampleOverCapGlobResults": true, "globMaxResults": 3});
+    let mut h = Harness::new(TREE, config, 100, 30).await;
+    let meta_lines = |h: &Harness| -> Vec<String> {
+        let record = h.app.state.shown_record().unwrap();
+        let doc = super::content::record_doc(record, super::tabs::Tab::Meta, "s").unwrap();
+        doc.lines.iter().map(|l| l.text.clone()).collect()
+    };
+    h.keys("e*<Enter><Esc>").await;
+    let lines = meta_lines(&h);
+    assert!(
+        lines.contains(&"Coverage of the page (3 of 7 paths; not shown to the model)".to_owned()),
+        "{lines:?}"
+    );
+    // Three top-level directories hold matches; README.md takes the
+    // third slot, so the page reaches two.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("depth 1     2 of 3 directories (67 %)")),
+        "{lines:?}"
+    );
+    h.keys("e<C-u>*.md<Enter><Esc>").await;
+    let lines = meta_lines(&h);
+    assert!(
+        !lines.iter().any(|l| l.starts_with("Coverage")),
+        "{lines:?}"
+    );
+}
+
 #[tokio::test]
 async fn grep_with_truncated_lines() {
     let long = format!("let needle = \"{}\";\n", "x".repeat(120));

@@ -351,6 +351,53 @@ fn ablate_json_lists_the_baseline_first_with_the_documented_fields() {
 }
 
 #[test]
+fn glob_sample_depth_variants_report_coverage_and_depth_one_is_the_baseline() {
+    let json = ablate_json(&[
+        "ablate",
+        "fixtures/transcripts/glob-footers.jsonl",
+        "--set",
+        "globSampleDepth=1,2,3",
+        "--json",
+    ]);
+    let variants = json["variants"].as_array().unwrap();
+    assert_eq!(variants.len(), 4);
+    let baseline = &variants[0];
+    let over_cap = baseline["coverage"]["pages"].as_u64().unwrap();
+    assert!(over_cap > 0, "{}", baseline["coverage"]);
+    assert_eq!(
+        baseline["coverage"]["depthShares"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+    let measured: Vec<&Value> = baseline["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p.get("coverage").is_some())
+        .collect();
+    assert_eq!(measured.len() as u64, over_cap);
+    assert!(measured[0]["coverage"]["largestSubtreeShare"].is_f64());
+    // Depth 1 is the contract's sampling: same pages, same surface.
+    assert_eq!(variants[1]["changed"], 0);
+    assert_eq!(variants[1]["surface"]["kvPrefix"]["identical"], true);
+    assert_eq!(variants[1]["coverage"], baseline["coverage"]);
+    // Deeper variants say so in the glob texts: the surface costs more
+    // and the cached prefix breaks at the glob prompt section.
+    for v in &variants[2..] {
+        assert!(v["surface"]["tokens"].as_u64() > baseline["surface"]["tokens"].as_u64());
+        assert_eq!(v["surface"]["kvPrefix"]["identical"], false);
+        assert_eq!(
+            v["surface"]["kvPrefix"]["firstDifference"]["name"],
+            "tool:glob"
+        );
+        assert!(v["changed"].as_u64().unwrap() > 0);
+        assert_eq!(v["coverage"]["pages"].as_u64(), Some(over_cap));
+    }
+}
+
+#[test]
 fn more_than_64_combinations_are_refused_with_a_clear_message() {
     let out = workbench(&[
         "ablate",

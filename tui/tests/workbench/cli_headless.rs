@@ -132,6 +132,87 @@ fn call_json_has_the_documented_shape() {
     assert!(object["durationMs"].as_f64().unwrap() >= 0.0);
 }
 
+/// A tree concentrated in `big/a`, every file and directory with its own
+/// modification time (oldest first as listed), so rg's order is pinned.
+fn deep_tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        "big/a/1.txt",
+        "big/a/2.txt",
+        "big/a/3.txt",
+        "big/b/4.txt",
+        "big/c/5.txt",
+        "small/6.txt",
+    ];
+    for path in files {
+        let full = dir.path().join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, "x\n").unwrap();
+    }
+    let base = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
+    let entries = files
+        .iter()
+        .copied()
+        .chain(["big/a", "big/b", "big/c", "big", "small"]);
+    for (i, path) in entries.enumerate() {
+        let when = base + std::time::Duration::from_secs(60 * i as u64);
+        std::fs::File::open(dir.path().join(path))
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+    }
+    dir
+}
+
+#[test]
+fn call_json_reports_the_coverage_of_an_over_cap_glob_page_and_depth_sampling_widens_it() {
+    let dir = deep_tree();
+    let coverage = |config: &str| {
+        let out = call(
+            &dir,
+            "glob",
+            r#"{"pattern":"*.txt"}"#,
+            &["--config", config, "--no-spill", "--json"],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let object = json_of(&out);
+        (
+            object["text"].as_str().unwrap().to_owned(),
+            object["coverage"].clone(),
+        )
+    };
+    let (text, contract) = coverage(r#"{"sampleOverCapGlobResults":true,"globMaxResults":3}"#);
+    assert!(
+        text.starts_with("big/a/1.txt\nbig/a/2.txt\nsmall/6.txt\n\n"),
+        "{text}"
+    );
+    assert_eq!(
+        (contract["shown"].clone(), contract["total"].clone()),
+        (json!(3), json!(6))
+    );
+    assert_eq!(contract["depths"][0]["share"], json!(1.0));
+    assert_eq!(
+        (
+            contract["depths"][1]["directories"].clone(),
+            contract["depths"][1]["reached"].clone()
+        ),
+        (json!(3), json!(1))
+    );
+    assert_eq!(contract["largestSubtree"], "big");
+    let (text, levels) =
+        coverage(r#"{"sampleOverCapGlobResults":true,"globMaxResults":3,"globSampleDepth":2}"#);
+    assert!(text.starts_with("big/a/1.txt\nbig/b/4.txt\nsmall/6.txt\n\n(Showing 3 of 6 paths, sampled level by level across 2 of the 2 top-level entries this pattern matched and 3 of the 4 entries 2 levels deep"), "{text}");
+    assert_eq!(levels["depths"][1]["reached"], json!(2));
+    // Within the cap there is no measure.
+    let out = call(
+        &dir,
+        "glob",
+        r#"{"pattern":"*.txt"}"#,
+        &["--config", SAMPLING, "--json"],
+    );
+    assert!(json_of(&out).get("coverage").is_none());
+}
+
 #[test]
 fn an_over_cap_call_spills_under_the_given_spill_dir() {
     let dir = tree();

@@ -198,6 +198,35 @@ fn surface_against_an_equal_config_is_identical() {
 }
 
 #[test]
+fn surface_against_shows_what_the_glob_sample_depth_opt_in_costs_and_depth_one_costs_nothing() {
+    let depth = |d: u32| format!(r#"{{"sampleOverCapGlobResults":true,"globSampleDepth":{d}}}"#);
+    let against = |b: &str| {
+        let out = workbench(&["surface", "--config", SAMPLING, "--against", b, "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        json_of(&out)["kvPrefix"].clone()
+    };
+    assert_eq!(against(&depth(1))["identical"], true);
+    let kv = against(&depth(3));
+    assert_eq!(kv["identical"], false);
+    assert_eq!(kv["firstDifference"]["name"], "tool:glob");
+    assert!(kv["tokensB"].as_u64() > kv["tokensA"].as_u64(), "{kv}");
+    let surface = json_of(&workbench(&[
+        "surface",
+        "--config",
+        &depth(3),
+        "--json",
+        "--tokens",
+    ]));
+    assert_eq!(kv["tokensB"], surface["totalTokens"]);
+    let glob_section = surface["promptSections"][0]["text"].as_str().unwrap();
+    assert!(
+        glob_section
+            .contains("level by level, across the entries below them down to 3 levels deep"),
+        "{glob_section}"
+    );
+}
+
+#[test]
 fn surface_against_names_the_glob_section_where_sampling_changes_the_prefix() {
     // Sampling changes the glob prompt section first (it comes before the
     // tool definitions), then the glob tool's description.

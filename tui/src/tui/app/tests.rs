@@ -1229,6 +1229,7 @@ mod ablate_mode {
                 tokens: *t,
                 changed: *c,
                 hidden: 0,
+                coverage: None,
             };
             stats.add(page, PageFacts::default());
         }

@@ -61,12 +61,9 @@ pub fn record_doc<'a>(record: &'a CallRecord, tab: Tab, session_id: &str) -> Opt
                 "null — no canonical value (only successes carry one)",
             )
         }),
-        Tab::Meta => docs.meta.get_or_init(|| {
-            result::json_doc(
-                result.meta.as_ref(),
-                "null — no presentation meta (errors and nested calls carry none)",
-            )
-        }),
+        Tab::Meta => docs
+            .meta
+            .get_or_init(|| result::meta_doc(result, &record.config)),
         Tab::Call => docs.details.get_or_init(|| {
             result::details_doc(&CallFacts {
                 id: record.id,

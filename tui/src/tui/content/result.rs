@@ -47,6 +47,64 @@ pub fn json_doc<T: Serialize>(value: Option<&T>, none: &str) -> Doc {
     }
 }
 
+/// The Meta tab: the presentation meta, then, for an over-cap glob page,
+/// how far the page spans the tree of the complete result under `config`
+/// (the engine's coverage measure; never shown to the model).
+pub fn meta_doc(result: &ToolResult, config: &Value) -> Doc {
+    let mut doc = json_doc(
+        result.meta.as_ref(),
+        "null — no presentation meta (errors and nested calls carry none)",
+    );
+    let Some(fs_search_engine::ToolValue::Glob(value)) = &result.value else {
+        return doc;
+    };
+    let Ok(config) = fs_search_engine::Config::from_json(config) else {
+        return doc;
+    };
+    let Some(coverage) = fs_search_engine::glob_page_coverage(value, &config) else {
+        return doc;
+    };
+    doc.push("", LineKind::Note);
+    doc.push(
+        &format!(
+            "Coverage of the page ({} of {} paths; not shown to the model)",
+            coverage.shown, coverage.total
+        ),
+        LineKind::Heading,
+    );
+    let percent = |share: f64| format!("{:.0} %", 100.0 * share);
+    for depth in &coverage.depths {
+        let reached = match depth.share {
+            Some(share) => format!(
+                "{} of {} directories ({})",
+                depth.reached,
+                depth.directories,
+                percent(share)
+            ),
+            None => "no directories".to_owned(),
+        };
+        doc.push(
+            &format!(
+                "depth {}     {reached}; largest share of the page under one: {}",
+                depth.depth,
+                percent(depth.largest_share)
+            ),
+            LineKind::Body,
+        );
+    }
+    if let Some(name) = &coverage.largest_subtree {
+        doc.push(
+            &format!(
+                "largest subtree {}: {} of the page",
+                visible(name),
+                percent(coverage.largest_subtree_share)
+            ),
+            LineKind::Body,
+        );
+    }
+    doc
+}
+
 fn compact(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }

@@ -57,13 +57,17 @@ impl ConfigForm {
                     ConfigKind::RequiredBoolean => (None, true),
                     ConfigKind::PositiveInteger { default } => (Some(default.to_string()), false),
                     ConfigKind::OptIn => (Some("false".to_owned()), true),
+                    ConfigKind::OptInPositiveInteger => (Some("off".to_owned()), false),
                 };
                 ConfigField {
                     key: key.name,
                     input: Input::new(literal(get(key.name))),
                     default,
                     boolean,
-                    opt_in: key.kind == ConfigKind::OptIn,
+                    opt_in: matches!(
+                        key.kind,
+                        ConfigKind::OptIn | ConfigKind::OptInPositiveInteger
+                    ),
                     description: key.description,
                 }
             })
@@ -160,7 +164,7 @@ mod tests {
     fn round_trips_the_starting_config_with_extra_keys() {
         let start = json!({"sampleOverCapGlobResults": true, "grepMaxMatches": 2, "other": [1]});
         let panel = ConfigForm::from_value(&start);
-        assert_eq!(panel.fields.len(), 9);
+        assert_eq!(panel.fields.len(), 10);
         assert_eq!(panel.fields[2].input.value(), "2");
         assert_eq!(panel.fields[1].input.value(), "");
         assert_eq!(panel.to_config().unwrap(), start);
