@@ -18,6 +18,7 @@ use std::path::Path;
 use super::print;
 use crate::cli::ReplayArgs;
 use crate::console::stderr_line;
+use crate::executor::ExecutorKind;
 use crate::exit;
 use crate::tokens::Tokenizer;
 use crate::transcript::error::TranscriptError;
@@ -77,7 +78,7 @@ async fn replay_one(
     temp: &Path,
 ) -> Result<u8, TranscriptError> {
     let update = args.update;
-    let mut replay = replay_file(file, temp).await?;
+    let mut replay = replay_file(file, temp, args.sandbox.kind()).await?;
     if update || args.max_tokens.is_some() || replay.carries_tokens() {
         replay.count_tokens(tokens.get().await?);
     }
@@ -267,7 +268,7 @@ pub async fn freeze(
         stderr_line!("workbench freeze: note: skipped {skipped} (not a file or directory)");
     }
     let temp = std::env::temp_dir();
-    let replay = match replay_file(out_file, &temp).await {
+    let replay = match replay_file(out_file, &temp, ExecutorKind::Local).await {
         Ok(replay) => replay,
         Err(TranscriptError::Stopped(signal)) => return stopped("freeze", signal),
         Err(e) => {
