@@ -2,7 +2,7 @@
 //! under the sandboxed one (bubblewrap), in one run, so their ratio is
 //! measured on the same machine at the same moment (docs/performance.md):
 //! a small call (grep over a 40-file tree) and a large one (grep over a
-//! 19 MB file, 64 000 matching lines past the raw-output cap, drained).
+//! 19 MB file, 60 000 matching lines past the raw-output cap, drained).
 //! Without bubblewrap the sandboxed cases are skipped, saying so.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
