@@ -80,7 +80,10 @@ pub mod spill;
 mod support;
 mod value;
 
-pub use bash::{BashExecutor, LocalBashConfig, LocalBashExecutor};
+pub use bash::{
+    BashExecutor, LocalBashConfig, LocalBashExecutor, SandboxBashExecutor, SandboxConfig,
+    SandboxError,
+};
 pub use error::{ErrorCode, SearchCode, SearchError, ToolError};
 pub use registry::plugin::{LoadError, LoadOutcome, PROBE_COMMAND, RG_MISSING_WARNING};
 pub use registry::surface::{PromptSection, ToolDefinition};

@@ -52,6 +52,24 @@ impl TokenizerArg {
     }
 }
 
+/// `--sandbox`: run every command in a bubblewrap sandbox in which only
+/// the workspace exists, read-only ([`crate::executor`]).
+#[derive(Debug, Clone, Copy, Args)]
+pub struct SandboxArg {
+    /// Run rg in a bubblewrap sandbox where only the workspace exists,
+    /// read-only (docs/reliability.md); exits 2 when bubblewrap cannot
+    /// make it.
+    #[arg(long)]
+    pub sandbox: bool,
+}
+
+impl SandboxArg {
+    /// The executor the flag chooses.
+    pub fn kind(self) -> crate::executor::ExecutorKind {
+        crate::executor::ExecutorKind::from_flag(self.sandbox)
+    }
+}
+
 /// The TUI's options (`workbench` with no subcommand), passed to
 /// [`crate::tui::main`] whole.
 #[derive(Debug, Args)]
@@ -70,6 +88,8 @@ pub struct TuiArgs {
     /// Where over-cap results are saved.
     #[command(flatten)]
     pub spill: SpillArgs,
+    #[command(flatten)]
+    pub sandbox: SandboxArg,
 }
 
 #[derive(Debug, Subcommand)]
@@ -167,6 +187,8 @@ pub struct CallArgs {
     /// `workbench lens --list`.
     #[arg(long, value_name = "HOST|all")]
     pub host: Option<String>,
+    #[command(flatten)]
+    pub sandbox: SandboxArg,
 }
 
 #[derive(Debug, Args)]
@@ -196,6 +218,8 @@ pub struct ExplainArgs {
     /// Paths to explain, relative to the workdir or absolute.
     #[arg(value_name = "PATH", required_unless_present = "unsearched")]
     pub paths: Vec<String>,
+    #[command(flatten)]
+    pub sandbox: SandboxArg,
 }
 
 #[derive(Debug, Args)]
@@ -259,6 +283,10 @@ pub struct ReplayArgs {
     /// order, the i-th (from 0) belonging to share i mod N + 1.
     #[arg(long, value_name = "K/N", conflicts_with = "update")]
     pub shard: Option<crate::transcript::batch::Shard>,
+    /// Replay under the sandboxed executor (a differential check: every
+    /// in-workspace call must give the recorded result).
+    #[command(flatten)]
+    pub sandbox: SandboxArg,
 }
 
 /// `replay --format`: what stdout carries besides the human report.
@@ -349,6 +377,15 @@ pub struct McpArgs {
     /// End an HTTP session after this many seconds without a message.
     #[arg(long, value_name = "SECS", default_value_t = 1800, requires = "listen")]
     pub idle_timeout: u64,
+    /// Run rg in a bubblewrap sandbox where only the workspace exists,
+    /// read-only (docs/reliability.md); the default with --listen on a
+    /// non-loopback address. Exits 2 when bubblewrap cannot make it.
+    #[arg(long, conflicts_with = "no_sandbox")]
+    pub sandbox: bool,
+    /// Run rg unconfined even with --listen on a non-loopback address
+    /// (a warning says what a client can then read).
+    #[arg(long)]
+    pub no_sandbox: bool,
 }
 
 /// `mcp --on-miss`: the answer to a call no recorded call matches.
@@ -399,6 +436,8 @@ pub struct AblateArgs {
     pub csv: bool,
     #[command(flatten)]
     pub tokenizer: TokenizerArg,
+    #[command(flatten)]
+    pub sandbox: SandboxArg,
 }
 
 #[derive(Debug, Args)]

@@ -33,6 +33,7 @@ pub mod atomic_file;
 pub mod bounded;
 pub mod cli;
 pub mod console;
+pub mod executor;
 pub mod exit;
 pub mod explain;
 pub mod headless;

@@ -1,19 +1,21 @@
-//! Builds an engine the way the workbench runs it: the local executor
-//! rooted at the workdir, an optional local spill store, and the timeout
-//! policy; and reads `--config JSON|@FILE`, warning of keys the engine
-//! does not read (accepted and ignored, as the contract says).
+//! Builds an engine the way the workbench runs it: the chosen executor
+//! (local or sandboxed, `executor.rs`) rooted at the workdir, an optional
+//! local spill store, and the timeout policy; and reads `--config
+//! JSON|@FILE`, warning of keys the engine does not read (accepted and
+//! ignored, as the contract says).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use fs_search_engine::{
-    BashExecutor, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
+    BashExecutor, Host, LoadOutcome, LocalBashConfig, LocalSpillStore, Registry,
 };
 use serde_json::Value;
 use thiserror::Error;
 
 use crate::cli::SpillArgs;
 use crate::console::stderr_line;
+use crate::executor::{ExecutorError, ExecutorKind};
 
 /// Failures before any call runs: usage, config or load (exit 2).
 #[derive(Debug, Error)]
@@ -52,7 +54,7 @@ pub enum SetupError {
     #[error("the spill root {0} (--spill-dir DIR or --no-spill chooses otherwise)")]
     SpillRoot(crate::user_dirs::DirError),
     #[error("{0}")]
-    Executor(String),
+    Executor(#[from] ExecutorError),
     #[error("{0}")]
     Load(#[from] fs_search_engine::LoadError),
     /// A missing or invalid `--tokenizer FILE` (the message names it).
@@ -241,34 +243,38 @@ pub struct Loaded {
     pub warnings: Vec<String>,
 }
 
-/// Creates and loads a registry for `workdir`.
+/// Creates and loads a registry for `workdir` with the `executor` kind.
 pub async fn load_engine(
     workdir: Option<&Path>,
     config: &Value,
     spill: SpillChoice<'_>,
+    executor: ExecutorKind,
 ) -> Result<Loaded, SetupError> {
-    load_engine_with(workdir, config, spill, |bash| bash).await
+    load_engine_with(workdir, config, spill, executor, |bash| bash).await
 }
 
-/// [`load_engine`] with the local executor handed through `wrap` first
-/// (the TUI taps it to show each call's command line).
+/// [`load_engine`] with the executor handed through `wrap` first (the TUI
+/// taps it to show each call's command line).
 pub async fn load_engine_with(
     workdir: Option<&Path>,
     config: &Value,
     spill: SpillChoice<'_>,
+    executor: ExecutorKind,
     wrap: impl FnOnce(Arc<dyn BashExecutor>) -> Arc<dyn BashExecutor>,
 ) -> Result<Loaded, SetupError> {
-    let bash = LocalBashExecutor::new(LocalBashConfig {
-        cwd: workdir.map(|w| w.to_string_lossy().into_owned()),
-        ..LocalBashConfig::default()
-    })
-    .map_err(|e| SetupError::Executor(e.to_string()))?;
+    let bash = crate::executor::build(
+        executor,
+        LocalBashConfig {
+            cwd: workdir.map(|w| w.to_string_lossy().into_owned()),
+            ..LocalBashConfig::default()
+        },
+    )?;
     let spill_store: Option<Arc<dyn fs_search_engine::SpillStore>> = match spill {
         SpillChoice::None => None,
         SpillChoice::Root(root) => Some(Arc::new(LocalSpillStore::new(Some(root)))),
     };
     let mut registry = Registry::new(Host {
-        bash: Some(wrap(Arc::new(bash))),
+        bash: Some(wrap(bash)),
         spill_store,
         timeout_policy: true,
     });
@@ -308,10 +314,11 @@ mod tests {
             let Some(Command::Mcp(args)) = cli.command else {
                 panic!("not mcp");
             };
-            let err = crate::mcp::workspace::Workspace::load(&args)
-                .await
-                .err()
-                .unwrap();
+            let err =
+                crate::mcp::workspace::Workspace::load(&args, crate::executor::ExecutorKind::Local)
+                    .await
+                    .err()
+                    .unwrap();
             assert_eq!(err.to_string(), expected(bad, problem));
 
             let cli =

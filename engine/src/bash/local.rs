@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::batched::{Pacing, read_batched};
 use super::capture::{Capture, PastCap, collect};
 use super::group::{GroupGuard, end_group};
+use super::launcher::{Launcher, signal_name};
 use super::shell::{SHELL, find_on_path};
 use super::{
     BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
@@ -68,6 +69,8 @@ pub struct LocalBashExecutor {
     config: LocalBashConfig,
     /// Where stream spill files go; removed when the executor is dropped.
     spill_dir: std::sync::Arc<super::capture::SpillDir>,
+    /// What starts `bash -c`: none runs it directly.
+    launcher: Option<std::sync::Arc<dyn Launcher>>,
 }
 
 impl LocalBashExecutor {
@@ -89,7 +92,21 @@ impl LocalBashExecutor {
         Ok(Self {
             config,
             spill_dir: Default::default(),
+            launcher: None,
         })
+    }
+
+    /// This executor with every command started through `launcher`
+    /// (`launcher.rs`): the process group, timeout, kill path, scrubbed
+    /// environment and output caps stay this executor's.
+    pub fn with_launcher(mut self, launcher: std::sync::Arc<dyn Launcher>) -> Self {
+        self.launcher = Some(launcher);
+        self
+    }
+
+    /// The settings this executor was made with.
+    pub fn config(&self) -> &LocalBashConfig {
+        &self.config
     }
 }
 
@@ -105,7 +122,7 @@ pub(super) fn is_scrubbed(name: &str) -> bool {
 
 /// The child environment: the scrubbed harness environment, the fixed
 /// overlay, the configured `env`, then the spec's `env` and `dshEnv`.
-fn child_env(config: &LocalBashConfig, spec: &BashSpec) -> BTreeMap<OsString, OsString> {
+pub(super) fn child_env(config: &LocalBashConfig, spec: &BashSpec) -> BTreeMap<OsString, OsString> {
     let mut env: BTreeMap<OsString, OsString> = std::env::vars_os()
         .filter(|(name, _)| !is_scrubbed(&name.to_string_lossy()))
         .collect();
@@ -130,16 +147,30 @@ fn child_env(config: &LocalBashConfig, spec: &BashSpec) -> BTreeMap<OsString, Os
 
 /// `bash -c <command>` for `spec`: argv `['bash', '-c', command]`, the
 /// program itself by its absolute path when the child's `PATH` names one
-/// (`shell.rs`), in its own process group, in `spec.workdir`.
-fn shell_command(config: &LocalBashConfig, spec: &BashSpec) -> Command {
+/// (`shell.rs`), in its own process group, in `spec.workdir`. With a
+/// launcher, its program and arguments come first and `bash` is left to
+/// the launcher's own search of the child's `PATH`.
+fn shell_command(
+    config: &LocalBashConfig,
+    spec: &BashSpec,
+    launcher: Option<&dyn Launcher>,
+) -> Result<Command, BashError> {
     let env = child_env(config, spec);
-    let mut command = match find_on_path(env.get(OsStr::new("PATH")).map(OsString::as_os_str)) {
-        Some(program) => {
-            let mut command = Command::new(program);
-            command.arg0(SHELL);
+    let mut command = match launcher {
+        Some(launcher) => {
+            let prefix = launcher.prefix(spec, &env)?;
+            let mut command = Command::new(prefix.program);
+            command.args(prefix.args).arg(SHELL);
             command
         }
-        None => Command::new(SHELL),
+        None => match find_on_path(env.get(OsStr::new("PATH")).map(OsString::as_os_str)) {
+            Some(program) => {
+                let mut command = Command::new(program);
+                command.arg0(SHELL);
+                command
+            }
+            None => Command::new(SHELL),
+        },
     };
     command
         .arg("-c")
@@ -158,13 +189,7 @@ fn shell_command(config: &LocalBashConfig, spec: &BashSpec) -> Command {
     if !spec.workdir.is_empty() {
         command.current_dir(&spec.workdir);
     }
-    command
-}
-
-fn signal_name(raw: i32) -> String {
-    Signal::try_from(raw)
-        .map(|s| s.as_str().to_owned())
-        .unwrap_or_else(|_| format!("SIG{raw}"))
+    Ok(command)
 }
 
 /// The stdout pipe size of a capped run, the reader's longest pause (for a
@@ -280,7 +305,7 @@ impl LocalBashExecutor {
                 "This operation was aborted".into(),
             ));
         }
-        let mut child = shell_command(&self.config, &spec)
+        let mut child = shell_command(&self.config, &spec, self.launcher.as_deref())?
             .spawn()
             .map_err(BashError::Spawn)?;
         let pid = child.id().unwrap_or_default();
@@ -399,7 +424,7 @@ impl LocalBashExecutor {
             }
         };
         use std::os::unix::process::ExitStatusExt;
-        Ok(CappedRun::Finished(BashRunResult {
+        let result = BashRunResult {
             exit_code: status.and_then(|s| s.code()),
             // A leader that outlived SIGKILL's bound has no status yet:
             // SIGKILL is what it was last sent.
@@ -412,7 +437,13 @@ impl LocalBashExecutor {
             timeout_ms: spec.timeout_ms,
             stdout: finish(stdout).await,
             stderr: finish(stderr).await,
-        }))
+        };
+        // A command the executor ended reports how the executor ended it;
+        // one that ended by itself, as the launcher reads its exit.
+        match (&self.launcher, cause) {
+            (Some(launcher), None) => launcher.finish(result).map(CappedRun::Finished),
+            _ => Ok(CappedRun::Finished(result)),
+        }
     }
 }
 
@@ -655,7 +686,7 @@ mod tests {
             )]),
             ..LocalBashConfig::default()
         };
-        let command = shell_command(&config, &spec("true"));
+        let command = shell_command(&config, &spec("true"), None).unwrap();
         assert_eq!(command.as_std().get_program(), own_bash.as_os_str());
         let args: Vec<&OsStr> = command.as_std().get_args().collect();
         assert_eq!(args, [OsStr::new("-c"), OsStr::new("true")]);

@@ -5,12 +5,17 @@
 //! backend, or a fake that injects a fault): the request and spec types,
 //! the run results, and the plumbing of capped and streamed runs
 //! ([`OverCap`], [`CappedRun`], [`StreamedRun`], [`StdoutSink`]).
-//! [`LocalBashExecutor`] is the local implementation.
+//! [`LocalBashExecutor`] is the local implementation; a [`Launcher`]
+//! starts its `bash -c` through another program, and
+//! [`SandboxBashExecutor`] is it with bubblewrap as the launcher: the
+//! command reads only the workspace.
 
 mod batched;
 mod capture;
 mod group;
+mod launcher;
 mod local;
+mod sandbox;
 mod shell;
 
 use std::collections::BTreeMap;
@@ -21,7 +26,9 @@ use async_trait::async_trait;
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
+pub use launcher::{LaunchPrefix, Launcher, exit_as_signal};
 pub use local::{LocalBashConfig, LocalBashExecutor};
+pub use sandbox::{BWRAP, SandboxBashExecutor, SandboxConfig, SandboxError};
 
 /// A request for one foreground command.
 #[derive(Debug, Clone, Default)]

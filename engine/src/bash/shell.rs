@@ -25,12 +25,18 @@ pub(super) const SHELL: &str = "bash";
 /// `bash`'s absolute path on `path` (the child's `PATH`), or `None` when
 /// the standard library's own search must decide.
 pub(super) fn find_on_path(path: Option<&OsStr>) -> Option<PathBuf> {
+    find_program_on_path(SHELL, path)
+}
+
+/// `name`'s absolute path on `path` as `execvp` would pick it, or `None`
+/// when there is none or a relative entry comes first.
+pub(super) fn find_program_on_path(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
     for entry in path?.as_bytes().split(|&b| b == b':') {
         let dir = Path::new(OsStr::from_bytes(entry));
         if !dir.is_absolute() {
             return None;
         }
-        let candidate = dir.join(SHELL);
+        let candidate = dir.join(name);
         if is_executable_file(&candidate) {
             return Some(candidate);
         }

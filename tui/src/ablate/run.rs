@@ -101,6 +101,8 @@ pub struct Control<'a> {
     pub cancel: CancellationToken,
     pub progress: &'a mut (dyn FnMut(Progress) + Send),
     pub pages: &'a mut (dyn FnMut(PageEvent<'_>) + Send),
+    /// The executor the calls run under (`--sandbox`).
+    pub executor: crate::executor::ExecutorKind,
 }
 
 /// The result: the variants (baseline first) and what rg did.
@@ -134,9 +136,14 @@ async fn surface_prefix(
     config: &Value,
     tokenizer: &Tokenizer,
 ) -> Result<fs_search_tokens::EncodedPrefix, String> {
-    let loaded = load_engine(None, config, SpillChoice::None)
-        .await
-        .map_err(|e| e.to_string())?;
+    let loaded = load_engine(
+        None,
+        config,
+        SpillChoice::None,
+        crate::executor::ExecutorKind::Local,
+    )
+    .await
+    .map_err(|e| e.to_string())?;
     Ok(tokenizer.encode_prefix(&request_parts(
         &loaded.registry.prompt_sections(),
         &loaded.registry.tool_definitions(),
@@ -251,6 +258,7 @@ impl Run<'_, '_> {
             &std::env::temp_dir(),
         )
         .map_err(|e| TranscriptError::Other(format!("{}:1: the header's tree: {e}", input.file)))?
+        .with_executor(self.control.executor)
         .with_executor_wrap(wrap);
         for (record_index, record) in input.transcript.records.iter().enumerate() {
             self.check_cancelled()?;

@@ -74,6 +74,9 @@ pub struct Request<'a> {
     /// it was not this process's own: a transcript's calls run with the
     /// header's (see [`recorded`]). rg's walk is asked with the same.
     pub rg_config: Option<&'a std::path::Path>,
+    /// The executor the call runs under (rg's walk for the explanation
+    /// runs locally either way: it reports paths, never their lines).
+    pub executor: crate::executor::ExecutorKind,
 }
 
 /// What is gathered about the call's tree apart from its result: rg's
@@ -175,7 +178,13 @@ pub async fn explain(
     stop: &CancellationToken,
 ) -> Result<(ToolResult, Report), ExplainError> {
     let config = Config::from_json(request.config)?;
-    let loaded = load_engine(Some(request.workdir), request.config, spill).await?;
+    let loaded = load_engine(
+        Some(request.workdir),
+        request.config,
+        spill,
+        request.executor,
+    )
+    .await?;
     let workdir = request.workdir.to_string_lossy().into_owned();
     let exec = ExecContext::new(ExecContext::fresh_id("call"))
         .with_session(Some(&ExecContext::fresh_id("session")), Some(&workdir))

@@ -56,6 +56,7 @@ async fn ablate_inner(args: &AblateArgs) -> Result<(), AblateError> {
         cancel: CancellationToken::new(),
         progress: &mut |_| {},
         pages: &mut |_| {},
+        executor: args.sandbox.kind(),
     };
     let ablation = run_ablation(&inputs, &variants, &tokenizer, control).await?;
     let text = if args.json {

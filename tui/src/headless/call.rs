@@ -38,7 +38,7 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     let tokenizer = args
         .tokens
         .then(|| crate::tokens::load_in_background(args.tokenizer.file()));
-    let loaded = load_engine(Some(&args.workdir), &config, spill).await?;
+    let loaded = load_engine(Some(&args.workdir), &config, spill, args.sandbox.kind()).await?;
     for warning in &loaded.warnings {
         stderr_line!("{warning}");
     }

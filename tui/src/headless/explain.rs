@@ -25,6 +25,7 @@ pub async fn run(args: ExplainArgs) -> Result<u8, SetupError> {
         paths: &args.paths,
         unsearched: args.unsearched,
         rg_config: None,
+        executor: args.sandbox.kind(),
     };
     let spill_root = crate::setup::spill_root(&args.spill)?;
     let spill = crate::setup::SpillChoice::of(spill_root.as_deref());

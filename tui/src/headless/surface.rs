@@ -14,6 +14,7 @@ use serde_json::json;
 use super::print;
 use crate::cli::SurfaceArgs;
 use crate::console::stderr_line;
+use crate::executor::ExecutorKind;
 use crate::exit;
 use crate::setup::{SetupError, SpillChoice, load_engine, read_config, read_config_flag};
 use crate::tokens::{Tokenizer, request_parts, thousands};
@@ -27,7 +28,7 @@ pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
     let counting = args.tokens || args.against.is_some();
     let tokenizer = counting.then(|| crate::tokens::load_in_background(args.tokenizer.file()));
     let config = read_config(args.config.raw())?;
-    let loaded = load_engine(None, &config, SpillChoice::None).await?;
+    let loaded = load_engine(None, &config, SpillChoice::None, ExecutorKind::Local).await?;
     for warning in &loaded.warnings {
         stderr_line!("{warning}");
     }
@@ -39,13 +40,14 @@ pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
     };
     if let (Some(against), Some(tokenizer)) = (args.against.as_deref(), &tokenizer) {
         let config_b = read_config_flag("--against", Some(against))?;
-        let loaded_b = match load_engine(None, &config_b, SpillChoice::None).await {
-            Err(SetupError::Load(source)) => Err(SetupError::FlagLoad {
-                flag: "--against",
-                source,
-            }),
-            loaded => loaded,
-        }?;
+        let loaded_b =
+            match load_engine(None, &config_b, SpillChoice::None, ExecutorKind::Local).await {
+                Err(SetupError::Load(source)) => Err(SetupError::FlagLoad {
+                    flag: "--against",
+                    source,
+                }),
+                loaded => loaded,
+            }?;
         for warning in &loaded_b.warnings {
             stderr_line!("{warning}");
         }

@@ -24,6 +24,7 @@ use std::path::Path;
 use super::print;
 use crate::cli::{ReplayArgs, ReplayFormat};
 use crate::console::stderr_line;
+use crate::executor::ExecutorKind;
 use crate::exit;
 use crate::transcript::batch::{BatchOptions, FileResult, default_jobs, replay_files};
 use crate::transcript::error::TranscriptError;
@@ -48,6 +49,7 @@ pub async fn replay(args: &ReplayArgs) -> u8 {
         temp_parent: std::env::temp_dir(),
         count_tokens: args.update || args.max_tokens.is_some(),
         tokenizer: args.tokenizer.file().map(Path::to_path_buf),
+        executor: args.sandbox.kind(),
     };
     let report_options = ReportOptions {
         max_tokens: args.max_tokens,
@@ -329,7 +331,7 @@ pub async fn freeze(
             );
         }
     }
-    let replay = match replay_file(out_file, &temp).await {
+    let replay = match replay_file(out_file, &temp, ExecutorKind::Local).await {
         Ok(replay) => replay,
         Err(TranscriptError::Stopped(signal)) => return stopped("freeze", signal),
         Err(e) => {

@@ -18,6 +18,12 @@ pub enum McpError {
     /// The workdir, config, spill root or engine load.
     #[error(transparent)]
     Setup(#[from] SetupError),
+    /// The sandbox `--listen` on a non-loopback address turns on cannot
+    /// start: nothing is served unconfined instead.
+    #[error(
+        "{0} (--listen on a non-loopback address runs calls sandboxed by default; --no-sandbox opts out)"
+    )]
+    DefaultSandbox(Box<McpError>),
     #[error("--listen {listen}: {source} (give ADDR:PORT, e.g. 127.0.0.1:8080)")]
     Resolve {
         listen: String,

@@ -59,6 +59,8 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::cli::McpArgs;
 use crate::console::stderr_line;
+use crate::executor::ExecutorKind;
+use crate::setup::SetupError;
 
 use super::SHUTDOWN_WAIT;
 use super::abort::CallAbort;
@@ -418,7 +420,21 @@ pub async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     let token = configured.token;
     let gate = Gate::new(addr, token, &args.allow_origin, &args.allow_host)?;
     let limits = Limits::configured()?;
-    let workspace = Arc::new(Workspace::load(args).await?);
+    let executor = super::workspace::executor_for(args, Some(addr));
+    if args.no_sandbox && !addr.ip().is_loopback() {
+        let warning = format!(
+            "--no-sandbox on {addr}: every client holding the token can read every file this user can read through the tools"
+        );
+        tracing::warn!("{warning}");
+        stderr_line!("workbench mcp: warning: {warning}");
+    }
+    let workspace = match Workspace::load(args, executor).await {
+        Ok(workspace) => Arc::new(workspace),
+        Err(e @ McpError::Setup(SetupError::Executor(_))) if !args.sandbox => {
+            return Err(McpError::DefaultSandbox(Box::new(e)));
+        }
+        Err(e) => return Err(e),
+    };
     let recording = workspace.recording(args)?.map(Arc::new);
     let listener = TcpListener::bind(addr)
         .await
@@ -429,7 +445,15 @@ pub async fn serve(args: &McpArgs) -> Result<u8, McpError> {
         })?;
     let bound = listener.local_addr().map_err(McpError::Bound)?;
     tracing::info!(%bound, token = gate.has_token(), "listening");
-    stderr_line!("workbench mcp: listening on http://{bound}{MCP_PATH}");
+    let sandbox_note = match executor {
+        ExecutorKind::Local => "",
+        ExecutorKind::Sandbox if args.sandbox => " (sandboxed: only the workspace is readable)",
+        ExecutorKind::Sandbox => {
+            " (sandboxed, the default on a non-loopback address: only the workspace is readable; --no-sandbox turns it off)"
+        }
+    };
+    tracing::info!(executor = executor.as_str(), "executor");
+    stderr_line!("workbench mcp: listening on http://{bound}{MCP_PATH}{sandbox_note}");
 
     let runners = Arc::new(Runners::default());
     let factory = {

@@ -100,7 +100,7 @@ pub async fn run(args: McpArgs) -> u8 {
 }
 
 async fn serve(args: &McpArgs) -> Result<u8, McpError> {
-    let workspace = Workspace::load(args).await?;
+    let workspace = Workspace::load(args, workspace::executor_for(args, None)).await?;
     let runner = workspace.runner();
     let recording = workspace.recording(args)?.map(Arc::new);
     let server = workspace.server(runner.clone(), recording.clone());

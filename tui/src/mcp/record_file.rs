@@ -511,6 +511,7 @@ mod tests {
             env: TranscriptEnv {
                 rg: "ripgrep 13.0.0".to_owned(),
                 ripgrep_config: Vec::new(),
+                executor: None,
             },
         }
     }

@@ -82,6 +82,7 @@ impl Recording {
         workdir: &Path,
         config: &Value,
         spill: SpillMode,
+        executor: crate::executor::ExecutorKind,
     ) -> Result<Self, RecordingError> {
         let header = Header {
             tree: relative_path(record_dir(path), workdir),
@@ -89,6 +90,7 @@ impl Recording {
             env: TranscriptEnv {
                 rg: rg_version(),
                 ripgrep_config: live_ripgrep_config(),
+                executor: Some(executor.as_str().to_owned()),
             },
         };
         if let (Ok(file_path), Ok(root)) = (path.canonicalize(), workdir.canonicalize())
@@ -174,6 +176,7 @@ impl Recording {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::executor::ExecutorKind;
     use fs_search_engine::ToolResult;
     use serde_json::json;
 
@@ -191,7 +194,14 @@ mod tests {
         std::fs::create_dir(&workdir).unwrap();
         let path = dir.path().join("rec.jsonl");
         let config = json!({"sampleOverCapGlobResults": true});
-        let rec = Recording::open(&path, &workdir, &config, SpillMode::None).unwrap();
+        let rec = Recording::open(
+            &path,
+            &workdir,
+            &config,
+            SpillMode::None,
+            ExecutorKind::Local,
+        )
+        .unwrap();
         let read = || {
             crate::transcript::parse::parse("rec.jsonl", &std::fs::read_to_string(&path).unwrap())
         };
@@ -206,7 +216,14 @@ mod tests {
         assert_eq!(t.records[0].outcome.text, "a\nb");
         assert_eq!(t.records[0].call.options.spill, SpillMode::None);
         drop(rec);
-        let again = Recording::open(&path, &workdir, &config, SpillMode::None).unwrap();
+        let again = Recording::open(
+            &path,
+            &workdir,
+            &config,
+            SpillMode::None,
+            ExecutorKind::Local,
+        )
+        .unwrap();
         again
             .append_call("s2", "grep", &json!({}), &result(""))
             .unwrap();
@@ -223,7 +240,13 @@ mod tests {
                 .as_deref(),
             Some("s2")
         );
-        let other = Recording::open(&path, &workdir, &json!({}), SpillMode::None);
+        let other = Recording::open(
+            &path,
+            &workdir,
+            &json!({}),
+            SpillMode::None,
+            ExecutorKind::Local,
+        );
         assert!(matches!(
             other,
             Err(RecordingError::File(RecordFileError::Refused { .. }))
@@ -235,8 +258,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("rec.jsonl");
         let config = json!({"sampleOverCapGlobResults": true});
-        let a = Recording::open(&path, dir.path(), &config, SpillMode::None).unwrap();
-        let b = Recording::open(&path, dir.path(), &config, SpillMode::None).unwrap();
+        let a = Recording::open(
+            &path,
+            dir.path(),
+            &config,
+            SpillMode::None,
+            ExecutorKind::Local,
+        )
+        .unwrap();
+        let b = Recording::open(
+            &path,
+            dir.path(),
+            &config,
+            SpillMode::None,
+            ExecutorKind::Local,
+        )
+        .unwrap();
         let mut names = Vec::new();
         for (writer, session) in [(&a, "a"), (&b, "b"), (&b, "b"), (&a, "a")] {
             names.push(

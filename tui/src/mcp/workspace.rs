@@ -11,6 +11,7 @@ use fs_search_engine::Registry;
 use serde_json::Value;
 
 use crate::cli::McpArgs;
+use crate::executor::ExecutorKind;
 use crate::setup::{SpillChoice, check_workdir, load_engine, read_config, spill_root};
 use crate::transcript::format::SpillMode;
 
@@ -33,13 +34,24 @@ pub struct Workspace {
     /// `--declare-max-result-chars N`: declared on both tools in
     /// `tools/list` (`_meta["anthropic/maxResultSizeChars"]`).
     pub declared_max_result_chars: Option<u64>,
+    /// The executor the calls run under.
+    pub executor: ExecutorKind,
+}
+
+/// The executor `mcp` runs: the sandbox with `--sandbox`, and by default
+/// when it listens on `listen`, a non-loopback address (a remote client),
+/// unless `--no-sandbox`.
+pub fn executor_for(args: &McpArgs, listen: Option<std::net::SocketAddr>) -> ExecutorKind {
+    let remote = listen.is_some_and(|addr| !addr.ip().is_loopback());
+    ExecutorKind::from_flag(args.sandbox || (remote && !args.no_sandbox))
 }
 
 impl Workspace {
-    /// Checks the workdir, reads the config and loads the engine.
-    pub async fn load(args: &McpArgs) -> Result<Self, McpError> {
+    /// Checks the workdir, reads the config and loads the engine with
+    /// the `executor` kind.
+    pub async fn load(args: &McpArgs, executor: ExecutorKind) -> Result<Self, McpError> {
         if !args.replay.is_empty() {
-            let replayed = Replayed::load(args).await?;
+            let replayed = Replayed::load(args, executor).await?;
             return Ok(Self {
                 registry: replayed.registry.clone(),
                 warnings: replayed.warnings.clone(),
@@ -48,6 +60,7 @@ impl Workspace {
                 spill_mode: SpillMode::Store,
                 replay: Some(replayed),
                 declared_max_result_chars: args.declare_max_result_chars,
+                executor,
             });
         }
         let Some(workdir) = args.workdir.as_deref() else {
@@ -61,7 +74,7 @@ impl Workspace {
             SpillChoice::None => SpillMode::None,
             SpillChoice::Root(_) => SpillMode::Store,
         };
-        let loaded = load_engine(Some(workdir), &config, spill).await?;
+        let loaded = load_engine(Some(workdir), &config, spill, executor).await?;
         for warning in &loaded.warnings {
             tracing::warn!("{warning}");
         }
@@ -73,6 +86,7 @@ impl Workspace {
             spill_mode,
             replay: None,
             declared_max_result_chars: args.declare_max_result_chars,
+            executor,
         })
     }
 
@@ -98,6 +112,7 @@ impl Workspace {
             Path::new(&self.workdir),
             &self.config,
             self.spill_mode,
+            self.executor,
         )
         .map(Some)
         .map_err(|e| match e {

@@ -19,6 +19,7 @@ use super::error::TranscriptError;
 use super::fixture_engine::{EngineTree, FixtureEngine, rg_version};
 use super::format::{Outcome, Transcript};
 use super::replay::{RecordCheck, Replay, read_transcript, tree_path};
+use crate::executor::ExecutorKind;
 use crate::tokens::Tokenizer;
 
 /// `--shard K/N`: share `index` (from 1) of `count`.
@@ -77,6 +78,8 @@ pub struct BatchOptions {
     pub count_tokens: bool,
     /// The `tokenizer.json` to count with (else the embedded one).
     pub tokenizer: Option<PathBuf>,
+    /// The executor the records' calls run under.
+    pub executor: ExecutorKind,
 }
 
 impl BatchOptions {
@@ -89,6 +92,7 @@ impl BatchOptions {
             temp_parent: std::env::temp_dir(),
             count_tokens: false,
             tokenizer: None,
+            executor: ExecutorKind::Local,
         }
     }
 }
@@ -142,6 +146,7 @@ struct Shared {
     tokenizer: OnceCell<Result<Arc<Tokenizer>, String>>,
     tokenizer_file: Option<PathBuf>,
     temp_parent: PathBuf,
+    executor: ExecutorKind,
 }
 
 /// One finished item: the outcome and the time it took.
@@ -206,6 +211,7 @@ pub async fn replay_files(
         tokenizer: OnceCell::new(),
         tokenizer_file: options.tokenizer.clone(),
         temp_parent: options.temp_parent.clone(),
+        executor: options.executor,
     });
     // The tokenizer loads (~0.4 s) while the first calls run.
     let loading = shared
@@ -390,7 +396,8 @@ async fn run_item(
             &header.env.ripgrep_config,
             &shared.temp_parent,
         )
-        .map_err(|e| TranscriptError::Other(tree_error(&plan.label, &e)))?;
+        .map_err(|e| TranscriptError::Other(tree_error(&plan.label, &e)))?
+        .with_executor(shared.executor);
         *engine = Some((item.file, made));
     }
     let Some((_, fixture)) = engine.as_mut() else {

@@ -62,7 +62,7 @@ impl TranscriptError {
 pub enum EngineError {
     /// The executor refuses its settings (e.g. `executorTimeoutMs`).
     #[error("{0}")]
-    Executor(fs_search_engine::bash::BashError),
+    Executor(crate::executor::ExecutorError),
     /// rg is not on PATH: nothing registered (the load's warning).
     #[error("{0}")]
     RgMissing(String),

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fs_search_engine::{
-    BashExecutor, ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor,
-    LocalSpillStore, Registry, SpillStore, ToolResult,
+    BashExecutor, ExecContext, Host, LoadOutcome, LocalBashConfig, LocalSpillStore, Registry,
+    SpillStore, ToolResult,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -20,6 +20,7 @@ use super::error::{EngineError, TranscriptError};
 use super::format::{Call, CallOptions, Cancel, Outcome, OutcomeError, OutcomeSpill, SpillMode};
 use super::normalise::{Normaliser, SPILL, TREE};
 use super::tree::{Manifest, MaterialisedTree, is_fixture_tree};
+use crate::executor::ExecutorKind;
 
 /// The rg config lines a new recording uses: grep's file order by path
 /// (rg's own order is multi-threaded), and no ignore files from outside
@@ -145,6 +146,8 @@ pub struct FixtureEngine {
     engines: HashMap<EngineKey, Registry>,
     normaliser: Normaliser,
     wrap: Option<ExecutorWrap>,
+    /// The executor every registry runs its calls with.
+    executor: ExecutorKind,
 }
 
 fn merged(base: &Value, overrides: &serde_json::Map<String, Value>) -> Value {
@@ -218,7 +221,15 @@ impl FixtureEngine {
             engines: HashMap::new(),
             normaliser,
             wrap: None,
+            executor: ExecutorKind::Local,
         })
+    }
+
+    /// Runs the calls of every registry loaded from now on under the
+    /// `executor` kind (the sandbox's root is the tree).
+    pub fn with_executor(mut self, executor: ExecutorKind) -> Self {
+        self.executor = executor;
+        self
     }
 
     /// Wraps the executor of every registry loaded from now on.
@@ -319,7 +330,7 @@ impl FixtureEngine {
             bash.timeout_ms = ms;
         }
         let mut bash: Arc<dyn BashExecutor> =
-            Arc::new(LocalBashExecutor::new(bash).map_err(EngineError::Executor)?);
+            crate::executor::build(self.executor, bash).map_err(EngineError::Executor)?;
         if let Some(wrap) = &self.wrap {
             bash = wrap(bash, config, key.ripgrep_config);
         }

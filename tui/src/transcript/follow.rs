@@ -339,6 +339,7 @@ mod tests {
             env: TranscriptEnv {
                 rg: "ripgrep 14.1.0".into(),
                 ripgrep_config: Vec::new(),
+                executor: None,
             },
         })
     }

@@ -17,7 +17,9 @@
 //!   tree (a path relative to the transcript's own directory), the plugin
 //!   config every call starts from, and the environment that shapes the
 //!   output: the rg version and the lines of the rg config file given to
-//!   rg through `RIPGREP_CONFIG_PATH` (which pins grep's file order).
+//!   rg through `RIPGREP_CONFIG_PATH` (which pins grep's file order);
+//!   a recording adds `executor` (`local` or `sandbox`: the bash executor
+//!   its calls ran under), an optional key older files lack.
 //! - Each record is a `call` line (a name unique in the file, the tool
 //!   name and the raw arguments exactly as a model would send them, and
 //!   the per-call [`CallOptions`]), then a `result` line (isError, error
@@ -68,6 +70,9 @@ pub struct TranscriptEnv {
     pub rg: String,
     /// The lines of the rg config file replays pass via `RIPGREP_CONFIG_PATH`.
     pub ripgrep_config: Vec<String>,
+    /// The executor the calls ran under (`local` or `sandbox`), written by
+    /// recordings; absent in fixture transcripts and older recordings.
+    pub executor: Option<String>,
 }
 
 /// Line 1.
@@ -274,15 +279,19 @@ pub fn header_line(header: &Header) -> String {
 
 /// The header line of a transcript of format `version`.
 fn versioned_header_line(header: &Header, version: u64) -> String {
+    let mut env = json!({
+        "rg": header.env.rg,
+        "ripgrepConfig": header.env.ripgrep_config,
+    });
+    if let Some(executor) = &header.env.executor {
+        env["executor"] = json!(executor);
+    }
     line(&json!({
         "transcript": FORMAT_NAME,
         "version": version,
         "tree": header.tree,
         "config": header.config,
-        "env": {
-            "rg": header.env.rg,
-            "ripgrepConfig": header.env.ripgrep_config,
-        },
+        "env": env,
     }))
 }
 
@@ -415,6 +424,7 @@ mod tests {
                 env: TranscriptEnv {
                     rg: "ripgrep 13.0.0".into(),
                     ripgrep_config: vec!["--sort=path".into()],
+                    executor: None,
                 },
             },
             records: vec![

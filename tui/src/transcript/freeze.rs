@@ -61,6 +61,7 @@ use super::record::relative_path;
 use super::replay::{Replay, replay_transcript, tree_path};
 use super::tree::{MANIFEST_FILE, MANIFEST_NAME, MANIFEST_VERSION, is_fixture_tree};
 use crate::atomic_file::Staged;
+use crate::executor::ExecutorKind;
 
 /// The most files a frozen tree may hold.
 pub const MAX_FILES: usize = 5_000;
@@ -570,7 +571,13 @@ impl Prepared {
             .map_err(|e| TranscriptError::io(&manifest, e))?;
         let mut transcript = self.transcript.clone();
         transcript.header.tree = staging.path().to_string_lossy().into_owned();
-        replay_transcript(&self.recording, transcript, temp_parent).await
+        replay_transcript(
+            &self.recording,
+            transcript,
+            temp_parent,
+            ExecutorKind::Local,
+        )
+        .await
     }
 
     /// Writes the fixture: each record's expectation is the re-derived

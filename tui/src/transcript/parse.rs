@@ -119,7 +119,7 @@ fn parse_header(
         Some(Value::Object(env)) => env,
         _ => return Err(ctx.err("\"env\" must be an object")),
     };
-    ctx.only_keys(env, &["rg", "ripgrepConfig"])?;
+    ctx.only_keys(env, &["rg", "ripgrepConfig", "executor"])?;
     let rg = ctx.string(env, "rg")?;
     let ripgrep_config = match env.get("ripgrepConfig") {
         Some(Value::Array(items)) => items
@@ -132,10 +132,21 @@ fn parse_header(
             .collect::<Result<Vec<_>, _>>()?,
         _ => return Err(ctx.err("\"ripgrepConfig\" must be an array of strings")),
     };
+    let executor = match env.get("executor") {
+        None => None,
+        Some(Value::String(name)) if ["local", "sandbox"].contains(&name.as_str()) => {
+            Some(name.clone())
+        }
+        Some(_) => return Err(ctx.err("\"executor\" must be \"local\" or \"sandbox\"")),
+    };
     let header = Header {
         tree,
         config,
-        env: TranscriptEnv { rg, ripgrep_config },
+        env: TranscriptEnv {
+            rg,
+            ripgrep_config,
+            executor,
+        },
     };
     Ok((header, version))
 }

@@ -82,6 +82,7 @@ pub async fn record(
         env: TranscriptEnv {
             rg: rg_version(),
             ripgrep_config,
+            executor: None,
         },
     };
     let mut records = Vec::with_capacity(calls.len());
@@ -177,6 +178,7 @@ impl Recorder {
                 env: TranscriptEnv {
                     rg: rg_version(),
                     ripgrep_config: Vec::new(),
+                    executor: None,
                 },
             },
             records: self.records.clone(),

@@ -17,6 +17,7 @@ use super::fixture_engine::{EngineTree, FixtureEngine, rg_version};
 use super::format::{self, Outcome, Record, Transcript};
 use super::parse;
 pub use super::rg_text::Difference;
+use crate::executor::ExecutorKind;
 
 /// One record: recorded and current outcome.
 #[derive(Debug, Clone, PartialEq)]
@@ -194,11 +195,12 @@ pub fn tree_path(transcript_file: &Path, tree: &str) -> PathBuf {
 }
 
 /// Replays `transcript` (read from `file`) with temp dirs under
-/// `temp_parent`.
+/// `temp_parent`, its calls run under the `executor` kind.
 pub async fn replay_transcript(
     file: &Path,
     transcript: Transcript,
     temp_parent: &Path,
+    executor: ExecutorKind,
 ) -> Result<Replay, TranscriptError> {
     let label = file.display().to_string();
     let header = &transcript.header;
@@ -208,7 +210,8 @@ pub async fn replay_transcript(
         &header.env.ripgrep_config,
         temp_parent,
     )
-    .map_err(|e| TranscriptError::Other(format!("{label}:1: the header's tree: {e}")))?;
+    .map_err(|e| TranscriptError::Other(format!("{label}:1: the header's tree: {e}")))?
+    .with_executor(executor);
     let rg_now = rg_version();
     let rg_major = crate::rg::major_of_line(&rg_now);
     let recorded_major = crate::rg::major_of_line(&header.env.rg);
@@ -241,10 +244,15 @@ pub async fn replay_transcript(
     })
 }
 
-/// Reads, parses and replays the transcript at `path`.
-pub async fn replay_file(path: &Path, temp_parent: &Path) -> Result<Replay, TranscriptError> {
+/// Reads, parses and replays the transcript at `path` under the
+/// `executor` kind.
+pub async fn replay_file(
+    path: &Path,
+    temp_parent: &Path,
+    executor: ExecutorKind,
+) -> Result<Replay, TranscriptError> {
     let transcript = read_transcript(path)?;
-    replay_transcript(path, transcript, temp_parent).await
+    replay_transcript(path, transcript, temp_parent, executor).await
 }
 
 /// Reads and parses the transcript at `path` (at most
@@ -318,6 +326,7 @@ mod tests {
             env: TranscriptEnv {
                 rg: rg_version(),
                 ripgrep_config: default_ripgrep_config(),
+                executor: None,
             },
         };
         (file, Transcript { header, records })
@@ -329,7 +338,7 @@ mod tests {
         let roots = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
         let mut outcomes = Vec::new();
         for root in &roots {
-            let replay = replay_transcript(&file, t.clone(), root.path())
+            let replay = replay_transcript(&file, t.clone(), root.path(), ExecutorKind::Local)
                 .await
                 .unwrap();
             let current: Vec<Outcome> = replay.checks.iter().map(|c| c.current.clone()).collect();
@@ -350,7 +359,9 @@ mod tests {
     async fn a_changed_record_diffs_its_result_and_text_lines_only() {
         let (file, t) = transcript();
         let root = tempfile::tempdir().unwrap();
-        let replay = replay_transcript(&file, t, root.path()).await.unwrap();
+        let replay = replay_transcript(&file, t, root.path(), ExecutorKind::Local)
+            .await
+            .unwrap();
         // The recorded outcomes above are empty, so both records changed.
         assert_eq!(replay.changed().count(), 2);
         let diff = replay.checks[0].diff("f.jsonl");

@@ -43,6 +43,7 @@ pub async fn run(
         cancel,
         progress: &mut progress,
         pages: &mut pages,
+        executor: crate::executor::ExecutorKind::Local,
     };
     match ablate(
         std::slice::from_ref(&input),

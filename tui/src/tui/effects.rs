@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 use super::state::explain::{ExplainCall, ExplainQuery, ExplainSource};
 pub use super::state::load::LoadInfo;
 use super::tap::{CommandTap, RanCommand, capture};
+use crate::executor::ExecutorKind;
 use crate::setup::{SpillChoice, load_engine_with};
 use crate::transcript::follow::{Tail, Update};
 
@@ -145,6 +146,8 @@ pub struct EffectRunner {
     workdir: PathBuf,
     /// The spill root (none with `--no-spill`).
     spill_root: Option<PathBuf>,
+    /// The executor the calls run under (`--sandbox`).
+    executor: ExecutorKind,
     session_id: String,
     registry: Arc<watch::Sender<Arc<Registry>>>,
     latest_generation: Arc<std::sync::atomic::AtomicU64>,
@@ -159,6 +162,12 @@ pub struct EffectRunner {
 }
 
 impl EffectRunner {
+    /// Runs every call under the `executor` kind.
+    pub fn with_executor(mut self, executor: ExecutorKind) -> Self {
+        self.executor = executor;
+        self
+    }
+
     pub fn new(
         workdir: PathBuf,
         spill_root: Option<PathBuf>,
@@ -169,6 +178,7 @@ impl EffectRunner {
         Self {
             workdir,
             spill_root,
+            executor: ExecutorKind::Local,
             session_id,
             registry: Arc::new(registry),
             latest_generation: Arc::default(),
@@ -203,12 +213,16 @@ impl EffectRunner {
             }
             Effect::ReplayTranscript { path } => {
                 let events = self.events.clone();
+                let executor = self.executor;
                 tokio::spawn(async move {
-                    let outcome =
-                        crate::transcript::replay::replay_file(&path, &std::env::temp_dir())
-                            .await
-                            .map(Box::new)
-                            .map_err(|e| e.to_string());
+                    let outcome = crate::transcript::replay::replay_file(
+                        &path,
+                        &std::env::temp_dir(),
+                        executor,
+                    )
+                    .await
+                    .map(Box::new)
+                    .map_err(|e| e.to_string());
                     let _ = events.send(AppEvent::TranscriptReplayed { path, outcome });
                 });
             }
@@ -325,11 +339,13 @@ impl EffectRunner {
         let events = self.events.clone();
         let workdir = self.workdir.clone();
         let spill_root = self.spill_root.clone();
+        let executor = self.executor;
         tokio::spawn(async move {
             let loaded = load_engine_with(
                 Some(&workdir),
                 &config,
                 SpillChoice::of(spill_root.as_deref()),
+                executor,
                 CommandTap::wrap,
             )
             .await;
@@ -490,6 +506,7 @@ pub async fn explain_call(
                 paths: &paths,
                 unsearched,
                 rg_config: None,
+                executor: crate::executor::ExecutorKind::Local,
             };
             let parsed = fs_search_engine::Config::from_json(config).map_err(|e| e.to_string())?;
             let notes = result.warnings.clone();

@@ -53,11 +53,13 @@ pub async fn run(
     follow: Option<PathBuf>,
     tokenizer: Option<PathBuf>,
     started: Instant,
+    executor: crate::executor::ExecutorKind,
 ) -> Result<(), TuiError> {
     let (tx, rx) = mpsc::unbounded_channel();
     let workdir = PathBuf::from(&session.workdir);
     let spill_root = session.spill_root.clone();
-    let mut runner = EffectRunner::new(workdir, spill_root, session.session_id.clone(), tx);
+    let mut runner = EffectRunner::new(workdir, spill_root, session.session_id.clone(), tx)
+        .with_executor(executor);
     let mut app = App::new(session, &config);
     let mut terminal = ratatui::try_init()?;
     let outcome = drive(

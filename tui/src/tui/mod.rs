@@ -98,6 +98,19 @@ pub async fn run(args: TuiArgs) -> Result<(), TuiError> {
         path: workdir.display().to_string(),
         source,
     })?;
+    let executor = args.sandbox.kind();
+    if executor == crate::executor::ExecutorKind::Sandbox {
+        // Fail closed before the terminal opens: the sandbox is probed
+        // once here, and every load builds it the same way.
+        crate::executor::build(
+            executor,
+            fs_search_engine::LocalBashConfig {
+                cwd: Some(workdir.to_string_lossy().into_owned()),
+                ..fs_search_engine::LocalBashConfig::default()
+            },
+        )
+        .map_err(crate::setup::SetupError::from)?;
+    }
     let logging = crate::logging::init(args.spill.cutoff());
     let spill_root = spill_root(&args.spill)?;
     let session = SessionInfo {
@@ -115,6 +128,7 @@ pub async fn run(args: TuiArgs) -> Result<(), TuiError> {
         args.follow,
         args.tokenizer.tokenizer,
         started,
+        executor,
     )
     .await;
     if let Err(e) = &outcome {

@@ -417,6 +417,7 @@ async fn followed_recording_call() {
         env: TranscriptEnv {
             rg: "ripgrep 14.1.0".into(),
             ripgrep_config: Vec::new(),
+            executor: None,
         },
     };
     let path = h.fixture.root.join("live.jsonl");

@@ -71,6 +71,7 @@ fn corpus() -> &'static Corpus {
                 pages: &mut |event| {
                     pages.insert((event.record, event.variant), event.page.text.clone());
                 },
+                executor: fs_search_workbench::executor::ExecutorKind::Local,
             };
             ablate(std::slice::from_ref(&input), &variants, &tokenizer, control)
                 .await

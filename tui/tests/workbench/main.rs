@@ -25,6 +25,7 @@ mod mcp_replay;
 mod recording;
 mod replay_ci;
 mod said_not_swallowed;
+mod sandbox;
 mod tokens;
 mod transcripts;
 mod user_files;

@@ -26,6 +26,7 @@ use thiserror::Error;
 use super::matching::canonical;
 use super::recorded::{RecordedCall, RecordedCalls};
 use crate::cli::{McpArgs, OnMiss};
+use crate::executor::ExecutorKind;
 use crate::mcp::record_file::{RecordBoundError, RecordFileError};
 use crate::mcp::recording::{Recording, RecordingError, record_dir};
 use crate::setup::{SetupError, SpillChoice, load_engine};
@@ -81,6 +82,7 @@ struct LiveTree {
     tree: PathBuf,
     /// The first transcript's header.
     header: Header,
+    executor: ExecutorKind,
 }
 
 /// What `--replay` serves.
@@ -101,7 +103,7 @@ pub struct Replayed {
 
 impl Replayed {
     /// Reads the transcripts of `args.replay` and loads the engine.
-    pub async fn load(args: &McpArgs) -> Result<Self, ReplayError> {
+    pub async fn load(args: &McpArgs, executor: ExecutorKind) -> Result<Self, ReplayError> {
         if args.record.is_some() && args.on_miss == OnMiss::Error {
             return Err(ReplayError::RecordNeedsLive);
         }
@@ -133,7 +135,7 @@ impl Replayed {
         let calls = Arc::new(RecordedCalls::new(calls, args.on_miss));
         match args.on_miss {
             OnMiss::Error => {
-                let loaded = load_engine(None, &config, SpillChoice::None)
+                let loaded = load_engine(None, &config, SpillChoice::None, ExecutorKind::Local)
                     .await
                     .map_err(|source| ReplayError::Load {
                         path: first_path.display().to_string(),
@@ -159,7 +161,8 @@ impl Replayed {
                         .map_err(|source| ReplayError::Tree {
                             path: label.clone(),
                             source: Box::new(source),
-                        })?;
+                        })?
+                        .with_executor(executor);
                 let registry =
                     engine
                         .registry_for(&CallOptions::default())
@@ -178,6 +181,7 @@ impl Replayed {
                         engine,
                         tree,
                         header: first.header.clone(),
+                        executor,
                     }),
                 })
             }
@@ -197,6 +201,7 @@ impl Replayed {
             env: TranscriptEnv {
                 rg: rg_version(),
                 ripgrep_config: live.header.env.ripgrep_config.clone(),
+                executor: Some(live.executor.as_str().to_owned()),
             },
         };
         Recording::open_with_header(path, header, live.engine.root(), SpillMode::Store).map_err(

@@ -621,6 +621,7 @@ fn recorded(name: &str, text: &str, error: Option<(&str, &str)>) -> Box<Record> 
         env: format::TranscriptEnv {
             rg: "ripgrep".into(),
             ripgrep_config: Vec::new(),
+            executor: None,
         },
     });
     let file = format!(
@@ -670,6 +671,7 @@ fn followed_records_join_the_history_and_the_newest_is_shown() {
         env: crate::transcript::format::TranscriptEnv {
             rg: "ripgrep".into(),
             ripgrep_config: Vec::new(),
+            executor: None,
         },
     };
     followed(&mut app, 1, Update::Header(Box::new(header)));
@@ -1014,6 +1016,7 @@ fn follow_one_recorded_grep(app: &mut App, dir: &std::path::Path) {
         env: crate::transcript::format::TranscriptEnv {
             rg: "ripgrep".into(),
             ripgrep_config: vec!["--sort=path".into()],
+            executor: None,
         },
     };
     followed(app, 1, Update::Header(Box::new(header)));
