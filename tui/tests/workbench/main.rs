@@ -20,6 +20,7 @@ mod mcp_2026;
 mod mcp_http;
 mod mcp_replay;
 mod recording;
+mod remote;
 mod tokens;
 mod transcripts;
 mod user_files;
