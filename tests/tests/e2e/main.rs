@@ -21,4 +21,6 @@ mod reliability_non_utf8;
 mod reliability_output_bounds;
 mod reliability_rg_faults;
 mod reliability_spill_faults;
+mod sandbox_confinement;
+mod sandbox_kill_path;
 mod shell_quote;

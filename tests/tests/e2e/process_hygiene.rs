@@ -172,7 +172,7 @@ async fn the_timeout_policy_kills_the_whole_group() {
 /// once all five are there rg records its group in `$STATE/pgid` and
 /// then waits, or with `FLOOD=1` floods stdout (through `yes`, which
 /// honours SIGTERM).
-const FORKING_RG: &str = r#"echo $BASHPID >> "$STATE/pids"
+pub(crate) const FORKING_RG: &str = r#"echo $BASHPID >> "$STATE/pids"
 (
   trap '' TERM
   echo $BASHPID >> "$STATE/pids"
@@ -201,7 +201,7 @@ enum KillPath {
 
 /// The timeouts of the timeout paths: long enough for the fake to fork all
 /// five processes first, even on a loaded 2-core machine.
-const FORKING_TIMEOUT_MS: u64 = 2000;
+pub(crate) const FORKING_TIMEOUT_MS: u64 = 2000;
 
 /// Runs `grep` on [`FORKING_RG`], ends it by `path`, and checks at the
 /// moment the result is back that none of rg's descendants is running

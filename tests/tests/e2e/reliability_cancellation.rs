@@ -24,15 +24,15 @@ use tokio_util::sync::CancellationToken;
 
 /// The grace period for rg that ignores SIGTERM (kept short: every such
 /// kill waits for all of it).
-const GRACE_MS: u64 = 300;
+pub(crate) const GRACE_MS: u64 = 300;
 /// The grace period for rg that honours SIGTERM: long, so that returning
 /// well inside it shows the executor did not wait for it.
-const LONG_GRACE_MS: u64 = 5000;
-const TIMEOUT_MS: u64 = 400;
+pub(crate) const LONG_GRACE_MS: u64 = 5000;
+pub(crate) const TIMEOUT_MS: u64 = 400;
 
 /// rg that ignores SIGTERM and leaves three children in its group (which
 /// inherit the ignored SIGTERM).
-const STUBBORN_RG: &str = r#"trap '' TERM
+pub(crate) const STUBBORN_RG: &str = r#"trap '' TERM
 echo $$ > "$STATE/leader.pid"
 sleep 300 &
 sleep 300 &
@@ -42,7 +42,7 @@ wait
 "#;
 
 /// rg that simply blocks and dies on SIGTERM like the real one.
-const BLOCKING_RG: &str = r#"echo $$ > "$STATE/leader.pid"
+pub(crate) const BLOCKING_RG: &str = r#"echo $$ > "$STATE/leader.pid"
 : > "$STATE/ready"
 exec sleep 300
 "#;
