@@ -423,6 +423,11 @@ impl SshLauncher {
             line.push(' ');
             line.push_str(&quoted(&format!("{name}={value}")));
         }
+        // As the local executor's: stdin from /dev/null unless the request
+        // gives one (over ssh it would be a pipe, which rg would search).
+        if spec.stdin.is_none() {
+            line.push_str(" </dev/null");
+        }
         line
     }
 }

@@ -38,12 +38,19 @@ fn executor() -> String {
 
 #[test]
 fn every_fixture_transcript_replays_without_a_diff_over_ssh() {
-    let Some(sshd) = TestSshd::start() else { return };
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
     let mut files: Vec<String> = std::fs::read_dir(repo().join("fixtures/transcripts"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .map(|p| p.strip_prefix(repo()).unwrap().to_string_lossy().into_owned())
+        .map(|p| {
+            p.strip_prefix(repo())
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     files.sort();
     assert!(files.len() >= 9, "{files:?}");
@@ -59,16 +66,25 @@ fn every_fixture_transcript_replays_without_a_diff_over_ssh() {
         text(&out.stderr)
     );
     for file in &files {
-        assert!(text(&out.stdout).contains(&format!("ok {file}: ")), "{file}");
+        assert!(
+            text(&out.stdout).contains(&format!("ok {file}: ")),
+            "{file}"
+        );
     }
 }
 
 #[test]
 fn a_call_over_ssh_prints_what_a_local_call_prints() {
-    let Some(sshd) = TestSshd::start() else { return };
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
     let work = tempfile::tempdir().unwrap();
     std::fs::create_dir(work.path().join("src")).unwrap();
-    std::fs::write(work.path().join("src/a.rs"), "fn alpha() {}\nfn beta() {}\n").unwrap();
+    std::fs::write(
+        work.path().join("src/a.rs"),
+        "fn alpha() {}\nfn beta() {}\n",
+    )
+    .unwrap();
     std::fs::write(work.path().join("notes.md"), "alpha notes\n").unwrap();
     let workdir = work.path().to_str().unwrap();
     let config = r#"{"sampleOverCapGlobResults":true}"#;
@@ -77,13 +93,27 @@ fn a_call_over_ssh_prints_what_a_local_call_prints() {
         ("grep", r#"{"pattern":"alpha"}"#),
         ("glob", r#"{"pattern":"**/*.rs"}"#),
     ] {
-        let local = ["call", tool, "--workdir", workdir, "--config", config, "--args", call_args, "--no-spill"];
+        let local = [
+            "call",
+            tool,
+            "--workdir",
+            workdir,
+            "--config",
+            config,
+            "--args",
+            call_args,
+            "--no-spill",
+        ];
         let mut remote = local.to_vec();
         remote.extend(["--executor", executor.as_str()]);
         let (local, remote) = (workbench(&local, None), workbench(&remote, Some(&sshd)));
         assert_eq!(remote.status.code(), Some(0), "{}", text(&remote.stderr));
         assert_eq!(text(&remote.stdout), text(&local.stdout), "{tool}");
-        assert!(text(&local.stdout).contains("alpha"), "{}", text(&local.stdout));
+        assert!(
+            text(&local.stdout).contains("src/a.rs"),
+            "{}",
+            text(&local.stdout)
+        );
     }
 }
 
