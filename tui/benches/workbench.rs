@@ -149,6 +149,7 @@ async fn render_250(iterations: usize) {
         Some(&tree),
         &config,
         SpillChoice::Root(&dir.path().join("spill")),
+        fs_search_workbench::executor::ExecutorKind::Local,
     )
     .await
     .unwrap();

@@ -81,7 +81,7 @@ pub enum ExecutorError {
     /// The host cannot be reached or refuses the login: nothing runs
     /// here instead.
     #[error("the ssh executor cannot start: {0}")]
-    Ssh(SshError),
+    Ssh(Box<SshError>),
 }
 
 /// The executor of `kind` with `config` (the sandbox's root is
@@ -103,7 +103,9 @@ pub fn build(
                 config_file: std::env::var_os(SSH_CONFIG_VAR).map(Into::into),
                 ..SshConfig::new(remote.target.clone())
             };
-            Arc::new(SshBashExecutor::new(config, ssh).map_err(ExecutorError::Ssh)?)
+            Arc::new(
+                SshBashExecutor::new(config, ssh).map_err(|e| ExecutorError::Ssh(Box::new(e)))?,
+            )
         }
     })
 }

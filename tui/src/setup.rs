@@ -226,10 +226,11 @@ mod tests {
             let Some(Command::Mcp(args)) = cli.command else {
                 panic!("not mcp");
             };
-            let err = crate::mcp::workspace::Workspace::load(&args)
-                .await
-                .err()
-                .unwrap();
+            let err =
+                crate::mcp::workspace::Workspace::load(&args, crate::executor::ExecutorKind::Local)
+                    .await
+                    .err()
+                    .unwrap();
             assert_eq!(err.to_string(), expected(bad, problem));
 
             let cli =

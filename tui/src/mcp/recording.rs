@@ -176,6 +176,7 @@ impl Recording {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::executor::ExecutorKind;
     use fs_search_engine::ToolResult;
     use serde_json::json;
 
