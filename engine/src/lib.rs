@@ -82,7 +82,7 @@ mod value;
 
 pub use bash::{
     BashExecutor, LocalBashConfig, LocalBashExecutor, SandboxBashExecutor, SandboxConfig,
-    SandboxError,
+    SandboxError, SshBashExecutor, SshConfig, SshError, SshTarget,
 };
 pub use error::{ErrorCode, SearchCode, SearchError, ToolError};
 pub use registry::plugin::{LoadError, LoadOutcome, PROBE_COMMAND, RG_MISSING_WARNING};

@@ -61,12 +61,26 @@ pub struct SandboxArg {
     /// make it.
     #[arg(long)]
     pub sandbox: bool,
+    /// Run rg on another machine over ssh, in --workdir there (an
+    /// absolute path on HOST): the user's ssh configuration, keys and
+    /// known hosts apply, never a prompt (docs/workbench.md). Exits 2 when
+    /// HOST cannot be reached.
+    #[arg(
+        long,
+        value_name = "ssh://[USER@]HOST[:PORT]",
+        value_parser = crate::executor::parse_executor,
+        conflicts_with = "sandbox"
+    )]
+    pub executor: Option<&'static crate::executor::RemoteHost>,
 }
 
 impl SandboxArg {
-    /// The executor the flag chooses.
+    /// The executor the flags choose.
     pub fn kind(self) -> crate::executor::ExecutorKind {
-        crate::executor::ExecutorKind::from_flag(self.sandbox)
+        match self.executor {
+            Some(remote) => crate::executor::ExecutorKind::Ssh(remote),
+            None => crate::executor::ExecutorKind::from_flag(self.sandbox),
+        }
     }
 }
 
@@ -386,6 +400,17 @@ pub struct McpArgs {
     /// (a warning says what a client can then read).
     #[arg(long)]
     pub no_sandbox: bool,
+    /// Run rg on another machine over ssh, in --workdir there (an
+    /// absolute path on HOST); pages name paths on HOST, so the agent's
+    /// own file reads must reach HOST too (docs/mcp.md). Exits 2 when
+    /// HOST cannot be reached.
+    #[arg(
+        long,
+        value_name = "ssh://[USER@]HOST[:PORT]",
+        value_parser = crate::executor::parse_executor,
+        conflicts_with_all = ["sandbox", "replay"]
+    )]
+    pub executor: Option<&'static crate::executor::RemoteHost>,
 }
 
 /// `mcp --on-miss`: the answer to a call no recorded call matches.

@@ -1,14 +1,16 @@
-//! The bash executor every front end chooses between: the local one, or
-//! the sandboxed one (`--sandbox`: bubblewrap around each command, only
-//! the workspace readable; docs/reliability.md has the threat model).
-//! Building the sandboxed one probes bubblewrap once and fails — never
-//! falling back to the local one — when it cannot be used.
+//! The bash executor every front end chooses between: the local one, the
+//! sandboxed one (`--sandbox`: bubblewrap around each command, only
+//! the workspace readable; docs/reliability.md has the threat model), or
+//! the remote one (`--executor ssh://[USER@]HOST[:PORT]`: each command
+//! runs on HOST over ssh; docs/workbench.md). Building the sandboxed one
+//! probes bubblewrap once, the remote one connects once, and either fails
+//! — never falling back to the local one — when it cannot be used.
 
 use std::sync::Arc;
 
 use fs_search_engine::{
     BashExecutor, LocalBashConfig, LocalBashExecutor, SandboxBashExecutor, SandboxConfig,
-    SandboxError,
+    SandboxError, SshBashExecutor, SshConfig, SshError, SshTarget,
 };
 use thiserror::Error;
 
@@ -20,6 +22,29 @@ pub enum ExecutorKind {
     Local,
     /// `bash -c` in a bubblewrap sandbox holding only the workspace.
     Sandbox,
+    /// `bash -c` on another machine over ssh.
+    Ssh(&'static RemoteHost),
+}
+
+/// The environment variable naming an ssh configuration file used
+/// instead of the user's own (`ssh -F FILE`).
+pub const SSH_CONFIG_VAR: &str = "WORKBENCH_SSH_CONFIG";
+
+/// The host of `--executor ssh://…`, as given once on the command line
+/// (kept for the process's life, so an [`ExecutorKind`] stays `Copy`).
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct RemoteHost {
+    /// Where commands run.
+    pub target: SshTarget,
+    /// `target` as the user wrote it back: `ssh://[USER@]HOST[:PORT]`.
+    pub label: String,
+}
+
+/// Parses `--executor`: `ssh://[USER@]HOST[:PORT]`.
+pub fn parse_executor(raw: &str) -> Result<&'static RemoteHost, String> {
+    let target: SshTarget = raw.parse().map_err(|e| format!("{e}"))?;
+    let label = target.to_string();
+    Ok(Box::leak(Box::new(RemoteHost { target, label })))
 }
 
 impl ExecutorKind {
@@ -33,7 +58,14 @@ impl ExecutorKind {
         match self {
             Self::Local => "local",
             Self::Sandbox => "sandbox",
+            Self::Ssh(remote) => &remote.label,
         }
+    }
+
+    /// Whether the workdir is a path on another machine (not checked
+    /// here).
+    pub fn is_remote(self) -> bool {
+        matches!(self, Self::Ssh(_))
     }
 }
 
@@ -46,6 +78,10 @@ pub enum ExecutorError {
     /// The sandbox cannot be used: nothing runs unconfined instead.
     #[error("the sandboxed executor cannot start: {0}")]
     Sandbox(SandboxError),
+    /// The host cannot be reached or refuses the login: nothing runs
+    /// here instead.
+    #[error("the ssh executor cannot start: {0}")]
+    Ssh(Box<SshError>),
 }
 
 /// The executor of `kind` with `config` (the sandbox's root is
@@ -62,5 +98,14 @@ pub fn build(
             SandboxBashExecutor::new(config, SandboxConfig::default())
                 .map_err(ExecutorError::Sandbox)?,
         ),
+        ExecutorKind::Ssh(remote) => {
+            let ssh = SshConfig {
+                config_file: std::env::var_os(SSH_CONFIG_VAR).map(Into::into),
+                ..SshConfig::new(remote.target.clone())
+            };
+            Arc::new(
+                SshBashExecutor::new(config, ssh).map_err(|e| ExecutorError::Ssh(Box::new(e)))?,
+            )
+        }
     })
 }

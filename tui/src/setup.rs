@@ -279,6 +279,13 @@ pub async fn load_engine_with(
         timeout_policy: true,
     });
     let warnings = match registry.load_fs_search(config).await? {
+        LoadOutcome::RgMissing { warning } if executor.is_remote() => vec![
+            warning,
+            format!(
+                "ripgrep (rg) was looked for on {}, where the commands run",
+                executor.as_str()
+            ),
+        ],
         LoadOutcome::RgMissing { warning } => vec![warning],
         LoadOutcome::Registered | LoadOutcome::Pending => Vec::new(),
     };

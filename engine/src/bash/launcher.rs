@@ -21,7 +21,9 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fmt::Debug;
 use std::path::PathBuf;
+use std::time::Duration;
 
+use async_trait::async_trait;
 use nix::sys::signal::Signal;
 
 use super::{BashError, BashRunResult, BashSpec};
@@ -52,6 +54,43 @@ pub trait Launcher: Debug + Send + Sync {
     fn finish(&self, result: BashRunResult) -> Result<BashRunResult, BashError> {
         Ok(result)
     }
+
+    /// For a launcher that runs the command on another machine (`ssh.rs`):
+    /// how to start it there and end its process group there. `None` (the
+    /// default) runs it here, through [`Launcher::prefix`].
+    fn remote(&self) -> Option<&dyn RemoteLauncher> {
+        None
+    }
+}
+
+/// The prefix of a remote launcher's stderr line that carries the id of
+/// the command's process group on the other machine.
+pub const REMOTE_GROUP_LINE: &str = "\u{1}fs-search-remote-pgid ";
+
+/// A launcher whose command runs on another machine, where this
+/// executor's process group does not reach: ending the local program
+/// (an `ssh` client) does not end the command.
+///
+/// The local program runs in the local executor's process group with its
+/// scrubbed environment, but not in `spec.workdir` (a path on the other
+/// machine). Its first stderr line, when it starts with
+/// [`REMOTE_GROUP_LINE`], is the launcher's own, not the
+/// command's: the id of the command's process group over there, which
+/// the kill path ([`RemoteLauncher::end_group`]) signals.
+#[async_trait]
+pub trait RemoteLauncher: Debug + Send + Sync {
+    /// The whole command line that runs `['bash', '-c', spec.command]`
+    /// on the other machine, in `spec.workdir` there.
+    fn command_line(&self, spec: &BashSpec) -> Result<LaunchPrefix, BashError>;
+
+    /// Ends the remote process group `pgid`: SIGTERM, SIGKILL once `grace`
+    /// is over if a member is still alive. Returns the last signal sent,
+    /// or an error when the other machine cannot be reached.
+    async fn end_group(&self, pgid: i32, grace: Duration) -> Result<Signal, String>;
+
+    /// The result of a command that ended by itself; `started` says
+    /// whether the group line arrived (the command started over there).
+    fn finish(&self, result: BashRunResult, started: bool) -> Result<BashRunResult, BashError>;
 }
 
 /// A signal's name (`SIGTERM`), or `SIG<n>` for a number with none.

@@ -21,7 +21,8 @@ use tokio_util::sync::CancellationToken;
 use super::batched::{Pacing, read_batched};
 use super::capture::{Capture, PastCap, collect};
 use super::group::{GroupGuard, end_group};
-use super::launcher::{Launcher, signal_name};
+use super::group_line::GroupLineReader;
+use super::launcher::{Launcher, RemoteLauncher, signal_name};
 use super::shell::{SHELL, find_on_path};
 use super::{
     BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
@@ -120,18 +121,21 @@ pub(super) fn is_scrubbed(name: &str) -> bool {
         || name.starts_with("DSH_")
 }
 
+/// The variables every child gets, over the harness environment.
+pub(super) const FIXED_OVERLAY: [(&str, &str); 4] = [
+    ("NO_COLOR", "1"),
+    ("TERM", "dumb"),
+    ("PAGER", "cat"),
+    ("GIT_PAGER", "cat"),
+];
+
 /// The child environment: the scrubbed harness environment, the fixed
 /// overlay, the configured `env`, then the spec's `env` and `dshEnv`.
 pub(super) fn child_env(config: &LocalBashConfig, spec: &BashSpec) -> BTreeMap<OsString, OsString> {
     let mut env: BTreeMap<OsString, OsString> = std::env::vars_os()
         .filter(|(name, _)| !is_scrubbed(&name.to_string_lossy()))
         .collect();
-    for (name, value) in [
-        ("NO_COLOR", "1"),
-        ("TERM", "dumb"),
-        ("PAGER", "cat"),
-        ("GIT_PAGER", "cat"),
-    ] {
+    for (name, value) in FIXED_OVERLAY {
         env.insert(name.into(), value.into());
     }
     for (name, value) in &config.env {
@@ -156,6 +160,23 @@ fn shell_command(
     launcher: Option<&dyn Launcher>,
 ) -> Result<Command, BashError> {
     let env = child_env(config, spec);
+    if let Some(remote) = launcher.and_then(|launcher| launcher.remote()) {
+        let line = remote.command_line(spec)?;
+        let mut command = Command::new(line.program);
+        command
+            .args(line.args)
+            .env_clear()
+            .envs(env)
+            .stdin(if spec.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        return Ok(command);
+    }
     let mut command = match launcher {
         Some(launcher) => {
             let prefix = launcher.prefix(spec, &env)?;
@@ -341,7 +362,16 @@ impl LocalBashExecutor {
                 None => Pipe::Async(Box::new(pipe)),
             }
         });
-        let stderr: Option<Pipe> = child.stderr.take().map(|pipe| Pipe::Async(Box::new(pipe)));
+        let remote = self.launcher.as_deref().and_then(|l| l.remote());
+        let mut remote_group = None;
+        let stderr: Option<Pipe> = child.stderr.take().map(|pipe| match remote {
+            Some(_) => {
+                let (reader, seen) = GroupLineReader::new(pipe);
+                remote_group = Some(seen);
+                Pipe::Async(Box::new(reader))
+            }
+            None => Pipe::Async(Box::new(pipe)),
+        });
         let readers = [
             (stdout, stdout_max, "stdout"),
             (stderr, stderr_max, "stderr"),
@@ -393,6 +423,12 @@ impl LocalBashExecutor {
         };
         // Every kill, whatever its cause, ends the group the same way and
         // returns only once no member is alive (or the bound is over).
+        // A remote command's group is ended over there first: ending the
+        // local client alone would leave it running.
+        let mut remote_end = None;
+        if let (Some(remote), Some(seen), Some(_)) = (remote, remote_group.as_mut(), cause) {
+            remote_end = end_remote_group(remote, seen, self.grace()).await;
+        }
         let status = match cause {
             None => Some(child.wait().await.map_err(BashError::Spawn)?),
             Some(_) => end_group(&mut child, pgid, self.grace()).await,
@@ -424,7 +460,7 @@ impl LocalBashExecutor {
             }
         };
         use std::os::unix::process::ExitStatusExt;
-        let result = BashRunResult {
+        let mut result = BashRunResult {
             exit_code: status.and_then(|s| s.code()),
             // A leader that outlived SIGKILL's bound has no status yet:
             // SIGKILL is what it was last sent.
@@ -438,11 +474,48 @@ impl LocalBashExecutor {
             stdout: finish(stdout).await,
             stderr: finish(stderr).await,
         };
+        // A remote command the executor ended reports the signal that
+        // ended it over there.
+        if let Some(signal) = remote_end {
+            result.exit_code = None;
+            result.signal = Some(signal.as_str().to_owned());
+        }
         // A command the executor ended reports how the executor ended it;
         // one that ended by itself, as the launcher reads its exit.
+        if let (Some(remote), None) = (remote, cause) {
+            let started = remote_group.is_some_and(|seen| seen.borrow().is_some());
+            return remote.finish(result, started).map(CappedRun::Finished);
+        }
         match (&self.launcher, cause) {
             (Some(launcher), None) => launcher.finish(result).map(CappedRun::Finished),
             _ => Ok(CappedRun::Finished(result)),
+        }
+    }
+}
+
+/// Ends a remote command's group: once its id has arrived (waiting up to
+/// `grace` for it), through the launcher. The signal that ended it, or
+/// `None` when it could not be (no id came, the machine is unreachable:
+/// said in a warning).
+async fn end_remote_group(
+    remote: &dyn RemoteLauncher,
+    seen: &mut tokio::sync::watch::Receiver<Option<i32>>,
+    grace: Duration,
+) -> Option<Signal> {
+    let pgid = match tokio::time::timeout(grace, seen.wait_for(Option::is_some)).await {
+        Ok(Ok(id)) => (*id)?,
+        _ => {
+            tracing::warn!(
+                "remote executor: the command's process group id never arrived; ending the local client only"
+            );
+            return None;
+        }
+    };
+    match remote.end_group(pgid, grace).await {
+        Ok(signal) => Some(signal),
+        Err(reason) => {
+            tracing::warn!("remote executor: cannot end process group {pgid}: {reason}");
+            None
         }
     }
 }

@@ -13,10 +13,14 @@
 mod batched;
 mod capture;
 mod group;
+mod group_line;
 mod launcher;
 mod local;
 mod sandbox;
 mod shell;
+mod ssh;
+#[cfg(test)]
+pub(crate) mod test_sshd;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -26,9 +30,10 @@ use async_trait::async_trait;
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
-pub use launcher::{LaunchPrefix, Launcher, exit_as_signal};
+pub use launcher::{LaunchPrefix, Launcher, REMOTE_GROUP_LINE, RemoteLauncher, exit_as_signal};
 pub use local::{LocalBashConfig, LocalBashExecutor};
 pub use sandbox::{BWRAP, SandboxBashExecutor, SandboxConfig, SandboxError};
+pub use ssh::{BadTarget, SSH, SshBashExecutor, SshConfig, SshError, SshTarget};
 
 /// A request for one foreground command.
 #[derive(Debug, Clone, Default)]

@@ -430,7 +430,9 @@ pub async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     }
     let workspace = match Workspace::load(args, executor).await {
         Ok(workspace) => Arc::new(workspace),
-        Err(e @ McpError::Setup(SetupError::Executor(_))) if !args.sandbox => {
+        Err(e @ McpError::Setup(SetupError::Executor(_)))
+            if !args.sandbox && !executor.is_remote() =>
+        {
             return Err(McpError::DefaultSandbox(Box::new(e)));
         }
         Err(e) => return Err(e),
@@ -446,11 +448,17 @@ pub async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     let bound = listener.local_addr().map_err(McpError::Bound)?;
     tracing::info!(%bound, token = gate.has_token(), "listening");
     let sandbox_note = match executor {
-        ExecutorKind::Local => "",
-        ExecutorKind::Sandbox if args.sandbox => " (sandboxed: only the workspace is readable)",
-        ExecutorKind::Sandbox => {
-            " (sandboxed, the default on a non-loopback address: only the workspace is readable; --no-sandbox turns it off)"
+        ExecutorKind::Local => String::new(),
+        ExecutorKind::Sandbox if args.sandbox => {
+            " (sandboxed: only the workspace is readable)".to_owned()
         }
+        ExecutorKind::Sandbox => {
+            " (sandboxed, the default on a non-loopback address: only the workspace is readable; --no-sandbox turns it off)".to_owned()
+        }
+        ExecutorKind::Ssh(remote) => format!(
+            " (rg runs on {}: pages name paths there)",
+            remote.label
+        ),
     };
     tracing::info!(executor = executor.as_str(), "executor");
     stderr_line!("workbench mcp: listening on http://{bound}{MCP_PATH}{sandbox_note}");

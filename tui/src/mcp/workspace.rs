@@ -42,6 +42,9 @@ pub struct Workspace {
 /// when it listens on `listen`, a non-loopback address (a remote client),
 /// unless `--no-sandbox`.
 pub fn executor_for(args: &McpArgs, listen: Option<std::net::SocketAddr>) -> ExecutorKind {
+    if let Some(host) = args.executor {
+        return ExecutorKind::Ssh(host);
+    }
     let remote = listen.is_some_and(|addr| !addr.ip().is_loopback());
     ExecutorKind::from_flag(args.sandbox || (remote && !args.no_sandbox))
 }
@@ -66,7 +69,9 @@ impl Workspace {
         let Some(workdir) = args.workdir.as_deref() else {
             return Err(McpError::NoWorkdir);
         };
-        check_workdir(workdir)?;
+        if !executor.is_remote() {
+            check_workdir(workdir)?;
+        }
         let config = read_config(args.config.raw())?;
         let spill_root = spill_root(&args.spill)?;
         let spill = SpillChoice::of(spill_root.as_deref());

@@ -66,12 +66,12 @@ fn corpus() -> &'static Corpus {
         let mut pages = HashMap::new();
         let ablation = runtime.block_on(async {
             let control = Control {
+                executor: fs_search_workbench::executor::ExecutorKind::Local,
                 cancel: CancellationToken::new(),
                 progress: &mut |_| {},
                 pages: &mut |event| {
                     pages.insert((event.record, event.variant), event.page.text.clone());
                 },
-                executor: fs_search_workbench::executor::ExecutorKind::Local,
             };
             ablate(std::slice::from_ref(&input), &variants, &tokenizer, control)
                 .await

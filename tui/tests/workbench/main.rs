@@ -23,6 +23,7 @@ mod mcp_hangup;
 mod mcp_http;
 mod mcp_replay;
 mod recording;
+mod remote;
 mod replay_ci;
 mod said_not_swallowed;
 mod sandbox;

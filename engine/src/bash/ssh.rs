@@ -1,0 +1,520 @@
+//! The remote executor over OpenSSH: the local executor
+//! ([`LocalBashExecutor`]) with the system `ssh` client as a remote
+//! launcher (`launcher.rs`), so each `['bash', '-c', command]` runs on
+//! another machine, next to the files rg searches. Parsing, pages, the
+//! output caps (enforced here on the stream as it arrives), spill files
+//! and recordings stay on this machine.
+//!
+//! - One master connection per executor (`ssh -M -N -f`, started and
+//!   authenticated by [`SshBashExecutor::new`]), its control socket in a
+//!   private directory of the per-user runtime directory
+//!   (`$XDG_RUNTIME_DIR`, else the temporary directory); every call is a
+//!   session multiplexed over it (`ControlMaster=no`), so a call costs a
+//!   round trip, not a handshake. Dropping the executor ends the master
+//!   (`ssh -O exit`) and removes the directory.
+//! - The user's own ssh configuration, agent and known hosts apply (or
+//!   the config file [`SshConfig::config_file`] names); `BatchMode=yes`:
+//!   never a prompt; `ConnectTimeout` bounds a connection attempt.
+//! - On the other machine a bash wrapper (the login shell must run
+//!   `exec bash -c …`, as POSIX shells do) reports its process id on its
+//!   first stderr line ([`super::REMOTE_GROUP_LINE`]: sshd makes each session's
+//!   command a session and group leader, so that id is the group's),
+//!   scrubs its environment as the local executor scrubs this one (names
+//!   matching `/KEY|PASSWORD|SECRET|TOKEN/i` or starting with `DSH_`),
+//!   enters the working directory (a missing one fails the run as
+//!   `spawn bash ENOENT`) and runs `bash -c command` with the fixed
+//!   overlay, the configured variables and the request's.
+//! - The kill path: sshd sends no signal when a channel closes, so a
+//!   cancelled or timed-out call sends `kill -TERM` to the remote group
+//!   (then `-KILL` after the grace) over the master, before the local
+//!   client is ended.
+//! - A failure of ssh itself before the command started (an unreachable
+//!   host, a refused key) reads as exit 255 with a stderr naming the
+//!   host and ssh's reason, which the tools report as `SEARCH_FAILED`.
+
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use nix::sys::signal::Signal;
+use thiserror::Error;
+
+use super::group::KILL_SETTLE;
+use super::launcher::{LaunchPrefix, Launcher, RemoteLauncher, exit_as_signal};
+use super::local::FIXED_OVERLAY;
+use super::shell::find_program_on_path;
+use super::{
+    BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, LocalBashConfig,
+    LocalBashExecutor, OverCap, SharedSink, StreamedRun,
+};
+
+/// The OpenSSH client's name, looked up on this process's `PATH`.
+pub const SSH: &str = "ssh";
+
+/// What ssh exits with when it failed itself.
+const SSH_FAILED: i32 = 255;
+
+/// The wrapper's stderr line when the working directory is missing.
+const NO_WORKDIR_LINE: &str = "\u{1}fs-search-remote-no-workdir\n";
+
+/// Where a command runs: `ssh://[USER@]HOST[:PORT]`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SshTarget {
+    /// The login name; `None` leaves it to the ssh configuration.
+    pub user: Option<String>,
+    /// A host name, address or ssh configuration alias.
+    pub host: String,
+    /// The port; `None` leaves it to the ssh configuration.
+    pub port: Option<u16>,
+}
+
+/// A target that is not `ssh://[USER@]HOST[:PORT]`.
+#[derive(Debug, Error, PartialEq, Eq)]
+#[error("{0:?} is not ssh://[USER@]HOST[:PORT]")]
+pub struct BadTarget(String);
+
+impl FromStr for SshTarget {
+    type Err = BadTarget;
+
+    fn from_str(raw: &str) -> Result<Self, Self::Err> {
+        let bad = || BadTarget(raw.to_owned());
+        let rest = raw.strip_prefix("ssh://").ok_or_else(bad)?;
+        let (user, rest) = match rest.rsplit_once('@') {
+            Some((user, rest)) => (Some(user), rest),
+            None => (None, rest),
+        };
+        let (host, port) = match rest.strip_prefix('[') {
+            Some(bracketed) => {
+                let (host, after) = bracketed.split_once(']').ok_or_else(bad)?;
+                (host, after.strip_prefix(':'))
+            }
+            None => match rest.split_once(':') {
+                Some((host, port)) => (host, Some(port)),
+                None => (rest, None),
+            },
+        };
+        let port = port
+            .map(|p| p.parse::<u16>().ok().filter(|&p| p > 0).ok_or_else(bad))
+            .transpose()?;
+        let plain = |s: &str| {
+            !s.is_empty()
+                && !s.starts_with('-')
+                && s.chars().all(|c| c.is_ascii_graphic() && !"/@".contains(c))
+        };
+        if !plain(host) || user.is_some_and(|u| !plain(u)) {
+            return Err(bad());
+        }
+        Ok(Self {
+            user: user.map(str::to_owned),
+            host: host.to_owned(),
+            port,
+        })
+    }
+}
+
+impl fmt::Display for SshTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ssh://")?;
+        if let Some(user) = &self.user {
+            write!(f, "{user}@")?;
+        }
+        if self.host.contains(':') {
+            write!(f, "[{}]", self.host)?;
+        } else {
+            f.write_str(&self.host)?;
+        }
+        if let Some(port) = self.port {
+            write!(f, ":{port}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What the remote executor adds to the local executor's settings (whose
+/// `cwd` is the working directory on the host, an absolute path).
+#[derive(Debug, Clone)]
+pub struct SshConfig {
+    /// The host.
+    pub target: SshTarget,
+    /// The ssh program; `None` finds `ssh` on this process's `PATH`.
+    pub ssh: Option<PathBuf>,
+    /// An ssh configuration file used instead of the user's (`ssh -F`).
+    pub config_file: Option<PathBuf>,
+    /// Seconds one connection attempt may take (`ConnectTimeout`).
+    pub connect_timeout_s: u32,
+}
+
+impl SshConfig {
+    /// Settings for `target` with the user's ssh configuration.
+    pub fn new(target: SshTarget) -> Self {
+        Self {
+            target,
+            ssh: None,
+            config_file: None,
+            connect_timeout_s: 10,
+        }
+    }
+}
+
+/// Why the remote executor cannot be used.
+#[derive(Debug, Error)]
+pub enum SshError {
+    /// No ssh program was found.
+    #[error(
+        "the ssh executor needs the OpenSSH client, and `{SSH}` is not on PATH (install it: apt-get install openssh-client)"
+    )]
+    SshMissing,
+    /// The working directory is not an absolute path.
+    #[error("the working directory on {target} must be an absolute path, not {path:?}")]
+    Workdir {
+        /// The host.
+        target: SshTarget,
+        /// The working directory given.
+        path: String,
+    },
+    /// The private directory of the control socket cannot be made.
+    #[error("the ssh executor's control directory: {0}")]
+    ControlDir(std::io::Error),
+    /// The master connection cannot be made: ssh's own reason.
+    #[error("cannot reach {target}: {reason}")]
+    Unreachable {
+        /// The host.
+        target: SshTarget,
+        /// What ssh said (its stderr lines, joined by `; `).
+        reason: String,
+    },
+    /// The local executor's settings were rejected.
+    #[error("{0}")]
+    Executor(#[from] BashError),
+}
+
+/// The local executor with every command run on a host over ssh (module
+/// doc).
+#[derive(Debug, Clone)]
+pub struct SshBashExecutor {
+    inner: LocalBashExecutor,
+    launcher: Arc<SshLauncher>,
+}
+
+impl SshBashExecutor {
+    /// An executor running commands on `ssh.target` in `config.cwd` there,
+    /// once its master connection is up: an error with ssh's reason when
+    /// the host cannot be reached or refuses the login.
+    pub fn new(config: LocalBashConfig, ssh: SshConfig) -> Result<Self, SshError> {
+        let workdir = config.cwd.clone().unwrap_or_default();
+        if !workdir.starts_with('/') {
+            return Err(SshError::Workdir {
+                target: ssh.target,
+                path: workdir,
+            });
+        }
+        let program = match ssh.ssh.clone() {
+            Some(path) => path,
+            None => find_program_on_path(SSH, std::env::var_os("PATH").as_deref())
+                .ok_or(SshError::SshMissing)?,
+        };
+        let master = Master::start(program, &ssh)?;
+        let launcher = Arc::new(SshLauncher {
+            master,
+            env: config.env.clone(),
+        });
+        let inner = LocalBashExecutor::new(config)?.with_launcher(launcher.clone());
+        Ok(Self { inner, launcher })
+    }
+
+    /// The host it runs commands on.
+    pub fn target(&self) -> &SshTarget {
+        &self.launcher.master.target
+    }
+}
+
+#[async_trait]
+impl BashExecutor for SshBashExecutor {
+    fn resolve(&self, request: BashRequest) -> Result<BashSpec, BashError> {
+        self.inner.resolve(request)
+    }
+
+    async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
+        self.inner.run(spec).await
+    }
+
+    async fn run_capped(&self, spec: BashSpec, over_cap: OverCap) -> Result<CappedRun, BashError> {
+        self.inner.run_capped(spec, over_cap).await
+    }
+
+    fn release(&self, result: &BashRunResult) {
+        self.inner.release(result);
+    }
+
+    async fn run_streamed(
+        &self,
+        spec: BashSpec,
+        over_cap: OverCap,
+        sink: SharedSink,
+    ) -> Result<StreamedRun, BashError> {
+        self.inner.run_streamed(spec, over_cap, sink).await
+    }
+}
+
+/// The master connection and its private control directory.
+#[derive(Debug)]
+struct Master {
+    program: PathBuf,
+    target: SshTarget,
+    /// The options every ssh invocation shares, ending before the host.
+    options: Vec<OsString>,
+    /// Holds the control socket; removed on drop, after `ssh -O exit`.
+    dir: tempfile::TempDir,
+}
+
+fn arg(value: impl AsRef<OsStr>) -> OsString {
+    value.as_ref().to_owned()
+}
+
+/// The per-user runtime directory when there is one, else the temporary
+/// directory.
+fn runtime_dir() -> PathBuf {
+    std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_absolute() && dir.is_dir())
+        .unwrap_or_else(std::env::temp_dir)
+}
+
+impl Master {
+    /// Makes the control directory and starts the master (`ssh -M -N -f`:
+    /// it goes to the background once authenticated).
+    fn start(program: PathBuf, ssh: &SshConfig) -> Result<Self, SshError> {
+        let dir = tempfile::Builder::new()
+            .prefix("fs-ssh-")
+            .tempdir_in(runtime_dir())
+            .map_err(SshError::ControlDir)?;
+        let socket = dir.path().join("m");
+        let mut options: Vec<OsString> = Vec::new();
+        if let Some(file) = &ssh.config_file {
+            options.extend([arg("-F"), arg(file)]);
+        }
+        for option in [
+            "BatchMode=yes".to_owned(),
+            format!("ConnectTimeout={}", ssh.connect_timeout_s.max(1)),
+            "LogLevel=ERROR".to_owned(),
+            "ServerAliveInterval=5".to_owned(),
+            "ServerAliveCountMax=2".to_owned(),
+        ] {
+            options.extend([arg("-o"), arg(option)]);
+        }
+        let mut control = OsString::from("ControlPath=");
+        control.push(&socket);
+        options.extend([arg("-o"), control]);
+        if let Some(user) = &ssh.target.user {
+            options.extend([arg("-l"), arg(user)]);
+        }
+        if let Some(port) = ssh.target.port {
+            options.extend([arg("-p"), arg(port.to_string())]);
+        }
+        let master = Self {
+            program,
+            target: ssh.target.clone(),
+            options,
+            dir,
+        };
+        // The backgrounded master keeps its stderr: a file, so that no
+        // pipe waits on it.
+        let log_path = master.dir.path().join("log");
+        let log = std::fs::File::create(&log_path).map_err(SshError::ControlDir)?;
+        let status = std::process::Command::new(&master.program)
+            .args(&master.options)
+            .args(["-M", "-N", "-f", "-o", "ControlMaster=yes", "--"])
+            .arg(&master.target.host)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .status()
+            .map_err(|e| SshError::Unreachable {
+                target: master.target.clone(),
+                reason: format!("{} could not start: {e}", master.program.display()),
+            })?;
+        if !status.success() {
+            let said = std::fs::read_to_string(&log_path).unwrap_or_default();
+            let reason = match said.trim() {
+                "" => format!("ssh failed ({status})"),
+                said => said.lines().collect::<Vec<_>>().join("; "),
+            };
+            return Err(SshError::Unreachable {
+                target: master.target.clone(),
+                reason,
+            });
+        }
+        Ok(master)
+    }
+
+    /// `ssh OPTIONS -o ControlMaster=no -T -- HOST remote`.
+    fn session(&self, remote: &str) -> LaunchPrefix {
+        let mut args = self.options.clone();
+        args.extend(["-o", "ControlMaster=no", "-T", "--"].map(arg));
+        args.extend([arg(&self.target.host), arg(remote)]);
+        LaunchPrefix {
+            program: self.program.clone(),
+            args,
+        }
+    }
+}
+
+impl Drop for Master {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new(&self.program)
+            .args(&self.options)
+            .args(["-O", "exit", "--"])
+            .arg(&self.target.host)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+/// `value` quoted for a POSIX shell.
+fn quoted(value: &str) -> String {
+    format!("'{}'", value.replace('\'', r"'\''"))
+}
+
+/// The bash wrapper on the host (module doc); `$1` is the working
+/// directory, `$2` the command, the rest `NAME=VALUE` pairs.
+const WRAPPER: &str = r#"printf '\001fs-search-remote-pgid %s\n' "$$" >&2
+for n in $(compgen -e); do
+  case ${n^^} in *KEY*|*PASSWORD*|*SECRET*|*TOKEN*) unset "$n" 2>/dev/null;; esac
+  case $n in DSH_*) unset "$n" 2>/dev/null;; esac
+done
+cd -- "$1" 2>/dev/null || { printf '\001fs-search-remote-no-workdir\n' >&2; exit 127; }
+c=$2; shift 2
+env "$@" bash -c "$c"
+exit $?"#;
+
+/// Runs commands through the master (module doc).
+#[derive(Debug)]
+struct SshLauncher {
+    master: Master,
+    /// The configured variables, set on the host after the fixed overlay.
+    env: std::collections::BTreeMap<String, String>,
+}
+
+impl SshLauncher {
+    /// The line the host's login shell runs for `spec`.
+    fn remote_line(&self, spec: &BashSpec) -> String {
+        let mut line = format!(
+            "exec bash -c {} bash {} {}",
+            quoted(WRAPPER),
+            quoted(&spec.workdir),
+            quoted(&spec.command)
+        );
+        let overlay = FIXED_OVERLAY
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()));
+        let configured = self.env.clone().into_iter();
+        let requested = [&spec.env, &spec.dsh_env]
+            .into_iter()
+            .flatten()
+            .flat_map(|extra| extra.clone().into_iter());
+        for (name, value) in overlay.chain(configured).chain(requested) {
+            line.push(' ');
+            line.push_str(&quoted(&format!("{name}={value}")));
+        }
+        // As the local executor's: stdin from /dev/null unless the request
+        // gives one (over ssh it would be a pipe, which rg would search).
+        if spec.stdin.is_none() {
+            line.push_str(" </dev/null");
+        }
+        line
+    }
+}
+
+impl Launcher for SshLauncher {
+    fn prefix(
+        &self,
+        _spec: &BashSpec,
+        _env: &std::collections::BTreeMap<OsString, OsString>,
+    ) -> Result<LaunchPrefix, BashError> {
+        Err(BashError::Other(
+            "the ssh launcher runs commands remotely only".to_owned(),
+        ))
+    }
+
+    fn remote(&self) -> Option<&dyn RemoteLauncher> {
+        Some(self)
+    }
+}
+
+#[async_trait]
+impl RemoteLauncher for SshLauncher {
+    fn command_line(&self, spec: &BashSpec) -> Result<LaunchPrefix, BashError> {
+        Ok(self.master.session(&self.remote_line(spec)))
+    }
+
+    async fn end_group(&self, pgid: i32, grace: Duration) -> Result<Signal, String> {
+        // TERM, then KILL once no member is left or the grace is over; the
+        // line says which signal was last sent.
+        let polls = (grace.as_millis() / 20).max(1);
+        let script = format!(
+            "kill -s TERM -- -{pgid} 2>/dev/null; n=0; \
+             while kill -s 0 -- -{pgid} 2>/dev/null; do \
+             if [ $n -ge {polls} ]; then kill -s KILL -- -{pgid} 2>/dev/null; echo KILL; exit 0; fi; \
+             sleep 0.02; n=$((n+1)); done; echo TERM"
+        );
+        let line = self.master.session(&script);
+        let run = tokio::process::Command::new(line.program)
+            .args(line.args)
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .output();
+        let bound = grace + KILL_SETTLE + Duration::from_secs(10);
+        let output = tokio::time::timeout(bound, run)
+            .await
+            .map_err(|_| {
+                format!(
+                    "ssh {}: no answer in {} ms",
+                    self.master.target,
+                    bound.as_millis()
+                )
+            })?
+            .map_err(|e| e.to_string())?;
+        match String::from_utf8_lossy(&output.stdout).trim() {
+            "TERM" => Ok(Signal::SIGTERM),
+            "KILL" => Ok(Signal::SIGKILL),
+            _ => Err(format!(
+                "ssh {}: {}",
+                self.master.target,
+                String::from_utf8_lossy(&output.stderr).trim()
+            )),
+        }
+    }
+
+    fn finish(&self, mut result: BashRunResult, started: bool) -> Result<BashRunResult, BashError> {
+        if result.exit_code == Some(SSH_FAILED) {
+            // ssh's own failure (or a command's exit 255): the host named.
+            let said = result.stderr.text.trim();
+            let target = &self.master.target;
+            result.stderr.text = match (started, said) {
+                (false, said) => format!("ssh {target}: {said}\n"),
+                (true, "") => format!("ssh {target}: exit {SSH_FAILED}\n"),
+                (true, said) => format!("{said}\nssh {target}: exit {SSH_FAILED}\n"),
+            };
+            return Ok(result);
+        }
+        if !started {
+            return Ok(result);
+        }
+        if result.exit_code == Some(127) && result.stderr.text == NO_WORKDIR_LINE {
+            return Err(BashError::Spawn(std::io::Error::from_raw_os_error(
+                nix::libc::ENOENT,
+            )));
+        }
+        Ok(exit_as_signal(result))
+    }
+}
+
+#[cfg(test)]
+mod tests;
