@@ -65,7 +65,14 @@ impl TestSshd {
              AuthorizedKeysFile {keys}\nStrictModes no\nPasswordAuthentication no\n\
              KbdInteractiveAuthentication no\nUsePAM no\nPermitRootLogin prohibit-password\n\
              MaxSessions 64\nMaxStartups 64\nLogLevel ERROR\n\
-             SetEnv WB_API_KEY=leak DSH_HOST=leak WB_PLAIN=kept\n",
+             SetEnv WB_API_KEY=leak DSH_HOST=leak WB_PLAIN=kept{path}\n",
+            // The host is this machine: its sessions find the rg this test
+            // runs with (CI puts rg 14 or 15 first on PATH), not the one
+            // of sshd's default PATH.
+            path = std::env::var("PATH")
+                .ok()
+                .filter(|p| !p.is_empty() && !p.contains(char::is_whitespace))
+                .map_or_else(String::new, |p| format!(" PATH={p}")),
             host_key = at("host_key").display(),
             keys = at("authorized_keys").display(),
         );

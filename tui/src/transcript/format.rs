@@ -394,7 +394,7 @@ pub fn write(transcript: &Transcript) -> String {
     out
 }
 
-/// The line number (from 1) of each record's call line in [`write`]'s
+/// The line number (from 1) of each record's call line in [`write()`]'s
 /// text, in record order.
 pub fn record_lines(transcript: &Transcript) -> Vec<usize> {
     write(transcript)
