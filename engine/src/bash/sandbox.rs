@@ -411,15 +411,13 @@ mod tests {
         // The rg the child's PATH finds is bound alone at its own path: CI
         // runs rg 14 and 15 from under /root/.cache, which makes /root
         // appear, holding only that file's directories.
-        let rg_top = super::super::shell::find_program_on_path(
-            "rg",
-            std::env::var_os("PATH").as_deref(),
-        )
-        .and_then(|rg| {
-            rg.components()
-                .nth(1)
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        });
+        let rg_top =
+            super::super::shell::find_program_on_path("rg", std::env::var_os("PATH").as_deref())
+                .and_then(|rg| {
+                    rg.components()
+                        .nth(1)
+                        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                });
         for absent in ["etc", "home", "root", "var"] {
             if rg_top.as_deref() == Some(absent) {
                 continue;
