@@ -74,23 +74,39 @@ pub const REMOTE_GROUP_LINE: &str = "\u{1}fs-search-remote-pgid ";
 /// The local program runs in the local executor's process group with its
 /// scrubbed environment, but not in `spec.workdir` (a path on the other
 /// machine). Its first stderr line, when it starts with
-/// [`REMOTE_GROUP_LINE`], is the launcher's own, not the
-/// command's: the id of the command's process group over there, which
-/// the kill path ([`RemoteLauncher::end_group`]) signals.
+/// [`REMOTE_GROUP_LINE`], is the launcher's own, not the command's: it
+/// says the command started over there. Each run has a name
+/// ([`RemoteRun::id`]) by which the kill path ends it
+/// ([`RemoteLauncher::end_run`]) whether or not it has started yet.
 #[async_trait]
 pub trait RemoteLauncher: Debug + Send + Sync {
     /// The whole command line that runs `['bash', '-c', spec.command]`
-    /// on the other machine, in `spec.workdir` there.
-    fn command_line(&self, spec: &BashSpec) -> Result<LaunchPrefix, BashError>;
+    /// on the other machine, in `spec.workdir` there, and the run's name.
+    fn command_line(&self, spec: &BashSpec) -> Result<RemoteRun, BashError>;
 
-    /// Ends the remote process group `pgid`: SIGTERM, SIGKILL once `grace`
-    /// is over if a member is still alive. Returns the last signal sent,
-    /// or an error when the other machine cannot be reached.
-    async fn end_group(&self, pgid: i32, grace: Duration) -> Result<Signal, String>;
+    /// Ends run `id` over there: SIGTERM to its process group, SIGKILL
+    /// once `grace` is over if a member is still alive; a run that has not
+    /// started yet never will. Returns the last signal sent (`None`: the
+    /// run had not started), or an error when the other machine cannot be
+    /// reached.
+    async fn end_run(&self, id: &str, grace: Duration) -> Result<Option<Signal>, String>;
+
+    /// Ends run `id` as [`RemoteLauncher::end_run`] does, in the
+    /// background: its run was dropped before it ended, so nothing waits.
+    fn abandon(&self, id: &str);
 
     /// The result of a command that ended by itself; `started` says
     /// whether the group line arrived (the command started over there).
     fn finish(&self, result: BashRunResult, started: bool) -> Result<BashRunResult, BashError>;
+}
+
+/// How a remote launcher starts one run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteRun {
+    /// The local program and its arguments.
+    pub line: LaunchPrefix,
+    /// The run's name, unique to the launcher, for [`RemoteLauncher::end_run`].
+    pub id: String,
 }
 
 /// A signal's name (`SIGTERM`), or `SIG<n>` for a number with none.

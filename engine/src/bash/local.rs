@@ -160,23 +160,6 @@ fn shell_command(
     launcher: Option<&dyn Launcher>,
 ) -> Result<Command, BashError> {
     let env = child_env(config, spec);
-    if let Some(remote) = launcher.and_then(|launcher| launcher.remote()) {
-        let line = remote.command_line(spec)?;
-        let mut command = Command::new(line.program);
-        command
-            .args(line.args)
-            .env_clear()
-            .envs(env)
-            .stdin(if spec.stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        return Ok(command);
-    }
     let mut command = match launcher {
         Some(launcher) => {
             let prefix = launcher.prefix(spec, &env)?;
@@ -211,6 +194,51 @@ fn shell_command(
         command.current_dir(&spec.workdir);
     }
     Ok(command)
+}
+
+/// The local program of a remote launcher's run of `spec` (in this
+/// machine's process group of its own, with the scrubbed environment, not
+/// in `spec.workdir`: a path over there), and the run's name.
+fn remote_command(
+    config: &LocalBashConfig,
+    spec: &BashSpec,
+    remote: &dyn RemoteLauncher,
+) -> Result<(Command, String), BashError> {
+    let run = remote.command_line(spec)?;
+    let mut command = Command::new(run.line.program);
+    command
+        .args(run.line.args)
+        .env_clear()
+        .envs(child_env(config, spec))
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    Ok((command, run.id))
+}
+
+/// Ends a remote run in the background when dropped while armed: the
+/// remote half of [`GroupGuard`], for a run whose future is dropped.
+struct RemoteGuard<'a> {
+    armed: Option<(&'a dyn RemoteLauncher, String)>,
+}
+
+impl RemoteGuard<'_> {
+    fn disarm(mut self) {
+        self.armed = None;
+    }
+}
+
+impl Drop for RemoteGuard<'_> {
+    fn drop(&mut self) {
+        if let Some((remote, id)) = self.armed.take() {
+            remote.abandon(&id);
+        }
+    }
 }
 
 /// The stdout pipe size of a capped run, the reader's longest pause (for a
@@ -326,12 +354,24 @@ impl LocalBashExecutor {
                 "This operation was aborted".into(),
             ));
         }
-        let mut child = shell_command(&self.config, &spec, self.launcher.as_deref())?
-            .spawn()
-            .map_err(BashError::Spawn)?;
+        let remote = self.launcher.as_deref().and_then(|l| l.remote());
+        let (mut command, run_id) = match remote {
+            Some(remote) => {
+                let (command, id) = remote_command(&self.config, &spec, remote)?;
+                (command, Some(id))
+            }
+            None => (
+                shell_command(&self.config, &spec, self.launcher.as_deref())?,
+                None,
+            ),
+        };
+        let mut child = command.spawn().map_err(BashError::Spawn)?;
         let pid = child.id().unwrap_or_default();
         let pgid = Pid::from_raw(i32::try_from(pid).unwrap_or_default());
         let group = GroupGuard::new(pgid);
+        let remote_run = RemoteGuard {
+            armed: remote.zip(run_id.clone()),
+        };
 
         if let (Some(input), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
             tokio::spawn(async move {
@@ -362,7 +402,6 @@ impl LocalBashExecutor {
                 None => Pipe::Async(Box::new(pipe)),
             }
         });
-        let remote = self.launcher.as_deref().and_then(|l| l.remote());
         let mut remote_group = None;
         let stderr: Option<Pipe> = child.stderr.take().map(|pipe| match remote {
             Some(_) => {
@@ -426,14 +465,15 @@ impl LocalBashExecutor {
         // A remote command's group is ended over there first: ending the
         // local client alone would leave it running.
         let mut remote_end = None;
-        if let (Some(remote), Some(seen), Some(_)) = (remote, remote_group.as_mut(), cause) {
-            remote_end = end_remote_group(remote, seen, self.grace()).await;
+        if let (Some(remote), Some(id), Some(_)) = (remote, run_id.as_deref(), cause) {
+            remote_end = end_remote_run(remote, id, self.grace()).await;
         }
         let status = match cause {
             None => Some(child.wait().await.map_err(BashError::Spawn)?),
             Some(_) => end_group(&mut child, pgid, self.grace()).await,
         };
         group.disarm();
+        remote_run.disarm();
         if cause == Some(KillCause::StdoutCap) {
             stop.cancel();
             return Ok(CappedRun::StdoutOverCap);
@@ -493,28 +533,15 @@ impl LocalBashExecutor {
     }
 }
 
-/// Ends a remote command's group: once its id has arrived (waiting up to
-/// `grace` for it), through the launcher. The signal that ended it, or
-/// `None` when it could not be (no id came, the machine is unreachable:
-/// said in a warning).
-async fn end_remote_group(
-    remote: &dyn RemoteLauncher,
-    seen: &mut tokio::sync::watch::Receiver<Option<i32>>,
-    grace: Duration,
-) -> Option<Signal> {
-    let pgid = match tokio::time::timeout(grace, seen.wait_for(Option::is_some)).await {
-        Ok(Ok(id)) => (*id)?,
-        _ => {
-            tracing::warn!(
-                "remote executor: the command's process group id never arrived; ending the local client only"
-            );
-            return None;
-        }
-    };
-    match remote.end_group(pgid, grace).await {
-        Ok(signal) => Some(signal),
+/// Ends a remote run through its launcher: the signal that ended it, or
+/// `None` when none was needed (it had not started, and now never will)
+/// or it could not be ended (the machine is unreachable: said in a
+/// warning).
+async fn end_remote_run(remote: &dyn RemoteLauncher, id: &str, grace: Duration) -> Option<Signal> {
+    match remote.end_run(id, grace).await {
+        Ok(signal) => signal,
         Err(reason) => {
-            tracing::warn!("remote executor: cannot end process group {pgid}: {reason}");
+            tracing::warn!("remote executor: cannot end run {id}: {reason}");
             None
         }
     }

@@ -30,7 +30,9 @@ use async_trait::async_trait;
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
-pub use launcher::{LaunchPrefix, Launcher, REMOTE_GROUP_LINE, RemoteLauncher, exit_as_signal};
+pub use launcher::{
+    LaunchPrefix, Launcher, REMOTE_GROUP_LINE, RemoteLauncher, RemoteRun, exit_as_signal,
+};
 pub use local::{LocalBashConfig, LocalBashExecutor};
 pub use sandbox::{BWRAP, SandboxBashExecutor, SandboxConfig, SandboxError};
 pub use ssh::{BadTarget, SSH, SshBashExecutor, SshConfig, SshError, SshTarget};

@@ -24,10 +24,13 @@
 //!   enters the working directory (a missing one fails the run as
 //!   `spawn bash ENOENT`) and runs `bash -c command` with the fixed
 //!   overlay, the configured variables and the request's.
-//! - The kill path: sshd sends no signal when a channel closes, so a
-//!   cancelled or timed-out call sends `kill -TERM` to the remote group
-//!   (then `-KILL` after the grace) over the master, before the local
-//!   client is ended.
+//! - The kill path: sshd sends no signal when a channel closes, so each
+//!   run has a name on the host, and a cancelled, timed-out or dropped
+//!   run is ended there by a script over the master: TERM to its group,
+//!   KILL after the grace; a run the script reaches before it started
+//!   never starts (the handshake on the run's file, [`WRAPPER`]). Then the
+//!   local client is ended. A watchdog on the host ends a command whose
+//!   connection dropped.
 //! - A failure of ssh itself before the command started (an unreachable
 //!   host, a refused key) reads as exit 255 with a stderr naming the
 //!   host and ssh's reason, which the tools report as `SEARCH_FAILED`.
@@ -45,7 +48,7 @@ use nix::sys::signal::Signal;
 use thiserror::Error;
 
 use super::group::KILL_SETTLE;
-use super::launcher::{LaunchPrefix, Launcher, RemoteLauncher, exit_as_signal};
+use super::launcher::{LaunchPrefix, Launcher, RemoteLauncher, RemoteRun, exit_as_signal};
 use super::local::FIXED_OVERLAY;
 use super::shell::find_program_on_path;
 use super::{
@@ -219,10 +222,7 @@ impl SshBashExecutor {
                 .ok_or(SshError::SshMissing)?,
         };
         let master = Master::start(program, &ssh)?;
-        let launcher = Arc::new(SshLauncher {
-            master,
-            env: config.env.clone(),
-        });
+        let launcher = Arc::new(SshLauncher::new(master, config.env.clone()));
         let inner = LocalBashExecutor::new(config)?.with_launcher(launcher.clone());
         Ok(Self { inner, launcher })
     }
@@ -382,17 +382,42 @@ fn quoted(value: &str) -> String {
     format!("'{}'", value.replace('\'', r"'\''"))
 }
 
-/// The bash wrapper on the host (module doc); `$1` is the working
-/// directory, `$2` the command, the rest `NAME=VALUE` pairs.
-const WRAPPER: &str = r#"printf '\001fs-search-remote-pgid %s\n' "$$" >&2
+/// Where both the wrapper and the kill script keep a run's file on the
+/// host: its user's runtime directory, else its temporary directory.
+const RUN_DIR: &str = r#"${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}}"#;
+
+/// The bash wrapper on the host (module doc); `$1` is the run's name, `$2`
+/// the working directory, `$3` the command, the rest `NAME=VALUE` pairs.
+///
+/// The run's file is the handshake with the kill script
+/// ([`SshLauncher::end_script`]): whichever creates it first (`set -C`:
+/// an exclusive create) wins. The wrapper writes its process id there,
+/// or, finding the kill script's mark, exits at once. A watchdog ends the
+/// group should the session's sshd go (a dropped connection), for sshd
+/// sends no signal then.
+const WRAPPER: &str = r#"r="${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}}/fs-search-run.$1"
+if ! (set -C; printf '%s\n' "$$" >"$r") 2>/dev/null; then rm -f -- "$r"; exit 143; fi
+printf '\001fs-search-remote-pgid %s\n' "$$" >&2
+p=$PPID g=$$
+( trap 'kill "$s" 2>/dev/null; exit 0' TERM
+  while kill -0 "$p" 2>/dev/null || [ -e "/proc/$p" ]; do sleep 1 & s=$!; wait "$s"; done
+  trap '' TERM; kill -s TERM -- "-$g"; sleep 2; kill -s KILL -- "-$g" ) </dev/null >/dev/null 2>&1 &
+w=$!
 for n in $(compgen -e); do
   case ${n^^} in *KEY*|*PASSWORD*|*SECRET*|*TOKEN*) unset "$n" 2>/dev/null;; esac
   case $n in DSH_*) unset "$n" 2>/dev/null;; esac
 done
-cd -- "$1" 2>/dev/null || { printf '\001fs-search-remote-no-workdir\n' >&2; exit 127; }
-c=$2; shift 2
-env "$@" bash -c "$c"
-exit $?"#;
+if cd -- "$2" 2>/dev/null; then
+  c=$3; shift 3
+  env "$@" bash -c "$c"
+  s=$?
+else
+  printf '\001fs-search-remote-no-workdir\n' >&2
+  s=127
+fi
+kill "$w" 2>/dev/null
+rm -f -- "$r"
+exit $s"#;
 
 /// Runs commands through the master (module doc).
 #[derive(Debug)]
@@ -400,14 +425,65 @@ struct SshLauncher {
     master: Master,
     /// The configured variables, set on the host after the fixed overlay.
     env: std::collections::BTreeMap<String, String>,
+    /// Names this launcher's runs: a random part, then a count.
+    runs: RunNames,
+    /// Kill scripts of dropped runs, still going (waited for before the
+    /// master goes, for they ride on it).
+    abandoned: std::sync::Mutex<Vec<std::process::Child>>,
+    /// A kill script left its mark for a run that never started: removed
+    /// from the host when the launcher goes.
+    marks_left: std::sync::atomic::AtomicBool,
+}
+
+/// Unique run names: the launcher's random part and a counter.
+#[derive(Debug)]
+struct RunNames {
+    prefix: String,
+    next: std::sync::atomic::AtomicU64,
+}
+
+impl RunNames {
+    fn new(prefix: String) -> Self {
+        Self {
+            prefix,
+            next: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    fn next(&self) -> String {
+        let n = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        format!("{}.{n}", self.prefix)
+    }
 }
 
 impl SshLauncher {
-    /// The line the host's login shell runs for `spec`.
-    fn remote_line(&self, spec: &BashSpec) -> String {
+    fn new(master: Master, env: std::collections::BTreeMap<String, String>) -> Self {
+        // The control directory's random name ("fs-ssh-XXXXXX") tells this
+        // launcher's runs from any other's on the host.
+        let prefix = master
+            .dir
+            .path()
+            .file_name()
+            .map(|name| {
+                name.to_string_lossy()
+                    .replace(|c: char| !c.is_ascii_alphanumeric(), "")
+            })
+            .unwrap_or_default();
+        Self {
+            master,
+            env,
+            runs: RunNames::new(format!("{prefix}{}", std::process::id())),
+            abandoned: std::sync::Mutex::new(Vec::new()),
+            marks_left: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// The line the host's login shell runs for `spec` as run `id`.
+    fn remote_line(&self, spec: &BashSpec, id: &str) -> String {
         let mut line = format!(
-            "exec bash -c {} bash {} {}",
+            "exec bash -c {} bash {} {} {}",
             quoted(WRAPPER),
+            quoted(id),
             quoted(&spec.workdir),
             quoted(&spec.command)
         );
@@ -430,6 +506,67 @@ impl SshLauncher {
         }
         line
     }
+
+    /// The host's script that ends run `id` (the wrapper's doc): it marks
+    /// a run that has not started (`NONE`), or sends the run's group TERM,
+    /// then KILL once no member is left or the grace is over, and prints
+    /// the last signal sent.
+    fn end_script(id: &str, grace: Duration) -> String {
+        let polls = (grace.as_millis() / 20).max(1);
+        format!(
+            r#"r="{RUN_DIR}/fs-search-run.{id}"
+if (set -C; printf 'x\n' >"$r") 2>/dev/null; then echo NONE; exit 0; fi
+n=0
+while :; do
+  g=$(cat -- "$r" 2>/dev/null)
+  case $g in ''|*[!0-9]*) [ $n -ge 100 ] && {{ echo NONE; exit 0; }}; sleep 0.01; n=$((n+1));; *) break;; esac
+done
+kill -s TERM -- "-$g" 2>/dev/null; n=0; sent=TERM
+while kill -s 0 -- "-$g" 2>/dev/null; do
+  if [ $n -ge {polls} ]; then kill -s KILL -- "-$g" 2>/dev/null; sent=KILL; break; fi
+  sleep 0.02; n=$((n+1))
+done
+rm -f -- "$r"; echo $sent"#
+        )
+    }
+
+    /// The ssh command that runs `script` on the host, its output piped.
+    fn script_command(&self, script: &str) -> std::process::Command {
+        let line = self.master.session(script);
+        let mut command = std::process::Command::new(line.program);
+        command
+            .args(line.args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+}
+
+impl Drop for SshLauncher {
+    fn drop(&mut self) {
+        // Before the master goes (a field, dropped after this): the kill
+        // scripts of dropped runs finish, and marks of runs that never
+        // started are removed.
+        let abandoned = match self.abandoned.get_mut() {
+            Ok(list) => std::mem::take(list),
+            Err(poisoned) => std::mem::take(poisoned.into_inner()),
+        };
+        for mut child in abandoned {
+            let _ = child.wait();
+        }
+        if self.marks_left.load(std::sync::atomic::Ordering::Relaxed) {
+            let script = format!(
+                r#"rm -f -- "{RUN_DIR}/fs-search-run.{}."*"#,
+                self.runs.prefix
+            );
+            let _ = self
+                .script_command(&script)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
 }
 
 impl Launcher for SshLauncher {
@@ -450,26 +587,18 @@ impl Launcher for SshLauncher {
 
 #[async_trait]
 impl RemoteLauncher for SshLauncher {
-    fn command_line(&self, spec: &BashSpec) -> Result<LaunchPrefix, BashError> {
-        Ok(self.master.session(&self.remote_line(spec)))
+    fn command_line(&self, spec: &BashSpec) -> Result<RemoteRun, BashError> {
+        let id = self.runs.next();
+        Ok(RemoteRun {
+            line: self.master.session(&self.remote_line(spec, &id)),
+            id,
+        })
     }
 
-    async fn end_group(&self, pgid: i32, grace: Duration) -> Result<Signal, String> {
-        // TERM, then KILL once no member is left or the grace is over; the
-        // line says which signal was last sent.
-        let polls = (grace.as_millis() / 20).max(1);
-        let script = format!(
-            "kill -s TERM -- -{pgid} 2>/dev/null; n=0; \
-             while kill -s 0 -- -{pgid} 2>/dev/null; do \
-             if [ $n -ge {polls} ]; then kill -s KILL -- -{pgid} 2>/dev/null; echo KILL; exit 0; fi; \
-             sleep 0.02; n=$((n+1)); done; echo TERM"
-        );
-        let line = self.master.session(&script);
-        let run = tokio::process::Command::new(line.program)
-            .args(line.args)
-            .stdin(Stdio::null())
-            .kill_on_drop(true)
-            .output();
+    async fn end_run(&self, id: &str, grace: Duration) -> Result<Option<Signal>, String> {
+        let mut command =
+            tokio::process::Command::from(self.script_command(&Self::end_script(id, grace)));
+        let run = command.kill_on_drop(true).output();
         let bound = grace + KILL_SETTLE + Duration::from_secs(10);
         let output = tokio::time::timeout(bound, run)
             .await
@@ -482,14 +611,47 @@ impl RemoteLauncher for SshLauncher {
             })?
             .map_err(|e| e.to_string())?;
         match String::from_utf8_lossy(&output.stdout).trim() {
-            "TERM" => Ok(Signal::SIGTERM),
-            "KILL" => Ok(Signal::SIGKILL),
+            "TERM" => Ok(Some(Signal::SIGTERM)),
+            "KILL" => Ok(Some(Signal::SIGKILL)),
+            "NONE" => {
+                self.marks_left
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+                Ok(None)
+            }
             _ => Err(format!(
                 "ssh {}: {}",
                 self.master.target,
                 String::from_utf8_lossy(&output.stderr).trim()
             )),
         }
+    }
+
+    fn abandon(&self, id: &str) {
+        // The grace the local kill path uses by default: nothing waits
+        // here, and the launcher waits for the script before it goes.
+        let script = Self::end_script(id, Duration::from_secs(2));
+        let spawned = self
+            .script_command(&script)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        let Ok(child) = spawned else {
+            tracing::warn!(
+                "remote executor: cannot end dropped run {id} on {}",
+                self.master.target
+            );
+            return;
+        };
+        // The script's answer is not read; a run that never started may
+        // leave its mark.
+        self.marks_left
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        let mut abandoned = match self.abandoned.lock() {
+            Ok(list) => list,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        abandoned.retain_mut(|child| matches!(child.try_wait(), Ok(None)));
+        abandoned.push(child);
     }
 
     fn finish(&self, mut result: BashRunResult, started: bool) -> Result<BashRunResult, BashError> {

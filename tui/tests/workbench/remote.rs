@@ -2,7 +2,9 @@
 //! sshd on 127.0.0.1 (started by the test, skipped only when
 //! `/usr/sbin/sshd` is missing): every fixture transcript replays without a
 //! diff with rg run over ssh, `call` prints what a local call prints, and
-//! an unreachable host exits 2 with ssh's reason.
+//! an unreachable host exits 2 with ssh's reason, and a call ended by
+//! SIGTERM of the workbench or by its MCP client hanging up leaves nothing
+//! running on the host.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -149,4 +151,159 @@ fn an_unreachable_host_exits_2_with_ssh_s_reason() {
         text(&out.stderr)
     );
     assert_eq!(text(&out.stdout), "");
+}
+
+/// The processes of this machine (the test's host) whose working
+/// directory is `dir`, with their names: what a call in `dir` runs there.
+fn running_in(dir: &Path) -> Vec<(i32, String)> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
+            let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let state = stat[stat.rfind(')')? + 2..].chars().next()?;
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
+            (cwd == dir && state != 'Z').then(|| (pid, comm.trim().to_owned()))
+        })
+        .collect()
+}
+
+/// A workdir with a FIFO, on which rg blocks until the call is ended.
+fn fifo_workdir() -> tempfile::TempDir {
+    let work = tempfile::tempdir().unwrap();
+    let status = Command::new("mkfifo")
+        .arg(work.path().join("fifo"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    work
+}
+
+/// Runs `workbench ARGS` over ssh, waits until its rg runs on the host
+/// in `work`, applies `end` to the child, and checks that it exits with
+/// `code` and that nothing it ran is left on the host.
+fn end_a_call_blocked_over_ssh(
+    args: &[&str],
+    work: &Path,
+    stdin_lines: &[&str],
+    end: impl FnOnce(&mut std::process::Child),
+    code: i32,
+) {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_workbench"))
+        .args(args)
+        .current_dir(repo())
+        .env("WORKBENCH_SSH_CONFIG", sshd.client_config())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let stdin = child.stdin.as_mut().unwrap();
+        for line in stdin_lines {
+            writeln!(stdin, "{line}").unwrap();
+        }
+        stdin.flush().unwrap();
+    }
+    let start = std::time::Instant::now();
+    while !running_in(work).iter().any(|(_, name)| name == "rg") {
+        if start.elapsed() > std::time::Duration::from_secs(30)
+            || child.try_wait().unwrap().is_some()
+        {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "no rg on the host in 30 s: {}{}",
+                text(&out.stdout),
+                text(&out.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    end(&mut child);
+    let status = child.wait().unwrap();
+    // Within the executor's grace, nothing of the call is left on the host.
+    let mut left = running_in(work);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        left = running_in(work);
+    }
+    for (pid, _) in &left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    assert_eq!(left, Vec::new());
+    assert_eq!(status.code(), Some(code), "{status:?}");
+}
+
+#[test]
+fn sigterm_of_a_call_over_ssh_leaves_nothing_running_on_the_host() {
+    let work = fifo_workdir();
+    let workdir = work.path().to_str().unwrap();
+    let executor = executor();
+    let args = [
+        "call",
+        "grep",
+        "--workdir",
+        workdir,
+        "--config",
+        r#"{"sampleOverCapGlobResults":true}"#,
+        "--args",
+        r#"{"pattern":"x","path":"fifo"}"#,
+        "--executor",
+        &executor,
+    ];
+    end_a_call_blocked_over_ssh(
+        &args,
+        work.path(),
+        &[],
+        |child| {
+            let pid = child.id().to_string();
+            assert!(
+                Command::new("kill")
+                    .args(["-TERM", &pid])
+                    .status()
+                    .unwrap()
+                    .success()
+            );
+        },
+        143,
+    );
+}
+
+#[test]
+fn an_mcp_client_that_hangs_up_over_ssh_leaves_nothing_running_on_the_host() {
+    let work = fifo_workdir();
+    let workdir = work.path().to_str().unwrap();
+    let executor = executor();
+    let args = [
+        "mcp",
+        "--workdir",
+        workdir,
+        "--config",
+        r#"{"sampleOverCapGlobResults":true}"#,
+        "--executor",
+        &executor,
+    ];
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"hangup","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"grep","arguments":{"pattern":"x","path":"fifo"}}}"#,
+    ];
+    // The client goes as hosts end stdio servers: its end of stdin closes.
+    end_a_call_blocked_over_ssh(
+        &args,
+        work.path(),
+        &lines,
+        |child| drop(child.stdin.take()),
+        0,
+    );
 }
