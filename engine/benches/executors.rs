@@ -1,20 +1,29 @@
-//! Criterion benchmarks of one whole call under the local executor and
-//! under the sandboxed one (bubblewrap), in one run, so their ratio is
+//! Criterion benchmarks of one whole call under the local executor, the
+//! sandboxed one (bubblewrap) and the remote one (ssh to a test sshd on
+//! 127.0.0.1, its master connection up), in one run, so their ratios are
 //! measured on the same machine at the same moment (docs/performance.md):
 //! a small call (grep over a 40-file tree) and a large one (grep over a
 //! 19 MB file, 60 000 matching lines past the raw-output cap, drained).
-//! Without bubblewrap the sandboxed cases are skipped, saying so.
+//! Beside them, the contract's rg command itself, raw: `bash -c CMD | cat`
+//! here and `ssh HOST 'cd DIR && CMD' | cat` over a multiplexed master of
+//! its own. Without bubblewrap or sshd those cases are skipped, saying so.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
 use std::path::Path;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use fs_search_engine::{
-    BashExecutor, ExecContext, Host, LocalBashConfig, LocalBashExecutor, Registry,
-    SandboxBashExecutor, SandboxConfig,
+    BashExecutor, ExecContext, GrepArgs, Host, LocalBashConfig, LocalBashExecutor, Registry,
+    SandboxBashExecutor, SandboxConfig, SshBashExecutor, SshConfig, helpers::build_grep_command,
 };
 use serde_json::json;
+
+#[path = "../src/bash/test_sshd.rs"]
+mod test_sshd;
+
+use test_sshd::{HOST, TestSshd};
 
 fn small_tree(root: &Path) {
     for i in 0..40 {
@@ -66,9 +75,17 @@ fn executors(c: &mut Criterion) {
             "local",
             Arc::new(LocalBashExecutor::new(config.clone()).unwrap()),
         )];
-        match SandboxBashExecutor::new(config, SandboxConfig::default()) {
+        match SandboxBashExecutor::new(config.clone(), SandboxConfig::default()) {
             Ok(sandbox) => kinds.push(("sandbox", Arc::new(sandbox))),
             Err(e) => eprintln!("sandbox cases skipped: {e}"),
+        }
+        let sshd = TestSshd::start();
+        if let Some(sshd) = &sshd {
+            let ssh = SshConfig {
+                config_file: Some(sshd.client_config()),
+                ..SshConfig::new(format!("ssh://{HOST}").parse().unwrap())
+            };
+            kinds.push(("ssh", Arc::new(SshBashExecutor::new(config, ssh).unwrap())));
         }
         let workdir = root.path().to_string_lossy().into_owned();
         let mut group = c.benchmark_group(format!("call/{size}"));
@@ -81,8 +98,44 @@ fn executors(c: &mut Criterion) {
                 b.iter(|| runtime.block_on(registry.call("grep", &args, &exec)));
             });
         }
+        let command = build_grep_command(&GrepArgs {
+            pattern: "needle".to_owned(),
+            path: None,
+            include: None,
+        });
+        group.bench_function("raw", |b| {
+            b.iter(|| piped_to_cat(&format!("cd {workdir} && {command}")));
+        });
+        if let Some(sshd) = &sshd {
+            let control = root.path().join(".raw-ssh");
+            let ssh = format!(
+                "ssh -F {} -o ControlMaster=auto -o ControlPersist=120 -o ControlPath={} {HOST}",
+                sshd.client_config().display(),
+                control.display()
+            );
+            let remote = format!("cd {workdir} && {command}").replace('\'', "'\\''");
+            group.bench_function("raw-ssh", |b| {
+                b.iter(|| piped_to_cat(&format!("{ssh} '{remote}' </dev/null")));
+            });
+            let _ = Command::new("bash")
+                .arg("-c")
+                .arg(format!("{ssh} -O exit 2>/dev/null"))
+                .status();
+        }
         group.finish();
     }
+}
+
+/// Runs `command | cat` under bash, its output read to the end.
+fn piped_to_cat(command: &str) {
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!("{command} | cat"))
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.stdout.is_empty());
 }
 
 criterion_group!(benches, executors);

@@ -46,13 +46,20 @@ impl Screen {
         f(self.parser.lock().unwrap().screen())
     }
 
-    /// Waits until the screen satisfies `ready`; panics with the screen.
+    /// Waits until the screen satisfies `ready` on two reads 100 ms apart
+    /// (a read may fall mid-draw), and returns the second; panics with the
+    /// screen.
     fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let text = self.text();
             if ready(&text) {
-                return text;
+                std::thread::sleep(Duration::from_millis(100));
+                let settled = self.text();
+                if ready(&settled) {
+                    return settled;
+                }
+                continue;
             }
             assert!(
                 start.elapsed() < WAIT,
@@ -459,8 +466,10 @@ fn follow_shows_a_call_recorded_by_the_mcp_server_within_seconds_timing_dependen
         assert!(Instant::now() < deadline, "no answer to the call");
     }
     let answered = Instant::now();
+    // The whole page, to its spill line: a screen read mid-draw may hold
+    // only part of it.
     let followed = screen.wait_for("the followed call", |s| {
-        s.contains("◉ FOLLOW 1") && s.contains("Line 1: needle 1")
+        s.contains("◉ FOLLOW 1") && s.contains("Line 1: needle 1") && s.contains("<SPILL>/")
     });
     let took = answered.elapsed();
     assert!(
