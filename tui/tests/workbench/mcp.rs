@@ -34,13 +34,21 @@ pub(crate) fn bin() -> &'static str {
 
 /// An rg config file that pins grep's file order (rg's own order is
 /// multi-threaded), given to the server and to `workbench call` alike.
+///
+/// Written once per test process, whole before its name exists (tests
+/// run in threads: a second `write` would truncate the file that a rg
+/// started by another test is reading, which then reads no config).
 pub(crate) fn sorted_rg_config() -> std::path::PathBuf {
-    let path = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("mcp-test-ripgreprc-{}", std::process::id()));
-    if !path.exists() {
-        std::fs::write(&path, "--sort=path\n").unwrap();
-    }
-    path
+    static PATH: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let path = dir.join(format!("mcp-test-ripgreprc-{}", std::process::id()));
+        let staged = dir.join(format!("mcp-test-ripgreprc-{}.new", std::process::id()));
+        std::fs::write(&staged, "--sort=path\n").unwrap();
+        std::fs::rename(&staged, &path).unwrap();
+        path
+    })
+    .clone()
 }
 
 pub(crate) fn workbench(args: &[&str]) -> Output {
