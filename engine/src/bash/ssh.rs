@@ -16,14 +16,16 @@
 //!   the config file [`SshConfig::config_file`] names); `BatchMode=yes`:
 //!   never a prompt; `ConnectTimeout` bounds a connection attempt.
 //! - On the other machine a bash wrapper (the login shell must run
-//!   `exec bash -c …`, as POSIX shells do) reports its process id on its
+//!   `exec bash --norc -c …`, as POSIX shells do) reports its process id on its
 //!   first stderr line ([`super::REMOTE_GROUP_LINE`]: sshd makes each session's
 //!   command a session and group leader, so that id is the group's),
 //!   scrubs its environment as the local executor scrubs this one (names
 //!   matching `/KEY|PASSWORD|SECRET|TOKEN/i` or starting with `DSH_`),
 //!   enters the working directory (a missing one fails the run as
-//!   `spawn bash ENOENT`) and runs `bash -c command` with the fixed
-//!   overlay, the configured variables and the request's.
+//!   `spawn bash ENOENT`) and runs `bash --norc -c command` with the fixed
+//!   overlay, the configured variables and the request's. `--norc`: bash
+//!   started under sshd reads `~/.bashrc` even when not interactive, which
+//!   a local `bash -c` never does; the login shell has read it already.
 //! - The kill path: sshd sends no signal when a channel closes, so each
 //!   run has a name on the host, and a cancelled, timed-out or dropped
 //!   run is ended there by a script over the master: TERM to its group,
@@ -409,7 +411,7 @@ for n in $(compgen -e); do
 done
 if cd -- "$2" 2>/dev/null; then
   c=$3; shift 3
-  env "$@" bash -c "$c"
+  env "$@" bash --norc -c "$c"
   s=$?
 else
   printf '\001fs-search-remote-no-workdir\n' >&2
@@ -481,7 +483,7 @@ impl SshLauncher {
     /// The line the host's login shell runs for `spec` as run `id`.
     fn remote_line(&self, spec: &BashSpec, id: &str) -> String {
         let mut line = format!(
-            "exec bash -c {} bash {} {} {}",
+            "exec bash --norc -c {} bash {} {} {}",
             quoted(WRAPPER),
             quoted(id),
             quoted(&spec.workdir),
