@@ -25,7 +25,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
 
-use fs_search_workbench::setup::{SpillChoice, load_engine};
+use fs_search_process::{SpillChoice, load_engine};
 use fs_search_workbench::tui::app::App;
 use fs_search_workbench::tui::effects::{AppEvent, Effect};
 use fs_search_workbench::tui::event_loop;
@@ -149,7 +149,7 @@ async fn render_250(iterations: usize) {
         Some(&tree),
         &config,
         SpillChoice::Root(&dir.path().join("spill")),
-        fs_search_workbench::executor::ExecutorKind::Local,
+        fs_search_process::ExecutorKind::Local,
     )
     .await
     .unwrap();
@@ -177,7 +177,7 @@ async fn render_250(iterations: usize) {
             spill_root: None,
             recordings_dir: tree.join("recordings"),
             log_path: None,
-            rg: fs_search_workbench::rg::RgInfo::detect(),
+            rg: fs_search_process::RgInfo::detect(),
         };
         let mut app = App::new(session, &config);
         let mut terminal = Terminal::new(TestBackend::new(cols, rows)).unwrap();

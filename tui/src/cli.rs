@@ -1,9 +1,10 @@
 //! The command line: the TUI by default, and the headless subcommands that
 //! scripts and CI use (DESIGN.md §2). Keep it stable.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use fs_search_process::{ConfigArg, SandboxArg, SpillArgs, TokenizerArg};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -17,71 +18,6 @@ pub struct Cli {
     /// The TUI's options (with no subcommand).
     #[command(flatten)]
     pub tui: TuiArgs,
-}
-
-/// `--config JSON|@FILE`: the plugin config, as every command reads it
-/// ([`crate::setup::read_config`]; none means `{}`).
-#[derive(Debug, Args)]
-pub struct ConfigArg {
-    /// Plugin config as JSON, or @FILE to read it from a file.
-    #[arg(long = "config", value_name = "JSON|@FILE")]
-    pub config: Option<String>,
-}
-
-impl ConfigArg {
-    /// The raw flag value, for [`crate::setup::read_config`].
-    pub fn raw(&self) -> Option<&str> {
-        self.config.as_deref()
-    }
-}
-
-/// `--tokenizer FILE`: count tokens with this `tokenizer.json` instead of
-/// the embedded one.
-#[derive(Debug, Args)]
-pub struct TokenizerArg {
-    /// Count tokens with this `tokenizer.json` instead of the embedded
-    /// DeepSeek V4 one.
-    #[arg(long = "tokenizer", value_name = "FILE")]
-    pub tokenizer: Option<PathBuf>,
-}
-
-impl TokenizerArg {
-    /// The file, if one was given.
-    pub fn file(&self) -> Option<&Path> {
-        self.tokenizer.as_deref()
-    }
-}
-
-/// `--sandbox`: run every command in a bubblewrap sandbox in which only
-/// the workspace exists, read-only ([`crate::executor`]).
-#[derive(Debug, Clone, Copy, Args)]
-pub struct SandboxArg {
-    /// Run rg in a bubblewrap sandbox where only the workspace exists,
-    /// read-only (docs/reliability.md); exits 2 when bubblewrap cannot
-    /// make it.
-    #[arg(long)]
-    pub sandbox: bool,
-    /// Run rg on another machine over ssh, in --workdir there (an
-    /// absolute path on HOST): the user's ssh configuration, keys and
-    /// known hosts apply, never a prompt (docs/workbench.md). Exits 2 when
-    /// HOST cannot be reached.
-    #[arg(
-        long,
-        value_name = "ssh://[USER@]HOST[:PORT]",
-        value_parser = crate::executor::parse_executor,
-        conflicts_with = "sandbox"
-    )]
-    pub executor: Option<&'static crate::executor::RemoteHost>,
-}
-
-impl SandboxArg {
-    /// The executor the flags choose.
-    pub fn kind(self) -> crate::executor::ExecutorKind {
-        match self.executor {
-            Some(remote) => crate::executor::ExecutorKind::Ssh(remote),
-            None => crate::executor::ExecutorKind::from_flag(self.sandbox),
-        }
-    }
 }
 
 /// The TUI's options (`workbench` with no subcommand), passed to
@@ -129,32 +65,6 @@ pub enum Command {
     /// Show a tool result as an agent host's model receives it (host
     /// lenses: Codex, Claude Code, opencode, Gemini CLI, Qwen Code).
     Lens(LensArgs),
-}
-
-/// `--spill-dir DIR | --no-spill`, `--retention DAYS` (default: the
-/// per-user spill root, [`crate::user_dirs::spill_root`], resolved by
-/// [`crate::setup::spill_root`]).
-#[derive(Debug, Args)]
-pub struct SpillArgs {
-    /// Root the local spill store here (default: the per-user root,
-    /// $XDG_CACHE_HOME/fs-search-workbench/spill).
-    #[arg(long, conflicts_with = "no_spill")]
-    pub spill_dir: Option<PathBuf>,
-    /// Load no spill store.
-    #[arg(long)]
-    pub no_spill: bool,
-    /// At start, delete what the workbench wrote more than DAYS days ago:
-    /// spilled results of the per-user root (never of --spill-dir) and,
-    /// for mcp and the TUI, log files.
-    #[arg(long, value_name = "DAYS", default_value_t = crate::prune::DEFAULT_RETENTION_DAYS)]
-    pub retention: u32,
-}
-
-impl SpillArgs {
-    /// The cut-off of `--retention`: what is older goes.
-    pub fn cutoff(&self) -> std::time::SystemTime {
-        crate::prune::cutoff(self.retention, std::time::SystemTime::now())
-    }
 }
 
 #[derive(Debug, Args)]
@@ -407,10 +317,10 @@ pub struct McpArgs {
     #[arg(
         long,
         value_name = "ssh://[USER@]HOST[:PORT]",
-        value_parser = crate::executor::parse_executor,
+        value_parser = fs_search_process::parse_executor,
         conflicts_with_all = ["sandbox", "replay"]
     )]
-    pub executor: Option<&'static crate::executor::RemoteHost>,
+    pub executor: Option<&'static fs_search_process::RemoteHost>,
 }
 
 /// `mcp --on-miss`: the answer to a call no recorded call matches.
@@ -525,7 +435,10 @@ mod tests {
         assert_eq!(cli.tui.workdir, Some(PathBuf::from("w")));
         assert_eq!(cli.tui.config.raw(), Some("{}"));
         assert_eq!(cli.tui.follow, Some(PathBuf::from("f.jsonl")));
-        assert_eq!(cli.tui.tokenizer.file(), Some(Path::new("t.json")));
+        assert_eq!(
+            cli.tui.tokenizer.file(),
+            Some(std::path::Path::new("t.json"))
+        );
     }
 
     #[test]
@@ -546,7 +459,7 @@ mod tests {
         let Some(Command::Call(args)) = Cli::try_parse_from(with).unwrap().command else {
             panic!("not a call");
         };
-        assert_eq!(args.tokenizer.file(), Some(Path::new("t.json")));
+        assert_eq!(args.tokenizer.file(), Some(std::path::Path::new("t.json")));
     }
 
     #[test]

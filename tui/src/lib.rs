@@ -3,58 +3,36 @@
 //!
 //! - [`ablate`]: `workbench ablate`, recorded sessions replayed under
 //!   config variants, with what each costs;
-//! - [`atomic_file`]: replacing a file at once (temp file, sync, rename);
-//! - [`bounded`]: reading the files a user names, regular files only, capped;
 //! - [`cli`]: the command line (clap), kept stable for scripts;
-//! - [`setup`]: loading the engine the way every front end runs it (the
-//!   local executor rooted at the workdir, a spill store, the timeout policy);
 //! - [`headless`]: the commands that run without a terminal (`call`,
 //!   `surface`, `replay`, `record`, `freeze`);
 //! - [`explain`]: `workbench explain`, why a path is or is not on a page;
 //! - [`lens`]: host lenses, what each agent host's model receives of a
 //!   tool result;
 //! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
-//! - [`nearest`]: the known name nearest a mistyped one ("did you mean");
-//! - [`rg`]: which rg the workbench runs (version, path, major version);
-//! - [`signals`]: SIGINT, SIGTERM and SIGHUP cancel the call in flight;
-//! - [`logging`]: the log file of each TUI or MCP server process;
-//! - [`user_dirs`]: the per-user directories the workbench writes to
-//!   (spill root, logs, recordings), created private;
-//! - [`prune`]: removing from them what is older than `--retention`;
-//! - [`tokens`]: loading the tokenizer, the request prefix (issue 13);
 //! - [`transcript`]: the transcript library: format, fixture trees,
 //!   normalisation, record and replay (no terminal code);
 //! - [`tui`]: the interactive workbench (ratatui).
 //!
+//! The process-level services (rg discovery, bounded reads, user
+//! directories, signals, logging, engine setup) are the
+//! `fs-search-process` crate's.
+//!
 //! The `workbench` binary parses the command line and hands it to [`run`].
 
 pub mod ablate;
-pub mod atomic_file;
-pub mod bounded;
 pub mod cli;
-pub mod console;
-pub mod executor;
-pub mod exit;
 pub mod explain;
 pub mod headless;
 pub mod lens;
-pub mod log_records;
-pub mod logging;
 pub mod mcp;
-pub mod nearest;
-pub mod prune;
-pub mod rg;
-pub mod setup;
-pub mod signals;
-pub mod tokens;
 pub mod transcript;
 pub mod tui;
-pub mod user_dirs;
 
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};
-use crate::console::stderr_line;
+use fs_search_process::{exit, stderr_line};
 
 /// The stack of the runtime's threads.
 const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
@@ -87,7 +65,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Mcp(args)) if args.executor.is_none() => args.workdir.as_deref(),
         Some(_) => None,
     };
-    if let Some(Err(e)) = workdir.map(setup::check_workdir) {
+    if let Some(Err(e)) = workdir.map(fs_search_process::check_workdir) {
         stderr_line!("workbench: {e}");
         return ExitCode::from(exit::ERROR);
     }
@@ -129,6 +107,52 @@ pub fn run(cli: Cli) -> ExitCode {
         Err(e) => {
             stderr_line!("workbench: {e}");
             ExitCode::from(exit::ERROR)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::cli::{Cli, Command};
+
+    /// The message `check_workdir` gives for `path`.
+    fn expected(path: &std::path::Path, problem: &str) -> String {
+        format!("--workdir {}: {problem}", path.display())
+    }
+
+    #[tokio::test]
+    async fn the_mcp_workspace_and_the_tui_name_a_bad_workdir_as_check_workdir_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        std::fs::write(&file, "x").unwrap();
+        let missing = dir.path().join("missing");
+        for (bad, problem) in [
+            (&missing, "no such file or directory"),
+            (&file, "not a directory (a regular file)"),
+        ] {
+            let raw = bad.to_str().unwrap();
+            let config = r#"{"sampleOverCapGlobResults":true}"#;
+            let cli =
+                Cli::try_parse_from(["workbench", "mcp", "--workdir", raw, "--config", config])
+                    .unwrap();
+            let Some(Command::Mcp(args)) = cli.command else {
+                panic!("not mcp");
+            };
+            let err = crate::mcp::workspace::Workspace::load(
+                &args,
+                fs_search_process::ExecutorKind::Local,
+            )
+            .await
+            .err()
+            .unwrap();
+            assert_eq!(err.to_string(), expected(bad, problem));
+
+            let cli =
+                Cli::try_parse_from(["workbench", "--workdir", raw, "--config", config]).unwrap();
+            let err = crate::tui::run(cli.tui).await.unwrap_err();
+            assert_eq!(err.to_string(), expected(bad, problem));
         }
     }
 }

@@ -22,7 +22,7 @@ pub enum GridError {
     #[error("--set {0}: expected KEY=V1,V2,… (e.g. grepMaxMatches=50,100,250)")]
     NoEquals(String),
     /// `hint`: the nearest key and all of them
-    /// ([`crate::setup::config_key_hint`]).
+    /// ([`fs_search_process::config_key_hint`]).
     #[error("--set {key}: not a config key ({hint})")]
     UnknownKey { key: String, hint: String },
     #[error("--set {key}: value {value:?} is not JSON (a number, true, false or null)")]
@@ -46,7 +46,7 @@ pub fn parse_setting(raw: &str) -> Result<Setting, GridError> {
     if !CONFIG_KEYS.iter().any(|k| k.name == key) {
         return Err(GridError::UnknownKey {
             key: key.to_owned(),
-            hint: crate::setup::config_key_hint(key),
+            hint: fs_search_process::config_key_hint(key),
         });
     }
     let values = values

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::run::Ablation;
 use super::stats::{CoverageSummary, SurfaceStat, VariantStats};
-use crate::tokens::thousands;
+use fs_search_process::thousands;
 
 /// The keys the variants set, in the order first set.
 fn set_keys(ablation: &Ablation) -> Vec<String> {

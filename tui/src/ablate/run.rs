@@ -16,8 +16,6 @@ use tokio_util::sync::CancellationToken;
 use super::capture::{Captures, CapturingExecutor, run_scope};
 use super::grid::label;
 use super::stats::{PageFacts, PageStat, SurfaceStat, VariantStats, coverage_of};
-use crate::setup::{SpillChoice, load_engine};
-use crate::tokens::request_parts;
 use crate::transcript::error::EngineError;
 use crate::transcript::error::TranscriptError;
 use crate::transcript::fixture_engine::{ExecutorWrap, FixtureEngine, outcome_of};
@@ -25,6 +23,8 @@ use crate::transcript::format::{Outcome, Transcript};
 use crate::transcript::parse;
 use crate::transcript::replay::tree_path;
 use crate::transcript::tree::is_fixture_tree;
+use fs_search_process::request_parts;
+use fs_search_process::{SpillChoice, load_engine};
 
 /// Why an ablation could not run.
 #[derive(Debug, Error)]
@@ -62,7 +62,7 @@ impl Input {
     /// live recording, searched in `workdir` when given.
     pub fn load(path: &Path, workdir: Option<&Path>) -> Result<Self, TranscriptError> {
         let name = path.display().to_string();
-        let text = crate::bounded::read_text(path, crate::bounded::TRANSCRIPT_MAX_BYTES)
+        let text = fs_search_process::read_text(path, fs_search_process::TRANSCRIPT_MAX_BYTES)
             .map_err(|e| TranscriptError::io(path, e))?;
         let transcript = parse::parse(&name, &text)?;
         let recorded = tree_path(path, &transcript.header.tree);
@@ -102,7 +102,7 @@ pub struct Control<'a> {
     pub progress: &'a mut (dyn FnMut(Progress) + Send),
     pub pages: &'a mut (dyn FnMut(PageEvent<'_>) + Send),
     /// The executor the calls run under (`--sandbox`).
-    pub executor: crate::executor::ExecutorKind,
+    pub executor: fs_search_process::ExecutorKind,
 }
 
 /// The result: the variants (baseline first) and what rg did.
@@ -140,7 +140,7 @@ async fn surface_prefix(
         None,
         config,
         SpillChoice::None,
-        crate::executor::ExecutorKind::Local,
+        fs_search_process::ExecutorKind::Local,
     )
     .await
     .map_err(|e| e.to_string())?;

@@ -7,7 +7,7 @@
 //! kept — started in the workdir like rg. It is asked one thing: why it
 //! skips what it skips. The crate logs each decision exactly as `rg
 //! --debug` prints it (the same `ignore::walk` code), and
-//! [`crate::log_records::capture`] hears them in-process.
+//! [`fs_search_process::capture_log_records`] hears them in-process.
 //!
 //! `--unsearched` takes its rules from here: `rg --debug` writes each of
 //! its tens of thousands of decisions in dozens of small writes, which
@@ -54,7 +54,7 @@ pub fn stands_for_rg(paths: &CallPaths, rg_config: Option<&std::path::Path>) -> 
                 .any(|name| dir.join(name).is_file())
         });
     !above_root
-        || crate::rg::RgInfo::detect()
+        || fs_search_process::RgInfo::detect()
             .major()
             .is_some_and(|major| AGREEING_MAJORS.contains(&major))
 }
@@ -88,7 +88,7 @@ pub fn decisions(spec: &WalkSpec, paths: &CallPaths) -> Option<HashMap<String, D
         }
     }
     builder.overrides(overrides.build().ok()?);
-    let ((), messages) = crate::log_records::capture(WALK_TARGET, || {
+    let ((), messages) = fs_search_process::capture_log_records(WALK_TARGET, || {
         for entry in builder.build() {
             // Errors are rg's to report; the walk only has to be made.
             drop(entry);

@@ -35,7 +35,7 @@ use serde_json::Value;
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
-use crate::setup::{SetupError, SpillChoice, load_engine};
+use fs_search_process::{SetupError, SpillChoice, load_engine};
 use paths::CallPaths;
 use report::Report;
 use result_lines::ResultIndex;
@@ -76,7 +76,7 @@ pub struct Request<'a> {
     pub rg_config: Option<&'a std::path::Path>,
     /// The executor the call runs under (rg's walk for the explanation
     /// runs locally either way: it reports paths, never their lines).
-    pub executor: crate::executor::ExecutorKind,
+    pub executor: fs_search_process::ExecutorKind,
 }
 
 /// What is gathered about the call's tree apart from its result: rg's
@@ -107,8 +107,10 @@ async fn gather(
     } else {
         Scan::Walk
     };
-    let by_crate =
-        request.unsearched && request.paths.is_empty() && crate::log_records::install() && {
+    let by_crate = request.unsearched
+        && request.paths.is_empty()
+        && fs_search_process::install_log_records()
+        && {
             let (paths, config) = (paths.clone(), request.rg_config.map(Path::to_path_buf));
             blocking(move || crate_walk::stands_for_rg(&paths, config.as_deref())).await?
         };

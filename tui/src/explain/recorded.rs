@@ -60,7 +60,7 @@ pub async fn explain_recorded(
         paths,
         unsearched,
         rg_config: Some(engine.rg_config_for(call)),
-        executor: crate::executor::ExecutorKind::Local,
+        executor: fs_search_process::ExecutorKind::Local,
     };
     let notes = result.warnings.clone();
     explain_result(

@@ -23,22 +23,22 @@ use std::path::Path;
 
 use super::print;
 use crate::cli::{ReplayArgs, ReplayFormat};
-use crate::console::stderr_line;
-use crate::executor::ExecutorKind;
-use crate::exit;
 use crate::transcript::batch::{BatchOptions, FileResult, default_jobs, replay_files};
 use crate::transcript::error::TranscriptError;
 use crate::transcript::freeze::{Frozen, Prepared, prepare as prepare_freeze};
 use crate::transcript::record::{parse_calls, record as record_calls, save};
 use crate::transcript::replay::{Replay, replay_file};
 use crate::transcript::report::{FileReport, ReportOptions, github, human, junit, other_rg_note};
+use fs_search_process::ExecutorKind;
+use fs_search_process::exit;
+use fs_search_process::stderr_line;
 
 /// Replays `args.files` (`--jobs` at once, `--shard`'s share); with
 /// `update`, rewrites each changed file instead of failing. Reports on
 /// stdout as `--format` says, and to `--junit`'s file. Returns the exit
 /// status.
 pub async fn replay(args: &ReplayArgs) -> u8 {
-    crate::signals::install();
+    fs_search_process::install_signals();
     let format =
         ReplayFormat::resolve(args.format, std::env::var("GITHUB_ACTIONS").ok().as_deref());
     let options = BatchOptions {
@@ -82,7 +82,7 @@ pub async fn replay(args: &ReplayArgs) -> u8 {
     }
     if let Some(junit_file) = &args.junit {
         let xml = junit::report(&reports, &report_options);
-        if let Err(e) = crate::atomic_file::replace(junit_file, xml.as_bytes()) {
+        if let Err(e) = fs_search_process::replace_file(junit_file, xml.as_bytes()) {
             stderr_line!("workbench replay: --junit {}: {e}", junit_file.display());
             status = exit::ERROR;
         }
@@ -217,7 +217,7 @@ pub async fn record(
     out_file: &Path,
     tokenizer: Option<&Path>,
 ) -> u8 {
-    crate::signals::install();
+    fs_search_process::install_signals();
     match record_inner(tree, config, out_file, tokenizer).await {
         Ok(count) => {
             print(&format!(
@@ -240,14 +240,14 @@ async fn record_inner(
     out_file: &Path,
     tokenizer: Option<&Path>,
 ) -> Result<usize, TranscriptError> {
-    let tokenizer = crate::tokens::load_in_background(tokenizer);
-    let config =
-        crate::setup::read_config(config).map_err(|e| TranscriptError::Other(e.to_string()))?;
+    let tokenizer = fs_search_process::load_tokenizer_in_background(tokenizer);
+    let config = fs_search_process::read_config(config)
+        .map_err(|e| TranscriptError::Other(e.to_string()))?;
     // Blocking, on its own thread, so that a signal is not left waiting.
     let reading = tokio::task::spawn_blocking(|| {
-        crate::bounded::read_stream(std::io::stdin(), crate::bounded::TRANSCRIPT_MAX_BYTES)
+        fs_search_process::read_stream(std::io::stdin(), fs_search_process::TRANSCRIPT_MAX_BYTES)
     });
-    let stop = crate::signals::install();
+    let stop = fs_search_process::install_signals();
     let read = tokio::select! {
         read = reading => read.map_err(|e| std::io::Error::other(e.to_string())).and_then(|r| r),
         signal = stop.wait() => return Err(TranscriptError::Stopped(signal)),
@@ -261,7 +261,7 @@ async fn record_inner(
         .map_err(|e| TranscriptError::io("<stdin>", e))?;
     let calls = parse_calls("<stdin>", &input)?;
     let mut transcript = record_calls(tree, config, calls, "<stdin>", out_file).await?;
-    let tokenizer = crate::tokens::join(tokenizer)
+    let tokenizer = fs_search_process::join_tokenizer(tokenizer)
         .await
         .map_err(|e| TranscriptError::Other(format!("--tokenizer: {e}")))?;
     for record in &mut transcript.records {
@@ -282,7 +282,7 @@ pub async fn freeze(
     out_file: &Path,
     tree_out: &Path,
 ) -> u8 {
-    crate::signals::install();
+    fs_search_process::install_signals();
     let temp = std::env::temp_dir();
     let prepared = match prepare_freeze(recording, workdir, out_file, tree_out) {
         Ok(prepared) => prepared,
@@ -390,9 +390,11 @@ async fn freeze_steps(
 ) -> Result<Frozen, TranscriptError> {
     let mut derived = prepared.derive(temp).await?;
     if derived.carries_tokens() {
-        let tokenizer = crate::tokens::join(crate::tokens::load_in_background(None))
-            .await
-            .map_err(|e| TranscriptError::Other(format!("the tokenizer: {e}")))?;
+        let tokenizer = fs_search_process::join_tokenizer(
+            fs_search_process::load_tokenizer_in_background(None),
+        )
+        .await
+        .map_err(|e| TranscriptError::Other(format!("the tokenizer: {e}")))?;
         derived.count_tokens(&tokenizer);
     }
     prepared.write(&derived, out_file, tree_out)

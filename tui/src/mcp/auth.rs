@@ -62,17 +62,16 @@ impl Token {
 
     /// The token from `file`, else from `$WORKBENCH_MCP_TOKEN`; none when
     /// neither is given (an empty variable counts as unset). The file is
-    /// read as [`crate::bounded`] reads: a regular file (a FIFO is refused
-    /// at once), at most [`crate::bounded::TOKEN_FILE_MAX_BYTES`].
+    /// read as `fs_search_process`'s `bounded` reads: a regular file (a FIFO is refused
+    /// at once), at most [`fs_search_process::TOKEN_FILE_MAX_BYTES`].
     pub fn configured(file: Option<&Path>) -> Result<Configured, GateError> {
         let (secret, origin, warning) = match file {
             Some(path) => (
-                crate::bounded::read_text(path, crate::bounded::TOKEN_FILE_MAX_BYTES).map_err(
-                    |source| GateError::TokenFile {
+                fs_search_process::read_text(path, fs_search_process::TOKEN_FILE_MAX_BYTES)
+                    .map_err(|source| GateError::TokenFile {
                         path: path.to_path_buf(),
                         source,
-                    },
-                )?,
+                    })?,
                 format!("--token-file {}", path.display()),
                 readable_by_others(path),
             ),

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 
 use thiserror::Error;
 
-use crate::setup::SetupError;
+use fs_search_process::SetupError;
 
 use super::auth::GateError;
 use super::connections::LimitsError;

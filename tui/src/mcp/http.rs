@@ -58,9 +58,9 @@ use tokio::net::TcpListener;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::cli::McpArgs;
-use crate::console::stderr_line;
-use crate::executor::ExecutorKind;
-use crate::setup::SetupError;
+use fs_search_process::ExecutorKind;
+use fs_search_process::SetupError;
+use fs_search_process::stderr_line;
 
 use super::SHUTDOWN_WAIT;
 use super::abort::CallAbort;
@@ -415,7 +415,7 @@ pub async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     let configured = Token::configured(args.token_file.as_deref())?;
     if let Some(warning) = &configured.warning {
         tracing::warn!("{warning}");
-        crate::console::stderr_line!("workbench mcp: warning: {warning}");
+        fs_search_process::stderr_line!("workbench mcp: warning: {warning}");
     }
     let token = configured.token;
     let gate = Gate::new(addr, token, &args.allow_origin, &args.allow_host)?;
@@ -513,7 +513,7 @@ pub async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     let connections = Arc::new(Connections::new(limits));
     let closing = CancellationToken::new();
     let tracker = tokio_util::task::TaskTracker::new();
-    let signals = crate::signals::install();
+    let signals = fs_search_process::install_signals();
     let signal = async { Some(signals.wait().await) };
     tokio::pin!(signal);
     let signal = loop {
@@ -598,7 +598,10 @@ pub async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     if let Some(recording) = &recording {
         recording.flush();
     }
-    Ok(signal.map_or(crate::exit::SUCCESS, crate::exit::signalled))
+    Ok(signal.map_or(
+        fs_search_process::exit::SUCCESS,
+        fs_search_process::exit::signalled,
+    ))
 }
 
 #[cfg(test)]

@@ -19,9 +19,9 @@
 //! - [`replay`]: `--replay TRANSCRIPT...`, recorded answers served through
 //!   the [`answers`] seam of `tools/call`.
 //! - stdout carries only JSON-RPC; logs go to the workbench log file (see
-//!   [`crate::logging`]), warnings also to the client as log notifications;
+//!   `fs_search_process`'s `logging`), warnings also to the client as log notifications;
 //!   setup errors go to stderr (exit 2).
-//! - End of input, SIGTERM, SIGINT or SIGHUP ([`crate::signals`]) cancel the calls in flight, wait until
+//! - End of input, SIGTERM, SIGINT or SIGHUP (`fs_search_process`'s `signals`) cancel the calls in flight, wait until
 //!   they have returned (their rg groups killed), sync the recording and
 //!   exit: 0 at end of input, 128 + the signal's number for a signal.
 //! - [`hangup`]: the client's hang-up (stdin closed) is seen even while
@@ -56,7 +56,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::McpArgs;
-use crate::console::stderr_line;
+use fs_search_process::stderr_line;
 
 use self::error::McpError;
 use self::hangup::{ClientPipes, Watcher};
@@ -71,9 +71,9 @@ const SESSION_DRAIN: Duration = Duration::from_secs(3);
 
 /// Runs the server until end of input or a signal; the exit status.
 pub async fn run(args: McpArgs) -> u8 {
-    let logging = crate::logging::init(args.spill.cutoff());
+    let logging = fs_search_process::init_logging(args.spill.cutoff());
     if let Some(logging) = &logging {
-        let rg = crate::rg::RgInfo::detect();
+        let rg = fs_search_process::RgInfo::detect();
         tracing::info!(
             log = %logging.path.display(),
             workdir = %args.workdir.as_deref().map_or_else(|| "none".into(), |w| w.display().to_string()),
@@ -92,7 +92,7 @@ pub async fn run(args: McpArgs) -> u8 {
         Err(message) => {
             tracing::error!("{message}");
             stderr_line!("workbench mcp: {message}");
-            crate::exit::ERROR
+            fs_search_process::exit::ERROR
         }
     };
     tracing::info!(code, "workbench mcp exiting");
@@ -114,7 +114,7 @@ async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     let closed = transport.closed();
     let stop = CancellationToken::new();
     let stopped_by = Arc::new(std::sync::Mutex::new(None::<i32>));
-    let signals = crate::signals::install();
+    let signals = fs_search_process::install_signals();
     // The watcher: when the client hangs up, abort its calls at once; when
     // reading has ended or on a signal, abort them, wait for them, and
     // stop the session.
@@ -205,5 +205,8 @@ async fn serve(args: &McpArgs) -> Result<u8, McpError> {
         tracing::warn!("stdout still full after {SESSION_DRAIN:?}: exiting without it");
     }
     let signal = stopped_by.lock().ok().and_then(|s| *s);
-    Ok(signal.map_or(crate::exit::SUCCESS, crate::exit::signalled))
+    Ok(signal.map_or(
+        fs_search_process::exit::SUCCESS,
+        fs_search_process::exit::signalled,
+    ))
 }

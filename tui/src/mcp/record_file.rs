@@ -25,7 +25,7 @@
 //!   rgs) rotates that file aside as above and goes on in a new file
 //!   under its own header, with a warning: never a silently mixed file.
 //! - Only a regular file is recorded to (a FIFO or a device is refused at
-//!   once, see [`crate::bounded::open_for_append`]).
+//!   once, see [`fs_search_process::open_for_append`]).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, ErrorKind, Read, Seek, SeekFrom, Write};
@@ -35,10 +35,10 @@ use std::sync::Mutex;
 
 use thiserror::Error;
 
-use crate::atomic_file::Staged;
-use crate::bounded::{TRANSCRIPT_MAX_BYTES, open_for_append};
 use crate::transcript::format::{self, Header};
 use crate::transcript::parse;
+use fs_search_process::Staged;
+use fs_search_process::{TRANSCRIPT_MAX_BYTES, open_for_append};
 
 /// The most bytes a recording file holds: the transcript reader's cap.
 pub const RECORD_MAX_BYTES: u64 = TRANSCRIPT_MAX_BYTES;

@@ -82,7 +82,7 @@ impl Recording {
         workdir: &Path,
         config: &Value,
         spill: SpillMode,
-        executor: crate::executor::ExecutorKind,
+        executor: fs_search_process::ExecutorKind,
     ) -> Result<Self, RecordingError> {
         let header = Header {
             tree: relative_path(record_dir(path), workdir),
@@ -176,8 +176,8 @@ impl Recording {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::executor::ExecutorKind;
     use fs_search_engine::ToolResult;
+    use fs_search_process::ExecutorKind;
     use serde_json::json;
 
     fn result(text: &str) -> ToolResult {

@@ -19,8 +19,8 @@ use super::error::TranscriptError;
 use super::fixture_engine::{EngineTree, FixtureEngine, rg_version};
 use super::format::{Outcome, Transcript};
 use super::replay::{RecordCheck, Replay, read_transcript, tree_path};
-use crate::executor::ExecutorKind;
-use crate::tokens::Tokenizer;
+use fs_search_process::ExecutorKind;
+use fs_search_tokens::Tokenizer;
 
 /// `--shard K/N`: share `index` (from 1) of `count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -277,7 +277,7 @@ pub async fn replay_files(
     for worker in workers.into_iter().chain(loading) {
         let _ = worker.await;
     }
-    match stopped.or_else(crate::signals::stopped_by) {
+    match stopped.or_else(fs_search_process::stopped_by) {
         Some(signal) => Err(TranscriptError::Stopped(signal)),
         None => Ok(()),
     }
@@ -295,8 +295,8 @@ async fn assemble(
         return Err(TranscriptError::Other("the transcript vanished".into()));
     };
     let tree = tree_of(shared, file).await?;
-    let rg_major = crate::rg::major_of_line(rg_now);
-    let recorded_major = crate::rg::major_of_line(&plan.transcript.header.env.rg);
+    let rg_major = fs_search_process::major_of_line(rg_now);
+    let recorded_major = fs_search_process::major_of_line(&plan.transcript.header.env.rg);
     let mut checks = Vec::with_capacity(slots.len());
     let mut durations = Vec::with_capacity(slots.len());
     for (slot, &record) in slots.iter_mut().zip(&plan.selected) {
@@ -350,8 +350,9 @@ async fn tokenizer_of(shared: &Shared) -> Result<Arc<Tokenizer>, TranscriptError
     let tokenizer = shared
         .tokenizer
         .get_or_init(|| async {
-            let handle = crate::tokens::load_in_background(shared.tokenizer_file.as_deref());
-            crate::tokens::join(handle)
+            let handle =
+                fs_search_process::load_tokenizer_in_background(shared.tokenizer_file.as_deref());
+            fs_search_process::join_tokenizer(handle)
                 .await
                 .map(Arc::new)
                 .map_err(|e| format!("--tokenizer: {e}"))

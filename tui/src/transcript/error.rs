@@ -34,7 +34,7 @@ pub enum TranscriptError {
     },
     #[error("{0}")]
     Other(String),
-    /// A signal stopped the run (see `crate::signals`); its number.
+    /// A signal stopped the run (see `fs_search_process`'s `signals`); its number.
     #[error("stopped by signal {0}")]
     Stopped(i32),
 }
@@ -42,7 +42,7 @@ pub enum TranscriptError {
 impl TranscriptError {
     /// `Stopped` when a signal has stopped the process.
     pub(crate) fn check_stopped() -> Result<(), Self> {
-        match crate::signals::stopped_by() {
+        match fs_search_process::stopped_by() {
             Some(signal) => Err(Self::Stopped(signal)),
             None => Ok(()),
         }
@@ -62,7 +62,7 @@ impl TranscriptError {
 pub enum EngineError {
     /// The executor refuses its settings (e.g. `executorTimeoutMs`).
     #[error("{0}")]
-    Executor(crate::executor::ExecutorError),
+    Executor(fs_search_process::ExecutorError),
     /// rg is not on PATH: nothing registered (the load's warning).
     #[error("{0}")]
     RgMissing(String),

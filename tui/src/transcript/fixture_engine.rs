@@ -20,7 +20,7 @@ use super::error::{EngineError, TranscriptError};
 use super::format::{Call, CallOptions, Cancel, Outcome, OutcomeError, OutcomeSpill, SpillMode};
 use super::normalise::{Normaliser, SPILL, TREE};
 use super::tree::{Manifest, MaterialisedTree, is_fixture_tree};
-use crate::executor::ExecutorKind;
+use fs_search_process::ExecutorKind;
 
 /// The rg config lines a new recording uses: grep's file order by path
 /// (rg's own order is multi-threaded), and no ignore files from outside
@@ -37,9 +37,9 @@ pub fn default_ripgrep_config() -> Vec<String> {
 }
 
 /// `rg --version`'s first line, or a note that rg did not run: what a
-/// transcript header records (see [`crate::rg`]).
+/// transcript header records (see `fs_search_process`'s `rg`).
 pub fn rg_version() -> String {
-    crate::rg::RgInfo::detect().version_line
+    fs_search_process::RgInfo::detect().version_line
 }
 
 /// The outcome of `result` as the model saw it, normalised.
@@ -330,7 +330,8 @@ impl FixtureEngine {
             bash.timeout_ms = ms;
         }
         let mut bash: Arc<dyn BashExecutor> =
-            crate::executor::build(self.executor, bash).map_err(EngineError::Executor)?;
+            fs_search_process::build_executor(self.executor, bash)
+                .map_err(EngineError::Executor)?;
         if let Some(wrap) = &self.wrap {
             bash = wrap(bash, config, key.ripgrep_config);
         }
@@ -355,7 +356,7 @@ impl FixtureEngine {
     fn exec_for(&self, call: &Call) -> ExecContext {
         let mut exec = ExecContext::new(format!("call-{}", call.name));
         // A signal to the process aborts the call like its caller would.
-        if let Some(stop) = crate::signals::installed() {
+        if let Some(stop) = fs_search_process::installed_signals() {
             exec = exec.with_signal(stop.token().child_token());
         }
         if let Some(session) = &call.options.session {

@@ -274,7 +274,7 @@ impl Tail {
         let mut out = Vec::new();
         // Never blocks: a FIFO (or a device) is reported, not opened for
         // good, so quitting is never left waiting on a stuck open.
-        let opened = match crate::bounded::open_regular(&self.path) {
+        let opened = match fs_search_process::open_regular(&self.path) {
             Ok(opened) => opened,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 if !self.missing {

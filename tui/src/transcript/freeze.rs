@@ -32,7 +32,7 @@
 //!    record names (from servers that shared the recording before names
 //!    were kept unique) renamed `NAME-2`, … with a note; both files are
 //!    written at once (temp file, sync, rename; see
-//!    [`crate::atomic_file`]), so a failure (a full disk) leaves an
+//!    `fs_search_process`'s `atomic_file`), so a failure (a full disk) leaves an
 //!    earlier fixture as it was. The headless command then replays the
 //!    written fixture on a fresh materialisation as the proof.
 //!
@@ -60,8 +60,8 @@ use super::parse::{self, DuplicateName};
 use super::record::relative_path;
 use super::replay::{Replay, replay_transcript, tree_path};
 use super::tree::{MANIFEST_FILE, MANIFEST_NAME, MANIFEST_VERSION, is_fixture_tree};
-use crate::atomic_file::Staged;
-use crate::executor::ExecutorKind;
+use fs_search_process::ExecutorKind;
+use fs_search_process::Staged;
 
 /// The most files a frozen tree may hold.
 pub const MAX_FILES: usize = 5_000;
@@ -473,7 +473,7 @@ pub fn prepare(
     out: &Path,
     tree_out: &Path,
 ) -> Result<Prepared, TranscriptError> {
-    let text = crate::bounded::read_text(recording, crate::bounded::TRANSCRIPT_MAX_BYTES)
+    let text = fs_search_process::read_text(recording, fs_search_process::TRANSCRIPT_MAX_BYTES)
         .map_err(|e| TranscriptError::io(recording, e))?;
     let label = recording.display().to_string();
     let (mut transcript, duplicates) = parse::parse_keeping_duplicates(&label, &text)?;

@@ -460,7 +460,7 @@ fn parse_with(
     };
     let ctx = LineCtx { file, line: 1 };
     let (header, version) = parse_header(&ctx, &object(&ctx, raw)?)?;
-    let header_major = crate::rg::major_of_line(&header.env.rg);
+    let header_major = fs_search_process::major_of_line(&header.env.rg);
     let mut records: Vec<Record> = Vec::new();
     let mut state = State::Call;
     let mut names = std::collections::HashSet::new();

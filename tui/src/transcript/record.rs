@@ -112,9 +112,9 @@ pub async fn record(
 }
 
 /// Writes `transcript` to `path` at once: a failed write leaves the
-/// file that was there (see [`crate::atomic_file`]).
+/// file that was there (see `fs_search_process`'s `atomic_file`).
 pub fn save(path: &Path, transcript: &Transcript) -> Result<(), TranscriptError> {
-    crate::atomic_file::replace(path, format::write(transcript).as_bytes())
+    fs_search_process::replace_file(path, format::write(transcript).as_bytes())
         .map_err(|e| TranscriptError::io(path, e))
 }
 

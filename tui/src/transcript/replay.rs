@@ -17,7 +17,7 @@ use super::fixture_engine::{EngineTree, FixtureEngine, rg_version};
 use super::format::{self, Outcome, Record, Transcript};
 use super::parse;
 pub use super::rg_text::Difference;
-use crate::executor::ExecutorKind;
+use fs_search_process::ExecutorKind;
 
 /// One record: recorded and current outcome.
 #[derive(Debug, Clone, PartialEq)]
@@ -170,8 +170,8 @@ impl Replay {
     /// it is of the header's major version (or either is unknown).
     pub fn updated(&self) -> Transcript {
         let mut transcript = self.transcript.clone();
-        let recorded = crate::rg::major_of_line(&transcript.header.env.rg);
-        let now = crate::rg::major_of_line(&self.rg_now);
+        let recorded = fs_search_process::major_of_line(&transcript.header.env.rg);
+        let now = fs_search_process::major_of_line(&self.rg_now);
         if recorded.is_none() || now.is_none() || recorded == now {
             transcript.header.env.rg = self.rg_now.clone();
         }
@@ -213,8 +213,8 @@ pub async fn replay_transcript(
     .map_err(|e| TranscriptError::Other(format!("{label}:1: the header's tree: {e}")))?
     .with_executor(executor);
     let rg_now = rg_version();
-    let rg_major = crate::rg::major_of_line(&rg_now);
-    let recorded_major = crate::rg::major_of_line(&header.env.rg);
+    let rg_major = fs_search_process::major_of_line(&rg_now);
+    let recorded_major = fs_search_process::major_of_line(&header.env.rg);
     let mut checks = Vec::with_capacity(transcript.records.len());
     for record in &transcript.records {
         TranscriptError::check_stopped()?;
@@ -256,10 +256,10 @@ pub async fn replay_file(
 }
 
 /// Reads and parses the transcript at `path` (at most
-/// [`crate::bounded::TRANSCRIPT_MAX_BYTES`], UTF-8); errors name the file
+/// [`fs_search_process::TRANSCRIPT_MAX_BYTES`], UTF-8); errors name the file
 /// and line.
 pub fn read_transcript(path: &Path) -> Result<Transcript, TranscriptError> {
-    let text = crate::bounded::read_file(path, crate::bounded::TRANSCRIPT_MAX_BYTES)
+    let text = fs_search_process::read_file(path, fs_search_process::TRANSCRIPT_MAX_BYTES)
         .map_err(|e| TranscriptError::io(path, e))?;
     let text = String::from_utf8(text).map_err(|e| TranscriptError::Parse {
         file: path.display().to_string(),

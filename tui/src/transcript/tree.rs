@@ -447,7 +447,7 @@ impl Manifest {
     /// Reads the manifest of `tree` (its directory or the file).
     pub fn load(tree: &Path) -> Result<Self, TranscriptError> {
         let path = manifest_path(tree);
-        let text = crate::bounded::read_text(&path, crate::bounded::TRANSCRIPT_MAX_BYTES)
+        let text = fs_search_process::read_text(&path, fs_search_process::TRANSCRIPT_MAX_BYTES)
             .map_err(|e| TranscriptError::io(&path, e))?;
         Self::parse_within(&path.display().to_string(), &text, TreeLimits::from_env()?)
     }

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::state::ablate::{AblateDone, AblateStop, ChangedPage};
 use crate::ablate::{AblateError, Control, Input, PageEvent, Progress, ablate};
-use crate::tokens::SharedTokenizer;
+use fs_search_process::SharedTokenizer;
 
 /// Ablates `file` over `variants`, telling `on_progress` of each call
 /// done; the outcome (the effect runner sends it as `AppEvent::Ablated`).
@@ -43,7 +43,7 @@ pub async fn run(
         cancel,
         progress: &mut progress,
         pages: &mut pages,
-        executor: crate::executor::ExecutorKind::Local,
+        executor: fs_search_process::ExecutorKind::Local,
     };
     match ablate(
         std::slice::from_ref(&input),

@@ -101,7 +101,7 @@ impl App {
     }
 
     /// The tokenizer is ready: counts what the session shows so far.
-    pub fn set_tokenizer(&mut self, tokenizer: crate::tokens::SharedTokenizer) -> Vec<Effect> {
+    pub fn set_tokenizer(&mut self, tokenizer: fs_search_process::SharedTokenizer) -> Vec<Effect> {
         self.state.tokens.tokenizer = TokenizerStatus::Ready(tokenizer);
         self.count_surface();
         let mut effects = Vec::new();
@@ -1310,7 +1310,7 @@ impl App {
                     self.say(change, false);
                 }
                 // A misspelt key is ignored by the engine: said above all.
-                let unknown = crate::setup::unknown_config_keys("config", &self.state.applied);
+                let unknown = fs_search_process::unknown_config_keys("config", &self.state.applied);
                 if !unknown.is_empty() {
                     self.say(format!("warning: {}", unknown.join("; ")), true);
                 }

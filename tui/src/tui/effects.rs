@@ -24,9 +24,9 @@ use tokio_util::sync::CancellationToken;
 use super::state::explain::{ExplainCall, ExplainQuery, ExplainSource};
 pub use super::state::load::LoadInfo;
 use super::tap::{CommandTap, RanCommand, capture};
-use crate::executor::ExecutorKind;
-use crate::setup::{SpillChoice, load_engine_with};
 use crate::transcript::follow::{Tail, Update};
+use fs_search_process::ExecutorKind;
+use fs_search_process::{SpillChoice, load_engine_with};
 
 /// The most of a spill file the viewer reads.
 pub const SPILL_VIEW_LIMIT: u64 = 8 * 1024 * 1024;
@@ -72,7 +72,7 @@ pub enum Effect {
         generation: u64,
         file: PathBuf,
         variants: Vec<serde_json::Map<String, Value>>,
-        tokenizer: crate::tokens::SharedTokenizer,
+        tokenizer: fs_search_process::SharedTokenizer,
     },
     /// Cancel the running ablation.
     CancelAblation,
@@ -80,7 +80,7 @@ pub enum Effect {
     CountSpill {
         id: u64,
         path: String,
-        tokenizer: crate::tokens::SharedTokenizer,
+        tokenizer: fs_search_process::SharedTokenizer,
     },
 }
 
@@ -120,7 +120,7 @@ pub enum AppEvent {
     /// What follow `generation` found in its recording.
     Followed { generation: u64, update: Update },
     /// The tokenizer loaded (or why not).
-    TokenizerLoaded(Result<crate::tokens::SharedTokenizer, String>),
+    TokenizerLoaded(Result<fs_search_process::SharedTokenizer, String>),
     /// The tokens of call `id`'s spilled full result (`None`: unreadable).
     SpillCounted { id: u64, full: Option<usize> },
     /// Explanation `request` as `workbench explain` prints it (or why
@@ -265,10 +265,10 @@ impl EffectRunner {
             Effect::LoadTokenizer { file } => {
                 let events = self.events.clone();
                 tokio::spawn(async move {
-                    let handle = crate::tokens::load_in_background(file.as_deref());
-                    let outcome = crate::tokens::join(handle)
+                    let handle = fs_search_process::load_tokenizer_in_background(file.as_deref());
+                    let outcome = fs_search_process::join_tokenizer(handle)
                         .await
-                        .map(|t| crate::tokens::SharedTokenizer(Arc::new(t)))
+                        .map(|t| fs_search_process::SharedTokenizer(Arc::new(t)))
                         .map_err(|e| e.to_string());
                     let _ = events.send(AppEvent::TokenizerLoaded(outcome));
                 });
@@ -506,7 +506,7 @@ pub async fn explain_call(
                 paths: &paths,
                 unsearched,
                 rg_config: None,
-                executor: crate::executor::ExecutorKind::Local,
+                executor: fs_search_process::ExecutorKind::Local,
             };
             let parsed = fs_search_engine::Config::from_json(config).map_err(|e| e.to_string())?;
             let notes = result.warnings.clone();

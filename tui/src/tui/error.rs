@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use crate::setup::SetupError;
+use fs_search_process::SetupError;
 
 /// Failures that keep the workbench from starting or end it.
 #[derive(Debug, Error)]

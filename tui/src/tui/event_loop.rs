@@ -53,7 +53,7 @@ pub async fn run(
     follow: Option<PathBuf>,
     tokenizer: Option<PathBuf>,
     started: Instant,
-    executor: crate::executor::ExecutorKind,
+    executor: fs_search_process::ExecutorKind,
 ) -> Result<(), TuiError> {
     let (tx, rx) = mpsc::unbounded_channel();
     let workdir = PathBuf::from(&session.workdir);

@@ -14,7 +14,7 @@
 //!   that carries them out on tokio tasks, their [`effects::AppEvent`]
 //!   outcomes), [`completion`] (a typed path's Tab completion), [`tap`]
 //!   (notes the command lines bash runs for a call),
-//!   [`error`], [`crate::logging`];
+//!   [`error`], `fs_search_process`'s `logging`;
 //! - [`keymap`]: every key binding and its [`keymap::Action`];
 //! - [`content`]: the documents the panes show, composed from the state;
 //! - [`app`]: the one `impl App`, the update logic: keys and outcomes in,
@@ -68,8 +68,8 @@ use fs_search_engine::ExecContext;
 use self::error::TuiError;
 use self::state::session::SessionInfo;
 use crate::cli::TuiArgs;
-use crate::console::stderr_line;
-use crate::setup::{check_workdir, parse_config_flag, spill_root};
+use fs_search_process::stderr_line;
+use fs_search_process::{check_workdir, parse_config_flag, spill_root};
 
 /// Runs the TUI to completion on `runtime`; the exit code for `main`.
 pub fn main(runtime: &tokio::runtime::Runtime, args: TuiArgs) -> ExitCode {
@@ -77,7 +77,7 @@ pub fn main(runtime: &tokio::runtime::Runtime, args: TuiArgs) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             stderr_line!("workbench: {e}");
-            ExitCode::from(crate::exit::ERROR)
+            ExitCode::from(fs_search_process::exit::ERROR)
         }
     }
 }
@@ -99,27 +99,27 @@ pub async fn run(args: TuiArgs) -> Result<(), TuiError> {
         source,
     })?;
     let executor = args.sandbox.kind();
-    if executor == crate::executor::ExecutorKind::Sandbox {
+    if executor == fs_search_process::ExecutorKind::Sandbox {
         // Fail closed before the terminal opens: the sandbox is probed
         // once here, and every load builds it the same way.
-        crate::executor::build(
+        fs_search_process::build_executor(
             executor,
             fs_search_engine::LocalBashConfig {
                 cwd: Some(workdir.to_string_lossy().into_owned()),
                 ..fs_search_engine::LocalBashConfig::default()
             },
         )
-        .map_err(crate::setup::SetupError::from)?;
+        .map_err(fs_search_process::SetupError::from)?;
     }
-    let logging = crate::logging::init(args.spill.cutoff());
+    let logging = fs_search_process::init_logging(args.spill.cutoff());
     let spill_root = spill_root(&args.spill)?;
     let session = SessionInfo {
         workdir: workdir.display().to_string(),
         session_id: ExecContext::fresh_id("session"),
         spill_root,
-        recordings_dir: crate::user_dirs::recordings_dir(),
+        recordings_dir: fs_search_process::recordings_dir(),
         log_path: logging.as_ref().map(|l| l.path.clone()),
-        rg: crate::rg::RgInfo::detect(),
+        rg: fs_search_process::RgInfo::detect(),
     };
     tracing::info!(workdir = %session.workdir, session = %session.session_id, %config, rg = %session.rg.version_line, rg_path = ?session.rg.path, "workbench starting");
     let outcome = event_loop::run(

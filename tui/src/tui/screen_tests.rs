@@ -80,7 +80,7 @@ impl Harness {
             spill_root: Some(spill_root.clone()),
             recordings_dir: fixture.root.join("recordings"),
             log_path: Some(fixture.root.join("state/workbench.log")),
-            rg: crate::rg::RgInfo::detect(),
+            rg: fs_search_process::RgInfo::detect(),
         };
         let (tx, events) = mpsc::unbounded_channel();
         let runner = EffectRunner::new(fixture.tree(), Some(spill_root), SESSION.into(), tx);
@@ -254,7 +254,7 @@ macro_rules! assert_screen {
 /// file order): one snapshot per rg major version (`NAME@rg13.snap`).
 macro_rules! assert_rg_screen {
     ($name:expr, $screen:expr) => {
-        let major = crate::rg::RgInfo::detect()
+        let major = fs_search_process::RgInfo::detect()
             .major()
             .expect("the screen tests need rg on PATH");
         insta::with_settings!({
@@ -285,7 +285,7 @@ const TREE: &[(&str, &str)] = &[
 #[tokio::test]
 async fn the_header_names_the_version_of_the_rg_the_calls_run() {
     let mut h = Harness::new(TREE, sampling(true), 100, 24).await;
-    let rg = crate::rg::RgInfo::detect();
+    let rg = fs_search_process::RgInfo::detect();
     let version = rg.version.expect("the screen tests need rg on PATH");
     let screen = h.screen();
     let header = screen.lines().next().unwrap();
@@ -491,13 +491,13 @@ async fn error_result_with_metadata() {
 
 /// The embedded tokenizer, loaded once for the token tests (set into the
 /// state directly: the screens do not depend on load timing).
-fn tokenizer() -> crate::tokens::SharedTokenizer {
-    static TOKENIZER: std::sync::OnceLock<crate::tokens::SharedTokenizer> =
+fn tokenizer() -> fs_search_process::SharedTokenizer {
+    static TOKENIZER: std::sync::OnceLock<fs_search_process::SharedTokenizer> =
         std::sync::OnceLock::new();
     TOKENIZER
         .get_or_init(|| {
-            crate::tokens::SharedTokenizer(std::sync::Arc::new(
-                crate::tokens::Tokenizer::embedded().unwrap(),
+            fs_search_process::SharedTokenizer(std::sync::Arc::new(
+                fs_search_tokens::Tokenizer::embedded().unwrap(),
             ))
         })
         .clone()
@@ -744,7 +744,7 @@ mod transcript_tab {
                 spill_root: Some(dir.path().join("spill")),
                 recordings_dir: dir.path().join("saved"),
                 log_path: None,
-                rg: crate::rg::RgInfo::detect(),
+                rg: fs_search_process::RgInfo::detect(),
             };
             let (tx, events) = mpsc::unbounded_channel();
             let runner = EffectRunner::new(
@@ -1058,10 +1058,11 @@ mod transcript_tab {
         /// `a` on `file`, the `values` typed, Enter: the Ablate effect,
         /// handed to the runner (its reports are left to [`Self::ablated`]).
         fn start_ablation(&mut self, file: &Path, values: &str) {
-            self.app.state.tokens.tokenizer =
-                crate::tui::state::tokens::TokenizerStatus::Ready(crate::tokens::SharedTokenizer(
-                    std::sync::Arc::new(fs_search_tokens::Tokenizer::embedded().unwrap()),
-                ));
+            self.app.state.tokens.tokenizer = crate::tui::state::tokens::TokenizerStatus::Ready(
+                fs_search_process::SharedTokenizer(std::sync::Arc::new(
+                    fs_search_tokens::Tokenizer::embedded().unwrap(),
+                )),
+            );
             self.app.state.tab = Tab::Transcript;
             self.app.state.transcripts.selected = self
                 .app

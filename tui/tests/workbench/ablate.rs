@@ -66,7 +66,7 @@ fn corpus() -> &'static Corpus {
         let mut pages = HashMap::new();
         let ablation = runtime.block_on(async {
             let control = Control {
-                executor: fs_search_workbench::executor::ExecutorKind::Local,
+                executor: fs_search_process::ExecutorKind::Local,
                 cancel: CancellationToken::new(),
                 progress: &mut |_| {},
                 pages: &mut |event| {

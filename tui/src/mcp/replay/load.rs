@@ -26,15 +26,15 @@ use thiserror::Error;
 use super::matching::canonical;
 use super::recorded::{RecordedCall, RecordedCalls};
 use crate::cli::{McpArgs, OnMiss};
-use crate::executor::ExecutorKind;
 use crate::mcp::record_file::{RecordBoundError, RecordFileError};
 use crate::mcp::recording::{Recording, RecordingError, record_dir};
-use crate::setup::{SetupError, SpillChoice, load_engine};
 use crate::transcript::error::{EngineError, TranscriptError};
 use crate::transcript::fixture_engine::{FixtureEngine, rg_version};
 use crate::transcript::format::{CallOptions, Header, SpillMode, Transcript, TranscriptEnv};
 use crate::transcript::record::relative_path;
 use crate::transcript::replay::{read_transcript, tree_path};
+use fs_search_process::ExecutorKind;
+use fs_search_process::{SetupError, SpillChoice, load_engine};
 
 /// Why `--replay` cannot serve (exit 2, the message on stderr).
 #[derive(Debug, Error)]
@@ -124,7 +124,7 @@ impl Replayed {
             return Err(ReplayError::NoTranscript);
         };
         let config = first.header.config.clone();
-        let rg_major = crate::rg::RgInfo::detect().major();
+        let rg_major = fs_search_process::RgInfo::detect().major();
         let calls = recorded_calls(&transcripts, rg_major);
         tracing::info!(
             records = calls.len(),

@@ -9,7 +9,7 @@ use serde_json::{Map, Number, Value};
 /// How far a recorded call is from a call: calls of another tool come
 /// after every call of the same tool, then fewer differing arguments
 /// first, then the arguments most like the call's (fewer edits between
-/// the differing values' canonical texts, [`crate::nearest::edit_distance`]).
+/// the differing values' canonical texts, [`fs_search_process::edit_distance`]).
 pub type Distance = (bool, usize, usize);
 
 /// The canonical text of `value`: object keys sorted, every number
@@ -101,7 +101,7 @@ pub fn distance(want_tool: &str, want_args: &Value, tool: &str, args: &Value) ->
 fn value_edits(want: Option<&Value>, recorded: Option<&Value>) -> Option<usize> {
     let text = |value: Option<&Value>| value.map(canonical).unwrap_or_default();
     let (want, recorded) = (text(want), text(recorded));
-    (want != recorded).then(|| crate::nearest::edit_distance(&want, &recorded))
+    (want != recorded).then(|| fs_search_process::edit_distance(&want, &recorded))
 }
 
 #[cfg(test)]

@@ -13,8 +13,8 @@
 use std::fmt::Write as _;
 
 use super::{Counts, FileReport, ReportOptions, Verdict, other_rg_note};
-use crate::tokens::thousands;
 use crate::transcript::replay::Difference;
+use fs_search_process::thousands;
 
 /// The workflow commands for one file, a line each.
 pub fn annotations(file: &FileReport, options: &ReportOptions) -> String {

@@ -22,7 +22,7 @@ pub(super) fn app() -> App {
         spill_root: None,
         recordings_dir: "/work/recordings".into(),
         log_path: None,
-        rg: crate::rg::RgInfo::default(),
+        rg: fs_search_process::RgInfo::default(),
     };
     App::new(session, &json!({"sampleOverCapGlobResults": true}))
 }
@@ -1154,10 +1154,10 @@ mod ablate_mode {
     use super::*;
     use crate::ablate::Progress;
     use crate::ablate::stats::{PageFacts, PageStat, SurfaceStat, VariantStats};
-    use crate::tokens::SharedTokenizer;
     use crate::transcript::format::Outcome;
     use crate::tui::state::ablate::{AblateDone, AblatePhase, AblateStop, ChangedPage};
     use crate::tui::state::tokens::TokenizerStatus;
+    use fs_search_process::SharedTokenizer;
 
     static TOKENIZER: LazyLock<SharedTokenizer> = LazyLock::new(|| {
         SharedTokenizer(Arc::new(fs_search_tokens::Tokenizer::embedded().unwrap()))

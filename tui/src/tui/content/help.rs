@@ -104,7 +104,7 @@ mod tests {
             spill_root: Some("/tmp/spill".into()),
             log_path: None,
             recordings_dir: "/tmp/recordings".into(),
-            rg: crate::rg::RgInfo::default(),
+            rg: fs_search_process::RgInfo::default(),
         };
         let doc = help_doc(&session, &PluginStatus::Registered);
         let text: Vec<&str> = doc.lines.iter().map(|l| l.text.as_str()).collect();

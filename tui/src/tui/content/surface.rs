@@ -2,12 +2,12 @@
 //! (prompt sections, tool definitions), and what the workbench says
 //! when nothing is registered (config error, rg missing) or no call ran.
 
-use crate::tokens::thousands;
 use crate::tui::doc::{Doc, LineKind};
 use crate::tui::effects::LoadInfo;
 use crate::tui::state::session::PluginStatus;
 use crate::tui::state::tokens::TokenState;
 use crate::tui::tabs::Tab;
+use fs_search_process::thousands;
 
 /// How to get rg, shown when the load found none.
 pub const RG_INSTALL_HINT: [&str; 5] = [

@@ -11,11 +11,11 @@ pub struct SessionInfo {
     /// The spill root (none with `--no-spill`).
     pub spill_root: Option<PathBuf>,
     /// Where `R` saves recordings: outside the workdir, so later greps do
-    /// not find them ([`crate::user_dirs::recordings_dir`]).
+    /// not find them ([`fs_search_process::recordings_dir`]).
     pub recordings_dir: PathBuf,
     pub log_path: Option<PathBuf>,
     /// The rg the calls run; its version is shown in the header.
-    pub rg: crate::rg::RgInfo,
+    pub rg: fs_search_process::RgInfo,
 }
 
 /// The plugin as last loaded.

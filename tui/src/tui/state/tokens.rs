@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use fs_search_tokens::{PartKind, PrefixComparison, compare_prefixes};
 
 use super::load::LoadInfo;
-use crate::tokens::{Part, SharedTokenizer, Tokenizer, request_parts, thousands};
+use fs_search_process::{SharedTokenizer, request_parts, thousands};
+use fs_search_tokens::{Part, Tokenizer};
 
 /// Where the tokenizer is.
 #[derive(Debug, Clone, Default)]

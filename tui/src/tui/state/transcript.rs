@@ -248,7 +248,7 @@ impl TranscriptState {
             Some(recording) => {
                 let count = recording.recorder.len();
                 if let Some(dir) = recording.out.parent() {
-                    crate::user_dirs::ensure_private(dir)
+                    fs_search_process::ensure_private(dir)
                         .map_err(|e| format!("the recording was not saved: {e}"))?;
                 }
                 recording

@@ -384,7 +384,7 @@ fn pane_title(state: &State) -> String {
                 " {}: {} call(s) · {} tokens added to the context ",
                 tab.title(),
                 state.history.len(),
-                crate::tokens::thousands(state.tokens.session_total())
+                fs_search_process::thousands(state.tokens.session_total())
             ),
             None => format!(" {}: {} call(s) ", tab.title(), state.history.len()),
         },

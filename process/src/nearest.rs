@@ -6,7 +6,7 @@
 /// The most characters of either side [`edit_distance`] compares; the
 /// rest of a longer text counts as that many edits, so comparing two huge
 /// values costs no more than comparing two of this length.
-pub const COMPARED_CHARS: usize = 512;
+pub(crate) const COMPARED_CHARS: usize = 512;
 
 /// The edits (insert, delete, substitute, swap two neighbours) that turn
 /// `a` into `b`, counting characters; beyond [`COMPARED_CHARS`] each

@@ -19,10 +19,9 @@ pub fn write_line(line: fmt::Arguments<'_>) {
 
 /// `eprintln!` through [`write_line`]: formats its arguments as one line
 /// on stderr.
+#[macro_export]
 macro_rules! stderr_line {
     ($($arg:tt)*) => {
-        $crate::console::write_line(format_args!($($arg)*))
+        $crate::write_line(format_args!($($arg)*))
     };
 }
-
-pub(crate) use stderr_line;

@@ -21,12 +21,12 @@ use std::path::Path;
 use nix::fcntl::OFlag;
 
 /// The cap of a config file (`--config @FILE`).
-pub const CONFIG_MAX_BYTES: u64 = 1024 * 1024;
+pub(crate) const CONFIG_MAX_BYTES: u64 = 1024 * 1024;
 /// The cap of a transcript, recording, calls file or tree manifest.
 pub const TRANSCRIPT_MAX_BYTES: u64 = 256 * 1024 * 1024;
 /// The cap of call arguments read from a file or stdin (`--args @FILE`,
 /// `--args @-`): as much as one MCP message may carry.
-pub const ARGS_MAX_BYTES: u64 = 8 * 1024 * 1024;
+pub(crate) const ARGS_MAX_BYTES: u64 = 8 * 1024 * 1024;
 /// The cap of a bearer token file (`--token-file`): one line.
 pub const TOKEN_FILE_MAX_BYTES: u64 = 64 * 1024;
 
@@ -124,7 +124,7 @@ pub fn open_for_append(path: &Path) -> std::io::Result<std::fs::File> {
 /// (`a FIFO with no reader`) instead of waited on. A FIFO or device that
 /// is open for reading (`/dev/stdout` piped to a reader) is written as
 /// usual.
-pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create(true)

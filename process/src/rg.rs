@@ -83,7 +83,7 @@ fn version_line_of(rg: &Path) -> String {
 }
 
 /// The version number in a first line like `ripgrep 14.1.1 (rev 4649aa9700)`.
-pub fn version_number(version_line: &str) -> Option<&str> {
+pub(crate) fn version_number(version_line: &str) -> Option<&str> {
     let number = version_line
         .strip_prefix("ripgrep ")?
         .split_whitespace()

@@ -19,7 +19,7 @@ pub const DEFAULT_RETENTION_DAYS: u32 = 7;
 
 /// What a prune removed.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Pruned {
+pub(crate) struct Pruned {
     pub files: usize,
     pub dirs: usize,
 }
@@ -40,7 +40,7 @@ fn older(meta: &std::fs::Metadata, cutoff: SystemTime) -> bool {
 /// Prunes the spill root `root`: in each `session-*` directory, the files
 /// older than `cutoff`; then the directory, if it was older too and is
 /// now empty.
-pub fn spill_root(root: &Path, cutoff: SystemTime) -> Pruned {
+pub(crate) fn spill_root(root: &Path, cutoff: SystemTime) -> Pruned {
     let mut pruned = Pruned::default();
     let Ok(entries) = std::fs::read_dir(root) else {
         return pruned;
@@ -77,7 +77,7 @@ pub fn spill_root(root: &Path, cutoff: SystemTime) -> Pruned {
 
 /// Prunes the log directory `dir`: the `workbench*.log` files older than
 /// `cutoff`.
-pub fn logs(dir: &Path, cutoff: SystemTime) -> Pruned {
+pub(crate) fn logs(dir: &Path, cutoff: SystemTime) -> Pruned {
     let mut pruned = Pruned::default();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return pruned;

@@ -28,7 +28,7 @@ pub enum ExecutorKind {
 
 /// The environment variable naming an ssh configuration file used
 /// instead of the user's own (`ssh -F FILE`).
-pub const SSH_CONFIG_VAR: &str = "WORKBENCH_SSH_CONFIG";
+pub(crate) const SSH_CONFIG_VAR: &str = "WORKBENCH_SSH_CONFIG";
 
 /// The host of `--executor ssh://…`, as given once on the command line
 /// (kept for the process's life, so an [`ExecutorKind`] stays `Copy`).

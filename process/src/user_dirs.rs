@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// The directory every base directory holds the workbench's files in.
-pub const APP_DIR: &str = "fs-search-workbench";
+pub(crate) const APP_DIR: &str = "fs-search-workbench";
 
 /// A directory the workbench cannot use.
 #[derive(Debug, Error)]
@@ -39,13 +39,13 @@ fn base(var: &str, home_relative: &str) -> PathBuf {
 
 /// The spill root shared by every workbench process of this user:
 /// `$XDG_CACHE_HOME/fs-search-workbench/spill` (`~/.cache/…`).
-pub fn spill_root() -> PathBuf {
+pub(crate) fn spill_root() -> PathBuf {
     base("XDG_CACHE_HOME", ".cache").join("spill")
 }
 
 /// The log directory: `$XDG_STATE_HOME/fs-search-workbench`
 /// (`~/.local/state/…`).
-pub fn log_dir() -> PathBuf {
+pub(crate) fn log_dir() -> PathBuf {
     base("XDG_STATE_HOME", ".local/state")
 }
 

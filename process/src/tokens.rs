@@ -6,10 +6,10 @@
 use std::path::Path;
 
 use fs_search_engine::{PromptSection, ToolDefinition};
-pub use fs_search_tokens::{Error, Part, Tokenizer};
+use fs_search_tokens::{Error, Part, Tokenizer};
 
 /// The tokenizer in `file`, or the embedded one. An error names the file.
-pub fn load(file: Option<&Path>) -> Result<Tokenizer, Error> {
+pub(crate) fn load(file: Option<&Path>) -> Result<Tokenizer, Error> {
     match file {
         Some(path) => Tokenizer::from_file(path),
         None => Tokenizer::embedded(),

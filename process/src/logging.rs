@@ -20,7 +20,7 @@ pub struct Logging {
 }
 
 /// The log file name of the process `pid` started at `started`.
-pub fn file_name(started: SystemTime, pid: u32) -> String {
+pub(crate) fn file_name(started: SystemTime, pid: u32) -> String {
     let seconds = started
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

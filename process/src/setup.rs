@@ -13,9 +13,8 @@ use fs_search_engine::{
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::cli::SpillArgs;
-use crate::console::stderr_line;
 use crate::executor::{ExecutorError, ExecutorKind};
+use crate::stderr_line;
 
 /// Failures before any call runs: usage, config or load (exit 2).
 #[derive(Debug, Error)]
@@ -219,20 +218,24 @@ impl<'a> SpillChoice<'a> {
     }
 }
 
-/// The spill root `args` choose: none with `--no-spill`, `--spill-dir` as
-/// given, else the per-user root ([`crate::user_dirs::spill_root`]),
-/// created private and pruned of what is older than `--retention`. Never
-/// a per-process directory in TMPDIR.
-pub fn spill_root(args: &SpillArgs) -> Result<Option<PathBuf>, SetupError> {
-    if args.no_spill {
+/// The spill root: none with `no_spill`, `spill_dir` as given, else the
+/// per-user root ([`crate::user_dirs::spill_root`]), created private and
+/// pruned of what is older than `cutoff`. Never a per-process directory
+/// in TMPDIR.
+pub fn choose_spill_root(
+    no_spill: bool,
+    spill_dir: Option<&Path>,
+    cutoff: std::time::SystemTime,
+) -> Result<Option<PathBuf>, SetupError> {
+    if no_spill {
         return Ok(None);
     }
-    if let Some(dir) = &args.spill_dir {
-        return Ok(Some(dir.clone()));
+    if let Some(dir) = spill_dir {
+        return Ok(Some(dir.to_path_buf()));
     }
     let root = crate::user_dirs::spill_root();
     crate::user_dirs::ensure_private(&root).map_err(SetupError::SpillRoot)?;
-    let pruned = crate::prune::spill_root(&root, args.cutoff());
+    let pruned = crate::prune::spill_root(&root, cutoff);
     tracing::debug!(root = %root.display(), ?pruned, "spill root pruned");
     Ok(Some(root))
 }
@@ -290,48 +293,4 @@ pub async fn load_engine_with(
         LoadOutcome::Registered | LoadOutcome::Pending => Vec::new(),
     };
     Ok(Loaded { registry, warnings })
-}
-
-#[cfg(test)]
-mod tests {
-    use clap::Parser;
-
-    use crate::cli::{Cli, Command};
-
-    /// The message [`super::check_workdir`] gives for `path`.
-    fn expected(path: &std::path::Path, problem: &str) -> String {
-        format!("--workdir {}: {problem}", path.display())
-    }
-
-    #[tokio::test]
-    async fn the_mcp_workspace_and_the_tui_name_a_bad_workdir_as_check_workdir_does() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("a.txt");
-        std::fs::write(&file, "x").unwrap();
-        let missing = dir.path().join("missing");
-        for (bad, problem) in [
-            (&missing, "no such file or directory"),
-            (&file, "not a directory (a regular file)"),
-        ] {
-            let raw = bad.to_str().unwrap();
-            let config = r#"{"sampleOverCapGlobResults":true}"#;
-            let cli =
-                Cli::try_parse_from(["workbench", "mcp", "--workdir", raw, "--config", config])
-                    .unwrap();
-            let Some(Command::Mcp(args)) = cli.command else {
-                panic!("not mcp");
-            };
-            let err =
-                crate::mcp::workspace::Workspace::load(&args, crate::executor::ExecutorKind::Local)
-                    .await
-                    .err()
-                    .unwrap();
-            assert_eq!(err.to_string(), expected(bad, problem));
-
-            let cli =
-                Cli::try_parse_from(["workbench", "--workdir", raw, "--config", config]).unwrap();
-            let err = crate::tui::run(cli.tui).await.unwrap_err();
-            assert_eq!(err.to_string(), expected(bad, problem));
-        }
-    }
 }
