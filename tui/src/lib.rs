@@ -7,8 +7,6 @@
 //! - [`headless`]: the commands that run without a terminal (`call`,
 //!   `surface`, `replay`, `record`, `freeze`);
 //! - [`explain`]: `workbench explain`, why a path is or is not on a page;
-//! - [`lens`]: host lenses, what each agent host's model receives of a
-//!   tool result;
 //! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
 //! - [`transcript`]: the transcript library: format, fixture trees,
 //!   normalisation, record and replay (no terminal code);
@@ -16,7 +14,8 @@
 //!
 //! The process-level services (rg discovery, bounded reads, user
 //! directories, signals, logging, engine setup) are the
-//! `fs-search-process` crate's.
+//! `fs-search-process` crate's; the host lenses (what each agent host's
+//! model receives of a tool result) the `fs-search-lens` crate's.
 //!
 //! The `workbench` binary parses the command line and hands it to [`run`].
 
@@ -24,7 +23,6 @@ pub mod ablate;
 pub mod cli;
 pub mod explain;
 pub mod headless;
-pub mod lens;
 pub mod mcp;
 pub mod transcript;
 pub mod tui;

@@ -1,7 +1,7 @@
 //! `workbench call`: one tool call through the registry, printing exactly
 //! the model-visible text (a newline after it when stdout is a terminal) or
 //! one JSON object with the result's parts; with `--host`, the result as
-//! each host's model receives it (the host lenses, [`crate::lens`]).
+//! each host's model receives it (the host lenses, `fs_search_lens`).
 
 use std::borrow::Cow;
 use std::io::IsTerminal;

@@ -1,6 +1,6 @@
 //! `workbench lens`: a tool result as an agent host's model receives it
 //! (`--list`: the lenses), and the per-host report `workbench call --host`
-//! adds after a call. The lenses themselves are in [`crate::lens`].
+//! adds after a call. The lenses themselves are in `fs_search_lens`.
 
 use std::io::{IsTerminal, Read as _};
 
@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 
 use super::print;
 use crate::cli::LensArgs;
-use crate::lens::page::{Verdict, detect_parts, summary, verdict};
-use crate::lens::{KnobValue, Knobs, LENSES, Lens, LensError, Lensed, ToolResultInput, resolve};
+use fs_search_lens::{KnobValue, Knobs, LENSES, Lens, LensError, Lensed, ToolResultInput, resolve};
+use fs_search_lens::{Verdict, detect_parts, page_summary as summary, page_verdict as verdict};
 use fs_search_process::SetupError;
 use fs_search_process::stderr_line;
 
@@ -226,7 +226,7 @@ fn list_json() -> Value {
 /// The lenses `--host HOST|all` names: one, or the newest of each host.
 pub fn hosts_of(spec: &str) -> Result<Vec<&'static Lens>, LensError> {
     if spec == "all" {
-        return crate::lens::hosts().into_iter().map(resolve).collect();
+        return fs_search_lens::hosts().into_iter().map(resolve).collect();
     }
     Ok(vec![resolve(spec)?])
 }

@@ -55,7 +55,7 @@ pub async fn replay(args: &ReplayArgs) -> u8 {
         max_tokens: args.max_tokens,
         shard: args.shard,
     };
-    let lens = match args.host.as_deref().map(crate::lens::resolve) {
+    let lens = match args.host.as_deref().map(fs_search_lens::resolve) {
         Some(Ok(lens)) => Some(lens),
         Some(Err(e)) => {
             stderr_line!("workbench replay: --host: {e}");
@@ -110,7 +110,7 @@ fn report_file(
     file: &Path,
     result: FileResult,
     args: &ReplayArgs,
-    lens: Option<&'static crate::lens::Lens>,
+    lens: Option<&'static fs_search_lens::Lens>,
     options: &ReportOptions,
     status: &mut u8,
 ) -> FileReport {
@@ -164,21 +164,21 @@ fn report_file(
 
 /// One line per record whose current result `lens` would cut: what it
 /// removes and hides (the page's footer and locator found in its text).
-fn cut_by(replay: &Replay, lens: &'static crate::lens::Lens) -> String {
+fn cut_by(replay: &Replay, lens: &'static fs_search_lens::Lens) -> String {
     replay
         .checks
         .iter()
         .filter_map(|check| {
-            let input = crate::lens::ToolResultInput {
+            let input = fs_search_lens::ToolResultInput {
                 tool: check.record.call.tool.clone(),
                 args: check.record.call.args.clone(),
                 text: check.current.text.clone(),
                 is_error: check.current.is_error,
                 duration_secs: None,
             };
-            let parts = crate::lens::page::detect_parts(&input.text);
+            let parts = fs_search_lens::detect_parts(&input.text);
             let report = super::lens::HostReport::new(lens, &input, &parts);
-            (report.lensed.cut != crate::lens::Cut::None).then(|| {
+            (report.lensed.cut != fs_search_lens::Cut::None).then(|| {
                 format!(
                     "CUT {}:{} record \"{}\": {}\n",
                     replay.file,

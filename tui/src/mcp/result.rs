@@ -9,7 +9,7 @@ use fs_search_engine::ToolResult;
 use rmcp::model::{CallToolResult, ContentBlock, MetaObject};
 use serde_json::{Value, json};
 
-use crate::lens::ToolResultInput;
+use fs_search_lens::ToolResultInput;
 
 /// The `_meta` key of a call result's error, spill and duration.
 pub const RESULT_META_KEY: &str = "fs-search-workbench/result";

@@ -34,7 +34,7 @@ const SOURCE_JSON: &str = "openai/codex codex-rs/protocol/src/models.rs, From<&C
      FunctionCallOutputPayload (commit 001cb8e2)";
 
 /// Up to 0.55: framing only.
-pub const V0_55: Lens = Lens {
+pub(crate) const V0_55: Lens = Lens {
     host: "codex",
     version: "0.55",
     since: "0",
@@ -63,7 +63,7 @@ const V0_56_KNOBS: &[KnobSpec] = &[
 ];
 
 /// 0.56 to 0.58: 10 KiB / 256 lines, head and tail.
-pub const V0_56: Lens = Lens {
+pub(crate) const V0_56: Lens = Lens {
     host: "codex",
     version: "0.56",
     since: "0.56",
@@ -96,7 +96,7 @@ const V0_59_KNOBS: &[KnobSpec] = &[
 ];
 
 /// 0.59 on: the token (or byte) budget, middle cut.
-pub const V0_59: Lens = Lens {
+pub(crate) const V0_59: Lens = Lens {
     host: "codex",
     version: "0.59",
     since: "0.59",
@@ -128,7 +128,7 @@ const V0_120_KNOBS: &[KnobSpec] = &[
 ];
 
 /// About 0.120 on: the wall time prefixed.
-pub const V0_120: Lens = Lens {
+pub(crate) const V0_120: Lens = Lens {
     host: "codex",
     version: "0.120",
     since: "0.120",

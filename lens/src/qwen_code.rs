@@ -35,7 +35,7 @@ const KNOBS: &[KnobSpec] = &[
 ];
 
 /// The current rule.
-pub const CURRENT: Lens = Lens {
+pub(crate) const CURRENT: Lens = Lens {
     host: "qwen-code",
     version: "current",
     since: "",

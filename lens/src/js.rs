@@ -8,14 +8,14 @@ use std::ops::Range;
 
 /// A string seen as JavaScript sees it: UTF-16 code units, with the UTF-8
 /// byte offset of each unit's character.
-pub struct JsString<'a> {
+pub(crate) struct JsString<'a> {
     text: &'a str,
     /// For each code unit: the byte offset of its character in `text`.
     unit_byte: Vec<usize>,
 }
 
 impl<'a> JsString<'a> {
-    pub fn new(text: &'a str) -> Self {
+    pub(crate) fn new(text: &'a str) -> Self {
         let mut unit_byte = Vec::with_capacity(text.len());
         for (index, ch) in text.char_indices() {
             for _ in 0..ch.len_utf16() {
@@ -26,13 +26,8 @@ impl<'a> JsString<'a> {
     }
 
     /// `length`.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.unit_byte.len()
-    }
-
-    /// `length === 0`.
-    pub fn is_empty(&self) -> bool {
-        self.unit_byte.is_empty()
     }
 
     /// True when code unit `unit` is the second half of a surrogate pair.
@@ -48,7 +43,7 @@ impl<'a> JsString<'a> {
 
     /// `slice(start, end)` (both in code units, clamped): the text as it
     /// reaches the model, and the bytes of `text` it keeps whole.
-    pub fn slice(&self, start: usize, end: usize) -> (String, Range<usize>) {
+    pub(crate) fn slice(&self, start: usize, end: usize) -> (String, Range<usize>) {
         let end = end.min(self.len());
         let start = start.min(end);
         let lead = start < end && self.second_half(start);
@@ -74,7 +69,7 @@ impl<'a> JsString<'a> {
 
 /// `n.toLocaleString()` in the en-US locale: digits grouped by threes
 /// with commas.
-pub fn locale_number(n: usize) -> String {
+pub(crate) fn locale_number(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, ch) in digits.chars().enumerate() {
@@ -87,7 +82,7 @@ pub fn locale_number(n: usize) -> String {
 }
 
 /// `Math.floor(n * factor)`, with the double rounding JavaScript does.
-pub fn floor_times(n: usize, factor: f64) -> usize {
+pub(crate) fn floor_times(n: usize, factor: f64) -> usize {
     let product = (n as f64 * factor).floor();
     if product <= 0.0 { 0 } else { product as usize }
 }

@@ -1,4 +1,4 @@
-//! Host lenses: the text an agent host's model receives for a tool result,
+//! `fs-search-lens`: host lenses, the text an agent host's model receives for a tool result,
 //! per host and version era (`docs/hosts.md` has each rule's source).
 //!
 //! A lens is two steps, each checkable on its own: the **framing** (what
@@ -7,25 +7,27 @@
 //! cuts, the marker and hint texts). Its knobs are named as the host names
 //! them, so a user can copy their own configuration. Each lens keeps a map
 //! from what reaches the model back to the result, so a page's footer,
-//! locator and matches can be said to survive or not ([`page`]).
+//! locator and matches can be said to survive or not (`page`).
 //!
-//! - [`codex`], [`claude_code`], [`opencode`], [`gemini_cli`],
-//!   [`qwen_code`]: one host each, its eras as separate lens versions;
-//! - [`framing`]: the framed text and its map back to the result;
-//! - [`js`]: JavaScript's string semantics (UTF-16 lengths) the Node.js
+//! - `codex`, `claude_code`, `opencode`, `gemini_cli`,
+//!   `qwen_code`: one host each, its eras as separate lens versions;
+//! - `framing`: the framed text and its map back to the result;
+//! - `js`: JavaScript's string semantics (UTF-16 lengths) the Node.js
 //!   hosts cut with;
-//! - [`knobs`]: knob values, `--set KNOB=VALUE` parsing;
-//! - [`page`]: what a cut hides of a page (footer, locator, grep matches).
+//! - `knobs`: knob values, `--set KNOB=VALUE` parsing;
+//! - `page`: what a cut hides of a page (footer, locator, grep matches).
 
-pub mod claude_code;
-pub mod codex;
-pub mod framing;
-pub mod gemini_cli;
-pub mod js;
-pub mod knobs;
-pub mod opencode;
-pub mod page;
-pub mod qwen_code;
+#![warn(unreachable_pub)]
+
+mod claude_code;
+mod codex;
+mod framing;
+mod gemini_cli;
+mod js;
+mod knobs;
+mod opencode;
+mod page;
+mod qwen_code;
 
 use std::ops::Range;
 
@@ -33,6 +35,7 @@ use serde_json::Value;
 
 pub use framing::Framed;
 pub use knobs::{KnobSpec, KnobValue, Knobs};
+pub use page::{Verdict, detect_parts, summary as page_summary, verdict as page_verdict};
 
 /// A tool result as a host receives it from `workbench mcp`: one text
 /// content block, its `isError`, the call it answers.

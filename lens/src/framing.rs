@@ -148,7 +148,7 @@ impl Framed {
 }
 
 /// True when `range` lies inside one of `kept` (sorted, disjoint).
-pub fn covered(kept: &[Range<usize>], range: &Range<usize>) -> bool {
+pub(crate) fn covered(kept: &[Range<usize>], range: &Range<usize>) -> bool {
     kept.iter()
         .any(|k| k.start <= range.start && range.end <= k.end)
 }

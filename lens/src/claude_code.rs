@@ -13,9 +13,6 @@ use super::js::JsString;
 use super::knobs::KnobKind;
 use super::{Budget, Cut, Framed, KnobSpec, Knobs, Lens, Lensed, ToolResultInput, Unit};
 
-/// Tool descriptions are cut to this many characters (documented).
-pub const DESCRIPTION_MAX_CHARS: usize = 2048;
-
 const KNOBS: &[KnobSpec] = &[
     KnobSpec {
         name: "MAX_MCP_OUTPUT_TOKENS",
@@ -51,7 +48,7 @@ const KNOBS: &[KnobSpec] = &[
 ];
 
 /// The documented rule.
-pub const DOCS: Lens = Lens {
+pub(crate) const DOCS: Lens = Lens {
     host: "claude-code",
     version: "docs-2026-10",
     since: "",
@@ -164,16 +161,6 @@ fn apply(input: &ToolResultInput, knobs: &Knobs) -> Lensed {
     Lensed::whole(framed, budget)
 }
 
-/// A tool description as Claude Code presents it: its first 2,048
-/// characters (UTF-16 code units), and whether anything was cut.
-pub fn description(text: &str) -> (String, bool) {
-    let js = JsString::new(text);
-    if js.len() <= DESCRIPTION_MAX_CHARS {
-        return (text.to_owned(), false);
-    }
-    (js.slice(0, DESCRIPTION_MAX_CHARS).0, true)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,13 +208,5 @@ mod tests {
         let lensed = DOCS.apply(&input("e".repeat(12_000), true), &Knobs::default());
         assert_eq!(lensed.cut, Cut::Head);
         assert_eq!(lensed.kept_bytes(), 11_000);
-    }
-
-    #[test]
-    fn descriptions_are_cut_at_2048_characters() {
-        assert_eq!(description("short"), ("short".to_owned(), false));
-        let (cut, was_cut) = description(&"d".repeat(3000));
-        assert!(was_cut);
-        assert_eq!(cut.len(), 2048);
     }
 }

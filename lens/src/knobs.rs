@@ -177,7 +177,7 @@ fn parse_value(spec: &KnobSpec, raw: &str) -> Result<KnobValue, LensError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lens::resolve;
+    use crate::resolve;
 
     #[test]
     fn settings_parse_by_the_knob_s_kind() {

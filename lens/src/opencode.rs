@@ -42,7 +42,7 @@ const KNOBS: &[KnobSpec] = &[
 ];
 
 /// The current rule.
-pub const CURRENT: Lens = Lens {
+pub(crate) const CURRENT: Lens = Lens {
     host: "opencode",
     version: "current",
     since: "",

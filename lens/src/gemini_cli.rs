@@ -40,7 +40,7 @@ const SOURCE: &str = "google-gemini/gemini-cli packages/core/src/utils/fileUtils
      tests in packages/core/src/utils/fileUtils.test.ts";
 
 /// 0.29 to 0.47: the 20/80 cut, no wrapper.
-pub const V0_29: Lens = Lens {
+pub(crate) const V0_29: Lens = Lens {
     host: "gemini-cli",
     version: "0.29",
     since: "0.29",
@@ -56,7 +56,7 @@ pub const V0_29: Lens = Lens {
 };
 
 /// 0.48 on: MCP text wrapped in `<untrusted_context>`, then the 20/80 cut.
-pub const V0_48: Lens = Lens {
+pub(crate) const V0_48: Lens = Lens {
     host: "gemini-cli",
     version: "0.48",
     since: "0.48",
