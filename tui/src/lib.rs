@@ -1,30 +1,25 @@
 //! `fs-search-workbench`: a workbench that shows exactly what a model sees
 //! from the `glob` and `grep` tools of `fs-search-engine`.
 //!
-//! - [`ablate`]: `workbench ablate`, recorded sessions replayed under
-//!   config variants, with what each costs;
 //! - [`cli`]: the command line (clap), kept stable for scripts;
 //! - [`headless`]: the commands that run without a terminal (`call`,
 //!   `surface`, `replay`, `record`, `freeze`);
-//! - [`explain`]: `workbench explain`, why a path is or is not on a page;
 //! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
-//! - [`transcript`]: the transcript library: format, fixture trees,
-//!   normalisation, record and replay (no terminal code);
 //! - [`tui`]: the interactive workbench (ratatui).
 //!
 //! The process-level services (rg discovery, bounded reads, user
 //! directories, signals, logging, engine setup) are the
 //! `fs-search-process` crate's; the host lenses (what each agent host's
-//! model receives of a tool result) the `fs-search-lens` crate's.
+//! model receives of a tool result) the `fs-search-lens` crate's; the
+//! transcript library with `explain` and `ablate` (format, fixture trees,
+//! record, replay, freeze, follow; no terminal code) the
+//! `fs-search-transcript` crate's.
 //!
 //! The `workbench` binary parses the command line and hands it to [`run`].
 
-pub mod ablate;
 pub mod cli;
-pub mod explain;
 pub mod headless;
 pub mod mcp;
-pub mod transcript;
 pub mod tui;
 
 use std::process::ExitCode;

@@ -1,19 +1,19 @@
 //! `workbench ablate RECORDING|TRANSCRIPT... --set KEY=V1,V2,... [--set ...]
 //! [--workdir DIR] [--json | --csv] [--tokenizer FILE]`: replays the files
 //! under every combination of the `--set` values and prints what each
-//! variant costs (see [`crate::ablate`]). Exit status: 0 with the table,
+//! variant costs (see [`fs_search_transcript::ablate`]). Exit status: 0 with the table,
 //! 2 for a bad `--set`, an unreadable file or a failed setup (a message on
 //! stderr), 128 + N when signal N stopped it.
 
 use tokio_util::sync::CancellationToken;
 
 use super::print;
-use crate::ablate::grid::{combinations, parse_setting};
-use crate::ablate::{AblateError, Control, Input, ablate as run_ablation, report};
 use crate::cli::AblateArgs;
-use crate::transcript::error::TranscriptError;
 use fs_search_process::exit;
 use fs_search_process::stderr_line;
+use fs_search_transcript::ablate::grid::{combinations, parse_setting};
+use fs_search_transcript::ablate::{AblateError, Control, Input, ablate as run_ablation, report};
+use fs_search_transcript::error::TranscriptError;
 
 /// Runs `workbench ablate`; its exit status.
 pub async fn ablate(args: &AblateArgs) -> u8 {

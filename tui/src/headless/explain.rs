@@ -6,9 +6,9 @@ use serde_json::Value;
 
 use super::print;
 use crate::cli::ExplainArgs;
-use crate::explain::{ExplainError, Request, explain, render};
 use fs_search_process::stderr_line;
 use fs_search_process::{SetupError, read_config};
+use fs_search_transcript::explain::{ExplainError, Request, explain, render};
 
 /// Runs the call and prints the explanation: 0 (a call rg ran and that
 /// failed included: its error heads the report), or 2 for a usage, config

@@ -9,9 +9,9 @@
 //! record named on stdout). Records carry their text's token count; replay
 //! counts (loading the tokenizer) only when a record carries one, or with
 //! `--update` or `--max-tokens`. `--jobs` and `--shard` choose how many
-//! records run at once and which ([`crate::transcript::batch`]);
+//! records run at once and which ([`fs_search_transcript::batch`]);
 //! `--junit` and `--format github` add reports
-//! ([`crate::transcript::report`]); none of them changes the exit status
+//! ([`fs_search_transcript::report`]); none of them changes the exit status
 //! (but a report file that cannot be written is 2).
 //! Record: 0 or 2.
 //! `workbench freeze RECORDING [--workdir DIR] --out TRANSCRIPT --tree-out
@@ -23,15 +23,17 @@ use std::path::Path;
 
 use super::print;
 use crate::cli::{ReplayArgs, ReplayFormat};
-use crate::transcript::batch::{BatchOptions, FileResult, default_jobs, replay_files};
-use crate::transcript::error::TranscriptError;
-use crate::transcript::freeze::{Frozen, Prepared, prepare as prepare_freeze};
-use crate::transcript::record::{parse_calls, record as record_calls, save};
-use crate::transcript::replay::{Replay, replay_file};
-use crate::transcript::report::{FileReport, ReportOptions, github, human, junit, other_rg_note};
 use fs_search_process::ExecutorKind;
 use fs_search_process::exit;
 use fs_search_process::stderr_line;
+use fs_search_transcript::batch::{BatchOptions, FileResult, default_jobs, replay_files};
+use fs_search_transcript::error::TranscriptError;
+use fs_search_transcript::freeze::{Frozen, Prepared, prepare as prepare_freeze};
+use fs_search_transcript::record::{parse_calls, record as record_calls, save};
+use fs_search_transcript::replay::{Replay, replay_file};
+use fs_search_transcript::report::{
+    FileReport, ReportOptions, github, human, junit, other_rg_note,
+};
 
 /// Replays `args.files` (`--jobs` at once, `--shard`'s share); with
 /// `update`, rewrites each changed file instead of failing. Reports on

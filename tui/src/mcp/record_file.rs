@@ -35,10 +35,10 @@ use std::sync::Mutex;
 
 use thiserror::Error;
 
-use crate::transcript::format::{self, Header};
-use crate::transcript::parse;
 use fs_search_process::Staged;
 use fs_search_process::{TRANSCRIPT_MAX_BYTES, open_for_append};
+use fs_search_transcript::format::{self, Header};
+use fs_search_transcript::parse;
 
 /// The most bytes a recording file holds: the transcript reader's cap.
 pub const RECORD_MAX_BYTES: u64 = TRANSCRIPT_MAX_BYTES;
@@ -501,7 +501,7 @@ impl RecordFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::format::TranscriptEnv;
+    use fs_search_transcript::format::TranscriptEnv;
     use serde_json::json;
 
     fn header() -> Header {

@@ -25,12 +25,12 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::record_file::{RecordBoundError, RecordFile, RecordFileError, record_max_bytes};
-use crate::transcript::fixture_engine::{outcome_of, rg_version};
-use crate::transcript::format::{
+use fs_search_transcript::fixture_engine::{outcome_of, rg_version};
+use fs_search_transcript::format::{
     self, Call, CallOptions, Header, SessionOption, SpillMode, TranscriptEnv,
 };
-use crate::transcript::normalise::{Normaliser, TREE};
-use crate::transcript::record::relative_path;
+use fs_search_transcript::normalise::{Normaliser, TREE};
+use fs_search_transcript::record::relative_path;
 
 #[derive(Debug, Error)]
 pub enum RecordingError {
@@ -203,7 +203,10 @@ mod tests {
         )
         .unwrap();
         let read = || {
-            crate::transcript::parse::parse("rec.jsonl", &std::fs::read_to_string(&path).unwrap())
+            fs_search_transcript::parse::parse(
+                "rec.jsonl",
+                &std::fs::read_to_string(&path).unwrap(),
+            )
         };
         assert_eq!(read().unwrap().records.len(), 0);
         assert_eq!(read().unwrap().header.tree, "work");
@@ -288,7 +291,7 @@ mod tests {
         );
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
-            crate::transcript::parse::parse("rec", &text)
+            fs_search_transcript::parse::parse("rec", &text)
                 .unwrap()
                 .records
                 .len(),

@@ -11,9 +11,9 @@ use fs_search_engine::Registry;
 use serde_json::Value;
 
 use crate::cli::McpArgs;
-use crate::transcript::format::SpillMode;
 use fs_search_process::ExecutorKind;
 use fs_search_process::{SpillChoice, check_workdir, load_engine, read_config, spill_root};
+use fs_search_transcript::format::SpillMode;
 
 use super::calls::CallRunner;
 use super::error::McpError;

@@ -1,5 +1,5 @@
 //! The task behind `Effect::Ablate`: loads the chosen transcript, runs
-//! [`crate::ablate::ablate`] over it off the UI, reports each call's
+//! [`fs_search_transcript::ablate::ablate`] over it off the UI, reports each call's
 //! progress to its caller (the effect runner sends it on as
 //! `AppEvent::AblateProgress`), keeps the pages that differ from the
 //! baseline's (to diff them), and returns the outcome. It knows nothing
@@ -14,8 +14,8 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::state::ablate::{AblateDone, AblateStop, ChangedPage};
-use crate::ablate::{AblateError, Control, Input, PageEvent, Progress, ablate};
 use fs_search_process::SharedTokenizer;
+use fs_search_transcript::ablate::{AblateError, Control, Input, PageEvent, Progress, ablate};
 
 /// Ablates `file` over `variants`, telling `on_progress` of each call
 /// done; the outcome (the effect runner sends it as `AppEvent::Ablated`).

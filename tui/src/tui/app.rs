@@ -34,12 +34,12 @@ use super::state::tokens::{PageTokens, SurfaceTokens, TokenizerStatus, prefix_ch
 use super::state::transcript::{ReplayState, TranscriptAction};
 use super::state::{Editing, Overlay, SpillState, State, Viewports};
 use super::tabs::Tab;
-use crate::ablate::Progress;
-use crate::ablate::grid::{combinations, parse_setting};
-use crate::transcript::fixture_engine::EngineTree;
-use crate::transcript::follow::Update;
-use crate::transcript::format::{Call, Record};
-use crate::transcript::replay::Replay;
+use fs_search_transcript::ablate::Progress;
+use fs_search_transcript::ablate::grid::{combinations, parse_setting};
+use fs_search_transcript::fixture_engine::EngineTree;
+use fs_search_transcript::follow::Update;
+use fs_search_transcript::format::{Call, Record};
+use fs_search_transcript::replay::Replay;
 
 /// An outcome of an ablation, as `App::ablation_event` takes it.
 enum AblateEvent {
@@ -1155,7 +1155,7 @@ impl App {
             None => (PathBuf::new(), Value::Null),
         };
         let header = self.state.follow.as_ref().and_then(|f| f.header.as_ref());
-        let tree = header.map(|h| crate::transcript::replay::tree_path(&file, &h.tree));
+        let tree = header.map(|h| fs_search_transcript::replay::tree_path(&file, &h.tree));
         let header_config = header.map_or(Value::Null, |h| h.config.clone());
         let ripgrep_config = header.map(|h| h.env.ripgrep_config.clone());
         CallRecord {

@@ -2,7 +2,7 @@
 //! by the [`EffectRunner`]: plugin (re)loads and tool calls run on tokio
 //! tasks, spill files are read asynchronously, transcripts are replayed,
 //! a recording is followed (polled every [`FOLLOW_POLL`]), a call is
-//! explained (`crate::explain`, issue 23), a transcript is ablated
+//! explained (`fs_search_transcript::explain`, issue 23), a transcript is ablated
 //! (`super::ablate_task`, cancellable), and each
 //! outcome comes back as an [`AppEvent`]. The messages are plain
 //! data; this module knows nothing of the app's state or the screen.
@@ -24,9 +24,9 @@ use tokio_util::sync::CancellationToken;
 use super::state::explain::{ExplainCall, ExplainQuery, ExplainSource};
 pub use super::state::load::LoadInfo;
 use super::tap::{CommandTap, RanCommand, capture};
-use crate::transcript::follow::{Tail, Update};
 use fs_search_process::ExecutorKind;
 use fs_search_process::{SpillChoice, load_engine_with};
+use fs_search_transcript::follow::{Tail, Update};
 
 /// The most of a spill file the viewer reads.
 pub const SPILL_VIEW_LIMIT: u64 = 8 * 1024 * 1024;
@@ -115,7 +115,7 @@ pub enum AppEvent {
     },
     TranscriptReplayed {
         path: PathBuf,
-        outcome: Result<Box<crate::transcript::replay::Replay>, String>,
+        outcome: Result<Box<fs_search_transcript::replay::Replay>, String>,
     },
     /// What follow `generation` found in its recording.
     Followed { generation: u64, update: Update },
@@ -132,7 +132,7 @@ pub enum AppEvent {
     /// Ablation `generation` finished another call.
     AblateProgress {
         generation: u64,
-        progress: crate::ablate::Progress,
+        progress: fs_search_transcript::ablate::Progress,
     },
     /// Ablation `generation` ended: its result, or why not.
     Ablated {
@@ -215,7 +215,7 @@ impl EffectRunner {
                 let events = self.events.clone();
                 let executor = self.executor;
                 tokio::spawn(async move {
-                    let outcome = crate::transcript::replay::replay_file(
+                    let outcome = fs_search_transcript::replay::replay_file(
                         &path,
                         &std::env::temp_dir(),
                         executor,
@@ -489,8 +489,8 @@ pub async fn explain_call(
     temp_parent: &std::path::Path,
     stop: &CancellationToken,
 ) -> Result<String, String> {
-    use crate::explain::recorded::{RecordedCall, explain_recorded};
-    use crate::explain::{Request, explain_result, render};
+    use fs_search_transcript::explain::recorded::{RecordedCall, explain_recorded};
+    use fs_search_transcript::explain::{Request, explain_result, render};
     let (paths, unsearched) = match query {
         ExplainQuery::Paths(paths) => (paths, false),
         ExplainQuery::Unsearched => (Vec::new(), true),
@@ -551,9 +551,9 @@ pub async fn read_spill(path: &str) -> Result<SpillContent, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::fixture_engine::EngineTree;
-    use crate::transcript::format::{Call, CallOptions};
     use crate::tui::state::explain::RecordedSource;
+    use fs_search_transcript::fixture_engine::EngineTree;
+    use fs_search_transcript::format::{Call, CallOptions};
     use serde_json::json;
 
     async fn next(rx: &mut mpsc::UnboundedReceiver<AppEvent>) -> AppEvent {

@@ -391,7 +391,7 @@ async fn grep_with_truncated_lines() {
 /// it), followed: the result tabs show what the recording keeps.
 #[tokio::test]
 async fn followed_recording_call() {
-    use crate::transcript::format::{
+    use fs_search_transcript::format::{
         Call, CallOptions, Header, Outcome, OutcomeSpill, SessionOption, SpillMode, TranscriptEnv,
         call_line, header_line, outcome_lines,
     };
@@ -710,13 +710,13 @@ mod transcript_tab {
     use serde_json::json;
     use tokio::sync::mpsc;
 
-    use crate::transcript::parse;
     use crate::tui::app::App;
     use crate::tui::effects::{AppEvent, Effect, EffectRunner};
     use crate::tui::event_loop;
     use crate::tui::state::session::SessionInfo;
     use crate::tui::state::transcript::ReplayState;
     use crate::tui::tabs::Tab;
+    use fs_search_transcript::parse;
 
     struct Session {
         dir: tempfile::TempDir,

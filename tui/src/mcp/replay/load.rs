@@ -28,13 +28,13 @@ use super::recorded::{RecordedCall, RecordedCalls};
 use crate::cli::{McpArgs, OnMiss};
 use crate::mcp::record_file::{RecordBoundError, RecordFileError};
 use crate::mcp::recording::{Recording, RecordingError, record_dir};
-use crate::transcript::error::{EngineError, TranscriptError};
-use crate::transcript::fixture_engine::{FixtureEngine, rg_version};
-use crate::transcript::format::{CallOptions, Header, SpillMode, Transcript, TranscriptEnv};
-use crate::transcript::record::relative_path;
-use crate::transcript::replay::{read_transcript, tree_path};
 use fs_search_process::ExecutorKind;
 use fs_search_process::{SetupError, SpillChoice, load_engine};
+use fs_search_transcript::error::{EngineError, TranscriptError};
+use fs_search_transcript::fixture_engine::{FixtureEngine, rg_version};
+use fs_search_transcript::format::{CallOptions, Header, SpillMode, Transcript, TranscriptEnv};
+use fs_search_transcript::record::relative_path;
+use fs_search_transcript::replay::{read_transcript, tree_path};
 
 /// Why `--replay` cannot serve (exit 2, the message on stderr).
 #[derive(Debug, Error)]

@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use super::matching::{canonical, distance};
 use crate::cli::OnMiss;
 use crate::mcp::answers::{AnswerSource, SourcedAnswer};
-use crate::transcript::format::Outcome;
+use fs_search_transcript::format::Outcome;
 
 /// How many recorded calls a miss names at most.
 pub const CLOSEST_NAMED: usize = 3;
@@ -213,7 +213,7 @@ fn result(text: String, is_error: bool, error: Value, spill: Value) -> CallToolR
 mod tests {
     use super::*;
     use crate::mcp::server::RESULT_META_KEY;
-    use crate::transcript::format::{OutcomeError, OutcomeSpill};
+    use fs_search_transcript::format::{OutcomeError, OutcomeSpill};
 
     fn outcome(text: &str) -> Outcome {
         Outcome {

@@ -594,7 +594,7 @@ fn running_from_a_non_result_tab_switches_to_the_text() {
 
 /// A record as a followed recording holds it (parsed like a replayed one).
 fn recorded(name: &str, text: &str, error: Option<(&str, &str)>) -> Box<Record> {
-    use crate::transcript::format::{self, Call, CallOptions, Outcome, OutcomeError};
+    use fs_search_transcript::format::{self, Call, CallOptions, Outcome, OutcomeError};
     let call = Call {
         name: name.into(),
         tool: "grep".into(),
@@ -629,7 +629,7 @@ fn recorded(name: &str, text: &str, error: Option<(&str, &str)>) -> Box<Record> 
         format::call_line(&call),
         format::outcome_lines(name, &outcome)
     );
-    let transcript = crate::transcript::parse::parse("rec.jsonl", &file).unwrap();
+    let transcript = fs_search_transcript::parse::parse("rec.jsonl", &file).unwrap();
     Box::new(transcript.records.into_iter().next().unwrap())
 }
 
@@ -665,10 +665,10 @@ fn followed_records_join_the_history_and_the_newest_is_shown() {
         app.state.follow.as_ref().unwrap().status,
         FollowStatus::Waiting
     );
-    let header = crate::transcript::format::Header {
+    let header = fs_search_transcript::format::Header {
         tree: "work".into(),
         config: json!({"sampleOverCapGlobResults": false, "globMaxResults": 5}),
-        env: crate::transcript::format::TranscriptEnv {
+        env: fs_search_transcript::format::TranscriptEnv {
             rg: "ripgrep".into(),
             ripgrep_config: Vec::new(),
             executor: None,
@@ -1010,10 +1010,10 @@ fn esc_stops_typing_then_closes_the_panel_and_stops_its_explanation() {
 /// tree `work` (so `dir/rec/work`), with one grep record.
 fn follow_one_recorded_grep(app: &mut App, dir: &std::path::Path) {
     app.follow(dir.join("rec/live.jsonl"));
-    let header = crate::transcript::format::Header {
+    let header = fs_search_transcript::format::Header {
         tree: "work".into(),
         config: json!({"sampleOverCapGlobResults": false}),
-        env: crate::transcript::format::TranscriptEnv {
+        env: fs_search_transcript::format::TranscriptEnv {
             rg: "ripgrep".into(),
             ripgrep_config: vec!["--sort=path".into()],
             executor: None,
@@ -1152,12 +1152,12 @@ mod ablate_mode {
     use serde_json::Map;
 
     use super::*;
-    use crate::ablate::Progress;
-    use crate::ablate::stats::{PageFacts, PageStat, SurfaceStat, VariantStats};
-    use crate::transcript::format::Outcome;
     use crate::tui::state::ablate::{AblateDone, AblatePhase, AblateStop, ChangedPage};
     use crate::tui::state::tokens::TokenizerStatus;
     use fs_search_process::SharedTokenizer;
+    use fs_search_transcript::ablate::Progress;
+    use fs_search_transcript::ablate::stats::{PageFacts, PageStat, SurfaceStat, VariantStats};
+    use fs_search_transcript::format::Outcome;
 
     static TOKENIZER: LazyLock<SharedTokenizer> = LazyLock::new(|| {
         SharedTokenizer(Arc::new(fs_search_tokens::Tokenizer::embedded().unwrap()))
@@ -1291,9 +1291,10 @@ mod ablate_mode {
     /// The `--set` values of an Ablate effect, one label per variant.
     fn variants_of(effects: &[Effect]) -> Vec<String> {
         match effects {
-            [Effect::Ablate { variants, .. }] => {
-                variants.iter().map(crate::ablate::grid::label).collect()
-            }
+            [Effect::Ablate { variants, .. }] => variants
+                .iter()
+                .map(fs_search_transcript::ablate::grid::label)
+                .collect(),
             other => panic!("expected one Ablate effect, got {other:?}"),
         }
     }

@@ -9,10 +9,10 @@ use fs_search_engine::ToolResult;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::transcript::format::SpillMode;
 use crate::tui::doc::{Doc, LineKind, visible};
 use crate::tui::state::calls::RecordedCall;
 use crate::tui::tap::RanCommand;
+use fs_search_transcript::format::SpillMode;
 
 /// Byte offset of the footer paragraph in `result`'s text, as the engine
 /// rendered it (errors never have one).

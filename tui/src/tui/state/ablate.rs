@@ -12,10 +12,10 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 use tui_input::Input;
 
-use crate::ablate::Progress;
-use crate::ablate::stats::VariantStats;
-use crate::transcript::compare::{Row, side_by_side};
-use crate::transcript::format::Outcome;
+use fs_search_transcript::ablate::Progress;
+use fs_search_transcript::ablate::stats::VariantStats;
+use fs_search_transcript::compare::{Row, side_by_side};
+use fs_search_transcript::format::Outcome;
 
 use super::transcript::{RowView, TranscriptAction};
 

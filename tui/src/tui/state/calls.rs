@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use fs_search_engine::ToolResult;
 use serde_json::Value;
 
-use crate::transcript::format::{CallOptions, Outcome};
 use crate::tui::doc::Doc;
 use crate::tui::tap::RanCommand;
+use fs_search_transcript::format::{CallOptions, Outcome};
 
 /// The call in flight.
 #[derive(Debug, Clone)]

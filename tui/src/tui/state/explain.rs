@@ -9,10 +9,10 @@ use std::sync::Arc;
 use serde_json::Value;
 use tui_input::Input;
 
-use crate::transcript::fixture_engine::EngineTree;
-use crate::transcript::format::Call;
 use crate::tui::doc::Doc;
 use crate::tui::tabs::Tab;
+use fs_search_transcript::fixture_engine::EngineTree;
+use fs_search_transcript::format::Call;
 
 /// Which call the panel is about.
 #[derive(Debug, Clone, PartialEq, Eq)]

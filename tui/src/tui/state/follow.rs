@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::transcript::format::Header;
+use fs_search_transcript::format::Header;
 
 /// How the follow goes.
 #[derive(Debug, Clone, PartialEq, Eq)]

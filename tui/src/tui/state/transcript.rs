@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::transcript::compare::{Row, side_by_side};
-use crate::transcript::format::{Call, CallOptions, SessionOption, SpillMode};
-use crate::transcript::record::Recorder;
-use crate::transcript::replay::Replay;
+use fs_search_transcript::compare::{Row, side_by_side};
+use fs_search_transcript::format::{Call, CallOptions, SessionOption, SpillMode};
+use fs_search_transcript::record::Recorder;
+use fs_search_transcript::replay::Replay;
 
 use super::calls::CallRecord;
 use super::session::SessionInfo;

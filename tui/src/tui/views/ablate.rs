@@ -12,12 +12,12 @@ use ratatui::style::{Style, Stylize};
 use ratatui::text::Line;
 use ratatui::widgets::{Bar, BarChart, Block, Borders, Cell, Gauge, Paragraph, Row, Table};
 
-use crate::ablate::grid::label;
-use crate::ablate::stats::VariantStats;
 use crate::tui::state::ablate::{
     AblateDone, AblatePhase, AblateState, AblateStop, HISTOGRAM_BUCKETS, OpenDiff, SUGGESTED_SET,
     histogram,
 };
+use fs_search_transcript::ablate::grid::label;
+use fs_search_transcript::ablate::stats::VariantStats;
 
 use super::transcript::{draw_rows_in, view_note};
 

@@ -13,10 +13,10 @@ use ratatui::style::{Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::transcript::compare::{Row, Side};
 use crate::tui::doc::{visible, width};
 use crate::tui::state::follow::{FollowStatus, Following};
 use crate::tui::state::transcript::{ReplayState, RowView, TranscriptState};
+use fs_search_transcript::compare::{Row, Side};
 
 fn recording_line(transcripts: &TranscriptState) -> Line<'static> {
     match &transcripts.recording {

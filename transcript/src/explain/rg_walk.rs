@@ -25,14 +25,14 @@ use super::rg_debug::{Decision, parse_line};
 
 /// The tool whose walk is asked for, with the arguments that shape it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WalkSpec {
+pub(super) enum WalkSpec {
     Glob { pattern: String },
     Grep { include: Option<String> },
 }
 
 /// What the walk does besides walking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scan {
+pub(super) enum Scan {
     /// `rg --files`: only the walk.
     Walk,
     /// Also reads every file the walk reaches for a NUL byte (rg's binary
@@ -52,7 +52,7 @@ pub enum WalkError {
 
 /// What rg's walk did, every path absolute.
 #[derive(Debug, Default)]
-pub struct Walk {
+pub(super) struct Walk {
     /// The files rg walked to (for grep: the files it opened to search).
     pub listed: HashSet<String>,
     /// rg's ignore and whitelist decisions, by path (with `--debug`; else
@@ -84,7 +84,7 @@ const NUL_SCAN_ARGS: [&str; 8] = [
 ];
 
 /// The rg arguments of the call's walk, without the `--files --debug`.
-pub fn walk_args(spec: &WalkSpec, root_arg: Option<&str>) -> Vec<String> {
+pub(super) fn walk_args(spec: &WalkSpec, root_arg: Option<&str>) -> Vec<String> {
     let mut args = Vec::new();
     match spec {
         WalkSpec::Glob { pattern } => {
@@ -113,7 +113,7 @@ pub fn walk_args(spec: &WalkSpec, root_arg: Option<&str>) -> Vec<String> {
 /// given (else rg reads what this process's environment names); `stop`
 /// ends rg early. With `debug`, rg reports its ignore decisions
 /// ([`Walk::decisions`]); without, only what it walked and its errors.
-pub async fn run(
+pub(super) async fn run(
     spec: &WalkSpec,
     scan: Scan,
     debug: bool,
@@ -165,7 +165,7 @@ pub async fn run(
 }
 
 /// The walk from rg's stdout and stderr.
-pub fn read_output(scan: Scan, stdout: &[u8], stderr: &[u8], paths: &CallPaths) -> Walk {
+pub(super) fn read_output(scan: Scan, stdout: &[u8], stderr: &[u8], paths: &CallPaths) -> Walk {
     let mut walk = Walk::default();
     for line in String::from_utf8_lossy(stdout).split('\n') {
         if line.is_empty() {

@@ -13,7 +13,7 @@ const METACHARACTERS: &[char] = &[
 ];
 
 /// The hints for `pattern` in `file` (absolute), each counted by rg.
-pub async fn no_match_hints(pattern: &str, file: &str, workdir: &str) -> Vec<Reason> {
+pub(super) async fn no_match_hints(pattern: &str, file: &str, workdir: &str) -> Vec<Reason> {
     let mut hints = Vec::new();
     let insensitive = count(&["--ignore-case"], pattern, file, workdir).await;
     if let Some(n @ 1..) = insensitive {

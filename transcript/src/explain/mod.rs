@@ -14,19 +14,19 @@
 //! - [`render`]: the text form;
 //! - [`recorded`]: a transcript's call, run again in its tree and explained.
 
-pub mod binary;
-pub mod crate_walk;
-pub mod hints;
-pub mod paths;
+mod binary;
+mod crate_walk;
+mod hints;
+mod paths;
 pub mod recorded;
 pub mod render;
-pub mod report;
-pub mod result_lines;
+mod report;
+mod result_lines;
 pub mod rg_debug;
-pub mod rg_walk;
-pub mod rule_source;
-pub mod unsearched;
-pub mod verdict;
+mod rg_walk;
+mod rule_source;
+mod unsearched;
+mod verdict;
 
 use std::path::Path;
 
@@ -56,10 +56,10 @@ pub enum ExplainError {
     Walk(#[from] WalkError),
     /// A transcript's call could not be run again in its tree.
     #[error("cannot run the recorded call again in its tree: {0}")]
-    Rerun(#[from] crate::transcript::error::EngineError),
+    Rerun(#[from] crate::error::EngineError),
     /// A transcript's tree could not be prepared for the call.
     #[error("cannot prepare the recorded call's tree: {0}")]
-    Tree(#[from] crate::transcript::error::TranscriptError),
+    Tree(#[from] crate::error::TranscriptError),
 }
 
 /// One explain request: the call and what to explain.

@@ -15,8 +15,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::report::Report;
 use super::{ExplainError, Request, explain_result};
-use crate::transcript::fixture_engine::{EngineTree, FixtureEngine};
-use crate::transcript::format::Call;
+use crate::fixture_engine::{EngineTree, FixtureEngine};
+use crate::format::Call;
 
 /// One recorded call and where it runs again.
 pub struct RecordedCall<'a> {

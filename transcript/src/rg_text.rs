@@ -103,7 +103,7 @@ fn split_page(text: &str) -> (Vec<&str>, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::format::OutcomeError;
+    use crate::format::OutcomeError;
 
     fn error(code: &str, text: &str) -> Outcome {
         Outcome {

@@ -13,7 +13,7 @@
 use std::fmt::Write as _;
 
 use super::{Counts, FileReport, ReportOptions, Verdict, other_rg_note};
-use crate::transcript::replay::Difference;
+use crate::replay::Difference;
 use fs_search_process::thousands;
 
 /// The workflow commands for one file, a line each.

@@ -20,7 +20,7 @@
 use std::fmt::Write as _;
 
 use super::{FileReport, ReportOptions, Verdict, compared_with, skipped_snapshots};
-use crate::transcript::replay::Difference;
+use crate::replay::Difference;
 
 /// The whole report for `files`.
 pub fn report(files: &[FileReport], options: &ReportOptions) -> String {

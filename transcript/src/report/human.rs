@@ -1,11 +1,11 @@
 //! The report for a person reading a log (`workbench replay`'s stdout, the
-//! panic of [`crate::transcript::assert`]): per file `ok …`, `updated …`,
+//! panic of [`crate::assert`]): per file `ok …`, `updated …`,
 //! or a unified diff per changed record, `CHANGED …` and the changed
 //! records by kind of difference; an `OVER BUDGET …` line per record over
 //! `--max-tokens`.
 
 use super::{ReportOptions, Verdict};
-use crate::transcript::replay::{Difference, Replay};
+use crate::replay::{Difference, Replay};
 
 /// The report of one replayed file; `updated`: `--update` rewrote its
 /// changed records.

@@ -8,7 +8,7 @@
 //! ```no_run
 //! #[test]
 //! fn transcripts_replay() {
-//!     fs_search_workbench::transcript::assert_transcripts_replay(concat!(
+//!     fs_search_transcript::assert_transcripts_replay(concat!(
 //!         env!("CARGO_MANIFEST_DIR"),
 //!         "/fixtures/transcripts"
 //!     ));

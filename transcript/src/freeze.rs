@@ -675,7 +675,7 @@ fn write_fixture(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::tree::{Manifest, MaterialisedTree};
+    use crate::tree::{Manifest, MaterialisedTree};
     use std::os::unix::fs::MetadataExt;
 
     #[test]

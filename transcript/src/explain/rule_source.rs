@@ -19,7 +19,7 @@ const SOURCE_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// An ignore-file rule located in its file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LocatedRule {
+pub(super) struct LocatedRule {
     /// The rule as written.
     pub rule: String,
     /// The ignore file, absolute.
@@ -32,7 +32,7 @@ pub struct LocatedRule {
 
 impl LocatedRule {
     /// `rule` from rg's `from` (`./.gitignore`, absolute) in the call's terms.
-    pub fn locate(rule: &str, from: Option<&str>, paths: &CallPaths) -> Self {
+    pub(super) fn locate(rule: &str, from: Option<&str>, paths: &CallPaths) -> Self {
         let source_abs = from.map(|f| paths.absolute(f)).unwrap_or_default();
         let line = if source_abs.is_empty() {
             None
@@ -52,7 +52,7 @@ impl LocatedRule {
     }
 
     /// `source:line: rule`, as a developer greps for it.
-    pub fn written(&self) -> String {
+    pub(super) fn written(&self) -> String {
         match self.line {
             Some(line) => format!("{}:{line}: {}", self.source, self.rule),
             None => format!("{}: {}", self.source, self.rule),
@@ -60,7 +60,7 @@ impl LocatedRule {
     }
 
     /// The reason of `kind` with this rule and `detail`.
-    pub fn reason(&self, kind: ReasonKind, detail: String) -> Reason {
+    pub(super) fn reason(&self, kind: ReasonKind, detail: String) -> Reason {
         Reason {
             kind,
             rule: Some(self.rule.clone()),
@@ -85,7 +85,7 @@ impl LocatedRule {
 
     /// Whether the source lies above the search root (a parent directory's
     /// ignore file, which rg versions treat differently).
-    pub fn is_above_root(&self, paths: &CallPaths) -> bool {
+    pub(super) fn is_above_root(&self, paths: &CallPaths) -> bool {
         self.rule_root()
             .is_some_and(|root| root != paths.root && !is_under(&root, &paths.root))
     }
@@ -93,7 +93,7 @@ impl LocatedRule {
     /// When ripgrep's `ignore` crate (the version linked here), reading
     /// this file alone, picks a different rule (or none) for `path` than
     /// the installed rg reported: a note saying so.
-    pub fn crate_disagreement(&self, path: &str, is_dir: bool) -> Option<Reason> {
+    pub(super) fn crate_disagreement(&self, path: &str, is_dir: bool) -> Option<Reason> {
         let root = self.rule_root()?;
         if !is_under(path, &root) || path == root {
             return None;

@@ -39,7 +39,7 @@ const AGREEING_MAJORS: [u32; 1] = [15];
 /// rg reads no config file (its flags are the call's alone) and, when an
 /// ignore file lies above the search root, the installed rg is one that
 /// reads such files as the crate does. Otherwise the caller asks rg.
-pub fn stands_for_rg(paths: &CallPaths, rg_config: Option<&std::path::Path>) -> bool {
+pub(super) fn stands_for_rg(paths: &CallPaths, rg_config: Option<&std::path::Path>) -> bool {
     let configured = rg_config.is_some()
         || std::env::var_os("RIPGREP_CONFIG_PATH").is_some_and(|v| !v.is_empty());
     if configured {
@@ -62,7 +62,7 @@ pub fn stands_for_rg(paths: &CallPaths, rg_config: Option<&std::path::Path>) -> 
 /// The crate's decisions for the call's walk, by absolute path; `None`
 /// when they cannot be heard (another `log` logger owns the process) or a
 /// glob does not build (then rg refused it too and searched nothing).
-pub fn decisions(spec: &WalkSpec, paths: &CallPaths) -> Option<HashMap<String, Decision>> {
+pub(super) fn decisions(spec: &WalkSpec, paths: &CallPaths) -> Option<HashMap<String, Decision>> {
     let mut builder = WalkBuilder::new(&paths.root);
     builder
         .current_dir(std::path::PathBuf::from(&paths.workdir))

@@ -6,7 +6,7 @@ use fs_search_engine::helpers::to_workdir_relative;
 
 /// Resolves and displays paths for one call.
 #[derive(Debug, Clone)]
-pub struct CallPaths {
+pub(super) struct CallPaths {
     /// The workdir, absolute and lexically normal.
     pub workdir: String,
     /// The call's `path` argument as given.
@@ -17,7 +17,7 @@ pub struct CallPaths {
 
 impl CallPaths {
     /// The paths of a call in `workdir` with `path` argument `root_arg`.
-    pub fn new(workdir: &str, root_arg: Option<&str>) -> Self {
+    pub(super) fn new(workdir: &str, root_arg: Option<&str>) -> Self {
         let workdir = resolve_lexically(workdir);
         let root = match root_arg {
             Some(arg) => absolute_in(&workdir, arg),
@@ -31,24 +31,24 @@ impl CallPaths {
     }
 
     /// `path` (absolute, or relative to the workdir) made absolute.
-    pub fn absolute(&self, path: &str) -> String {
+    pub(super) fn absolute(&self, path: &str) -> String {
         absolute_in(&self.workdir, path)
     }
 
     /// Whether the absolute `path` is the search root or under it.
-    pub fn is_under_root(&self, path: &str) -> bool {
+    pub(super) fn is_under_root(&self, path: &str) -> bool {
         is_under(path, &self.root)
     }
 
     /// `path` relative to the workdir (`.` for it), or absolute outside it.
-    pub fn relative(&self, path: &str) -> String {
+    pub(super) fn relative(&self, path: &str) -> String {
         to_workdir_relative(path, &self.workdir).into_owned()
     }
 
     /// How the page writes the absolute `path` of a file under the root:
     /// rg prints it under the root as given, then the workdir-relative
     /// mapping applies (CONTRACT §5.4).
-    pub fn display(&self, path: &str) -> String {
+    pub(super) fn display(&self, path: &str) -> String {
         let Some(arg) = &self.root_arg else {
             return self.relative(path);
         };
@@ -68,7 +68,7 @@ impl CallPaths {
 /// `path` made absolute against the process's working directory and
 /// lexically normal (`.`, `..`, repeated and trailing `/` resolved; no
 /// symlink is followed), as Node's `path.resolve` and the engine do.
-pub fn resolve_lexically(path: &str) -> String {
+pub(super) fn resolve_lexically(path: &str) -> String {
     if path.starts_with('/') {
         return normalise(path);
     }
@@ -110,7 +110,7 @@ fn normalise(absolute: &str) -> String {
 }
 
 /// `path` resolved against the absolute `base`.
-pub fn absolute_in(base: &str, path: &str) -> String {
+pub(super) fn absolute_in(base: &str, path: &str) -> String {
     if path.starts_with('/') {
         resolve_lexically(path)
     } else {
@@ -119,7 +119,7 @@ pub fn absolute_in(base: &str, path: &str) -> String {
 }
 
 /// Whether `path` is `dir` or under it (both absolute and normal).
-pub fn is_under(path: &str, dir: &str) -> bool {
+pub(super) fn is_under(path: &str, dir: &str) -> bool {
     dir == "/"
         || path == dir
         || path
@@ -129,12 +129,12 @@ pub fn is_under(path: &str, dir: &str) -> bool {
 
 /// The ancestors of `path` from `dir` (exclusive) down to `path` itself
 /// (inclusive), outermost first; empty when `path` is not under `dir`.
-pub fn steps_below(path: &str, dir: &str) -> Vec<String> {
+pub(super) fn steps_below(path: &str, dir: &str) -> Vec<String> {
     step_prefixes(path, dir).map(str::to_owned).collect()
 }
 
 /// [`steps_below`] as slices of `path`, without allocating.
-pub fn step_prefixes<'a>(path: &'a str, dir: &str) -> impl Iterator<Item = &'a str> {
+pub(super) fn step_prefixes<'a>(path: &'a str, dir: &str) -> impl Iterator<Item = &'a str> {
     let under = is_under(path, dir) && path != dir;
     let start = if under {
         dir.trim_end_matches('/').len() + 1

@@ -33,7 +33,7 @@ use fs_search_engine::{
 use serde_json::Value;
 
 /// The config keys that limit the run itself rather than its rendering.
-pub const RUN_KEYS: [&str; 3] = ["rawOutputMaxBytes", "timeoutMs", "stopAtRawOutputCap"];
+pub(super) const RUN_KEYS: [&str; 3] = ["rawOutputMaxBytes", "timeoutMs", "stopAtRawOutputCap"];
 
 /// Bytes handed to a sink per write when a capture is replayed (what a
 /// pipe read gives at most).
@@ -92,7 +92,7 @@ struct Capture {
 /// The captures of the call being ablated, shared by every variant's
 /// executor, with counts of real runs and replayed ones.
 #[derive(Debug, Default)]
-pub struct Captures {
+pub(super) struct Captures {
     map: Mutex<HashMap<CaptureKey, Arc<Capture>>>,
     disabled: AtomicBool,
     runs: AtomicU64,
@@ -100,12 +100,12 @@ pub struct Captures {
 }
 
 impl Captures {
-    pub fn new() -> Arc<Self> {
+    pub(super) fn new() -> Arc<Self> {
         Arc::new(Self::default())
     }
 
     /// Drops every capture (before the next call).
-    pub fn clear(&self) {
+    pub(super) fn clear(&self) {
         if let Ok(mut map) = self.map.lock() {
             map.clear();
         }
@@ -113,22 +113,22 @@ impl Captures {
 
     /// `false`: every request runs for real and nothing is kept (a call
     /// whose outcome depends on timing, such as a cancellation).
-    pub fn set_enabled(&self, enabled: bool) {
+    pub(super) fn set_enabled(&self, enabled: bool) {
         self.disabled.store(!enabled, Ordering::SeqCst);
     }
 
     /// Requests that ran rg for real.
-    pub fn runs(&self) -> u64 {
+    pub(super) fn runs(&self) -> u64 {
         self.runs.load(Ordering::SeqCst)
     }
 
     /// Requests answered from a capture.
-    pub fn replays(&self) -> u64 {
+    pub(super) fn replays(&self) -> u64 {
         self.replays.load(Ordering::SeqCst)
     }
 
     /// The bytes held now (stdout of the captured runs).
-    pub fn held_bytes(&self) -> usize {
+    pub(super) fn held_bytes(&self) -> usize {
         self.map
             .lock()
             .map(|map| {
@@ -173,7 +173,7 @@ fn reusable(run: &CappedRun) -> bool {
 
 /// The part of the key a registry fixes: whether rg gets the header's
 /// config file, and the values of [`RUN_KEYS`] in its effective config.
-pub fn run_scope(config: &Value, ripgrep_config: bool) -> String {
+pub(super) fn run_scope(config: &Value, ripgrep_config: bool) -> String {
     let values: Vec<&Value> = RUN_KEYS
         .iter()
         .map(|key| config.get(key).unwrap_or(&Value::Null))
@@ -204,14 +204,18 @@ impl StdoutSink for Tee {
 
 /// The executor of one variant's registry: the real one, with runs shared
 /// through [`Captures`].
-pub struct CapturingExecutor {
+pub(super) struct CapturingExecutor {
     inner: Arc<dyn BashExecutor>,
     captures: Arc<Captures>,
     scope: String,
 }
 
 impl CapturingExecutor {
-    pub fn new(inner: Arc<dyn BashExecutor>, captures: Arc<Captures>, scope: String) -> Self {
+    pub(super) fn new(
+        inner: Arc<dyn BashExecutor>,
+        captures: Arc<Captures>,
+        scope: String,
+    ) -> Self {
         Self {
             inner,
             captures,

@@ -13,7 +13,7 @@ use super::paths::CallPaths;
 
 /// The lines of one path.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Lines {
+pub(super) struct Lines {
     /// 1-based lines of the model-visible text.
     pub page: Vec<u64>,
     /// 1-based lines of the complete result (the spill file).
@@ -24,7 +24,7 @@ pub struct Lines {
 
 /// Every result path (absolute) with its lines.
 #[derive(Debug, Default)]
-pub struct ResultIndex {
+pub(super) struct ResultIndex {
     pub by_path: HashMap<String, Lines>,
     /// The complete result's size (paths or matches).
     pub total: usize,
@@ -32,7 +32,7 @@ pub struct ResultIndex {
 
 impl ResultIndex {
     /// The index of a call's result.
-    pub fn of(result: &ToolResult, paths: &CallPaths) -> Self {
+    pub(super) fn of(result: &ToolResult, paths: &CallPaths) -> Self {
         let mut index = Self::default();
         match &result.value {
             Some(ToolValue::Glob(value)) => {

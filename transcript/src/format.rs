@@ -408,7 +408,7 @@ pub fn record_lines(transcript: &Transcript) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::parse::parse;
+    use crate::parse::parse;
 
     fn sample() -> Transcript {
         let call = |name: &str, options: CallOptions| Call {

@@ -100,7 +100,7 @@ fn sorted(items: &[String]) -> Vec<&str> {
 
 /// Classifies `frozen` against `live` for a call of `tool`; `tree` is the
 /// live tree (to tell missing files from changed ones).
-pub fn drift(tool: &str, live: &Outcome, frozen: &Outcome, tree: &Path) -> Drift {
+pub(crate) fn drift(tool: &str, live: &Outcome, frozen: &Outcome, tree: &Path) -> Drift {
     let same_kind = live.is_error == frozen.is_error
         && live.error == frozen.error
         && live.warnings == frozen.warnings
@@ -195,7 +195,7 @@ fn listing(paths: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::format::OutcomeSpill;
+    use crate::format::OutcomeSpill;
 
     fn outcome(text: &str, spill_bytes: Option<u64>) -> Outcome {
         Outcome {

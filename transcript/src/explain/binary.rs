@@ -10,7 +10,7 @@ use std::path::Path;
 const CHUNK: usize = 64 * 1024;
 
 /// The offset of the first NUL byte rg would see in `path`, if any.
-pub fn first_nul(path: &Path) -> std::io::Result<Option<u64>> {
+pub(super) fn first_nul(path: &Path) -> std::io::Result<Option<u64>> {
     let mut file = std::fs::File::open(path)?;
     let mut buffer = vec![0u8; CHUNK];
     let mut offset = 0u64;

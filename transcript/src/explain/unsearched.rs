@@ -35,7 +35,7 @@ struct Cause {
 /// call's root, found apart so that they can be found beside the call.
 /// For grep, `walk` is a [`super::rg_walk::Scan::Nul`] walk: its
 /// `nul_files` are the listed files that hold a NUL byte.
-pub fn summarise(
+pub(super) fn summarise(
     tool: &CallTool,
     paths: &CallPaths,
     walk: &Walk,
@@ -173,14 +173,14 @@ fn decided_at<'a>(
 
 /// What kind of entry a walked path is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryKind {
+pub(super) enum EntryKind {
     File,
     Symlink,
     Other,
 }
 
 /// Every non-directory entry under `root` (absolute), symlinks not followed.
-pub fn every_entry(root: &str) -> Vec<(String, EntryKind)> {
+pub(super) fn every_entry(root: &str) -> Vec<(String, EntryKind)> {
     let mut out = Vec::new();
     let walker = WalkBuilder::new(root)
         .standard_filters(false)

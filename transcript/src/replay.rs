@@ -275,8 +275,8 @@ pub fn read_transcript(path: &Path) -> Result<Transcript, TranscriptError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::fixture_engine::default_ripgrep_config;
-    use crate::transcript::format::{Call, CallOptions, Header, Record, TranscriptEnv};
+    use crate::fixture_engine::default_ripgrep_config;
+    use crate::format::{Call, CallOptions, Header, Record, TranscriptEnv};
     use serde_json::json;
 
     fn transcript() -> (PathBuf, Transcript) {

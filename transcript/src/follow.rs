@@ -326,7 +326,7 @@ impl Tail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::format::{
+    use crate::format::{
         Call, CallOptions, Outcome, OutcomeError, TranscriptEnv, call_line, header_line,
         outcome_lines,
     };

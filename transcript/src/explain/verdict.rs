@@ -20,7 +20,7 @@ use fs_search_engine::helpers::GLOB_VCS_EXCLUDES;
 
 /// The call as the verdicts need it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CallTool {
+pub(super) enum CallTool {
     Glob {
         pattern: String,
     },
@@ -31,7 +31,7 @@ pub enum CallTool {
 }
 
 /// Everything known about the call.
-pub struct CallFacts<'a> {
+pub(super) struct CallFacts<'a> {
     pub paths: &'a CallPaths,
     pub tool: &'a CallTool,
     pub result: &'a ToolResult,
@@ -45,7 +45,7 @@ pub struct CallFacts<'a> {
 }
 
 /// The explanation of `given` (relative to the workdir, or absolute).
-pub async fn explain_path(facts: &CallFacts<'_>, given: &str) -> PathReport {
+pub(super) async fn explain_path(facts: &CallFacts<'_>, given: &str) -> PathReport {
     let paths = facts.paths;
     let abs = paths.absolute(given);
     let display = if paths.is_under_root(&abs) {

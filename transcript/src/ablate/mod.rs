@@ -11,7 +11,7 @@
 //! - [`stats`]: the figures of one variant;
 //! - [`report`]: the figures as a Markdown table, CSV or JSON.
 
-pub mod capture;
+mod capture;
 pub mod grid;
 pub mod report;
 pub mod run;
