@@ -4,7 +4,6 @@
 //! - [`cli`]: the command line (clap), kept stable for scripts;
 //! - [`headless`]: the commands that run without a terminal (`call`,
 //!   `surface`, `replay`, `record`, `freeze`);
-//! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
 //! - [`tui`]: the interactive workbench (ratatui).
 //!
 //! The process-level services (rg discovery, bounded reads, user
@@ -13,13 +12,13 @@
 //! model receives of a tool result) the `fs-search-lens` crate's; the
 //! transcript library with `explain` and `ablate` (format, fixture trees,
 //! record, replay, freeze, follow; no terminal code) the
-//! `fs-search-transcript` crate's.
+//! `fs-search-transcript` crate's; `workbench mcp` the `fs-search-mcp`
+//! crate's.
 //!
 //! The `workbench` binary parses the command line and hands it to [`run`].
 
 pub mod cli;
 pub mod headless;
-pub mod mcp;
 pub mod tui;
 
 use std::process::ExitCode;
@@ -86,7 +85,7 @@ pub fn run(cli: Cli) -> ExitCode {
             &args.out,
             &args.tree_out,
         ))),
-        Some(Command::Mcp(args)) => Ok(runtime.block_on(mcp::run(args))),
+        Some(Command::Mcp(args)) => Ok(runtime.block_on(fs_search_mcp::run(args))),
         Some(Command::Ablate(args)) => Ok(runtime.block_on(headless::ablate::ablate(&args))),
         Some(Command::Call(args)) => runtime.block_on(headless::call::call(args)),
         Some(Command::Explain(args)) => runtime.block_on(headless::explain::run(args)),
@@ -108,15 +107,12 @@ pub fn run(cli: Cli) -> ExitCode {
 mod tests {
     use clap::Parser;
 
-    use crate::cli::{Cli, Command};
+    use crate::cli::Cli;
 
-    /// The message `check_workdir` gives for `path`.
-    fn expected(path: &std::path::Path, problem: &str) -> String {
-        format!("--workdir {}: {problem}", path.display())
-    }
-
+    /// The TUI names a bad workdir as `check_workdir` does (the MCP
+    /// server's workspace: `fs-search-mcp`'s `workspace` tests).
     #[tokio::test]
-    async fn the_mcp_workspace_and_the_tui_name_a_bad_workdir_as_check_workdir_does() {
+    async fn the_tui_names_a_bad_workdir_as_check_workdir_does() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("a.txt");
         std::fs::write(&file, "x").unwrap();
@@ -128,24 +124,12 @@ mod tests {
             let raw = bad.to_str().unwrap();
             let config = r#"{"sampleOverCapGlobResults":true}"#;
             let cli =
-                Cli::try_parse_from(["workbench", "mcp", "--workdir", raw, "--config", config])
-                    .unwrap();
-            let Some(Command::Mcp(args)) = cli.command else {
-                panic!("not mcp");
-            };
-            let err = crate::mcp::workspace::Workspace::load(
-                &args,
-                fs_search_process::ExecutorKind::Local,
-            )
-            .await
-            .err()
-            .unwrap();
-            assert_eq!(err.to_string(), expected(bad, problem));
-
-            let cli =
                 Cli::try_parse_from(["workbench", "--workdir", raw, "--config", config]).unwrap();
             let err = crate::tui::run(cli.tui).await.unwrap_err();
-            assert_eq!(err.to_string(), expected(bad, problem));
+            assert_eq!(
+                err.to_string(),
+                format!("--workdir {}: {problem}", bad.display())
+            );
         }
     }
 }

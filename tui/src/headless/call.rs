@@ -91,8 +91,8 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     let reports: Vec<HostReport> = if lenses.is_empty() {
         Vec::new()
     } else {
-        let sent = crate::mcp::result::of_tool_result(&result, duration_ms);
-        let input = crate::mcp::result::lens_input(&sent, &args.tool, &call_args);
+        let sent = fs_search_mcp::of_tool_result(&result, duration_ms);
+        let input = fs_search_mcp::lens_input(&sent, &args.tool, &call_args);
         lenses
             .into_iter()
             .map(|lens| HostReport::new(lens, &input, &result.parts))

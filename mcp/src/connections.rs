@@ -28,11 +28,11 @@ use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
 /// The environment variable that changes the limits.
-pub const LIMITS_ENV: &str = "WORKBENCH_MCP_HTTP_LIMITS";
+pub(crate) const LIMITS_ENV: &str = "WORKBENCH_MCP_HTTP_LIMITS";
 
 /// The bounds on connections and the deadlines of their requests.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Pending connections at once.
     pub pending: usize,
     /// Pending connections of one peer address at once.
@@ -62,11 +62,11 @@ impl Default for Limits {
 #[error(
     "${LIMITS_ENV}: {0:?} is not KEY=N (keys: pending, per_peer, trusted, gate_ms, body_ms; N a positive integer)"
 )]
-pub struct LimitsError(String);
+pub(crate) struct LimitsError(String);
 
 impl Limits {
     /// The defaults, changed by `$WORKBENCH_MCP_HTTP_LIMITS` when set.
-    pub fn configured() -> Result<Self, LimitsError> {
+    pub(crate) fn configured() -> Result<Self, LimitsError> {
         match std::env::var(LIMITS_ENV) {
             Ok(spec) if !spec.trim().is_empty() => Self::parse(&spec),
             _ => Ok(Self::default()),
@@ -137,13 +137,13 @@ impl Table {
 }
 
 /// Every connection of the server.
-pub struct Connections {
+pub(crate) struct Connections {
     limits: Limits,
     table: Mutex<Table>,
 }
 
 /// One connection's place in [`Connections`]; gives it up when dropped.
-pub struct Slot {
+pub(crate) struct Slot {
     connections: Arc<Connections>,
     number: u64,
     trusted: AtomicBool,
@@ -151,20 +151,16 @@ pub struct Slot {
 }
 
 impl Connections {
-    pub fn new(limits: Limits) -> Self {
+    pub(crate) fn new(limits: Limits) -> Self {
         Self {
             limits,
             table: Mutex::new(Table::default()),
         }
     }
 
-    pub fn limits(&self) -> &Limits {
-        &self.limits
-    }
-
     /// Admits a new connection from `peer` as pending, closing the oldest
     /// pending ones beyond the bounds.
-    pub fn admit(self: &Arc<Self>, peer: IpAddr) -> Slot {
+    pub(crate) fn admit(self: &Arc<Self>, peer: IpAddr) -> Slot {
         let closed = CancellationToken::new();
         let mut number = 0;
         if let Ok(mut table) = self.table.lock() {
@@ -196,18 +192,18 @@ impl Connections {
 
 impl Slot {
     /// Cancelled when the connection is to be closed (evicted).
-    pub fn closed(&self) -> &CancellationToken {
+    pub(crate) fn closed(&self) -> &CancellationToken {
         &self.closed
     }
 
     /// Whether a request has passed the gate on this connection.
-    pub fn is_trusted(&self) -> bool {
+    pub(crate) fn is_trusted(&self) -> bool {
         self.trusted.load(Ordering::Acquire)
     }
 
     /// A request passed the gate: the connection becomes trusted; false
     /// when the trusted bound is reached (the connection is then closed).
-    pub fn trust(&self) -> bool {
+    pub(crate) fn trust(&self) -> bool {
         if self.is_trusted() {
             return true;
         }
@@ -226,7 +222,7 @@ impl Slot {
     }
 
     /// Resolves when a pending connection's gate deadline has passed.
-    pub async fn gate_deadline(&self) {
+    pub(crate) async fn gate_deadline(&self) {
         tokio::time::sleep(self.connections.limits.gate).await;
         if self.is_trusted() {
             std::future::pending::<()>().await;

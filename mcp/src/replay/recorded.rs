@@ -22,22 +22,22 @@ use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 use super::matching::{canonical, distance};
-use crate::cli::OnMiss;
-use crate::mcp::answers::{AnswerSource, SourcedAnswer};
+use crate::OnMiss;
+use crate::answers::{AnswerSource, SourcedAnswer};
 use fs_search_transcript::format::Outcome;
 
 /// How many recorded calls a miss names at most.
-pub const CLOSEST_NAMED: usize = 3;
+pub(crate) const CLOSEST_NAMED: usize = 3;
 
 /// The `_meta` error name of a call no record matches.
-pub const MISS_ERROR_NAME: &str = "NoRecordedCall";
+pub(crate) const MISS_ERROR_NAME: &str = "NoRecordedCall";
 
 /// Characters of a call's arguments a miss message shows.
 const ARGS_SHOWN: usize = 200;
 
 /// One recorded call and the outcome served for it.
 #[derive(Debug, Clone)]
-pub struct RecordedCall {
+pub(crate) struct RecordedCall {
     /// The transcript as named on the command line.
     pub file: String,
     /// The record's call line.
@@ -53,7 +53,7 @@ pub struct RecordedCall {
 type Key = (String, String);
 
 /// The recorded calls and the position served in each key.
-pub struct RecordedCalls {
+pub(crate) struct RecordedCalls {
     calls: Vec<RecordedCall>,
     by_key: HashMap<Key, Vec<usize>>,
     next: Mutex<HashMap<Key, usize>>,
@@ -61,7 +61,7 @@ pub struct RecordedCalls {
 }
 
 impl RecordedCalls {
-    pub fn new(calls: Vec<RecordedCall>, on_miss: OnMiss) -> Self {
+    pub(crate) fn new(calls: Vec<RecordedCall>, on_miss: OnMiss) -> Self {
         let mut by_key: HashMap<Key, Vec<usize>> = HashMap::new();
         for (i, call) in calls.iter().enumerate() {
             by_key
@@ -77,17 +77,9 @@ impl RecordedCalls {
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.calls.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.calls.is_empty()
-    }
-
     /// The record that answers `tool` with `args` now (advancing its
     /// key's position), if any matches.
-    pub fn next_match(&self, tool: &str, args: &Value) -> Option<&RecordedCall> {
+    pub(crate) fn next_match(&self, tool: &str, args: &Value) -> Option<&RecordedCall> {
         let key = (tool.to_owned(), canonical(args));
         let records = self.by_key.get(&key)?;
         let mut next = match self.next.lock() {
@@ -104,7 +96,7 @@ impl RecordedCalls {
 
     /// The recorded calls closest to `tool` with `args`, closest first (in
     /// recorded order among equals), one per distinct call.
-    pub fn closest(&self, tool: &str, args: &Value) -> Vec<&RecordedCall> {
+    pub(crate) fn closest(&self, tool: &str, args: &Value) -> Vec<&RecordedCall> {
         let mut seen = std::collections::HashSet::new();
         let mut ranked: Vec<(_, usize, &RecordedCall)> = self
             .calls
@@ -123,7 +115,7 @@ impl RecordedCalls {
 
     /// The model-visible text of a miss: the call, and the closest
     /// recorded calls with their record names and places.
-    pub fn miss_text(&self, tool: &str, args: &Value) -> String {
+    pub(crate) fn miss_text(&self, tool: &str, args: &Value) -> String {
         let mut text = format!("No recorded call matches {tool} {}", brief(args));
         let closest = self.closest(tool, args);
         if closest.is_empty() {
@@ -188,7 +180,7 @@ fn brief(args: &Value) -> String {
 }
 
 /// The answer a record gives.
-pub fn recorded_answer(outcome: &Outcome) -> SourcedAnswer {
+pub(crate) fn recorded_answer(outcome: &Outcome) -> SourcedAnswer {
     let error = outcome
         .error
         .as_ref()
@@ -204,15 +196,15 @@ pub fn recorded_answer(outcome: &Outcome) -> SourcedAnswer {
 }
 
 /// A `tools/call` result shaped as the live server's (one text item,
-/// `isError`, `_meta` under [`crate::mcp::server::RESULT_META_KEY`]).
+/// `isError`, `_meta` under [`crate::result::RESULT_META_KEY`]).
 fn result(text: String, is_error: bool, error: Value, spill: Value) -> CallToolResult {
-    crate::mcp::result::call_tool_result(text, is_error, error, spill, 0.0)
+    crate::result::call_tool_result(text, is_error, error, spill, 0.0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::server::RESULT_META_KEY;
+    use crate::result::RESULT_META_KEY;
     use fs_search_transcript::format::{OutcomeError, OutcomeSpill};
 
     fn outcome(text: &str) -> Outcome {

@@ -21,10 +21,10 @@ use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage, 
 use serde_json::{Map, Value};
 
 /// The `_meta` key naming a request's protocol version.
-pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+pub(crate) const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// The method a 2026-07-28 client asks what the server speaks with.
-pub const DISCOVER: &str = "server/discover";
+pub(crate) const DISCOVER: &str = "server/discover";
 
 /// The methods 2026-07-28 removed.
 const REMOVED: [&str; 5] = [
@@ -37,7 +37,7 @@ const REMOVED: [&str; 5] = [
 
 /// The protocol era of a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Era {
+pub(crate) enum Era {
     /// 2025-06-18 or 2025-11-25: sessions opened by `initialize`.
     Sessions,
     /// 2026-07-28: stateless requests with their protocol in `_meta`.
@@ -45,7 +45,7 @@ pub enum Era {
 }
 
 /// The era of a message object (as parsed, before it is typed).
-pub fn of(message: &Map<String, Value>) -> Era {
+pub(crate) fn of(message: &Map<String, Value>) -> Era {
     let method = message.get("method").and_then(Value::as_str);
     let names_version = message
         .get("params")
@@ -60,7 +60,7 @@ pub fn of(message: &Map<String, Value>) -> Era {
 }
 
 /// The era of a message as typed (as [`of`] sorts it).
-pub fn of_message(message: &ClientJsonRpcMessage) -> Era {
+pub(crate) fn of_message(message: &ClientJsonRpcMessage) -> Era {
     let JsonRpcMessage::Request(request) = message else {
         return Era::Sessions;
     };
@@ -80,13 +80,13 @@ pub fn of_message(message: &ClientJsonRpcMessage) -> Era {
 
 /// Whether `version` is the stateless revision or a later one (dates compare
 /// as text).
-pub fn is_stateless_version(version: &ProtocolVersion) -> bool {
+pub(crate) fn is_stateless_version(version: &ProtocolVersion) -> bool {
     version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
 }
 
 /// The method of a stateless request for a method 2026-07-28 removed
 /// (answered "Method not found", see [`super::message`]); none otherwise.
-pub fn removed_method(message: &Map<String, Value>) -> Option<&str> {
+pub(crate) fn removed_method(message: &Map<String, Value>) -> Option<&str> {
     if of(message) != Era::Stateless || !message.contains_key("id") {
         return None;
     }

@@ -24,11 +24,11 @@ use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 /// The environment variable holding the token when no file is given.
-pub const TOKEN_ENV: &str = "WORKBENCH_MCP_TOKEN";
+pub(crate) const TOKEN_ENV: &str = "WORKBENCH_MCP_TOKEN";
 
 /// A configuration the server refuses to start with (exit 2).
 #[derive(Debug, Error)]
-pub enum GateError {
+pub(crate) enum GateError {
     #[error("--token-file {}: {source}", path.display())]
     TokenFile {
         path: PathBuf,
@@ -49,7 +49,7 @@ pub enum GateError {
 }
 
 /// The bearer token, kept as its digest.
-pub struct Token {
+pub(crate) struct Token {
     digest: [u8; 32],
 }
 
@@ -64,7 +64,7 @@ impl Token {
     /// neither is given (an empty variable counts as unset). The file is
     /// read as `fs_search_process`'s `bounded` reads: a regular file (a FIFO is refused
     /// at once), at most [`fs_search_process::TOKEN_FILE_MAX_BYTES`].
-    pub fn configured(file: Option<&Path>) -> Result<Configured, GateError> {
+    pub(crate) fn configured(file: Option<&Path>) -> Result<Configured, GateError> {
         let (secret, origin, warning) = match file {
             Some(path) => (
                 fs_search_process::read_text(path, fs_search_process::TOKEN_FILE_MAX_BYTES)
@@ -96,7 +96,7 @@ impl Token {
     }
 
     /// Whether `headers` carry `Authorization: Bearer <this token>`.
-    pub fn accepts(&self, headers: &HeaderMap) -> bool {
+    pub(crate) fn accepts(&self, headers: &HeaderMap) -> bool {
         let mut values = headers.get_all(header::AUTHORIZATION).iter();
         let (Some(value), None) = (values.next(), values.next()) else {
             return false;
@@ -114,7 +114,7 @@ impl Token {
 }
 
 /// The configured token, and a warning about where it came from.
-pub struct Configured {
+pub(crate) struct Configured {
     /// The token; none when no token is configured.
     pub token: Option<Token>,
     /// Set when the token file is readable by users other than its owner
@@ -214,7 +214,7 @@ fn parse_host(value: &str) -> Option<HostRule> {
 
 /// Why a request is turned away.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
+pub(crate) struct Refusal {
     pub status: StatusCode,
     pub message: &'static str,
 }
@@ -225,13 +225,13 @@ impl Refusal {
     }
 
     /// 401s carry `WWW-Authenticate: Bearer`.
-    pub fn challenge(&self) -> Option<&'static str> {
+    pub(crate) fn challenge(&self) -> Option<&'static str> {
         (self.status == StatusCode::UNAUTHORIZED).then_some("Bearer realm=\"workbench mcp\"")
     }
 }
 
 /// The checks of one server.
-pub struct Gate {
+pub(crate) struct Gate {
     token: Option<Token>,
     origins: Vec<Origin>,
     /// `None`: `Host` is not checked.
@@ -241,7 +241,7 @@ pub struct Gate {
 impl Gate {
     /// The gate of a server listening on `listen`; refuses a non-loopback
     /// address without a token.
-    pub fn new(
+    pub(crate) fn new(
         listen: SocketAddr,
         token: Option<Token>,
         allow_origins: &[String],
@@ -275,12 +275,12 @@ impl Gate {
     }
 
     /// Whether a token is required.
-    pub fn has_token(&self) -> bool {
+    pub(crate) fn has_token(&self) -> bool {
         self.token.is_some()
     }
 
     /// The request's headers pass, or why not.
-    pub fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+    pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         self.check_host(headers)?;
         self.check_origin(headers)?;
         match &self.token {

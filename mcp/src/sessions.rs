@@ -33,7 +33,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 /// Sessions alive at once; an `initialize` beyond gets 503.
-pub const MAX_SESSIONS: usize = 256;
+pub(crate) const MAX_SESSIONS: usize = 256;
 
 /// How long a session rmcp made may wait for its `initialize` to arrive
 /// here before it is closed (a request dropped half-way).
@@ -43,7 +43,7 @@ const UNCLAIMED_GRACE: Duration = Duration::from_secs(30);
 /// request's extensions: the message as read, and for an `initialize`
 /// its session permit.
 #[derive(Clone, Default)]
-pub struct Stash(Arc<Mutex<Stashed>>);
+pub(crate) struct Stash(Arc<Mutex<Stashed>>);
 
 #[derive(Default)]
 struct Stashed {
@@ -52,7 +52,7 @@ struct Stashed {
 }
 
 impl Stash {
-    pub fn new(message: ClientJsonRpcMessage, permit: Option<OwnedSemaphorePermit>) -> Self {
+    pub(crate) fn new(message: ClientJsonRpcMessage, permit: Option<OwnedSemaphorePermit>) -> Self {
         Self(Arc::new(Mutex::new(Stashed {
             message: Some(message),
             permit,
@@ -79,7 +79,7 @@ fn stash_of(extensions: &rmcp::model::Extensions) -> Option<Stash> {
 /// The arguments of the `tools/call` read first, when rmcp served its
 /// request without a session (a 2026-07-28 request) and so never handed it
 /// to [`Sessions`] to restore; none otherwise.
-pub fn stashed_call_arguments(
+pub(crate) fn stashed_call_arguments(
     extensions: &rmcp::model::Extensions,
 ) -> Option<rmcp::model::JsonObject> {
     let (message, _) = stash_of(extensions)?.take();
@@ -143,7 +143,7 @@ struct Table {
 }
 
 /// The sessions (see the module docs).
-pub struct Sessions {
+pub(crate) struct Sessions {
     inner: LocalSessionManager,
     cap: Arc<Semaphore>,
     root: CancellationToken,
@@ -151,7 +151,7 @@ pub struct Sessions {
 }
 
 /// A request of a live session being answered: activity until dropped.
-pub struct Activity {
+pub(crate) struct Activity {
     sessions: Arc<Sessions>,
     id: SessionId,
     /// The session's abort token.
@@ -172,7 +172,7 @@ impl Drop for Activity {
 impl Sessions {
     /// Sessions over `inner` (whose own keep-alive should be off), their
     /// abort tokens children of `root`.
-    pub fn new(inner: LocalSessionManager, root: CancellationToken) -> Self {
+    pub(crate) fn new(inner: LocalSessionManager, root: CancellationToken) -> Self {
         Self {
             inner,
             cap: Arc::new(Semaphore::new(MAX_SESSIONS)),
@@ -182,18 +182,13 @@ impl Sessions {
     }
 
     /// A permit for one more session, if the cap allows.
-    pub fn reserve(&self) -> Option<OwnedSemaphorePermit> {
+    pub(crate) fn reserve(&self) -> Option<OwnedSemaphorePermit> {
         self.cap.clone().try_acquire_owned().ok()
-    }
-
-    /// Live sessions.
-    pub fn count(&self) -> usize {
-        self.table.lock().map(|t| t.live.len()).unwrap_or(0)
     }
 
     /// A request of live session `id` begins; none for an ended or unknown
     /// id.
-    pub fn enter(self: &Arc<Self>, id: &str) -> Option<Activity> {
+    pub(crate) fn enter(self: &Arc<Self>, id: &str) -> Option<Activity> {
         let mut table = self.table.lock().ok()?;
         let (key, live) = table.live.get_key_value(id)?;
         let key = key.clone();
@@ -211,7 +206,7 @@ impl Sessions {
 
     /// Ends session `id` (its calls are cancelled); false when it was not
     /// live.
-    pub async fn end(&self, id: &str) -> bool {
+    pub(crate) async fn end(&self, id: &str) -> bool {
         let id: SessionId = id.into();
         let was_live = self
             .table
@@ -226,7 +221,7 @@ impl Sessions {
 
     /// Ends the sessions idle for longer than `idle` with nothing running,
     /// and sessions rmcp made whose `initialize` never came.
-    pub async fn expire(&self, idle: Duration) {
+    pub(crate) async fn expire(&self, idle: Duration) {
         let ended: Vec<SessionId> = match self.table.lock() {
             Ok(table) => table
                 .live

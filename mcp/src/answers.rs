@@ -11,7 +11,7 @@ use serde_json::Value;
 
 /// An answer that did not come from running the engine.
 #[derive(Debug, Clone)]
-pub struct SourcedAnswer {
+pub(crate) struct SourcedAnswer {
     /// The `tools/call` result, sent as it is.
     pub result: CallToolResult,
     /// Sent to the client (and logged) as warnings, as a call's own are.
@@ -19,7 +19,7 @@ pub struct SourcedAnswer {
 }
 
 /// Answers calls before the engine does.
-pub trait AnswerSource: Send + Sync {
+pub(crate) trait AnswerSource: Send + Sync {
     /// The answer to a call of `tool` with `args` (absent arguments are
     /// `{}`), or `None`: run it on the engine.
     fn answer(&self, tool: &str, args: &Value) -> Option<SourcedAnswer>;

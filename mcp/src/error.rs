@@ -14,7 +14,7 @@ use super::record_file::{RecordBoundError, RecordFileError};
 
 /// A failure before (or instead of) serving.
 #[derive(Debug, Error)]
-pub enum McpError {
+pub(crate) enum McpError {
     /// The workdir, config, spill root or engine load.
     #[error(transparent)]
     Setup(#[from] SetupError),

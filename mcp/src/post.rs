@@ -38,11 +38,11 @@ const SESSION_REVISIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", 
 
 /// Nesting kept in the copy rmcp parses (serde_json stops at 128); the
 /// handler gets the message as read, whatever its depth.
-pub const COPY_DEPTH: usize = 64;
+pub(crate) const COPY_DEPTH: usize = 64;
 
 /// Why a body could not be read.
 #[derive(Debug, Error)]
-pub enum BodyError {
+pub(crate) enum BodyError {
     #[error("Payload Too Large: a request body is at most 8 MiB")]
     TooLarge,
     #[error("Request Timeout: the request body did not arrive within {0:?}")]
@@ -52,7 +52,11 @@ pub enum BodyError {
 }
 
 /// Reads the whole body: at most `limit` bytes, within `timeout`.
-pub async fn read_body<B>(body: B, limit: usize, timeout: Duration) -> Result<Bytes, BodyError>
+pub(crate) async fn read_body<B>(
+    body: B,
+    limit: usize,
+    timeout: Duration,
+) -> Result<Bytes, BodyError>
 where
     B: Body<Data = Bytes> + Unpin,
     B::Error: std::fmt::Display,
@@ -77,7 +81,7 @@ where
 }
 
 /// What a POST is, once read.
-pub enum Post {
+pub(crate) enum Post {
     /// An `initialize` without a session: a new session.
     Initialize(Box<ClientJsonRpcMessage>),
     /// A message of the session named in `Mcp-Session-Id`.
@@ -90,7 +94,7 @@ pub enum Post {
 
 /// Reads and classifies a POST body; `in_session` when the request names
 /// a (live) session.
-pub fn classify(body: &[u8], headers: &HeaderMap, in_session: bool) -> Post {
+pub(crate) fn classify(body: &[u8], headers: &HeaderMap, in_session: bool) -> Post {
     let message = match message::read(body) {
         Read::Message(message) => message,
         Read::Refused(answer) => return Post::Refused(answer),
@@ -158,7 +162,7 @@ fn request_id(message: &ClientJsonRpcMessage) -> Value {
 /// The text rmcp parses for `message`: the same message with nesting
 /// beyond [`COPY_DEPTH`] cut (rmcp's parser stops at 128 levels); the
 /// handler gets the message itself (see [`super::sessions`]).
-pub fn copy_for_rmcp(message: &ClientJsonRpcMessage) -> Result<Bytes, serde_json::Error> {
+pub(crate) fn copy_for_rmcp(message: &ClientJsonRpcMessage) -> Result<Bytes, serde_json::Error> {
     let mut value = serde_json::to_value(message)?;
     cut(&mut value, COPY_DEPTH);
     Ok(Bytes::from(serde_json::to_vec(&value)?))

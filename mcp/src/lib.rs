@@ -1,62 +1,69 @@
-//! `workbench mcp --workdir DIR [--config JSON|@FILE] [--spill-dir DIR |
+//! `fs-search-mcp`: `workbench mcp --workdir DIR [--config JSON|@FILE] [--spill-dir DIR |
 //! --no-spill] [--record FILE]`: the engine's tools served to an MCP
 //! client over stdio, on the official Rust SDK (`rmcp`); with `--listen
-//! ADDR:PORT`, to several clients over Streamable HTTP ([`http`], with
-//! [`auth`] for the bearer token and the Origin and Host checks).
+//! ADDR:PORT`, to several clients over Streamable HTTP (`http`, with
+//! `auth` for the bearer token and the Origin and Host checks).
 //!
-//! - [`server`]: the handler (`initialize`, `server/discover`,
-//!   `tools/list`, `tools/call`, logging), [`era`]: which protocol era a
-//!   message belongs to (2025 sessions or 2026-07-28 stateless), [`calls`]: running calls (one engine session per
-//!   connection, 16 in flight, cancellation, progress), [`transport`]:
+//! - `server`: the handler (`initialize`, `server/discover`,
+//!   `tools/list`, `tools/call`, logging), `era`: which protocol era a
+//!   message belongs to (2025 sessions or 2026-07-28 stateless), `calls`: running calls (one engine session per
+//!   connection, 16 in flight, cancellation, progress), `transport`:
 //!   newline-delimited JSON-RPC on stdin/stdout with parse errors and a
-//!   message size limit, [`message`]: reading one message (both
-//!   transports), [`backlog`]: stdio's bound on unanswered requests,
-//!   [`post`], [`sessions`], [`connections`]: the HTTP request path,
-//!   [`error`]: what keeps the server from serving,
-//!   [`recording`]: `--record` (its records), [`record_file`]: the file
-//!   behind it (shared by servers, rolled back, rotated), [`result`]: the
+//!   message size limit, `message`: reading one message (both
+//!   transports), `backlog`: stdio's bound on unanswered requests,
+//!   `post`, `sessions`, `connections`: the HTTP request path,
+//!   `error`: what keeps the server from serving,
+//!   `recording`: `--record` (its records), `record_file`: the file
+//!   behind it (shared by servers, rolled back, rotated), `result`: the
 //!   `tools/call` result every server (and `call --host`) builds.
-//! - [`replay`]: `--replay TRANSCRIPT...`, recorded answers served through
-//!   the [`answers`] seam of `tools/call`.
+//! - `replay`: `--replay TRANSCRIPT...`, recorded answers served through
+//!   the `answers` seam of `tools/call`.
 //! - stdout carries only JSON-RPC; logs go to the workbench log file (see
 //!   `fs_search_process`'s `logging`), warnings also to the client as log notifications;
 //!   setup errors go to stderr (exit 2).
 //! - End of input, SIGTERM, SIGINT or SIGHUP (`fs_search_process`'s `signals`) cancel the calls in flight, wait until
 //!   they have returned (their rg groups killed), sync the recording and
 //!   exit: 0 at end of input, 128 + the signal's number for a signal.
-//! - [`hangup`]: the client's hang-up (stdin closed) is seen even while
+//! - `hangup`: the client's hang-up (stdin closed) is seen even while
 //!   reading is paused, and cancels every call at once; a client that no
 //!   longer reads stdout ends the session. Either way the server exits 0
 //!   once the calls have returned, writing what it still can.
+//! - `args`: the flags of `workbench mcp` ([`McpArgs`]);
+//! - `abort`, `auth`, `workspace`: the call abort, the HTTP checks, the
+//!   engine loaded for a workdir or a replay.
 
-pub mod abort;
-pub mod answers;
-pub mod auth;
-pub mod backlog;
-pub mod calls;
-pub mod connections;
-pub mod era;
-pub mod error;
-pub mod hangup;
-pub mod http;
-pub mod message;
-pub mod post;
-pub mod record_file;
-pub mod recording;
-pub mod replay;
-pub mod result;
-pub mod server;
-pub mod sessions;
-pub mod transport;
-pub mod workspace;
+#![warn(unreachable_pub)]
+
+mod abort;
+mod answers;
+mod args;
+mod auth;
+mod backlog;
+mod calls;
+mod connections;
+mod era;
+mod error;
+mod hangup;
+mod http;
+mod message;
+mod post;
+mod record_file;
+mod recording;
+mod replay;
+mod result;
+mod server;
+mod sessions;
+mod transport;
+mod workspace;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::cli::McpArgs;
+pub use args::{McpArgs, OnMiss};
 use fs_search_process::stderr_line;
+pub use result::{lens_input, of_tool_result};
 
 use self::error::McpError;
 use self::hangup::{ClientPipes, Watcher};

@@ -57,7 +57,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::cli::McpArgs;
+use crate::McpArgs;
 use fs_search_process::ExecutorKind;
 use fs_search_process::SetupError;
 use fs_search_process::stderr_line;
@@ -75,7 +75,7 @@ use super::sessions::{Activity, MAX_SESSIONS, Sessions, Stash};
 use super::workspace::Workspace;
 
 /// The largest request body read (as the stdio transport's line limit).
-pub const MAX_BODY_BYTES: usize = super::transport::MAX_MESSAGE_BYTES;
+pub(crate) const MAX_BODY_BYTES: usize = super::transport::MAX_MESSAGE_BYTES;
 
 /// How long a client may take to send a request's headers.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
@@ -409,7 +409,7 @@ async fn resolve(listen: &str) -> Result<SocketAddr, McpError> {
 }
 
 /// Serves until SIGTERM or SIGINT; the exit status.
-pub async fn serve(args: &McpArgs) -> Result<u8, McpError> {
+pub(crate) async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     let listen = args.listen.as_deref().unwrap_or("127.0.0.1:0");
     let addr = resolve(listen).await?;
     let configured = Token::configured(args.token_file.as_deref())?;

@@ -12,11 +12,11 @@ use serde_json::{Value, json};
 use fs_search_lens::ToolResultInput;
 
 /// The `_meta` key of a call result's error, spill and duration.
-pub const RESULT_META_KEY: &str = "fs-search-workbench/result";
+pub(crate) const RESULT_META_KEY: &str = "fs-search-workbench/result";
 
 /// The `tools/call` result of a tool result's parts: `error` and `spill`
 /// as `_meta` carries them (null when absent).
-pub fn call_tool_result(
+pub(crate) fn call_tool_result(
     text: String,
     is_error: bool,
     error: Value,

@@ -7,18 +7,18 @@ use tokio_util::sync::CancellationToken;
 /// The abort signal of one HTTP request, put in its extensions (rmcp
 /// hands them to the handler as `http::request::Parts`).
 #[derive(Clone)]
-pub struct CallAbort(CancellationToken);
+pub(crate) struct CallAbort(CancellationToken);
 
 impl CallAbort {
     /// The abort signal `token` of one request.
-    pub fn new(token: CancellationToken) -> Self {
+    pub(crate) fn new(token: CancellationToken) -> Self {
         Self(token)
     }
 }
 
 /// The abort signal of the HTTP request a call came in, if it came over
 /// HTTP.
-pub fn call_abort(extensions: &rmcp::model::Extensions) -> Option<CancellationToken> {
+pub(crate) fn call_abort(extensions: &rmcp::model::Extensions) -> Option<CancellationToken> {
     extensions
         .get::<http::request::Parts>()?
         .extensions

@@ -21,13 +21,13 @@ use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
 use serde_json::{Map, Value, json};
 
 /// JSON-RPC error codes.
-pub const PARSE_ERROR: i64 = -32700;
-pub const INVALID_REQUEST: i64 = -32600;
-pub const INVALID_PARAMS: i64 = -32602;
-pub const METHOD_NOT_FOUND: i64 = -32601;
+pub(crate) const PARSE_ERROR: i64 = -32700;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
+pub(crate) const INVALID_PARAMS: i64 = -32602;
+pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
 
 /// What one incoming text is.
-pub enum Read {
+pub(crate) enum Read {
     /// A message the server serves.
     Message(Box<ClientJsonRpcMessage>),
     /// A message answered with an error and served no further.
@@ -38,7 +38,7 @@ pub enum Read {
 
 /// The JSON-RPC error answer to an unusable message.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ErrorAnswer {
+pub(crate) struct ErrorAnswer {
     /// The request's id, or null when it has none usable.
     pub id: Value,
     pub code: i64,
@@ -46,7 +46,7 @@ pub struct ErrorAnswer {
 }
 
 impl ErrorAnswer {
-    pub fn new(id: Value, code: i64, message: impl Into<String>) -> Self {
+    pub(crate) fn new(id: Value, code: i64, message: impl Into<String>) -> Self {
         Self {
             id,
             code,
@@ -55,7 +55,7 @@ impl ErrorAnswer {
     }
 
     /// The error response as one JSON text.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
         json!({
             "jsonrpc": "2.0",
             "id": self.id,
@@ -91,7 +91,7 @@ fn is_usable_id(id: &Value) -> bool {
 }
 
 /// Reads one message text (a line without its newline, or a POST body).
-pub fn read(text: &[u8]) -> Read {
+pub(crate) fn read(text: &[u8]) -> Read {
     let value = match fs_search_engine::json::parse_slice(text) {
         Ok(value) => value,
         Err(e) => {

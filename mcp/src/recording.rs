@@ -33,7 +33,7 @@ use fs_search_transcript::normalise::{Normaliser, TREE};
 use fs_search_transcript::record::relative_path;
 
 #[derive(Debug, Error)]
-pub enum RecordingError {
+pub(crate) enum RecordingError {
     /// `WORKBENCH_RECORD_MAX_BYTES` is not a usable bound.
     #[error(transparent)]
     Bound(#[from] RecordBoundError),
@@ -46,7 +46,7 @@ pub enum RecordingError {
 /// reads it), none when it is unset or unreadable. Replays pass the same
 /// lines to rg, so a server run with `--sort=path` there records a grep
 /// file order that replays.
-pub fn live_ripgrep_config() -> Vec<String> {
+pub(crate) fn live_ripgrep_config() -> Vec<String> {
     let Some(path) = std::env::var_os("RIPGREP_CONFIG_PATH").filter(|p| !p.is_empty()) else {
         return Vec::new();
     };
@@ -62,14 +62,14 @@ pub fn live_ripgrep_config() -> Vec<String> {
 }
 
 /// The directory of a recording file (its header's tree is relative to it).
-pub fn record_dir(path: &Path) -> &Path {
+pub(crate) fn record_dir(path: &Path) -> &Path {
     path.parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or_else(|| Path::new("."))
 }
 
 /// The recording of one server run (all its connections).
-pub struct Recording {
+pub(crate) struct Recording {
     file: RecordFile,
     normaliser: Normaliser,
     spill: SpillMode,
@@ -77,7 +77,7 @@ pub struct Recording {
 
 impl Recording {
     /// Opens (or creates) `path` for a server on `workdir` with `config`.
-    pub fn open(
+    pub(crate) fn open(
         path: &Path,
         workdir: &Path,
         config: &Value,
@@ -108,7 +108,7 @@ impl Recording {
     /// `root` (their `<TREE>`): `workbench mcp --replay --on-miss live`
     /// records on a transcript's materialised tree under a header naming
     /// the transcript's tree, config and rg config lines.
-    pub fn open_with_header(
+    pub(crate) fn open_with_header(
         path: &Path,
         header: Header,
         root: &Path,
@@ -154,7 +154,7 @@ impl Recording {
     /// Appends a call of the connection whose engine session is
     /// `session_id`, in one write, named after the highest number in the
     /// file; returns its record name. On failure nothing was appended.
-    pub fn append_call(
+    pub(crate) fn append_call(
         &self,
         session_id: &str,
         tool: &str,
@@ -168,7 +168,7 @@ impl Recording {
     }
 
     /// Makes the appended records durable.
-    pub fn flush(&self) {
+    pub(crate) fn flush(&self) {
         self.file.sync();
     }
 }

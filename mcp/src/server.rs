@@ -27,7 +27,7 @@
 //!   (absent arguments as `{}`): a missing, extra or mistyped argument gets
 //!   the engine's own error result, never a protocol error. The result is
 //!   one text item holding exactly the model-visible text, `isError`, and
-//!   under `_meta` the key [`RESULT_META_KEY`] the object
+//!   under `_meta` the key [`crate::result::RESULT_META_KEY`] the object
 //!   `{error: {name, code} | null, spill: {locator, bytes} | null,
 //!   durationMs}`. An unknown tool name is a JSON-RPC error `-32602`
 //!   ("Unknown tool: NAME"), as the specification's tools section says.
@@ -66,27 +66,24 @@ use super::calls::{CallRunner, Finished, Progress};
 use super::recording::Recording;
 
 /// The server's name in `serverInfo`.
-pub const SERVER_NAME: &str = "fs-search-workbench";
+pub(crate) const SERVER_NAME: &str = "fs-search-workbench";
 
 /// The `_meta` key of a tool in `tools/list` by which Claude Code lets a
 /// tool declare how many characters of its results stay inline.
-pub const MAX_RESULT_SIZE_CHARS_KEY: &str = "anthropic/maxResultSizeChars";
-
-/// The `_meta` key of a call result's error, spill and duration.
-pub use super::result::RESULT_META_KEY;
+pub(crate) const MAX_RESULT_SIZE_CHARS_KEY: &str = "anthropic/maxResultSizeChars";
 
 /// The logger name of the log notifications.
 const LOGGER: &str = "fs-search-workbench";
 
 /// The protocol revisions this server implements.
-pub const PROTOCOL_VERSIONS: [ProtocolVersion; 3] = [
+pub(crate) const PROTOCOL_VERSIONS: [ProtocolVersion; 3] = [
     ProtocolVersion::V_2025_06_18,
     ProtocolVersion::V_2025_11_25,
     ProtocolVersion::V_2026_07_28,
 ];
 
 /// How long a 2026-07-28 client may cache `tools/list` (`ttlMs`).
-pub const TOOLS_TTL_MS: u64 = 300_000;
+pub(crate) const TOOLS_TTL_MS: u64 = 300_000;
 
 /// Whether the request of `context` is a 2026-07-28 (stateless) one: its
 /// `_meta` names that revision, or its connection runs it (stdio after a
@@ -114,7 +111,7 @@ fn severity(level: LoggingLevel) -> u8 {
 }
 
 /// The handler of one connection.
-pub struct McpServer {
+pub(crate) struct McpServer {
     runner: Arc<CallRunner>,
     tools: Vec<Tool>,
     instructions: String,
@@ -127,7 +124,7 @@ pub struct McpServer {
 }
 
 impl McpServer {
-    pub fn new(
+    pub(crate) fn new(
         runner: Arc<CallRunner>,
         load_warnings: Vec<String>,
         recording: Option<Arc<Recording>>,
@@ -158,7 +155,7 @@ impl McpServer {
     /// Declares `chars` as `_meta["anthropic/maxResultSizeChars"]` on
     /// every tool of `tools/list` (`None`: the tools are left as they are),
     /// so Claude Code keeps results up to that many characters inline.
-    pub fn with_declared_max_result_chars(mut self, chars: Option<u64>) -> Self {
+    pub(crate) fn with_declared_max_result_chars(mut self, chars: Option<u64>) -> Self {
         if let Some(chars) = chars {
             for tool in &mut self.tools {
                 let mut meta = tool.meta.take().unwrap_or_default();
@@ -172,7 +169,7 @@ impl McpServer {
 
     /// Asks `answers` for each call's answer before running it (see
     /// [`AnswerSource`]).
-    pub fn with_answers(mut self, answers: Arc<dyn AnswerSource>) -> Self {
+    pub(crate) fn with_answers(mut self, answers: Arc<dyn AnswerSource>) -> Self {
         self.answers = Some(answers);
         self
     }

@@ -60,14 +60,14 @@ use super::message::{self, ErrorAnswer, INVALID_REQUEST, Read};
 use super::server::PROTOCOL_VERSIONS;
 
 /// The largest message the server reads (one line, newline excluded).
-pub const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
+pub(crate) const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
 
 /// How long one read or one write may wait once the client has hung up.
-pub const HANGUP_STALL: Duration = Duration::from_secs(1);
+pub(crate) const HANGUP_STALL: Duration = Duration::from_secs(1);
 
 /// Why a message could not be written.
 #[derive(Debug, Error)]
-pub enum TransportError {
+pub(crate) enum TransportError {
     #[error("cannot serialise a message: {0}")]
     Serialise(#[from] serde_json::Error),
     #[error("stdout is closed")]
@@ -81,13 +81,16 @@ enum Out {
 
 /// The single writer of stdout; cloneable.
 #[derive(Clone)]
-pub struct Writer {
+pub(crate) struct Writer {
     tx: mpsc::UnboundedSender<Out>,
 }
 
 impl Writer {
     /// Starts the writer task over `out`, for the client of `pipes`.
-    pub fn spawn<W: AsyncWrite + Send + Unpin + 'static>(mut out: W, pipes: ClientPipes) -> Self {
+    pub(crate) fn spawn<W: AsyncWrite + Send + Unpin + 'static>(
+        mut out: W,
+        pipes: ClientPipes,
+    ) -> Self {
         let (tx, mut rx) = mpsc::unbounded_channel::<Out>();
         tokio::spawn(async move {
             let mut broken = false;
@@ -126,7 +129,7 @@ impl Writer {
     }
 
     /// Waits until everything queued so far is written.
-    pub async fn flush(&self) {
+    pub(crate) async fn flush(&self) {
         let (done, flushed) = oneshot::channel();
         if self.tx.send(Out::Flush(done)).is_ok() {
             let _ = flushed.await;
@@ -222,7 +225,7 @@ enum LineRead {
 }
 
 /// rmcp's transport over stdin/stdout (or any reader and writer).
-pub struct StdioTransport<R> {
+pub(crate) struct StdioTransport<R> {
     reader: BufReader<R>,
     line: Vec<u8>,
     /// Skipping the rest of an oversized line.
@@ -238,7 +241,7 @@ pub struct StdioTransport<R> {
 
 impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
     /// The transport over `input` and `writer`, for the client of `pipes`.
-    pub fn new(input: R, writer: Writer, pipes: ClientPipes) -> Self {
+    pub(crate) fn new(input: R, writer: Writer, pipes: ClientPipes) -> Self {
         Self {
             reader: BufReader::with_capacity(64 * 1024, input),
             line: Vec::new(),
@@ -283,7 +286,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> StdioTransport<R> {
 
     /// Cancelled when reading ends: end of input (or a read error), or the
     /// client gone.
-    pub fn closed(&self) -> CancellationToken {
+    pub(crate) fn closed(&self) -> CancellationToken {
         self.closed.clone()
     }
 

@@ -41,11 +41,11 @@ use fs_search_transcript::format::{self, Header};
 use fs_search_transcript::parse;
 
 /// The most bytes a recording file holds: the transcript reader's cap.
-pub const RECORD_MAX_BYTES: u64 = TRANSCRIPT_MAX_BYTES;
+pub(crate) const RECORD_MAX_BYTES: u64 = TRANSCRIPT_MAX_BYTES;
 
 /// Lowers [`RECORD_MAX_BYTES`] (tests, small disks): a whole number of
 /// bytes from 1 to [`RECORD_MAX_BYTES`].
-pub const RECORD_MAX_BYTES_ENV: &str = "WORKBENCH_RECORD_MAX_BYTES";
+pub(crate) const RECORD_MAX_BYTES_ENV: &str = "WORKBENCH_RECORD_MAX_BYTES";
 
 /// The longest header line read from a file over the bound (its config
 /// comes from a config file of at most 1 MiB).
@@ -58,7 +58,7 @@ const REOPEN_ATTEMPTS: u32 = 8;
 const ROTATE_ATTEMPTS: u32 = 100_000;
 
 #[derive(Debug, Error)]
-pub enum RecordFileError {
+pub(crate) enum RecordFileError {
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -98,13 +98,13 @@ pub enum RecordFileError {
 #[error(
     "{RECORD_MAX_BYTES_ENV}={value}: must be a whole number of bytes from 1 to {RECORD_MAX_BYTES}"
 )]
-pub struct RecordBoundError {
+pub(crate) struct RecordBoundError {
     /// The variable's value, as given.
     pub value: String,
 }
 
 /// The bound from [`RECORD_MAX_BYTES_ENV`], else [`RECORD_MAX_BYTES`].
-pub fn record_max_bytes() -> Result<u64, RecordBoundError> {
+pub(crate) fn record_max_bytes() -> Result<u64, RecordBoundError> {
     let Some(raw) = std::env::var_os(RECORD_MAX_BYTES_ENV) else {
         return Ok(RECORD_MAX_BYTES);
     };
@@ -159,7 +159,7 @@ enum Attempt {
 }
 
 /// The recording file of one server.
-pub struct RecordFile {
+pub(crate) struct RecordFile {
     path: PathBuf,
     max_bytes: u64,
     /// This server's header: written to a new file; an existing file's
@@ -172,7 +172,11 @@ pub struct RecordFile {
 impl RecordFile {
     /// Opens (or creates) the recording at `path` for a server whose
     /// header is `header`, rotating a file already over `max_bytes`.
-    pub fn open(path: &Path, header: Header, max_bytes: u64) -> Result<Self, RecordFileError> {
+    pub(crate) fn open(
+        path: &Path,
+        header: Header,
+        max_bytes: u64,
+    ) -> Result<Self, RecordFileError> {
         let file = open_for_append(path).map_err(|source| RecordFileError::Io {
             path: path.to_path_buf(),
             source,
@@ -201,7 +205,7 @@ impl RecordFile {
 
     /// Appends the record `lines(N)` returns for the next number N, in one
     /// write under the lock; returns N. On failure nothing is appended.
-    pub fn append(&self, lines: impl Fn(u64) -> String) -> Result<u64, RecordFileError> {
+    pub(crate) fn append(&self, lines: impl Fn(u64) -> String) -> Result<u64, RecordFileError> {
         let mut state = self.state.lock().map_err(|_| RecordFileError::Poisoned)?;
         for _ in 0..REOPEN_ATTEMPTS {
             self.lock_current(&mut state)?;
@@ -216,7 +220,7 @@ impl RecordFile {
     }
 
     /// Makes the appended records durable.
-    pub fn sync(&self) {
+    pub(crate) fn sync(&self) {
         if let Ok(state) = self.state.lock()
             && let Err(e) = state.file.sync_data()
         {

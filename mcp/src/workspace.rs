@@ -10,7 +10,7 @@ use std::sync::Arc;
 use fs_search_engine::Registry;
 use serde_json::Value;
 
-use crate::cli::McpArgs;
+use crate::McpArgs;
 use fs_search_process::ExecutorKind;
 use fs_search_process::{SpillChoice, check_workdir, load_engine, read_config, spill_root};
 use fs_search_transcript::format::SpillMode;
@@ -22,7 +22,7 @@ use super::replay::load::Replayed;
 use super::server::McpServer;
 
 /// The loaded workspace.
-pub struct Workspace {
+pub(crate) struct Workspace {
     pub registry: Arc<Registry>,
     /// The load's warnings (rg missing), logged already.
     pub warnings: Vec<String>,
@@ -41,7 +41,7 @@ pub struct Workspace {
 /// The executor `mcp` runs: the sandbox with `--sandbox`, and by default
 /// when it listens on `listen`, a non-loopback address (a remote client),
 /// unless `--no-sandbox`.
-pub fn executor_for(args: &McpArgs, listen: Option<std::net::SocketAddr>) -> ExecutorKind {
+pub(crate) fn executor_for(args: &McpArgs, listen: Option<std::net::SocketAddr>) -> ExecutorKind {
     if let Some(host) = args.executor {
         return ExecutorKind::Ssh(host);
     }
@@ -52,7 +52,7 @@ pub fn executor_for(args: &McpArgs, listen: Option<std::net::SocketAddr>) -> Exe
 impl Workspace {
     /// Checks the workdir, reads the config and loads the engine with
     /// the `executor` kind.
-    pub async fn load(args: &McpArgs, executor: ExecutorKind) -> Result<Self, McpError> {
+    pub(crate) async fn load(args: &McpArgs, executor: ExecutorKind) -> Result<Self, McpError> {
         if !args.replay.is_empty() {
             let replayed = Replayed::load(args, executor).await?;
             return Ok(Self {
@@ -96,7 +96,7 @@ impl Workspace {
     }
 
     /// A fresh connection: its own engine session over the shared registry.
-    pub fn runner(&self) -> Arc<CallRunner> {
+    pub(crate) fn runner(&self) -> Arc<CallRunner> {
         Arc::new(CallRunner::shared(
             self.registry.clone(),
             self.workdir.clone(),
@@ -105,7 +105,7 @@ impl Workspace {
 
     /// Opens `--record FILE`, if given (a FIFO or a device is refused at
     /// once).
-    pub fn recording(&self, args: &McpArgs) -> Result<Option<Recording>, McpError> {
+    pub(crate) fn recording(&self, args: &McpArgs) -> Result<Option<Recording>, McpError> {
         let Some(path) = &args.record else {
             return Ok(None);
         };
@@ -127,12 +127,55 @@ impl Workspace {
     }
 
     /// The handler of one connection.
-    pub fn server(&self, runner: Arc<CallRunner>, recording: Option<Arc<Recording>>) -> McpServer {
+    pub(crate) fn server(
+        &self,
+        runner: Arc<CallRunner>,
+        recording: Option<Arc<Recording>>,
+    ) -> McpServer {
         let server = McpServer::new(runner, self.warnings.clone(), recording)
             .with_declared_max_result_chars(self.declared_max_result_chars);
         match &self.replay {
             Some(replayed) => server.with_answers(replayed.calls.clone()),
             None => server,
+        }
+    }
+}
+
+#[cfg(test)]
+mod bad_workdir_tests {
+    use clap::Parser;
+
+    use super::Workspace;
+    use crate::McpArgs;
+
+    /// `workbench mcp`'s flags, parsed alone.
+    #[derive(Debug, Parser)]
+    struct Mcp {
+        #[command(flatten)]
+        args: McpArgs,
+    }
+
+    #[tokio::test]
+    async fn the_mcp_workspace_names_a_bad_workdir_as_check_workdir_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        std::fs::write(&file, "x").unwrap();
+        let missing = dir.path().join("missing");
+        for (bad, problem) in [
+            (&missing, "no such file or directory"),
+            (&file, "not a directory (a regular file)"),
+        ] {
+            let raw = bad.to_str().unwrap();
+            let config = r#"{"sampleOverCapGlobResults":true}"#;
+            let mcp = Mcp::try_parse_from(["mcp", "--workdir", raw, "--config", config]).unwrap();
+            let err = Workspace::load(&mcp.args, fs_search_process::ExecutorKind::Local)
+                .await
+                .err()
+                .unwrap();
+            assert_eq!(
+                err.to_string(),
+                format!("--workdir {}: {problem}", bad.display())
+            );
         }
     }
 }

@@ -10,11 +10,11 @@ use serde_json::{Map, Number, Value};
 /// after every call of the same tool, then fewer differing arguments
 /// first, then the arguments most like the call's (fewer edits between
 /// the differing values' canonical texts, [`fs_search_process::edit_distance`]).
-pub type Distance = (bool, usize, usize);
+pub(crate) type Distance = (bool, usize, usize);
 
 /// The canonical text of `value`: object keys sorted, every number
 /// written one way. Two values match when their canonical texts are equal.
-pub fn canonical(value: &Value) -> String {
+pub(crate) fn canonical(value: &Value) -> String {
     let mut out = String::new();
     write(value, &mut out);
     out
@@ -82,7 +82,7 @@ fn number(n: &Number) -> String {
 /// arguments differ (a key on one side only, or another value), counting
 /// non-object arguments as one, and how many edits the differing values
 /// are apart (a value on one side only: its whole canonical text).
-pub fn distance(want_tool: &str, want_args: &Value, tool: &str, args: &Value) -> Distance {
+pub(crate) fn distance(want_tool: &str, want_args: &Value, tool: &str, args: &Value) -> Distance {
     let (differing, edits) = match (want_args, args) {
         (Value::Object(a), Value::Object(b)) => {
             let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();

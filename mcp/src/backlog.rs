@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
 
 /// Requests in flight plus unwritten messages at which reading pauses.
-pub const MAX_BACKLOG: usize = 64;
+pub(crate) const MAX_BACKLOG: usize = 64;
 
 #[derive(Default)]
 struct State {
@@ -21,13 +21,13 @@ struct State {
 
 /// The backlog; shared by the reading and the writing side.
 #[derive(Default)]
-pub struct Backlog {
+pub(crate) struct Backlog {
     state: Mutex<State>,
     changed: Notify,
 }
 
 /// One queued message, counted until dropped (written or discarded).
-pub struct Queued {
+pub(crate) struct Queued {
     backlog: Arc<Backlog>,
     /// The request this message answers.
     answers: Option<String>,
@@ -47,7 +47,7 @@ impl Drop for Queued {
 
 impl Backlog {
     /// Resolves once the backlog has room. Cancel-safe.
-    pub async fn room(&self) {
+    pub(crate) async fn room(&self) {
         loop {
             let changed = self.changed.notified();
             if self.len() < MAX_BACKLOG {
@@ -66,7 +66,7 @@ impl Backlog {
 
     /// Request `id` was read; false when a request with that id is still
     /// in flight (ids must be unique among them).
-    pub fn read_request(&self, id: String) -> bool {
+    pub(crate) fn read_request(&self, id: String) -> bool {
         self.state
             .lock()
             .map(|mut s| s.in_flight.insert(id))
@@ -74,7 +74,7 @@ impl Backlog {
     }
 
     /// Request `id` was cancelled: it gets no answer.
-    pub fn cancelled(&self, id: &str) {
+    pub(crate) fn cancelled(&self, id: &str) {
         if let Ok(mut state) = self.state.lock() {
             state.in_flight.remove(id);
         }
@@ -82,7 +82,7 @@ impl Backlog {
     }
 
     /// A message is queued for stdout (answering request `answers`).
-    pub fn queue(self: &Arc<Self>, answers: Option<String>) -> Queued {
+    pub(crate) fn queue(self: &Arc<Self>, answers: Option<String>) -> Queued {
         if let Ok(mut state) = self.state.lock() {
             state.unwritten += 1;
         }

@@ -5,9 +5,9 @@
 //! - [`load`]: the transcripts read, the surface's engine loaded, and with
 //!   `--on-miss live` the tree prepared and `--record` opened on it.
 //! - [`recorded`]: the recorded answers, served through the `tools/call`
-//!   seam of [`crate::mcp::answers`]; [`matching`]: when a call matches a
+//!   seam of [`crate::answers`]; [`matching`]: when a call matches a
 //!   record, and which recorded calls come closest when none does.
 
-pub mod load;
-pub mod matching;
-pub mod recorded;
+pub(crate) mod load;
+pub(crate) mod matching;
+pub(crate) mod recorded;

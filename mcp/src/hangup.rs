@@ -36,7 +36,7 @@ use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use tokio_util::sync::CancellationToken;
 
 /// How often the watcher thread looks whether it should stop.
-pub const POLL_EVERY: Duration = Duration::from_millis(250);
+pub(crate) const POLL_EVERY: Duration = Duration::from_millis(250);
 
 /// What the server has seen of the stdio client's two pipes; cloneable,
 /// shared by the [`Watcher`], the transport, the writer and the shutdown
@@ -51,24 +51,24 @@ pub const POLL_EVERY: Duration = Duration::from_millis(250);
 /// - Stdout gone (seen by poll, as `EPIPE`, or as a write stalled after
 ///   the hang-up): nothing more is read or written; the session ends.
 #[derive(Clone, Default)]
-pub struct ClientPipes {
+pub(crate) struct ClientPipes {
     hung_up: CancellationToken,
     stdout_gone: CancellationToken,
 }
 
 impl ClientPipes {
     /// Cancelled once the client has closed its end of stdin.
-    pub fn hung_up(&self) -> &CancellationToken {
+    pub(crate) fn hung_up(&self) -> &CancellationToken {
         &self.hung_up
     }
 
     /// Cancelled once nobody reads stdout any more.
-    pub fn stdout_gone(&self) -> &CancellationToken {
+    pub(crate) fn stdout_gone(&self) -> &CancellationToken {
         &self.stdout_gone
     }
 
     /// The client closed its end of stdin (`how` says how it was seen).
-    pub fn hang_up(&self, how: &str) {
+    pub(crate) fn hang_up(&self, how: &str) {
         if !self.hung_up.is_cancelled() {
             tracing::info!("the client hung up ({how})");
             self.hung_up.cancel();
@@ -76,7 +76,7 @@ impl ClientPipes {
     }
 
     /// Nobody reads stdout any more (`how` says how it was seen).
-    pub fn lose_stdout(&self, how: &str) {
+    pub(crate) fn lose_stdout(&self, how: &str) {
         if !self.stdout_gone.is_cancelled() {
             tracing::info!("the client no longer reads stdout ({how})");
             self.stdout_gone.cancel();
@@ -85,14 +85,14 @@ impl ClientPipes {
 
     /// Resolves `limit` after the later of now and the hang-up: how long
     /// one wait (a read, a write) may last once the client has hung up.
-    pub async fn stalled(&self, limit: Duration) {
+    pub(crate) async fn stalled(&self, limit: Duration) {
         self.hung_up.cancelled().await;
         tokio::time::sleep(limit).await;
     }
 }
 
 /// The thread that polls the client's pipes; it stops when dropped.
-pub struct Watcher {
+pub(crate) struct Watcher {
     stop: Arc<AtomicBool>,
 }
 
@@ -104,14 +104,18 @@ impl Drop for Watcher {
 
 impl Watcher {
     /// Watches this process's stdin and stdout (copies of fd 0 and fd 1).
-    pub fn stdio(pipes: ClientPipes) -> std::io::Result<Self> {
+    pub(crate) fn stdio(pipes: ClientPipes) -> std::io::Result<Self> {
         let input = std::io::stdin().as_fd().try_clone_to_owned()?;
         let output = std::io::stdout().as_fd().try_clone_to_owned()?;
         Self::spawn(input, output, pipes)
     }
 
     /// Watches `input` (the client's requests) and `output` (its answers).
-    pub fn spawn(input: OwnedFd, output: OwnedFd, pipes: ClientPipes) -> std::io::Result<Self> {
+    pub(crate) fn spawn(
+        input: OwnedFd,
+        output: OwnedFd,
+        pipes: ClientPipes,
+    ) -> std::io::Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = stop.clone();
         std::thread::Builder::new()

@@ -18,13 +18,13 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 /// Calls that run at once; further calls wait for a slot.
-pub const MAX_IN_FLIGHT: usize = 16;
+pub(crate) const MAX_IN_FLIGHT: usize = 16;
 
 /// How often a call with a progress token reports that it is still running.
-pub const PROGRESS_EVERY: Duration = Duration::from_millis(500);
+pub(crate) const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
 /// One finished call.
-pub struct Finished {
+pub(crate) struct Finished {
     /// The connection's call number, from 1.
     pub number: u64,
     pub result: ToolResult,
@@ -34,12 +34,12 @@ pub struct Finished {
 }
 
 /// Sends "still running" progress while a call runs (`tick` counts from 1).
-pub trait Progress: Send {
+pub(crate) trait Progress: Send {
     fn tick(&mut self, tick: u64) -> impl Future<Output = ()> + Send;
 }
 
 /// The calls of one connection.
-pub struct CallRunner {
+pub(crate) struct CallRunner {
     registry: Arc<Registry>,
     slots: Semaphore,
     session_id: String,
@@ -50,13 +50,9 @@ pub struct CallRunner {
 }
 
 impl CallRunner {
-    pub fn new(registry: Registry, workdir: String) -> Self {
-        Self::shared(Arc::new(registry), workdir)
-    }
-
     /// A connection over a registry other connections share: its own
     /// engine session (so its own spill directory) and its own slots.
-    pub fn shared(registry: Arc<Registry>, workdir: String) -> Self {
+    pub(crate) fn shared(registry: Arc<Registry>, workdir: String) -> Self {
         Self {
             registry,
             slots: Semaphore::new(MAX_IN_FLIGHT),
@@ -68,17 +64,17 @@ impl CallRunner {
         }
     }
 
-    pub fn registry(&self) -> &Registry {
+    pub(crate) fn registry(&self) -> &Registry {
         &self.registry
     }
 
     /// The engine session id every call of this connection carries.
-    pub fn session_id(&self) -> &str {
+    pub(crate) fn session_id(&self) -> &str {
         &self.session_id
     }
 
     /// Runs one call; `cancel` is the client's cancellation of it.
-    pub async fn run<P: Progress>(
+    pub(crate) async fn run<P: Progress>(
         &self,
         tool: &str,
         args: &Value,
@@ -145,13 +141,13 @@ impl CallRunner {
     }
 
     /// Aborts every call in flight and every queued one.
-    pub fn cancel_all(&self) {
+    pub(crate) fn cancel_all(&self) {
         self.shutdown.cancel();
     }
 
     /// Waits until no call is running (the engine has killed their rg
     /// groups), at most `limit`; false when calls are still running.
-    pub async fn wait_idle(&self, limit: Duration) -> bool {
+    pub(crate) async fn wait_idle(&self, limit: Duration) -> bool {
         self.tracker.close();
         tokio::time::timeout(limit, self.tracker.wait())
             .await
@@ -227,7 +223,7 @@ mod tests {
             .load_fs_search(&json!({"sampleOverCapGlobResults": true}))
             .await
             .unwrap();
-        let runner = CallRunner::new(registry, "/".to_owned());
+        let runner = CallRunner::shared(Arc::new(registry), "/".to_owned());
         for progress in [None, Some(NoProgress)] {
             // Off the millisecond grid: a timer due "now" is then rounded up
             // to the next millisecond, as it almost always is on a real clock.

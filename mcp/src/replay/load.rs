@@ -25,9 +25,9 @@ use thiserror::Error;
 
 use super::matching::canonical;
 use super::recorded::{RecordedCall, RecordedCalls};
-use crate::cli::{McpArgs, OnMiss};
-use crate::mcp::record_file::{RecordBoundError, RecordFileError};
-use crate::mcp::recording::{Recording, RecordingError, record_dir};
+use crate::record_file::{RecordBoundError, RecordFileError};
+use crate::recording::{Recording, RecordingError, record_dir};
+use crate::{McpArgs, OnMiss};
 use fs_search_process::ExecutorKind;
 use fs_search_process::{SetupError, SpillChoice, load_engine};
 use fs_search_transcript::error::{EngineError, TranscriptError};
@@ -38,7 +38,7 @@ use fs_search_transcript::replay::{read_transcript, tree_path};
 
 /// Why `--replay` cannot serve (exit 2, the message on stderr).
 #[derive(Debug, Error)]
-pub enum ReplayError {
+pub(crate) enum ReplayError {
     #[error("--record with --replay records the calls run live: it needs --on-miss live")]
     RecordNeedsLive,
     /// A transcript cannot be read (the message names its file and line).
@@ -86,7 +86,7 @@ struct LiveTree {
 }
 
 /// What `--replay` serves.
-pub struct Replayed {
+pub(crate) struct Replayed {
     /// The recorded answers.
     pub calls: Arc<RecordedCalls>,
     /// The engine: its surface is served, and with `--on-miss live` it
@@ -103,7 +103,7 @@ pub struct Replayed {
 
 impl Replayed {
     /// Reads the transcripts of `args.replay` and loads the engine.
-    pub async fn load(args: &McpArgs, executor: ExecutorKind) -> Result<Self, ReplayError> {
+    pub(crate) async fn load(args: &McpArgs, executor: ExecutorKind) -> Result<Self, ReplayError> {
         if args.record.is_some() && args.on_miss == OnMiss::Error {
             return Err(ReplayError::RecordNeedsLive);
         }
@@ -191,7 +191,7 @@ impl Replayed {
     /// Opens `--record FILE` for the calls run live: its header names the
     /// first transcript's tree (relative to FILE's directory), config and
     /// rg config lines, and this rg.
-    pub fn recording(&self, path: &Path) -> Result<Recording, ReplayError> {
+    pub(crate) fn recording(&self, path: &Path) -> Result<Recording, ReplayError> {
         let Some(live) = &self.live else {
             return Err(ReplayError::RecordNeedsLive);
         };
