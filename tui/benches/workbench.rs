@@ -26,11 +26,11 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 
 use fs_search_process::{SpillChoice, load_engine};
-use fs_search_workbench::tui::app::App;
-use fs_search_workbench::tui::effects::{AppEvent, Effect};
-use fs_search_workbench::tui::event_loop;
-use fs_search_workbench::tui::keymap::Action;
-use fs_search_workbench::tui::state::session::SessionInfo;
+use fs_search_workbench::interactive::app::App;
+use fs_search_workbench::interactive::effects::{AppEvent, Effect};
+use fs_search_workbench::interactive::event_loop;
+use fs_search_workbench::interactive::keymap::Action;
+use fs_search_workbench::interactive::state::session::SessionInfo;
 
 fn stats(name: &str, mut samples: Vec<Duration>) {
     samples.sort();
@@ -132,7 +132,10 @@ fn startup(runs: usize) {
     stats("startup: spawn -> first frame on screen", first_frame);
     stats("startup: spawn -> plugin loaded on screen", loaded);
     if !logged.is_empty() {
-        stats("startup: in-process, tui::run -> first frame", logged);
+        stats(
+            "startup: in-process, interactive::run -> first frame",
+            logged,
+        );
     }
 }
 

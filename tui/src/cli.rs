@@ -22,7 +22,7 @@ pub struct Cli {
 }
 
 /// The TUI's options (`workbench` with no subcommand), passed to
-/// [`crate::tui::main`] whole.
+/// [`crate::interactive::main`] whole.
 #[derive(Debug, Args)]
 pub struct TuiArgs {
     /// Workspace the TUI searches (defaults to the current directory).

@@ -4,7 +4,7 @@
 //! - [`cli`]: the command line (clap), kept stable for scripts;
 //! - [`headless`]: the commands that run without a terminal (`call`,
 //!   `surface`, `replay`, `record`, `freeze`);
-//! - [`tui`]: the interactive workbench (ratatui).
+//! - [`interactive`]: the interactive workbench (ratatui).
 //!
 //! The process-level services (rg discovery, bounded reads, user
 //! directories, signals, logging, engine setup) are the
@@ -19,7 +19,7 @@
 
 pub mod cli;
 pub mod headless;
-pub mod tui;
+pub mod interactive;
 
 use std::process::ExitCode;
 
@@ -63,7 +63,7 @@ pub fn run(cli: Cli) -> ExitCode {
     }
     let outcome = match cli.command {
         None => {
-            let code = tui::main(&runtime, cli.tui);
+            let code = interactive::main(&runtime, cli.tui);
             // Quit ends the process: running calls are dropped (their rg
             // groups killed as their futures drop) within this wait, and
             // a blocking thread that is still stuck (in a read, an open)
@@ -125,7 +125,7 @@ mod tests {
             let config = r#"{"sampleOverCapGlobResults":true}"#;
             let cli =
                 Cli::try_parse_from(["workbench", "--workdir", raw, "--config", config]).unwrap();
-            let err = crate::tui::run(cli.tui).await.unwrap_err();
+            let err = crate::interactive::run(cli.tui).await.unwrap_err();
             assert_eq!(
                 err.to_string(),
                 format!("--workdir {}: {problem}", bad.display())
