@@ -12,8 +12,13 @@ use fs_search_engine::{GlobValue, ToolValue};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 
+use fs_search_transcript::follow::Update;
+use fs_search_transcript::format::Record;
+
 use super::*;
 use crate::interactive::state::Viewport;
+use crate::interactive::state::explain::{ExplainCall, ExplainQuery, ExplainSource, ExplainTarget};
+use crate::interactive::state::follow::FollowStatus;
 
 pub(super) fn app() -> App {
     let session = SessionInfo {
