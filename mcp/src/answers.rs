@@ -1,6 +1,6 @@
 //! The seam in `tools/call` for where a call's answer comes from: the
 //! engine (the default), or an [`AnswerSource`] asked first — the recorded
-//! answers of `workbench mcp --replay` (see [`super::replay`]). A source
+//! answers of `workbench mcp --replay` (see [`super::serve_recorded`]). A source
 //! answers with a finished `tools/call` result (and the warnings to send
 //! the client as log notifications), or with nothing, and the call runs on
 //! the engine as any other. The result goes out through the same path as

@@ -12,7 +12,7 @@
 //!   the gate deadline is closed.
 //! - Trusted connections are bounded in total (a request that would exceed
 //!   the bound gets 503 and its connection is closed); their request
-//!   bodies must arrive within the body deadline (see `super::post`).
+//!   bodies must arrive within the body deadline (see `super::http_post`).
 //!
 //! The defaults are [`Limits::default`]; `WORKBENCH_MCP_HTTP_LIMITS`
 //! (`pending=N,per_peer=N,trusted=N,gate_ms=N,body_ms=N`, any subset)

@@ -10,7 +10,7 @@ use fs_search_process::SetupError;
 
 use super::auth::GateError;
 use super::connections::LimitsError;
-use super::record_file::{RecordBoundError, RecordFileError};
+use super::shared_record_file::{RecordBoundError, RecordFileError};
 
 /// A failure before (or instead of) serving.
 #[derive(Debug, Error)]
@@ -55,7 +55,7 @@ pub(crate) enum McpError {
     /// A `--replay` transcript cannot be served (its message names the
     /// file and line).
     #[error(transparent)]
-    Replay(#[from] super::replay::load::ReplayError),
+    Replay(#[from] super::serve_recorded::load::ReplayError),
     /// The `--record` file cannot be opened.
     #[error("--record {0}")]
     Record(RecordFileError),

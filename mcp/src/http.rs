@@ -13,7 +13,7 @@
 //!   bearer token); only `/mcp` exists (404 elsewhere). Connections are
 //!   bounded by [`super::connections`]. A body announced over
 //!   [`MAX_BODY_BYTES`] gets 413 before any of it is read; a POST body is
-//!   read and classified once by [`super::post`] (400 with a JSON-RPC
+//!   read and classified once by [`super::http_post`] (400 with a JSON-RPC
 //!   error for what it refuses) before rmcp serves it.
 //! - A call ends early when its client goes away: the response stream of
 //!   each request carries a [`CallAbort`] token, cancelled when hyper drops
@@ -68,8 +68,8 @@ use super::auth::{Gate, Refusal, Token};
 use super::calls::CallRunner;
 use super::connections::{Connections, Limits, Slot};
 use super::error::McpError;
+use super::http_post::{self, BodyError, Post};
 use super::message::ErrorAnswer;
-use super::post::{self, BodyError, Post};
 use super::server::McpServer;
 use super::sessions::{Activity, MAX_SESSIONS, Sessions, Stash};
 use super::workspace::Workspace;
@@ -289,7 +289,7 @@ impl App {
         }
     }
 
-    /// A POST: read and classified once ([`super::post`]), then served by
+    /// A POST: read and classified once ([`super::http_post`]), then served by
     /// rmcp, the session's activity held until the answer ends.
     async fn post(
         &self,
@@ -303,7 +303,7 @@ impl App {
             );
         }
         let (parts, body) = request.into_parts();
-        let body = match post::read_body(body, MAX_BODY_BYTES, self.body_timeout).await {
+        let body = match http_post::read_body(body, MAX_BODY_BYTES, self.body_timeout).await {
             Ok(body) => body,
             Err(e) => {
                 tracing::warn!("a request body could not be read: {e}");
@@ -319,7 +319,8 @@ impl App {
                 return response;
             }
         };
-        let (message, permit) = match post::classify(&body, &parts.headers, activity.is_some()) {
+        let (message, permit) = match http_post::classify(&body, &parts.headers, activity.is_some())
+        {
             Post::Refused(answer) => {
                 tracing::info!(code = answer.code, "refused a message: {}", answer.message);
                 return json_rpc_refusal(&answer);
@@ -330,7 +331,7 @@ impl App {
                 None => return too_many_sessions(),
             },
         };
-        let copy = match post::copy_for_rmcp(&message) {
+        let copy = match http_post::copy_for_rmcp(&message) {
             Ok(copy) => copy,
             Err(e) => {
                 tracing::warn!("cannot re-serialise a message: {e}");

@@ -45,14 +45,14 @@ mod era;
 mod error;
 mod hangup;
 mod http;
+mod http_post;
 mod message;
-mod post;
-mod record_file;
-mod recording;
-mod replay;
 mod result;
+mod serve_recorded;
 mod server;
+mod session_recording;
 mod sessions;
+mod shared_record_file;
 mod transport;
 mod workspace;
 

@@ -63,7 +63,7 @@ use serde_json::{Map, Value, json};
 
 use super::answers::AnswerSource;
 use super::calls::{CallRunner, Finished, Progress};
-use super::recording::Recording;
+use super::session_recording::Recording;
 
 /// The server's name in `serverInfo`.
 pub(crate) const SERVER_NAME: &str = "fs-search-workbench";
@@ -323,7 +323,7 @@ impl ServerHandler for McpServer {
             ));
         }
         // A 2026-07-28 call is served without a session: its arguments as
-        // read by `super::post` come back from the stash (rmcp's copy has
+        // read by `super::http_post` come back from the stash (rmcp's copy has
         // deep nesting cut).
         let arguments = super::sessions::stashed_call_arguments(&context.extensions)
             .or_else(|| request.arguments.clone());

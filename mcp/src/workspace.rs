@@ -2,7 +2,7 @@
 //! the engine loaded once (its registry shared by every connection, each
 //! connection being its own engine session, so its own spill directory),
 //! and the `--record` file opened; with `--replay`, the transcripts'
-//! recorded answers and their engine instead ([`super::replay::load`]).
+//! recorded answers and their engine instead ([`super::serve_recorded::load`]).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -17,9 +17,9 @@ use fs_search_transcript::format::SpillMode;
 
 use super::calls::CallRunner;
 use super::error::McpError;
-use super::recording::{Recording, RecordingError};
-use super::replay::load::Replayed;
+use super::serve_recorded::load::Replayed;
 use super::server::McpServer;
+use super::session_recording::{Recording, RecordingError};
 
 /// The loaded workspace.
 pub(crate) struct Workspace {

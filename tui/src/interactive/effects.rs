@@ -21,9 +21,9 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::command_tap::{CommandTap, RanCommand, capture};
 use super::state::explain::{ExplainCall, ExplainQuery, ExplainSource};
 pub use super::state::load::LoadInfo;
-use super::tap::{CommandTap, RanCommand, capture};
 use fs_search_process::ExecutorKind;
 use fs_search_process::{SpillChoice, load_engine_with};
 use fs_search_transcript::follow::{Tail, Update};

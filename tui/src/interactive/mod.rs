@@ -6,13 +6,13 @@
 //! It has the Elm shape (state, update, view, effects) and its modules
 //! depend on each other in one direction only, from the leaves up:
 //!
-//! - leaves: [`tabs`] (the one table of tab digits and labels), [`doc`]
+//! - leaves: [`tabs`] (the one table of tab digits and labels), [`scroll_doc`]
 //!   (a scrollable document and its wrap), [`state`] (plain data: the
 //!   session, the calls, the call editor, the config form, the Transcript
 //!   tab, who has the keyboard, the viewports), [`effects`] (the
 //!   [`effects::Effect`]s the app asks for, the [`effects::EffectRunner`]
 //!   that carries them out on tokio tasks, their [`effects::AppEvent`]
-//!   outcomes), [`completion`] (a typed path's Tab completion), [`tap`]
+//!   outcomes), [`completion`] (a typed path's Tab completion), [`command_tap`]
 //!   (notes the command lines bash runs for a call),
 //!   [`error`], `fs_search_process`'s `logging`;
 //! - [`keymap`]: every key binding and its [`keymap::Action`];
@@ -46,16 +46,16 @@
 
 pub mod ablate_task;
 pub mod app;
+pub mod command_tap;
 pub mod completion;
 pub mod content;
-pub mod doc;
 pub mod effects;
 pub mod error;
 pub mod event_loop;
 pub mod keymap;
+pub mod scroll_doc;
 pub mod state;
 pub mod tabs;
-pub mod tap;
 pub mod views;
 
 #[cfg(test)]

@@ -22,9 +22,9 @@ use serde_json::Value;
 use tui_input::backend::crossterm::to_input_request;
 
 use super::content;
-use super::doc::{Doc, LineKind};
 use super::effects::{AppEvent, Effect, LoadInfo, SpillContent};
 use super::keymap::{self, Action};
+use super::scroll_doc::{Doc, LineKind};
 use super::state::ablate::{AblatePhase, AblateState};
 use super::state::calls::{CallRecord, Running};
 use super::state::editor::{Field, Tool};
@@ -678,7 +678,7 @@ impl App {
         id: u64,
         result: ToolResult,
         duration: Duration,
-        commands: Vec<super::tap::RanCommand>,
+        commands: Vec<super::command_tap::RanCommand>,
     ) -> Vec<Effect> {
         let Some(running) = self.state.running.take_if(|r| r.id == id) else {
             return Vec::new();

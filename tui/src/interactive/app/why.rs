@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::interactive::doc::{Doc, LineKind};
 use crate::interactive::effects::Effect;
+use crate::interactive::scroll_doc::{Doc, LineKind};
 use crate::interactive::state::Editing;
 use crate::interactive::state::calls::CallResult;
 use crate::interactive::state::explain::{

@@ -4,8 +4,8 @@
 //! can size it for scrolling too.
 
 use super::surface::RG_INSTALL_HINT;
-use crate::interactive::doc::{Doc, LineKind};
 use crate::interactive::keymap::{self, BINDINGS, Context};
+use crate::interactive::scroll_doc::{Doc, LineKind};
 use crate::interactive::state::session::{PluginStatus, SessionInfo};
 use crate::interactive::tabs::Tab;
 

@@ -10,7 +10,7 @@ pub mod result;
 pub mod surface;
 
 use self::result::CallFacts;
-use super::doc::Doc;
+use super::scroll_doc::Doc;
 use super::state::State;
 use super::state::calls::{CallRecord, CallResult};
 use super::tabs::Tab;

@@ -9,9 +9,9 @@ use fs_search_engine::ToolResult;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::interactive::doc::{Doc, LineKind, visible};
+use crate::interactive::command_tap::RanCommand;
+use crate::interactive::scroll_doc::{Doc, LineKind, visible};
 use crate::interactive::state::calls::RecordedCall;
-use crate::interactive::tap::RanCommand;
 use fs_search_transcript::format::SpillMode;
 
 /// Byte offset of the footer paragraph in `result`'s text, as the engine

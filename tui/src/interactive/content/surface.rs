@@ -2,8 +2,8 @@
 //! (prompt sections, tool definitions), and what the workbench says
 //! when nothing is registered (config error, rg missing) or no call ran.
 
-use crate::interactive::doc::{Doc, LineKind};
 use crate::interactive::effects::LoadInfo;
+use crate::interactive::scroll_doc::{Doc, LineKind};
 use crate::interactive::state::session::PluginStatus;
 use crate::interactive::state::tokens::TokenState;
 use crate::interactive::tabs::Tab;

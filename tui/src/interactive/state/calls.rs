@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use fs_search_engine::ToolResult;
 use serde_json::Value;
 
-use crate::interactive::doc::Doc;
-use crate::interactive::tap::RanCommand;
+use crate::interactive::command_tap::RanCommand;
+use crate::interactive::scroll_doc::Doc;
 use fs_search_transcript::format::{CallOptions, Outcome};
 
 /// The call in flight.

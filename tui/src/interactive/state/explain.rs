@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tui_input::Input;
 
-use crate::interactive::doc::Doc;
+use crate::interactive::scroll_doc::Doc;
 use crate::interactive::tabs::Tab;
 use fs_search_transcript::fixture_engine::EngineTree;
 use fs_search_transcript::format::Call;

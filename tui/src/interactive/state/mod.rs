@@ -38,7 +38,7 @@ use self::follow::Following;
 use self::session::{PluginStatus, SessionInfo, Status};
 use self::tokens::TokenState;
 use self::transcript::TranscriptState;
-use super::doc::Doc;
+use super::scroll_doc::Doc;
 use super::tabs::Tab;
 
 /// Which text field has the keyboard.

@@ -72,7 +72,11 @@ impl RowView {
                     .iter()
                     .flat_map(|r| [&r.recorded.text, &r.current.text])
                     .flatten()
-                    .map(|t| crate::interactive::doc::width(&crate::interactive::doc::visible(t)))
+                    .map(|t| {
+                        crate::interactive::scroll_doc::width(
+                            &crate::interactive::scroll_doc::visible(t),
+                        )
+                    })
                     .max()
                     .unwrap_or(0);
                 let moved = self.offset.saturating_add_signed(isize::from(cells));

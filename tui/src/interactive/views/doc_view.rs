@@ -9,7 +9,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::interactive::doc::{Doc, DocLine, LineKind, Row};
+use crate::interactive::scroll_doc::{Doc, DocLine, LineKind, Row};
 
 fn kind_style(kind: LineKind) -> Style {
     match kind {

@@ -13,7 +13,7 @@ use ratatui::style::{Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::interactive::doc::{visible, width};
+use crate::interactive::scroll_doc::{visible, width};
 use crate::interactive::state::follow::{FollowStatus, Following};
 use crate::interactive::state::transcript::{ReplayState, RowView, TranscriptState};
 use fs_search_transcript::compare::{Row, Side};

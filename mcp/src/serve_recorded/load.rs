@@ -25,8 +25,8 @@ use thiserror::Error;
 
 use super::matching::canonical;
 use super::recorded::{RecordedCall, RecordedCalls};
-use crate::record_file::{RecordBoundError, RecordFileError};
-use crate::recording::{Recording, RecordingError, record_dir};
+use crate::session_recording::{Recording, RecordingError, record_dir};
+use crate::shared_record_file::{RecordBoundError, RecordFileError};
 use crate::{McpArgs, OnMiss};
 use fs_search_process::ExecutorKind;
 use fs_search_process::{SetupError, SpillChoice, load_engine};

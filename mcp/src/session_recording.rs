@@ -3,7 +3,7 @@
 //! in one write of its lines, so the file is a valid transcript after
 //! every call, and after a crash. The file itself — shared by every server
 //! recording to the path, names kept unique across them, a failed append
-//! rolled back, rotation below the reader's cap — is [`super::record_file`].
+//! rolled back, rotation below the reader's cap — is [`super::shared_record_file`].
 //!
 //! The header is written when the file is new or empty: its tree is the
 //! live workdir (relative to the file's directory), its config the
@@ -24,7 +24,7 @@ use fs_search_engine::ToolResult;
 use serde_json::Value;
 use thiserror::Error;
 
-use super::record_file::{RecordBoundError, RecordFile, RecordFileError, record_max_bytes};
+use super::shared_record_file::{RecordBoundError, RecordFile, RecordFileError, record_max_bytes};
 use fs_search_transcript::fixture_engine::{outcome_of, rg_version};
 use fs_search_transcript::format::{
     self, Call, CallOptions, Header, SessionOption, SpillMode, TranscriptEnv,
