@@ -137,7 +137,7 @@ pub struct ExplainArgs {
     /// excluded directories.
     #[arg(long)]
     pub unsearched: bool,
-    /// Print one JSON object instead of text.
+    /// Print one JSON object instead of the text.
     #[arg(long)]
     pub json: bool,
     /// Paths to explain, relative to the workdir or absolute.
@@ -151,7 +151,7 @@ pub struct ExplainArgs {
 pub struct SurfaceArgs {
     #[command(flatten)]
     pub config: ConfigArg,
-    /// Print JSON instead of text.
+    /// Print one JSON object instead of the text.
     #[arg(long)]
     pub json: bool,
     /// Count the tokens of each prompt section and tool definition (and

@@ -32,18 +32,36 @@ pub enum AblateError {
     #[error(transparent)]
     Transcript(#[from] TranscriptError),
     /// A variant's config that the plugin would not load.
-    #[error("{file}: variant {variant}: {message}")]
+    #[error("{file}: variant {variant}: {source}")]
     Config {
         file: String,
         variant: String,
-        message: String,
+        source: fs_search_engine::ConfigError,
     },
-    #[error("the surface of variant {variant}: {message}")]
-    Surface { variant: String, message: String },
+    #[error("the surface of variant {variant}: {source}")]
+    Surface {
+        variant: String,
+        source: SurfaceError,
+    },
     #[error("no input: name at least one recording or transcript")]
     NoInput,
     #[error("cancelled")]
     Cancelled,
+}
+
+/// Why a variant's surface (its request prefix, its effective config)
+/// cannot be had.
+#[derive(Debug, Error)]
+pub enum SurfaceError {
+    /// The variant's config is not one the engine reads.
+    #[error(transparent)]
+    Config(#[from] fs_search_engine::ConfigError),
+    /// The typed config does not serialise back to JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// The engine does not load with the variant's config.
+    #[error(transparent)]
+    Load(#[from] fs_search_process::SetupError),
 }
 
 /// One recording or transcript to ablate.
@@ -126,24 +144,23 @@ pub fn merged(base: &Value, overrides: &Map<String, Value>) -> Value {
 }
 
 /// The whole config `config` stands for, every key with its value.
-fn effective(config: &Value) -> Result<Value, String> {
-    let typed = Config::from_json(config).map_err(|e| e.to_string())?;
-    serde_json::to_value(&typed).map_err(|e| e.to_string())
+fn effective(config: &Value) -> Result<Value, SurfaceError> {
+    let typed = Config::from_json(config)?;
+    Ok(serde_json::to_value(&typed)?)
 }
 
 /// The request prefix's tokens of a registry loaded with `config`.
 async fn surface_prefix(
     config: &Value,
     tokenizer: &Tokenizer,
-) -> Result<fs_search_tokens::EncodedPrefix, String> {
+) -> Result<fs_search_tokens::EncodedPrefix, SurfaceError> {
     let loaded = load_engine(
         None,
         config,
         SpillChoice::None,
         fs_search_process::ExecutorKind::Local,
     )
-    .await
-    .map_err(|e| e.to_string())?;
+    .await?;
     Ok(tokenizer.encode_prefix(&request_parts(
         &loaded.registry.prompt_sections(),
         &loaded.registry.tool_definitions(),
@@ -164,26 +181,26 @@ pub async fn ablate(
     for input in inputs {
         for overrides in &all {
             let config = merged(&input.transcript.header.config, overrides);
-            Config::from_json(&config).map_err(|e| AblateError::Config {
+            Config::from_json(&config).map_err(|source| AblateError::Config {
                 file: input.file.clone(),
                 variant: label(overrides),
-                message: e.to_string(),
+                source,
             })?;
         }
     }
     let base_config = &first.transcript.header.config;
     let baseline_prefix = surface_prefix(base_config, tokenizer)
         .await
-        .map_err(|message| AblateError::Surface {
+        .map_err(|source| AblateError::Surface {
             variant: label(&Map::new()),
-            message,
+            source,
         })?;
     let mut stats = Vec::with_capacity(all.len());
     for overrides in &all {
         let config = merged(base_config, overrides);
-        let surface_error = |message| AblateError::Surface {
+        let surface_error = |source| AblateError::Surface {
             variant: label(overrides),
-            message,
+            source,
         };
         let prefix = surface_prefix(&config, tokenizer)
             .await
