@@ -77,7 +77,7 @@ impl Drop for Staged {
 /// Replaces `target`'s content with `bytes` at once (see the module doc).
 /// A target that exists and is neither a regular file nor a directory (a
 /// FIFO, `/dev/stdout`) is a stream, not a file to replace: it is written
-/// by [`crate::bounded::write_file`], which refuses a FIFO with no reader
+/// by `crate::bounded::write_file`, which refuses a FIFO with no reader
 /// instead of waiting on it.
 pub fn replace(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Ok(meta) = std::fs::metadata(target)

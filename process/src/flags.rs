@@ -44,7 +44,7 @@ impl TokenizerArg {
 }
 
 /// `--sandbox`: run every command in a bubblewrap sandbox in which only
-/// the workspace exists, read-only ([`crate::executor`]).
+/// the workspace exists, read-only (`crate::executor`).
 #[derive(Debug, Clone, Copy, Args)]
 pub struct SandboxArg {
     /// Run rg in a bubblewrap sandbox where only the workspace exists,
@@ -76,7 +76,7 @@ impl SandboxArg {
 }
 
 /// `--spill-dir DIR | --no-spill`, `--retention DAYS` (default: the
-/// per-user spill root, [`crate::user_dirs::spill_root`], resolved by
+/// per-user spill root, `crate::user_dirs::spill_root`, resolved by
 /// [`spill_root`]).
 #[derive(Debug, Args)]
 pub struct SpillArgs {

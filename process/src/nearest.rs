@@ -9,7 +9,7 @@
 pub(crate) const COMPARED_CHARS: usize = 512;
 
 /// The edits (insert, delete, substitute, swap two neighbours) that turn
-/// `a` into `b`, counting characters; beyond [`COMPARED_CHARS`] each
+/// `a` into `b`, counting characters; beyond `COMPARED_CHARS` each
 /// further character of either side counts as one edit.
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let a_all: Vec<char> = a.chars().collect();

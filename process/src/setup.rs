@@ -131,7 +131,7 @@ pub fn config_key_hint(key: &str) -> String {
 
 /// Reads `--args`: the arguments' JSON text as given, or with `@FILE`
 /// read from that file (`@-`: from stdin), at most
-/// [`crate::bounded::ARGS_MAX_BYTES`], for arguments over the shell's
+/// `crate::bounded::ARGS_MAX_BYTES`, for arguments over the shell's
 /// limit. The text is parsed as the engine parses a model's (JSON.parse).
 /// Arguments are a JSON object, so no JSON text starts with `@`.
 pub async fn read_args(raw: &str) -> Result<Value, SetupError> {
@@ -219,7 +219,7 @@ impl<'a> SpillChoice<'a> {
 }
 
 /// The spill root: none with `no_spill`, `spill_dir` as given, else the
-/// per-user root ([`crate::user_dirs::spill_root`]), created private and
+/// per-user root (`crate::user_dirs::spill_root`), created private and
 /// pruned of what is older than `cutoff`. Never a per-process directory
 /// in TMPDIR.
 pub fn choose_spill_root(

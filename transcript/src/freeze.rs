@@ -22,7 +22,7 @@
 //!    fixtures do ([`pinned_ripgrep_config`]: `--sort=path` for grep's file
 //!    order, and no ignore files from outside the tree);
 //! 3. every record is re-run on that tree ([`Prepared::derive`]) and
-//!    compared with what the model saw live ([`super::drift`]): where they
+//!    compared with what the model saw live (`super::drift`): where they
 //!    agree, or differ only by order, the frozen expectation is the
 //!    re-derived one (noted per record); where the content differs, the
 //!    live result is kept, so the fixture fails until the user looks, and
@@ -346,7 +346,7 @@ pub struct Frozen {
     pub drifts: Vec<RecordDrift>,
 }
 
-/// One record's [`Drift`], with where it is in the written transcript.
+/// One record's `Drift`, with where it is in the written transcript.
 pub struct RecordDrift {
     pub line: usize,
     pub name: String,

@@ -6,7 +6,7 @@
 //! the KV prefix its tool surface shares with the baseline's.
 //!
 //! - [`grid`]: `--set KEY=V1,V2,…` and the combinations of their values;
-//! - [`capture`]: the executor that runs rg once per call for all variants;
+//! - `capture`: the executor that runs rg once per call for all variants;
 //! - [`run`]: the replay of each call under each variant;
 //! - [`stats`]: the figures of one variant;
 //! - [`report`]: the figures as a Markdown table, CSV or JSON.

@@ -1,6 +1,6 @@
 //! The ablation itself: each input is replayed once per variant, call by
 //! call (every variant of call i, then call i+1), with rg run once per
-//! call through the shared [`Captures`]; each page is counted and compared
+//! call through the shared `Captures`; each page is counted and compared
 //! with the baseline's page of the same call. Only one call's captures
 //! and pages are held at a time.
 

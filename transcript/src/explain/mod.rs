@@ -3,14 +3,14 @@
 //! by what rg did in that call, never by a guess — and what the call never
 //! searched.
 //!
-//! - [`report`]: the verdicts, reasons and summary (the `--json` shape);
-//! - [`paths`]: paths in the call's terms (absolute, displayed as the page does);
-//! - [`rg_walk`] and [`rg_debug`]: rg's own report of the call's walk;
-//! - [`crate_walk`]: the same walk replayed by ripgrep's `ignore` crate;
-//! - [`rule_source`]: an ignore rule's file and line (ripgrep's `ignore` crate);
-//! - [`result_lines`]: where a path is on the page and in the spill;
-//! - [`binary`]: rg's binary rule; [`hints`]: what to check after a no-match;
-//! - [`verdict`]: one path's verdict; [`unsearched`]: the `--unsearched` summary;
+//! - `report`: the verdicts, reasons and summary (the `--json` shape);
+//! - `paths`: paths in the call's terms (absolute, displayed as the page does);
+//! - `rg_walk` and [`rg_debug`]: rg's own report of the call's walk;
+//! - `crate_walk`: the same walk replayed by ripgrep's `ignore` crate;
+//! - `rule_source`: an ignore rule's file and line (ripgrep's `ignore` crate);
+//! - `result_lines`: where a path is on the page and in the spill;
+//! - `binary`: rg's binary rule; `hints`: what to check after a no-match;
+//! - `verdict`: one path's verdict; `unsearched`: the `--unsearched` summary;
 //! - [`render`]: the text form;
 //! - [`recorded`]: a transcript's call, run again in its tree and explained.
 
@@ -92,7 +92,7 @@ struct Gathered {
 ///
 /// Named paths get rg's own `--debug` report of its decisions. A summary
 /// alone takes them from the `ignore` crate's replay of the walk instead
-/// ([`crate_walk`]), run beside rg, when that replay can stand for rg's
+/// (`crate_walk`), run beside rg, when that replay can stand for rg's
 /// report ([`crate_walk::stands_for_rg`]): what rg searched is still rg's
 /// answer.
 async fn gather(

@@ -10,7 +10,7 @@
 //! outcomes; each feature's part of `impl App` has a file of its own:
 //! `why` (the "why" panel), `transcript_tab` (the Transcript tab's keys),
 //! `ablate` (its ablate mode), `follow` (following a recording);
-//! `latest` is the one guard against stale outcomes ([`latest::Latest`]).
+//! `latest` is the one guard against stale outcomes (`latest::Latest`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
