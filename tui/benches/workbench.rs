@@ -25,12 +25,12 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
 
-use fs_search_workbench::setup::{SpillChoice, load_engine};
-use fs_search_workbench::tui::app::App;
-use fs_search_workbench::tui::effects::{AppEvent, Effect};
-use fs_search_workbench::tui::event_loop;
-use fs_search_workbench::tui::keymap::Action;
-use fs_search_workbench::tui::state::session::SessionInfo;
+use fs_search_process::{SpillChoice, load_engine};
+use fs_search_workbench::interactive::app::App;
+use fs_search_workbench::interactive::effects::{AppEvent, Effect};
+use fs_search_workbench::interactive::event_loop;
+use fs_search_workbench::interactive::keymap::Action;
+use fs_search_workbench::interactive::state::session::SessionInfo;
 
 fn stats(name: &str, mut samples: Vec<Duration>) {
     samples.sort();
@@ -132,7 +132,10 @@ fn startup(runs: usize) {
     stats("startup: spawn -> first frame on screen", first_frame);
     stats("startup: spawn -> plugin loaded on screen", loaded);
     if !logged.is_empty() {
-        stats("startup: in-process, tui::run -> first frame", logged);
+        stats(
+            "startup: in-process, interactive::run -> first frame",
+            logged,
+        );
     }
 }
 
@@ -149,7 +152,7 @@ async fn render_250(iterations: usize) {
         Some(&tree),
         &config,
         SpillChoice::Root(&dir.path().join("spill")),
-        fs_search_workbench::executor::ExecutorKind::Local,
+        fs_search_process::ExecutorKind::Local,
     )
     .await
     .unwrap();
@@ -177,7 +180,7 @@ async fn render_250(iterations: usize) {
             spill_root: None,
             recordings_dir: tree.join("recordings"),
             log_path: None,
-            rg: fs_search_workbench::rg::RgInfo::detect(),
+            rg: fs_search_process::RgInfo::detect(),
         };
         let mut app = App::new(session, &config);
         let mut terminal = Terminal::new(TestBackend::new(cols, rows)).unwrap();

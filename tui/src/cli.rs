@@ -1,9 +1,11 @@
 //! The command line: the TUI by default, and the headless subcommands that
 //! scripts and CI use (DESIGN.md §2). Keep it stable.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use fs_search_mcp::McpArgs;
+use fs_search_process::{ConfigArg, SandboxArg, SpillArgs, TokenizerArg};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -19,73 +21,8 @@ pub struct Cli {
     pub tui: TuiArgs,
 }
 
-/// `--config JSON|@FILE`: the plugin config, as every command reads it
-/// ([`crate::setup::read_config`]; none means `{}`).
-#[derive(Debug, Args)]
-pub struct ConfigArg {
-    /// Plugin config as JSON, or @FILE to read it from a file.
-    #[arg(long = "config", value_name = "JSON|@FILE")]
-    pub config: Option<String>,
-}
-
-impl ConfigArg {
-    /// The raw flag value, for [`crate::setup::read_config`].
-    pub fn raw(&self) -> Option<&str> {
-        self.config.as_deref()
-    }
-}
-
-/// `--tokenizer FILE`: count tokens with this `tokenizer.json` instead of
-/// the embedded one.
-#[derive(Debug, Args)]
-pub struct TokenizerArg {
-    /// Count tokens with this `tokenizer.json` instead of the embedded
-    /// DeepSeek V4 one.
-    #[arg(long = "tokenizer", value_name = "FILE")]
-    pub tokenizer: Option<PathBuf>,
-}
-
-impl TokenizerArg {
-    /// The file, if one was given.
-    pub fn file(&self) -> Option<&Path> {
-        self.tokenizer.as_deref()
-    }
-}
-
-/// `--sandbox`: run every command in a bubblewrap sandbox in which only
-/// the workspace exists, read-only ([`crate::executor`]).
-#[derive(Debug, Clone, Copy, Args)]
-pub struct SandboxArg {
-    /// Run rg in a bubblewrap sandbox where only the workspace exists,
-    /// read-only (docs/reliability.md); exits 2 when bubblewrap cannot
-    /// make it.
-    #[arg(long)]
-    pub sandbox: bool,
-    /// Run rg on another machine over ssh, in --workdir there (an
-    /// absolute path on HOST): the user's ssh configuration, keys and
-    /// known hosts apply, never a prompt (docs/workbench.md). Exits 2 when
-    /// HOST cannot be reached.
-    #[arg(
-        long,
-        value_name = "ssh://[USER@]HOST[:PORT]",
-        value_parser = crate::executor::parse_executor,
-        conflicts_with = "sandbox"
-    )]
-    pub executor: Option<&'static crate::executor::RemoteHost>,
-}
-
-impl SandboxArg {
-    /// The executor the flags choose.
-    pub fn kind(self) -> crate::executor::ExecutorKind {
-        match self.executor {
-            Some(remote) => crate::executor::ExecutorKind::Ssh(remote),
-            None => crate::executor::ExecutorKind::from_flag(self.sandbox),
-        }
-    }
-}
-
 /// The TUI's options (`workbench` with no subcommand), passed to
-/// [`crate::tui::main`] whole.
+/// [`crate::interactive::main`] whole.
 #[derive(Debug, Args)]
 pub struct TuiArgs {
     /// Workspace the TUI searches (defaults to the current directory).
@@ -129,32 +66,6 @@ pub enum Command {
     /// Show a tool result as an agent host's model receives it (host
     /// lenses: Codex, Claude Code, opencode, Gemini CLI, Qwen Code).
     Lens(LensArgs),
-}
-
-/// `--spill-dir DIR | --no-spill`, `--retention DAYS` (default: the
-/// per-user spill root, [`crate::user_dirs::spill_root`], resolved by
-/// [`crate::setup::spill_root`]).
-#[derive(Debug, Args)]
-pub struct SpillArgs {
-    /// Root the local spill store here (default: the per-user root,
-    /// $XDG_CACHE_HOME/fs-search-workbench/spill).
-    #[arg(long, conflicts_with = "no_spill")]
-    pub spill_dir: Option<PathBuf>,
-    /// Load no spill store.
-    #[arg(long)]
-    pub no_spill: bool,
-    /// At start, delete what the workbench wrote more than DAYS days ago:
-    /// spilled results of the per-user root (never of --spill-dir) and,
-    /// for mcp and the TUI, log files.
-    #[arg(long, value_name = "DAYS", default_value_t = crate::prune::DEFAULT_RETENTION_DAYS)]
-    pub retention: u32,
-}
-
-impl SpillArgs {
-    /// The cut-off of `--retention`: what is older goes.
-    pub fn cutoff(&self) -> std::time::SystemTime {
-        crate::prune::cutoff(self.retention, std::time::SystemTime::now())
-    }
 }
 
 #[derive(Debug, Args)]
@@ -226,7 +137,7 @@ pub struct ExplainArgs {
     /// excluded directories.
     #[arg(long)]
     pub unsearched: bool,
-    /// Print one JSON object instead of text.
+    /// Print one JSON object instead of the text.
     #[arg(long)]
     pub json: bool,
     /// Paths to explain, relative to the workdir or absolute.
@@ -240,7 +151,7 @@ pub struct ExplainArgs {
 pub struct SurfaceArgs {
     #[command(flatten)]
     pub config: ConfigArg,
-    /// Print JSON instead of text.
+    /// Print one JSON object instead of the text.
     #[arg(long)]
     pub json: bool,
     /// Count the tokens of each prompt section and tool definition (and
@@ -296,7 +207,7 @@ pub struct ReplayArgs {
     /// Replay only share K of N: the records across all FILES, counted in
     /// order, the i-th (from 0) belonging to share i mod N + 1.
     #[arg(long, value_name = "K/N", conflicts_with = "update")]
-    pub shard: Option<crate::transcript::batch::Shard>,
+    pub shard: Option<fs_search_transcript::batch::Shard>,
     /// Replay under the sandboxed executor (a differential check: every
     /// in-workspace call must give the recorded result).
     #[command(flatten)]
@@ -337,89 +248,6 @@ pub struct RecordArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub tokenizer: TokenizerArg,
-}
-
-#[derive(Debug, Args)]
-pub struct McpArgs {
-    /// The workspace the tools search (the session cwd of every call).
-    #[arg(long, required_unless_present = "replay")]
-    pub workdir: Option<PathBuf>,
-    #[command(flatten)]
-    pub config: ConfigArg,
-    /// Serve these transcripts back (`mcp --record` recordings or fixture
-    /// transcripts): their config's surface, and each call that matches a
-    /// recorded one answered with the recorded result (docs/mcp.md).
-    #[arg(
-        long,
-        value_name = "TRANSCRIPT",
-        num_args = 1..,
-        conflicts_with_all = ["workdir", "config", "spill_dir", "no_spill"]
-    )]
-    pub replay: Vec<PathBuf>,
-    /// With --replay: what a call no record matches gets: a tool error
-    /// naming the closest recorded calls (error), or a live run on the
-    /// first transcript's tree (live; recorded with --record).
-    #[arg(long, value_enum, default_value_t = OnMiss::Error, requires = "replay")]
-    pub on_miss: OnMiss,
-    /// Where over-cap results are saved.
-    #[command(flatten)]
-    pub spill: SpillArgs,
-    /// Append every completed call to this transcript (created if missing).
-    #[arg(long)]
-    pub record: Option<PathBuf>,
-    /// Serve MCP Streamable HTTP at http://ADDR:PORT/mcp instead of stdio
-    /// (port 0: any free port; the address is printed on stderr).
-    #[arg(long, value_name = "ADDR:PORT")]
-    pub listen: Option<String>,
-    /// Require `Authorization: Bearer TOKEN`, TOKEN being this file's
-    /// content (surrounding whitespace dropped); default: $WORKBENCH_MCP_TOKEN.
-    #[arg(long, value_name = "FILE", requires = "listen")]
-    pub token_file: Option<PathBuf>,
-    /// Also accept browser requests from this Origin (`scheme://host[:port]`);
-    /// loopback origins are always accepted. Repeatable.
-    #[arg(long, value_name = "ORIGIN", requires = "listen")]
-    pub allow_origin: Vec<String>,
-    /// Also accept this Host header (name or name:port), e.g. the name a
-    /// reverse proxy forwards. Repeatable.
-    #[arg(long, value_name = "HOST", requires = "listen")]
-    pub allow_host: Vec<String>,
-    /// Declare `_meta["anthropic/maxResultSizeChars"]` = N on both tools in
-    /// tools/list, so Claude Code keeps results of up to N characters
-    /// inline (off by default: tools/list is otherwise unchanged).
-    #[arg(long, value_name = "N")]
-    pub declare_max_result_chars: Option<u64>,
-    /// End an HTTP session after this many seconds without a message.
-    #[arg(long, value_name = "SECS", default_value_t = 1800, requires = "listen")]
-    pub idle_timeout: u64,
-    /// Run rg in a bubblewrap sandbox where only the workspace exists,
-    /// read-only (docs/reliability.md); the default with --listen on a
-    /// non-loopback address. Exits 2 when bubblewrap cannot make it.
-    #[arg(long, conflicts_with = "no_sandbox")]
-    pub sandbox: bool,
-    /// Run rg unconfined even with --listen on a non-loopback address
-    /// (a warning says what a client can then read).
-    #[arg(long)]
-    pub no_sandbox: bool,
-    /// Run rg on another machine over ssh, in --workdir there (an
-    /// absolute path on HOST); pages name paths on HOST, so the agent's
-    /// own file reads must reach HOST too (docs/mcp.md). Exits 2 when
-    /// HOST cannot be reached.
-    #[arg(
-        long,
-        value_name = "ssh://[USER@]HOST[:PORT]",
-        value_parser = crate::executor::parse_executor,
-        conflicts_with_all = ["sandbox", "replay"]
-    )]
-    pub executor: Option<&'static crate::executor::RemoteHost>,
-}
-
-/// `mcp --on-miss`: the answer to a call no recorded call matches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OnMiss {
-    /// A tool error result naming the closest recorded calls.
-    Error,
-    /// Run it on the transcript's tree (and record it with --record).
-    Live,
 }
 
 #[derive(Debug, Args)]
@@ -525,7 +353,10 @@ mod tests {
         assert_eq!(cli.tui.workdir, Some(PathBuf::from("w")));
         assert_eq!(cli.tui.config.raw(), Some("{}"));
         assert_eq!(cli.tui.follow, Some(PathBuf::from("f.jsonl")));
-        assert_eq!(cli.tui.tokenizer.file(), Some(Path::new("t.json")));
+        assert_eq!(
+            cli.tui.tokenizer.file(),
+            Some(std::path::Path::new("t.json"))
+        );
     }
 
     #[test]
@@ -546,7 +377,7 @@ mod tests {
         let Some(Command::Call(args)) = Cli::try_parse_from(with).unwrap().command else {
             panic!("not a call");
         };
-        assert_eq!(args.tokenizer.file(), Some(Path::new("t.json")));
+        assert_eq!(args.tokenizer.file(), Some(std::path::Path::new("t.json")));
     }
 
     #[test]

@@ -1,60 +1,30 @@
 //! `fs-search-workbench`: a workbench that shows exactly what a model sees
 //! from the `glob` and `grep` tools of `fs-search-engine`.
 //!
-//! - [`ablate`]: `workbench ablate`, recorded sessions replayed under
-//!   config variants, with what each costs;
-//! - [`atomic_file`]: replacing a file at once (temp file, sync, rename);
-//! - [`bounded`]: reading the files a user names, regular files only, capped;
 //! - [`cli`]: the command line (clap), kept stable for scripts;
-//! - [`setup`]: loading the engine the way every front end runs it (the
-//!   local executor rooted at the workdir, a spill store, the timeout policy);
 //! - [`headless`]: the commands that run without a terminal (`call`,
 //!   `surface`, `replay`, `record`, `freeze`);
-//! - [`explain`]: `workbench explain`, why a path is or is not on a page;
-//! - [`lens`]: host lenses, what each agent host's model receives of a
-//!   tool result;
-//! - [`mcp`]: `workbench mcp`, the tools served to agents over MCP;
-//! - [`nearest`]: the known name nearest a mistyped one ("did you mean");
-//! - [`rg`]: which rg the workbench runs (version, path, major version);
-//! - [`signals`]: SIGINT, SIGTERM and SIGHUP cancel the call in flight;
-//! - [`logging`]: the log file of each TUI or MCP server process;
-//! - [`user_dirs`]: the per-user directories the workbench writes to
-//!   (spill root, logs, recordings), created private;
-//! - [`prune`]: removing from them what is older than `--retention`;
-//! - [`tokens`]: loading the tokenizer, the request prefix (issue 13);
-//! - [`transcript`]: the transcript library: format, fixture trees,
-//!   normalisation, record and replay (no terminal code);
-//! - [`tui`]: the interactive workbench (ratatui).
+//! - [`interactive`]: the interactive workbench (ratatui).
+//!
+//! The process-level services (rg discovery, bounded reads, user
+//! directories, signals, logging, engine setup) are the
+//! `fs-search-process` crate's; the host lenses (what each agent host's
+//! model receives of a tool result) the `fs-search-lens` crate's; the
+//! transcript library with `explain` and `ablate` (format, fixture trees,
+//! record, replay, freeze, follow; no terminal code) the
+//! `fs-search-transcript` crate's; `workbench mcp` the `fs-search-mcp`
+//! crate's.
 //!
 //! The `workbench` binary parses the command line and hands it to [`run`].
 
-pub mod ablate;
-pub mod atomic_file;
-pub mod bounded;
 pub mod cli;
-pub mod console;
-pub mod executor;
-pub mod exit;
-pub mod explain;
 pub mod headless;
-pub mod lens;
-pub mod log_records;
-pub mod logging;
-pub mod mcp;
-pub mod nearest;
-pub mod prune;
-pub mod rg;
-pub mod setup;
-pub mod signals;
-pub mod tokens;
-pub mod transcript;
-pub mod tui;
-pub mod user_dirs;
+pub mod interactive;
 
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};
-use crate::console::stderr_line;
+use fs_search_process::{exit, stderr_line};
 
 /// The stack of the runtime's threads.
 const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
@@ -87,13 +57,13 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Mcp(args)) if args.executor.is_none() => args.workdir.as_deref(),
         Some(_) => None,
     };
-    if let Some(Err(e)) = workdir.map(setup::check_workdir) {
+    if let Some(Err(e)) = workdir.map(fs_search_process::check_workdir) {
         stderr_line!("workbench: {e}");
         return ExitCode::from(exit::ERROR);
     }
     let outcome = match cli.command {
         None => {
-            let code = tui::main(&runtime, cli.tui);
+            let code = interactive::main(&runtime, cli.tui);
             // Quit ends the process: running calls are dropped (their rg
             // groups killed as their futures drop) within this wait, and
             // a blocking thread that is still stuck (in a read, an open)
@@ -115,7 +85,7 @@ pub fn run(cli: Cli) -> ExitCode {
             &args.out,
             &args.tree_out,
         ))),
-        Some(Command::Mcp(args)) => Ok(runtime.block_on(mcp::run(args))),
+        Some(Command::Mcp(args)) => Ok(runtime.block_on(fs_search_mcp::run(args))),
         Some(Command::Ablate(args)) => Ok(runtime.block_on(headless::ablate::ablate(&args))),
         Some(Command::Call(args)) => runtime.block_on(headless::call::call(args)),
         Some(Command::Explain(args)) => runtime.block_on(headless::explain::run(args)),
@@ -129,6 +99,37 @@ pub fn run(cli: Cli) -> ExitCode {
         Err(e) => {
             stderr_line!("workbench: {e}");
             ExitCode::from(exit::ERROR)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::cli::Cli;
+
+    /// The TUI names a bad workdir as `check_workdir` does (the MCP
+    /// server's workspace: `fs-search-mcp`'s `workspace` tests).
+    #[tokio::test]
+    async fn the_tui_names_a_bad_workdir_as_check_workdir_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        std::fs::write(&file, "x").unwrap();
+        let missing = dir.path().join("missing");
+        for (bad, problem) in [
+            (&missing, "no such file or directory"),
+            (&file, "not a directory (a regular file)"),
+        ] {
+            let raw = bad.to_str().unwrap();
+            let config = r#"{"sampleOverCapGlobResults":true}"#;
+            let cli =
+                Cli::try_parse_from(["workbench", "--workdir", raw, "--config", config]).unwrap();
+            let err = crate::interactive::run(cli.tui).await.unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!("--workdir {}: {problem}", bad.display())
+            );
         }
     }
 }

@@ -5,7 +5,10 @@
 //! inline path; the module it names is the longest prefix that is a
 //! module. `mod x;` declarations are containment, not dependency, and test
 //! modules (`#[cfg(test)] mod …`) are left out. Beside the cycle check,
-//! the workbench's stated one-way rules are checked as forbidden chains.
+//! the TUI's one-way rules inside the workbench crate are checked as
+//! forbidden chains. The rules between crates are Cargo's (a crate names
+//! only what it depends on); the test only reads each library crate's
+//! `[dependencies]` to hold the layers docs/architecture.md draws.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -261,7 +264,16 @@ fn the_checker_sees_a_cycle_when_there_is_one() {
 
 #[test]
 fn no_crate_has_a_module_cycle() {
-    for name in ["engine", "tui", "tests", "tokens"] {
+    for name in [
+        "engine",
+        "lens",
+        "mcp",
+        "process",
+        "transcript",
+        "tui",
+        "tests",
+        "tokens",
+    ] {
         let found = cycles(&crate_src(name));
         assert!(found.is_empty(), "{name}: module cycles {found:#?}");
     }
@@ -283,18 +295,20 @@ fn the_checker_sees_a_forbidden_reference_through_a_chain() {
     assert!(reaches(&edges(src), &["tui", "views"], &["tui", "app"]).is_empty());
 }
 
-/// The one-way rules of the workbench crate that docs/architecture.md states: the
-/// TUI's views draw what they are given and never reach the app; its state
-/// types are leaves that reach neither the app nor the effects; the
-/// transcript layer (used headless, in CI) never reaches the TUI.
+/// The one-way rules inside the workbench crate that docs/architecture.md
+/// states: the TUI's views draw what they are given and never reach the
+/// app; its state types are leaves that reach neither the app nor the
+/// effects.
 #[test]
 fn the_workbench_keeps_its_one_way_rules() {
     let edges = edges(&crate_src("tui"));
     for (from, to) in [
-        (&["tui", "views"][..], &["tui", "app"][..]),
-        (&["tui", "state"][..], &["tui", "app"][..]),
-        (&["tui", "state"][..], &["tui", "effects"][..]),
-        (&["transcript"][..], &["tui"][..]),
+        (&["interactive", "views"][..], &["interactive", "app"][..]),
+        (&["interactive", "state"][..], &["interactive", "app"][..]),
+        (
+            &["interactive", "state"][..],
+            &["interactive", "effects"][..],
+        ),
     ] {
         let found = reaches(&edges, from, to);
         assert!(
@@ -303,5 +317,73 @@ fn the_workbench_keeps_its_one_way_rules() {
             from.join("::"),
             to.join("::")
         );
+    }
+}
+
+/// The names in the `[dependencies]` table of crate `name`'s manifest.
+fn dependencies(name: &str) -> Vec<String> {
+    let manifest = std::fs::read_to_string(crate_src(name).join("../Cargo.toml")).unwrap();
+    let table = manifest
+        .split("\n[")
+        .find(|t| t.starts_with("dependencies]"))
+        .unwrap_or("");
+    table
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split(['.', ' ', '=']).next().map(str::to_owned))
+        .collect()
+}
+
+/// The layers between crates: each library crate depends only on the
+/// crates below it, and the transcript library (what CI runs headless)
+/// on no terminal and no network crate.
+#[test]
+fn each_crate_depends_only_on_the_layers_below_it() {
+    let terminal_or_network = ["ratatui", "crossterm", "tui-input", "hyper", "http", "rmcp"];
+    for (name, forbidden) in [
+        ("engine", &["fs-search-"][..]),
+        ("tokens", &["fs-search-"][..]),
+        (
+            "process",
+            &[
+                "fs-search-lens",
+                "fs-search-transcript",
+                "fs-search-mcp",
+                "fs-search-workbench",
+            ][..],
+        ),
+        (
+            "lens",
+            &[
+                "fs-search-process",
+                "fs-search-transcript",
+                "fs-search-mcp",
+                "fs-search-workbench",
+            ][..],
+        ),
+        (
+            "transcript",
+            &["fs-search-mcp", "fs-search-workbench", "fs-search-lens"][..],
+        ),
+        ("mcp", &["fs-search-workbench"][..]),
+    ] {
+        let deps = dependencies(name);
+        assert!(deps.contains(&"serde_json".to_owned()), "{name}: {deps:?}");
+        for dep in &deps {
+            assert!(
+                !forbidden.iter().any(|f| dep.starts_with(f)),
+                "{name} depends on {dep}"
+            );
+            if matches!(
+                name,
+                "engine" | "tokens" | "process" | "lens" | "transcript"
+            ) {
+                assert!(
+                    !terminal_or_network.contains(&dep.as_str()),
+                    "{name} depends on {dep}"
+                );
+            }
+        }
     }
 }

@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use fs_search_engine::ToolValue;
 use fs_search_engine::{ExecContext, LocalBashConfig, LocalSpillStore, Registry, ToolResult};
-use fs_search_tests::alone::in_own_process;
+use fs_search_tests::own_process::in_own_process;
 use fs_search_tests::reliability::procfs::{open_fd_count, own_children};
 use fs_search_tests::reliability::{local_executor, registry_with};
 use serde_json::{Value, json};

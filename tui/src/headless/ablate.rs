@@ -1,23 +1,23 @@
 //! `workbench ablate RECORDING|TRANSCRIPT... --set KEY=V1,V2,... [--set ...]
 //! [--workdir DIR] [--json | --csv] [--tokenizer FILE]`: replays the files
 //! under every combination of the `--set` values and prints what each
-//! variant costs (see [`crate::ablate`]). Exit status: 0 with the table,
+//! variant costs (see [`fs_search_transcript::ablate`]). Exit status: 0 with the table,
 //! 2 for a bad `--set`, an unreadable file or a failed setup (a message on
 //! stderr), 128 + N when signal N stopped it.
 
 use tokio_util::sync::CancellationToken;
 
 use super::print;
-use crate::ablate::grid::{combinations, parse_setting};
-use crate::ablate::{AblateError, Control, Input, ablate as run_ablation, report};
 use crate::cli::AblateArgs;
-use crate::console::stderr_line;
-use crate::exit;
-use crate::transcript::error::TranscriptError;
+use fs_search_process::exit;
+use fs_search_process::stderr_line;
+use fs_search_transcript::ablate::grid::{combinations, parse_setting};
+use fs_search_transcript::ablate::{AblateError, Control, Input, ablate as run_ablation, report};
+use fs_search_transcript::error::TranscriptError;
 
 /// Runs `workbench ablate`; its exit status.
 pub async fn ablate(args: &AblateArgs) -> u8 {
-    crate::signals::install();
+    fs_search_process::install_signals();
     match ablate_inner(args).await {
         Ok(()) => exit::SUCCESS,
         Err(AblateError::Transcript(TranscriptError::Stopped(signal))) => {
@@ -40,16 +40,16 @@ async fn ablate_inner(args: &AblateArgs) -> Result<(), AblateError> {
         .map_err(|e| TranscriptError::Other(e.to_string()))?;
     let variants = combinations(&settings).map_err(|e| TranscriptError::Other(e.to_string()))?;
     if let Some(dir) = &args.workdir {
-        crate::setup::check_workdir(dir)
+        fs_search_process::check_workdir(dir)
             .map_err(|e| TranscriptError::Other(format!("--workdir: {e}")))?;
     }
-    let tokenizer = crate::tokens::load_in_background(args.tokenizer.file());
+    let tokenizer = fs_search_process::load_tokenizer_in_background(args.tokenizer.file());
     let inputs = args
         .files
         .iter()
         .map(|file| Input::load(file, args.workdir.as_deref()))
         .collect::<Result<Vec<_>, _>>()?;
-    let tokenizer = crate::tokens::join(tokenizer)
+    let tokenizer = fs_search_process::join_tokenizer(tokenizer)
         .await
         .map_err(|e| TranscriptError::Other(format!("--tokenizer: {e}")))?;
     let control = Control {

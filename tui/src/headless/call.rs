@@ -1,7 +1,7 @@
 //! `workbench call`: one tool call through the registry, printing exactly
 //! the model-visible text (a newline after it when stdout is a terminal) or
 //! one JSON object with the result's parts; with `--host`, the result as
-//! each host's model receives it (the host lenses, [`crate::lens`]).
+//! each host's model receives it (the host lenses, `fs_search_lens`).
 
 use std::borrow::Cow;
 use std::io::IsTerminal;
@@ -13,31 +13,31 @@ use serde_json::{Value, json};
 use super::lens::HostReport;
 use super::print;
 use crate::cli::CallArgs;
-use crate::console::stderr_line;
-use crate::setup::{SetupError, SpillChoice, load_engine, read_config};
+use fs_search_process::stderr_line;
+use fs_search_process::{SetupError, SpillChoice, load_engine, read_config};
 
 /// Runs one call; the tool result (error results included) exits 0. A
 /// signal while it runs aborts the call (its rg group killed) and exits
 /// 128 + the signal's number, printing nothing.
 pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
-    let stop = crate::signals::install();
+    let stop = fs_search_process::install_signals();
     // A bad --host is a usage error before anything runs.
     let lenses = match args.host.as_deref().map(super::lens::hosts_of) {
         Some(Ok(lenses)) => lenses,
         Some(Err(e)) => {
             stderr_line!("workbench call: --host: {e}");
-            return Ok(crate::exit::ERROR);
+            return Ok(fs_search_process::exit::ERROR);
         }
         None => Vec::new(),
     };
     let config = read_config(args.config.raw())?;
-    let call_args: Value = crate::setup::read_args(&args.args).await?;
-    let spill_root = crate::setup::spill_root(&args.spill)?;
+    let call_args: Value = fs_search_process::read_args(&args.args).await?;
+    let spill_root = fs_search_process::spill_root(&args.spill)?;
     let spill = SpillChoice::of(spill_root.as_deref());
     // Only a call that asks for tokens loads the tokenizer, meanwhile.
     let tokenizer = args
         .tokens
-        .then(|| crate::tokens::load_in_background(args.tokenizer.file()));
+        .then(|| fs_search_process::load_tokenizer_in_background(args.tokenizer.file()));
     let loaded = load_engine(Some(&args.workdir), &config, spill, args.sandbox.kind()).await?;
     for warning in &loaded.warnings {
         stderr_line!("{warning}");
@@ -67,7 +67,7 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     let result = loaded.registry.call(&args.tool, &call_args, &exec).await;
     let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     if let Some(signal) = stop.signal() {
-        return Ok(crate::exit::signalled(signal));
+        return Ok(fs_search_process::exit::signalled(signal));
     }
     for warning in &result.warnings {
         stderr_line!("{warning}");
@@ -76,7 +76,7 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
         stderr_line!("workbench: note: {note}");
     }
     let tokenizer = match tokenizer {
-        Some(handle) => Some(crate::tokens::join(handle).await?),
+        Some(handle) => Some(fs_search_process::join_tokenizer(handle).await?),
         None => None,
     };
     let tokens = tokenizer.as_ref().map(|tokenizer| {
@@ -91,8 +91,8 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     let reports: Vec<HostReport> = if lenses.is_empty() {
         Vec::new()
     } else {
-        let sent = crate::mcp::result::of_tool_result(&result, duration_ms);
-        let input = crate::mcp::result::lens_input(&sent, &args.tool, &call_args);
+        let sent = fs_search_mcp::of_tool_result(&result, duration_ms);
+        let input = fs_search_mcp::lens_input(&sent, &args.tool, &call_args);
         lenses
             .into_iter()
             .map(|lens| HostReport::new(lens, &input, &result.parts))
@@ -147,7 +147,7 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
         let terminal = std::io::stdout().is_terminal();
         print(&for_stdout(&result.text, terminal));
     }
-    Ok(crate::exit::SUCCESS)
+    Ok(fs_search_process::exit::SUCCESS)
 }
 
 /// The coverage of an over-cap glob page (`None` for any other result):
@@ -183,7 +183,7 @@ fn unknown_tool_note(tool: &str, tools: &[String]) -> Option<String> {
     if tools.is_empty() {
         return Some(format!("no tool is registered, so {tool:?} is unknown"));
     }
-    let nearest = crate::nearest::nearest(tool, tools.iter().map(String::as_str))
+    let nearest = fs_search_process::nearest(tool, tools.iter().map(String::as_str))
         .map(|near| format!("did you mean {near}? "))
         .unwrap_or_default();
     Some(format!(

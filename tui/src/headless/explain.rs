@@ -6,17 +6,17 @@ use serde_json::Value;
 
 use super::print;
 use crate::cli::ExplainArgs;
-use crate::console::stderr_line;
-use crate::explain::{ExplainError, Request, explain, render};
-use crate::setup::{SetupError, read_config};
+use fs_search_process::stderr_line;
+use fs_search_process::{SetupError, read_config};
+use fs_search_transcript::explain::{ExplainError, Request, explain, render};
 
 /// Runs the call and prints the explanation: 0 (a call rg ran and that
 /// failed included: its error heads the report), or 2 for a usage, config
 /// or load error or a call refused before rg ran (nothing to explain).
 pub async fn run(args: ExplainArgs) -> Result<u8, SetupError> {
-    let stop = crate::signals::install();
+    let stop = fs_search_process::install_signals();
     let config = read_config(args.config.raw())?;
-    let call_args: Value = crate::setup::read_args(&args.args).await?;
+    let call_args: Value = fs_search_process::read_args(&args.args).await?;
     let request = Request {
         tool: &args.tool,
         workdir: &args.workdir,
@@ -27,18 +27,18 @@ pub async fn run(args: ExplainArgs) -> Result<u8, SetupError> {
         rg_config: None,
         executor: args.sandbox.kind(),
     };
-    let spill_root = crate::setup::spill_root(&args.spill)?;
-    let spill = crate::setup::SpillChoice::of(spill_root.as_deref());
+    let spill_root = fs_search_process::spill_root(&args.spill)?;
+    let spill = fs_search_process::SpillChoice::of(spill_root.as_deref());
     let outcome = explain(request, spill, stop.token()).await;
     if let Some(signal) = stop.signal() {
-        return Ok(crate::exit::signalled(signal));
+        return Ok(fs_search_process::exit::signalled(signal));
     }
     let (_, report) = match outcome {
         Ok(done) => done,
         Err(ExplainError::Setup(e)) => return Err(e),
         Err(e) => {
             stderr_line!("workbench: explain: {e}");
-            return Ok(crate::exit::ERROR);
+            return Ok(fs_search_process::exit::ERROR);
         }
     };
     if args.json {
@@ -46,11 +46,11 @@ pub async fn run(args: ExplainArgs) -> Result<u8, SetupError> {
             Ok(json) => print(&format!("{json}\n")),
             Err(e) => {
                 stderr_line!("workbench: explain: {e}");
-                return Ok(crate::exit::ERROR);
+                return Ok(fs_search_process::exit::ERROR);
             }
         }
     } else {
         print(&render::text(&report));
     }
-    Ok(crate::exit::SUCCESS)
+    Ok(fs_search_process::exit::SUCCESS)
 }

@@ -1,6 +1,6 @@
 //! `workbench lens`: a tool result as an agent host's model receives it
 //! (`--list`: the lenses), and the per-host report `workbench call --host`
-//! adds after a call. The lenses themselves are in [`crate::lens`].
+//! adds after a call. The lenses themselves are in `fs_search_lens`.
 
 use std::io::{IsTerminal, Read as _};
 
@@ -9,10 +9,10 @@ use serde_json::{Value, json};
 
 use super::print;
 use crate::cli::LensArgs;
-use crate::console::stderr_line;
-use crate::lens::page::{Verdict, detect_parts, summary, verdict};
-use crate::lens::{KnobValue, Knobs, LENSES, Lens, LensError, Lensed, ToolResultInput, resolve};
-use crate::setup::SetupError;
+use fs_search_lens::{KnobValue, Knobs, LENSES, Lens, LensError, Lensed, ToolResultInput, resolve};
+use fs_search_lens::{Verdict, detect_parts, page_summary as summary, page_verdict as verdict};
+use fs_search_process::SetupError;
+use fs_search_process::stderr_line;
 
 /// Why `workbench lens` cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -35,7 +35,7 @@ pub async fn run(args: LensArgs) -> Result<u8, SetupError> {
         Err(LensCommandError::Setup(e)) => Err(e),
         Err(e) => {
             stderr_line!("workbench lens: {e}");
-            Ok(crate::exit::ERROR)
+            Ok(fs_search_process::exit::ERROR)
         }
     }
 }
@@ -47,7 +47,7 @@ async fn lens(args: LensArgs) -> Result<u8, LensCommandError> {
         } else {
             list_text()
         });
-        return Ok(crate::exit::SUCCESS);
+        return Ok(fs_search_process::exit::SUCCESS);
     }
     let lens = resolve(args.lens.as_deref().unwrap_or_default())?;
     let knobs = Knobs::parse(lens, &args.set)?;
@@ -60,11 +60,13 @@ async fn lens(args: LensArgs) -> Result<u8, LensCommandError> {
             text.push('\n');
         }
         print(&text);
-        return Ok(crate::exit::SUCCESS);
+        return Ok(fs_search_process::exit::SUCCESS);
     }
-    let tokenizer = crate::tokens::join(crate::tokens::load_in_background(args.tokenizer.file()))
-        .await
-        .map_err(SetupError::from)?;
+    let tokenizer = fs_search_process::join_tokenizer(
+        fs_search_process::load_tokenizer_in_background(args.tokenizer.file()),
+    )
+    .await
+    .map_err(SetupError::from)?;
     let parts = detect_parts(&input.text);
     let verdict = verdict(&input.tool, &input.text, &parts, &lensed.original_kept());
     let object = json!({
@@ -82,7 +84,7 @@ async fn lens(args: LensArgs) -> Result<u8, LensCommandError> {
         "notes": lensed.notes,
     });
     print(&format!("{object}\n"));
-    Ok(crate::exit::SUCCESS)
+    Ok(fs_search_process::exit::SUCCESS)
 }
 
 fn budget_json(lensed: &Lensed) -> Value {
@@ -95,7 +97,7 @@ fn read_input(args: &LensArgs) -> Result<ToolResultInput, LensCommandError> {
     let (name, bytes) = match args.file.as_deref() {
         Some(path) if path.as_os_str() != "-" => (
             path.display().to_string(),
-            crate::bounded::read_file(path, crate::bounded::TRANSCRIPT_MAX_BYTES),
+            fs_search_process::read_file(path, fs_search_process::TRANSCRIPT_MAX_BYTES),
         ),
         _ => ("<stdin>".to_owned(), read_stdin()),
     };
@@ -121,9 +123,9 @@ fn read_input(args: &LensArgs) -> Result<ToolResultInput, LensCommandError> {
 fn read_stdin() -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     std::io::stdin()
-        .take(crate::bounded::TRANSCRIPT_MAX_BYTES + 1)
+        .take(fs_search_process::TRANSCRIPT_MAX_BYTES + 1)
         .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > crate::bounded::TRANSCRIPT_MAX_BYTES {
+    if bytes.len() as u64 > fs_search_process::TRANSCRIPT_MAX_BYTES {
         return Err(std::io::Error::other("stdin is larger than 256 MiB"));
     }
     Ok(bytes)
@@ -224,7 +226,7 @@ fn list_json() -> Value {
 /// The lenses `--host HOST|all` names: one, or the newest of each host.
 pub fn hosts_of(spec: &str) -> Result<Vec<&'static Lens>, LensError> {
     if spec == "all" {
-        return crate::lens::hosts().into_iter().map(resolve).collect();
+        return fs_search_lens::hosts().into_iter().map(resolve).collect();
     }
     Ok(vec![resolve(spec)?])
 }

@@ -13,11 +13,12 @@ use serde_json::json;
 
 use super::print;
 use crate::cli::SurfaceArgs;
-use crate::console::stderr_line;
-use crate::executor::ExecutorKind;
-use crate::exit;
-use crate::setup::{SetupError, SpillChoice, load_engine, read_config, read_config_flag};
-use crate::tokens::{Tokenizer, request_parts, thousands};
+use fs_search_process::ExecutorKind;
+use fs_search_process::exit;
+use fs_search_process::stderr_line;
+use fs_search_process::{SetupError, SpillChoice, load_engine, read_config, read_config_flag};
+use fs_search_process::{request_parts, thousands};
+use fs_search_tokens::Tokenizer;
 
 /// Characters of each side shown around the first difference.
 const EXCERPT_CHARS: usize = 40;
@@ -26,7 +27,8 @@ const EXCERPT_CHARS: usize = 40;
 /// with `--against`; the exit status.
 pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
     let counting = args.tokens || args.against.is_some();
-    let tokenizer = counting.then(|| crate::tokens::load_in_background(args.tokenizer.file()));
+    let tokenizer =
+        counting.then(|| fs_search_process::load_tokenizer_in_background(args.tokenizer.file()));
     let config = read_config(args.config.raw())?;
     let loaded = load_engine(None, &config, SpillChoice::None, ExecutorKind::Local).await?;
     for warning in &loaded.warnings {
@@ -35,7 +37,7 @@ pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
     let sections = loaded.registry.prompt_sections();
     let tools = loaded.registry.tool_definitions();
     let tokenizer = match tokenizer {
-        Some(handle) => Some(crate::tokens::join(handle).await?),
+        Some(handle) => Some(fs_search_process::join_tokenizer(handle).await?),
         None => None,
     };
     if let (Some(against), Some(tokenizer)) = (args.against.as_deref(), &tokenizer) {
@@ -87,7 +89,7 @@ pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
                 .collect(),
             total_tokens: counted.as_ref().map(Counted::total),
             warnings: &loaded.warnings,
-            rg: crate::rg::RgInfo::detect(),
+            rg: fs_search_process::RgInfo::detect(),
         };
         // Serialised directly, not through `Value`, so a configured number
         // of 2^64 or more keeps JavaScript's own form.
@@ -185,7 +187,7 @@ struct SurfaceJson<'a> {
     total_tokens: Option<usize>,
     warnings: &'a [String],
     /// The rg the calls run: `{"version", "path"}` (null when not found).
-    rg: crate::rg::RgInfo,
+    rg: fs_search_process::RgInfo,
 }
 
 /// An item of `surface --json` and, when counted, its tokens (last).

@@ -9,9 +9,9 @@
 //! record named on stdout). Records carry their text's token count; replay
 //! counts (loading the tokenizer) only when a record carries one, or with
 //! `--update` or `--max-tokens`. `--jobs` and `--shard` choose how many
-//! records run at once and which ([`crate::transcript::batch`]);
+//! records run at once and which ([`fs_search_transcript::batch`]);
 //! `--junit` and `--format github` add reports
-//! ([`crate::transcript::report`]); none of them changes the exit status
+//! ([`fs_search_transcript::report`]); none of them changes the exit status
 //! (but a report file that cannot be written is 2).
 //! Record: 0 or 2.
 //! `workbench freeze RECORDING [--workdir DIR] --out TRANSCRIPT --tree-out
@@ -23,22 +23,24 @@ use std::path::Path;
 
 use super::print;
 use crate::cli::{ReplayArgs, ReplayFormat};
-use crate::console::stderr_line;
-use crate::executor::ExecutorKind;
-use crate::exit;
-use crate::transcript::batch::{BatchOptions, FileResult, default_jobs, replay_files};
-use crate::transcript::error::TranscriptError;
-use crate::transcript::freeze::{Frozen, Prepared, prepare as prepare_freeze};
-use crate::transcript::record::{parse_calls, record as record_calls, save};
-use crate::transcript::replay::{Replay, replay_file};
-use crate::transcript::report::{FileReport, ReportOptions, github, human, junit, other_rg_note};
+use fs_search_process::ExecutorKind;
+use fs_search_process::exit;
+use fs_search_process::stderr_line;
+use fs_search_transcript::batch::{BatchOptions, FileResult, default_jobs, replay_files};
+use fs_search_transcript::error::TranscriptError;
+use fs_search_transcript::freeze::{Frozen, Prepared, prepare as prepare_freeze};
+use fs_search_transcript::record::{parse_calls, record as record_calls, save};
+use fs_search_transcript::replay::{Replay, replay_file};
+use fs_search_transcript::report::{
+    FileReport, ReportOptions, github, human, junit, other_rg_note,
+};
 
 /// Replays `args.files` (`--jobs` at once, `--shard`'s share); with
 /// `update`, rewrites each changed file instead of failing. Reports on
 /// stdout as `--format` says, and to `--junit`'s file. Returns the exit
 /// status.
 pub async fn replay(args: &ReplayArgs) -> u8 {
-    crate::signals::install();
+    fs_search_process::install_signals();
     let format =
         ReplayFormat::resolve(args.format, std::env::var("GITHUB_ACTIONS").ok().as_deref());
     let options = BatchOptions {
@@ -55,7 +57,7 @@ pub async fn replay(args: &ReplayArgs) -> u8 {
         max_tokens: args.max_tokens,
         shard: args.shard,
     };
-    let lens = match args.host.as_deref().map(crate::lens::resolve) {
+    let lens = match args.host.as_deref().map(fs_search_lens::resolve) {
         Some(Ok(lens)) => Some(lens),
         Some(Err(e)) => {
             stderr_line!("workbench replay: --host: {e}");
@@ -82,7 +84,7 @@ pub async fn replay(args: &ReplayArgs) -> u8 {
     }
     if let Some(junit_file) = &args.junit {
         let xml = junit::report(&reports, &report_options);
-        if let Err(e) = crate::atomic_file::replace(junit_file, xml.as_bytes()) {
+        if let Err(e) = fs_search_process::replace_file(junit_file, xml.as_bytes()) {
             stderr_line!("workbench replay: --junit {}: {e}", junit_file.display());
             status = exit::ERROR;
         }
@@ -110,7 +112,7 @@ fn report_file(
     file: &Path,
     result: FileResult,
     args: &ReplayArgs,
-    lens: Option<&'static crate::lens::Lens>,
+    lens: Option<&'static fs_search_lens::Lens>,
     options: &ReportOptions,
     status: &mut u8,
 ) -> FileReport {
@@ -164,21 +166,21 @@ fn report_file(
 
 /// One line per record whose current result `lens` would cut: what it
 /// removes and hides (the page's footer and locator found in its text).
-fn cut_by(replay: &Replay, lens: &'static crate::lens::Lens) -> String {
+fn cut_by(replay: &Replay, lens: &'static fs_search_lens::Lens) -> String {
     replay
         .checks
         .iter()
         .filter_map(|check| {
-            let input = crate::lens::ToolResultInput {
+            let input = fs_search_lens::ToolResultInput {
                 tool: check.record.call.tool.clone(),
                 args: check.record.call.args.clone(),
                 text: check.current.text.clone(),
                 is_error: check.current.is_error,
                 duration_secs: None,
             };
-            let parts = crate::lens::page::detect_parts(&input.text);
+            let parts = fs_search_lens::detect_parts(&input.text);
             let report = super::lens::HostReport::new(lens, &input, &parts);
-            (report.lensed.cut != crate::lens::Cut::None).then(|| {
+            (report.lensed.cut != fs_search_lens::Cut::None).then(|| {
                 format!(
                     "CUT {}:{} record \"{}\": {}\n",
                     replay.file,
@@ -217,7 +219,7 @@ pub async fn record(
     out_file: &Path,
     tokenizer: Option<&Path>,
 ) -> u8 {
-    crate::signals::install();
+    fs_search_process::install_signals();
     match record_inner(tree, config, out_file, tokenizer).await {
         Ok(count) => {
             print(&format!(
@@ -240,14 +242,14 @@ async fn record_inner(
     out_file: &Path,
     tokenizer: Option<&Path>,
 ) -> Result<usize, TranscriptError> {
-    let tokenizer = crate::tokens::load_in_background(tokenizer);
-    let config =
-        crate::setup::read_config(config).map_err(|e| TranscriptError::Other(e.to_string()))?;
+    let tokenizer = fs_search_process::load_tokenizer_in_background(tokenizer);
+    let config = fs_search_process::read_config(config)
+        .map_err(|e| TranscriptError::Other(e.to_string()))?;
     // Blocking, on its own thread, so that a signal is not left waiting.
     let reading = tokio::task::spawn_blocking(|| {
-        crate::bounded::read_stream(std::io::stdin(), crate::bounded::TRANSCRIPT_MAX_BYTES)
+        fs_search_process::read_stream(std::io::stdin(), fs_search_process::TRANSCRIPT_MAX_BYTES)
     });
-    let stop = crate::signals::install();
+    let stop = fs_search_process::install_signals();
     let read = tokio::select! {
         read = reading => read.map_err(|e| std::io::Error::other(e.to_string())).and_then(|r| r),
         signal = stop.wait() => return Err(TranscriptError::Stopped(signal)),
@@ -261,7 +263,7 @@ async fn record_inner(
         .map_err(|e| TranscriptError::io("<stdin>", e))?;
     let calls = parse_calls("<stdin>", &input)?;
     let mut transcript = record_calls(tree, config, calls, "<stdin>", out_file).await?;
-    let tokenizer = crate::tokens::join(tokenizer)
+    let tokenizer = fs_search_process::join_tokenizer(tokenizer)
         .await
         .map_err(|e| TranscriptError::Other(format!("--tokenizer: {e}")))?;
     for record in &mut transcript.records {
@@ -282,7 +284,7 @@ pub async fn freeze(
     out_file: &Path,
     tree_out: &Path,
 ) -> u8 {
-    crate::signals::install();
+    fs_search_process::install_signals();
     let temp = std::env::temp_dir();
     let prepared = match prepare_freeze(recording, workdir, out_file, tree_out) {
         Ok(prepared) => prepared,
@@ -390,9 +392,11 @@ async fn freeze_steps(
 ) -> Result<Frozen, TranscriptError> {
     let mut derived = prepared.derive(temp).await?;
     if derived.carries_tokens() {
-        let tokenizer = crate::tokens::join(crate::tokens::load_in_background(None))
-            .await
-            .map_err(|e| TranscriptError::Other(format!("the tokenizer: {e}")))?;
+        let tokenizer = fs_search_process::join_tokenizer(
+            fs_search_process::load_tokenizer_in_background(None),
+        )
+        .await
+        .map_err(|e| TranscriptError::Other(format!("the tokenizer: {e}")))?;
         derived.count_tokens(&tokenizer);
     }
     prepared.write(&derived, out_file, tree_out)

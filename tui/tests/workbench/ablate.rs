@@ -14,12 +14,12 @@ use std::sync::{Arc, OnceLock};
 use fs_search_engine::{
     ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
 };
-use fs_search_workbench::ablate::grid::{combinations, parse_setting};
-use fs_search_workbench::ablate::run::merged;
-use fs_search_workbench::ablate::{Ablation, Control, Input, ablate, report};
-use fs_search_workbench::transcript::fixture_engine::outcome_of;
-use fs_search_workbench::transcript::normalise::{Normaliser, SPILL, TREE};
-use fs_search_workbench::transcript::tree::{Manifest, MaterialisedTree};
+use fs_search_transcript::ablate::grid::{combinations, parse_setting};
+use fs_search_transcript::ablate::run::merged;
+use fs_search_transcript::ablate::{Ablation, Control, Input, ablate, report};
+use fs_search_transcript::fixture_engine::outcome_of;
+use fs_search_transcript::normalise::{Normaliser, SPILL, TREE};
+use fs_search_transcript::tree::{Manifest, MaterialisedTree};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -66,7 +66,7 @@ fn corpus() -> &'static Corpus {
         let mut pages = HashMap::new();
         let ablation = runtime.block_on(async {
             let control = Control {
-                executor: fs_search_workbench::executor::ExecutorKind::Local,
+                executor: fs_search_process::ExecutorKind::Local,
                 cancel: CancellationToken::new(),
                 progress: &mut |_| {},
                 pages: &mut |event| {

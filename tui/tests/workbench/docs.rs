@@ -192,13 +192,14 @@ fn a_workbench_session_is_shown_only_in_a_console_block() {
 }
 
 /// The 80x24 capture in docs/workbench.md is the screen the screen test
-/// `layout_80x24_with_a_spilled_grep` pins (tui/src/tui/snapshots/), with
+/// `layout_80x24_with_a_spilled_grep` pins (tui/src/interactive/snapshots/), with
 /// what the snapshot redacts shown as values of the same width: the temp
 /// dir's random name, the spill file's random prefix, the rg version.
 #[test]
 fn docs_workbench_md_shows_the_80x24_screen_the_screen_test_pins() {
     let snapshot =
-        std::fs::read_to_string(repo().join("tui/src/tui/snapshots/layout_80x24.snap")).unwrap();
+        std::fs::read_to_string(repo().join("tui/src/interactive/snapshots/layout_80x24.snap"))
+            .unwrap();
     // The insta header is the text up to the second `---` line.
     let pinned = snapshot.splitn(3, "---\n").nth(2).unwrap();
     let expected = pinned
@@ -206,7 +207,7 @@ fn docs_workbench_md_shows_the_80x24_screen_the_screen_test_pins() {
         .replace("[RANDOM]-", "5d1e0c9a3b7f-")
         .replace("· rg N.N.N", "· rg 13.0.0");
     let doc = std::fs::read_to_string(repo().join("docs/workbench.md")).unwrap();
-    let marker = "<!-- screen: tui/src/tui/snapshots/layout_80x24.snap -->";
+    let marker = "<!-- screen: tui/src/interactive/snapshots/layout_80x24.snap -->";
     let at = doc
         .find(marker)
         .expect("docs/workbench.md marks its capture");

@@ -569,7 +569,7 @@ fn the_shards_of_every_n_up_to_the_record_count_cover_every_record_exactly_once(
 // test below checks that the page shows exactly this function).
 #[test]
 fn transcripts_replay() {
-    fs_search_workbench::transcript::assert_transcripts_replay(concat!(
+    fs_search_transcript::assert_transcripts_replay(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../fixtures/transcripts"
     ));
@@ -590,7 +590,7 @@ fn docs_show_the_cargo_test_example_this_file_runs() {
 
 #[test]
 fn check_transcripts_fails_with_the_replay_diff_and_an_update_accepts_it() {
-    use fs_search_workbench::transcript::assert::check_transcripts;
+    use fs_search_transcript::assert::check_transcripts;
     let dir = tempfile::tempdir().unwrap();
     let calls = r#"{"call":"grep-one","tool":"grep","args":{"pattern":"spaced name"}}"#;
     let (file, recorded) = record(dir.path(), "one.jsonl", calls);
@@ -611,7 +611,7 @@ fn check_transcripts_fails_with_the_replay_diff_and_an_update_accepts_it() {
     // The assertion itself panics with that report.
     let dir_path = dir.path().to_path_buf();
     let panic = std::panic::catch_unwind(move || {
-        fs_search_workbench::transcript::assert_transcripts_replay(&dir_path)
+        fs_search_transcript::assert_transcripts_replay(&dir_path)
     })
     .unwrap_err();
     assert_eq!(panic.downcast_ref::<String>(), Some(&failed));

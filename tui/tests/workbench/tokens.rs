@@ -169,7 +169,7 @@ fn surface_tokens_count_each_part_and_the_total_is_their_sum() {
     let text = workbench(&["surface", "--config", SAMPLING, "--tokens"]);
     assert!(stdout(&text).ends_with(&format!(
         "== {} tokens per request (prompt sections + tool definitions) ==\n",
-        fs_search_workbench::tokens::thousands(sum)
+        fs_search_process::thousands(sum)
     )));
     let plain = workbench(&["surface", "--config", SAMPLING, "--json"]);
     let plain = json_of(&plain);

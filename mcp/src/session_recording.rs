@@ -1,0 +1,301 @@
+//! `workbench mcp --record FILE`: every completed call is appended to a
+//! transcript (format version 1, see `transcript::format`) as it finishes,
+//! in one write of its lines, so the file is a valid transcript after
+//! every call, and after a crash. The file itself — shared by every server
+//! recording to the path, names kept unique across them, a failed append
+//! rolled back, rotation below the reader's cap — is [`super::shared_record_file`].
+//!
+//! The header is written when the file is new or empty: its tree is the
+//! live workdir (relative to the file's directory), its config the
+//! server's, and its env lists no rg config lines (a live session does not
+//! pin rg's order unless `RIPGREP_CONFIG_PATH` does: then its lines), so
+//! `workbench replay FILE` replays against the live workdir. An existing
+//! recording is appended to when its header names the same workdir and
+//! config. Each call is recorded with its connection's session id (so
+//! spill locators replay to the same session directory), cwd `.`, and the
+//! spill mode the server runs with; results are normalised like the TUI's
+//! recordings (`<TREE>`, `<SPILL>`, `<RAND>`). Calls the client cancelled,
+//! or that shutdown aborted, are not recorded: a replay could not
+//! reproduce the moment they were cancelled.
+
+use std::path::Path;
+
+use fs_search_engine::ToolResult;
+use serde_json::Value;
+use thiserror::Error;
+
+use super::shared_record_file::{RecordBoundError, RecordFile, RecordFileError, record_max_bytes};
+use fs_search_transcript::fixture_engine::{outcome_of, rg_version};
+use fs_search_transcript::format::{
+    self, Call, CallOptions, Header, SessionOption, SpillMode, TranscriptEnv,
+};
+use fs_search_transcript::normalise::{Normaliser, TREE};
+use fs_search_transcript::record::relative_path;
+
+#[derive(Debug, Error)]
+pub(crate) enum RecordingError {
+    /// `WORKBENCH_RECORD_MAX_BYTES` is not a usable bound.
+    #[error(transparent)]
+    Bound(#[from] RecordBoundError),
+    #[error(transparent)]
+    File(#[from] RecordFileError),
+}
+
+/// The rg config lines the server's rg runs with: the lines of the file
+/// `RIPGREP_CONFIG_PATH` names (comments and blank lines dropped, as rg
+/// reads it), none when it is unset or unreadable. Replays pass the same
+/// lines to rg, so a server run with `--sort=path` there records a grep
+/// file order that replays.
+pub(crate) fn live_ripgrep_config() -> Vec<String> {
+    let Some(path) = std::env::var_os("RIPGREP_CONFIG_PATH").filter(|p| !p.is_empty()) else {
+        return Vec::new();
+    };
+    std::fs::read_to_string(&path)
+        .map(|text| {
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The directory of a recording file (its header's tree is relative to it).
+pub(crate) fn record_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| Path::new("."))
+}
+
+/// The recording of one server run (all its connections).
+pub(crate) struct Recording {
+    file: RecordFile,
+    normaliser: Normaliser,
+    spill: SpillMode,
+}
+
+impl Recording {
+    /// Opens (or creates) `path` for a server on `workdir` with `config`.
+    pub(crate) fn open(
+        path: &Path,
+        workdir: &Path,
+        config: &Value,
+        spill: SpillMode,
+        executor: fs_search_process::ExecutorKind,
+    ) -> Result<Self, RecordingError> {
+        let header = Header {
+            tree: relative_path(record_dir(path), workdir),
+            config: config.clone(),
+            env: TranscriptEnv {
+                rg: rg_version(),
+                ripgrep_config: live_ripgrep_config(),
+                executor: Some(executor.as_str().to_owned()),
+            },
+        };
+        if let (Ok(file_path), Ok(root)) = (path.canonicalize(), workdir.canonicalize())
+            && file_path.starts_with(&root)
+        {
+            tracing::warn!(
+                "{} is inside the workdir: the calls see it grow, so replays may differ",
+                path.display()
+            );
+        }
+        Self::open_with_header(path, header, workdir, spill)
+    }
+
+    /// Opens (or creates) `path` with `header` for calls that run on
+    /// `root` (their `<TREE>`): `workbench mcp --replay --on-miss live`
+    /// records on a transcript's materialised tree under a header naming
+    /// the transcript's tree, config and rg config lines.
+    pub(crate) fn open_with_header(
+        path: &Path,
+        header: Header,
+        root: &Path,
+        spill: SpillMode,
+    ) -> Result<Self, RecordingError> {
+        let max_bytes = record_max_bytes().map_err(RecordingError::Bound)?;
+        Ok(Self {
+            file: RecordFile::open(path, header, max_bytes)?,
+            normaliser: Normaliser::new().with_root(root, TREE),
+            spill,
+        })
+    }
+
+    /// The record lines of a call named `call-NUMBER-TOOL` (one call line,
+    /// one result line, the text lines).
+    fn lines(
+        &self,
+        number: u64,
+        session_id: &str,
+        tool: &str,
+        args: &Value,
+        result: &ToolResult,
+    ) -> String {
+        let call = Call {
+            name: format!("call-{number}-{tool}"),
+            tool: tool.to_owned(),
+            args: args.clone(),
+            options: CallOptions {
+                spill: self.spill,
+                session: Some(SessionOption {
+                    id: Some(session_id.to_owned()),
+                    cwd: Some(".".to_owned()),
+                }),
+                ..CallOptions::default()
+            },
+        };
+        let outcome = outcome_of(result, &self.normaliser);
+        let mut lines = format::call_line(&call);
+        lines.push_str(&format::outcome_lines(&call.name, &outcome));
+        lines
+    }
+
+    /// Appends a call of the connection whose engine session is
+    /// `session_id`, in one write, named after the highest number in the
+    /// file; returns its record name. On failure nothing was appended.
+    pub(crate) fn append_call(
+        &self,
+        session_id: &str,
+        tool: &str,
+        args: &Value,
+        result: &ToolResult,
+    ) -> Result<String, RecordingError> {
+        let number = self
+            .file
+            .append(|n| self.lines(n, session_id, tool, args, result))?;
+        Ok(format!("call-{number}-{tool}"))
+    }
+
+    /// Makes the appended records durable.
+    pub(crate) fn flush(&self) {
+        self.file.sync();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fs_search_engine::ToolResult;
+    use fs_search_process::ExecutorKind;
+    use serde_json::json;
+
+    fn result(text: &str) -> ToolResult {
+        let mut result =
+            ToolResult::failure("grep", &fs_search_engine::ToolError::Plain("x".to_owned()));
+        result.text = text.to_owned();
+        result
+    }
+
+    #[test]
+    fn every_append_leaves_a_valid_transcript_and_a_reopen_continues_the_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let workdir = dir.path().join("work");
+        std::fs::create_dir(&workdir).unwrap();
+        let path = dir.path().join("rec.jsonl");
+        let config = json!({"sampleOverCapGlobResults": true});
+        let rec = Recording::open(
+            &path,
+            &workdir,
+            &config,
+            SpillMode::None,
+            ExecutorKind::Local,
+        )
+        .unwrap();
+        let read = || {
+            fs_search_transcript::parse::parse(
+                "rec.jsonl",
+                &std::fs::read_to_string(&path).unwrap(),
+            )
+        };
+        assert_eq!(read().unwrap().records.len(), 0);
+        assert_eq!(read().unwrap().header.tree, "work");
+        let name = rec
+            .append_call("s1", "grep", &json!({"pattern": 1}), &result("a\nb"))
+            .unwrap();
+        assert_eq!(name, "call-1-grep");
+        let t = read().unwrap();
+        assert_eq!(t.records[0].call.name, "call-1-grep");
+        assert_eq!(t.records[0].outcome.text, "a\nb");
+        assert_eq!(t.records[0].call.options.spill, SpillMode::None);
+        drop(rec);
+        let again = Recording::open(
+            &path,
+            &workdir,
+            &config,
+            SpillMode::None,
+            ExecutorKind::Local,
+        )
+        .unwrap();
+        again
+            .append_call("s2", "grep", &json!({}), &result(""))
+            .unwrap();
+        let t = read().unwrap();
+        assert_eq!(t.records[1].call.name, "call-2-grep");
+        assert_eq!(
+            t.records[1]
+                .call
+                .options
+                .session
+                .as_ref()
+                .unwrap()
+                .id
+                .as_deref(),
+            Some("s2")
+        );
+        let other = Recording::open(
+            &path,
+            &workdir,
+            &json!({}),
+            SpillMode::None,
+            ExecutorKind::Local,
+        );
+        assert!(matches!(
+            other,
+            Err(RecordingError::File(RecordFileError::Refused { .. }))
+        ));
+    }
+
+    #[test]
+    fn two_writers_on_one_file_number_after_each_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rec.jsonl");
+        let config = json!({"sampleOverCapGlobResults": true});
+        let a = Recording::open(
+            &path,
+            dir.path(),
+            &config,
+            SpillMode::None,
+            ExecutorKind::Local,
+        )
+        .unwrap();
+        let b = Recording::open(
+            &path,
+            dir.path(),
+            &config,
+            SpillMode::None,
+            ExecutorKind::Local,
+        )
+        .unwrap();
+        let mut names = Vec::new();
+        for (writer, session) in [(&a, "a"), (&b, "b"), (&b, "b"), (&a, "a")] {
+            names.push(
+                writer
+                    .append_call(session, "glob", &json!({}), &result("x"))
+                    .unwrap(),
+            );
+        }
+        assert_eq!(
+            names,
+            ["call-1-glob", "call-2-glob", "call-3-glob", "call-4-glob"]
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            fs_search_transcript::parse::parse("rec", &text)
+                .unwrap()
+                .records
+                .len(),
+            4
+        );
+    }
+}

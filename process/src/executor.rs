@@ -1,0 +1,111 @@
+//! The bash executor every front end chooses between: the local one, the
+//! sandboxed one (`--sandbox`: bubblewrap around each command, only
+//! the workspace readable; docs/reliability.md has the threat model), or
+//! the remote one (`--executor ssh://[USER@]HOST[:PORT]`: each command
+//! runs on HOST over ssh; docs/workbench.md). Building the sandboxed one
+//! probes bubblewrap once, the remote one connects once, and either fails
+//! — never falling back to the local one — when it cannot be used.
+
+use std::sync::Arc;
+
+use fs_search_engine::{
+    BashExecutor, LocalBashConfig, LocalBashExecutor, SandboxBashExecutor, SandboxConfig,
+    SandboxError, SshBashExecutor, SshConfig, SshError, SshTarget,
+};
+use thiserror::Error;
+
+/// Which executor runs the engine's commands.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum ExecutorKind {
+    /// `bash -c` on this machine, reading what the user can read.
+    #[default]
+    Local,
+    /// `bash -c` in a bubblewrap sandbox holding only the workspace.
+    Sandbox,
+    /// `bash -c` on another machine over ssh.
+    Ssh(&'static RemoteHost),
+}
+
+/// The environment variable naming an ssh configuration file used
+/// instead of the user's own (`ssh -F FILE`).
+pub(crate) const SSH_CONFIG_VAR: &str = "WORKBENCH_SSH_CONFIG";
+
+/// The host of `--executor ssh://…`, as given once on the command line
+/// (kept for the process's life, so an [`ExecutorKind`] stays `Copy`).
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct RemoteHost {
+    /// Where commands run.
+    pub target: SshTarget,
+    /// `target` as the user wrote it back: `ssh://[USER@]HOST[:PORT]`.
+    pub label: String,
+}
+
+/// Parses `--executor`: `ssh://[USER@]HOST[:PORT]`.
+pub fn parse_executor(raw: &str) -> Result<&'static RemoteHost, String> {
+    let target: SshTarget = raw.parse().map_err(|e| format!("{e}"))?;
+    let label = target.to_string();
+    Ok(Box::leak(Box::new(RemoteHost { target, label })))
+}
+
+impl ExecutorKind {
+    /// `sandbox` with `--sandbox`, else `local`.
+    pub fn from_flag(sandbox: bool) -> Self {
+        if sandbox { Self::Sandbox } else { Self::Local }
+    }
+
+    /// The name recordings write in their header (`env.executor`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Local => "local",
+            Self::Sandbox => "sandbox",
+            Self::Ssh(remote) => &remote.label,
+        }
+    }
+
+    /// Whether the workdir is a path on another machine (not checked
+    /// here).
+    pub fn is_remote(self) -> bool {
+        matches!(self, Self::Ssh(_))
+    }
+}
+
+/// Why the chosen executor cannot be built.
+#[derive(Debug, Error)]
+pub enum ExecutorError {
+    /// The local executor's settings were rejected.
+    #[error("{0}")]
+    Local(fs_search_engine::bash::BashError),
+    /// The sandbox cannot be used: nothing runs unconfined instead.
+    #[error("the sandboxed executor cannot start: {0}")]
+    Sandbox(SandboxError),
+    /// The host cannot be reached or refuses the login: nothing runs
+    /// here instead.
+    #[error("the ssh executor cannot start: {0}")]
+    Ssh(Box<SshError>),
+}
+
+/// The executor of `kind` with `config` (the sandbox's root is
+/// `config.cwd`).
+pub fn build(
+    kind: ExecutorKind,
+    config: LocalBashConfig,
+) -> Result<Arc<dyn BashExecutor>, ExecutorError> {
+    Ok(match kind {
+        ExecutorKind::Local => {
+            Arc::new(LocalBashExecutor::new(config).map_err(ExecutorError::Local)?)
+        }
+        ExecutorKind::Sandbox => Arc::new(
+            SandboxBashExecutor::new(config, SandboxConfig::default())
+                .map_err(ExecutorError::Sandbox)?,
+        ),
+        ExecutorKind::Ssh(remote) => {
+            let ssh = SshConfig {
+                config_file: std::env::var_os(SSH_CONFIG_VAR).map(Into::into),
+                ..SshConfig::new(remote.target.clone())
+            };
+            Arc::new(
+                SshBashExecutor::new(config, ssh).map_err(|e| ExecutorError::Ssh(Box::new(e)))?,
+            )
+        }
+    })
+}

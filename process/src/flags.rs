@@ -1,0 +1,109 @@
+//! The flag structs every front end flattens into its command line, so
+//! each flag has one definition and one help text: `--config`,
+//! `--tokenizer`, `--sandbox`/`--executor` and the spill flags
+//! (`--spill-dir`, `--no-spill`, `--retention`), with the spill root they
+//! choose ([`spill_root`]).
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use crate::setup::SetupError;
+
+/// `--config JSON|@FILE`: the plugin config, as every command reads it
+/// ([`crate::setup::read_config`]; none means `{}`).
+#[derive(Debug, Args)]
+pub struct ConfigArg {
+    /// Plugin config as JSON, or @FILE to read it from a file.
+    #[arg(long = "config", value_name = "JSON|@FILE")]
+    pub config: Option<String>,
+}
+
+impl ConfigArg {
+    /// The raw flag value, for [`crate::setup::read_config`].
+    pub fn raw(&self) -> Option<&str> {
+        self.config.as_deref()
+    }
+}
+
+/// `--tokenizer FILE`: count tokens with this `tokenizer.json` instead of
+/// the embedded one.
+#[derive(Debug, Args)]
+pub struct TokenizerArg {
+    /// Count tokens with this `tokenizer.json` instead of the embedded
+    /// DeepSeek V4 one.
+    #[arg(long = "tokenizer", value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
+}
+
+impl TokenizerArg {
+    /// The file, if one was given.
+    pub fn file(&self) -> Option<&Path> {
+        self.tokenizer.as_deref()
+    }
+}
+
+/// `--sandbox`: run every command in a bubblewrap sandbox in which only
+/// the workspace exists, read-only (`crate::executor`).
+#[derive(Debug, Clone, Copy, Args)]
+pub struct SandboxArg {
+    /// Run rg in a bubblewrap sandbox where only the workspace exists,
+    /// read-only (docs/reliability.md); exits 2 when bubblewrap cannot
+    /// make it.
+    #[arg(long)]
+    pub sandbox: bool,
+    /// Run rg on another machine over ssh, in --workdir there (an
+    /// absolute path on HOST): the user's ssh configuration, keys and
+    /// known hosts apply, never a prompt (docs/workbench.md). Exits 2 when
+    /// HOST cannot be reached.
+    #[arg(
+        long,
+        value_name = "ssh://[USER@]HOST[:PORT]",
+        value_parser = crate::parse_executor,
+        conflicts_with = "sandbox"
+    )]
+    pub executor: Option<&'static crate::RemoteHost>,
+}
+
+impl SandboxArg {
+    /// The executor the flags choose.
+    pub fn kind(self) -> crate::ExecutorKind {
+        match self.executor {
+            Some(remote) => crate::ExecutorKind::Ssh(remote),
+            None => crate::ExecutorKind::from_flag(self.sandbox),
+        }
+    }
+}
+
+/// `--spill-dir DIR | --no-spill`, `--retention DAYS` (default: the
+/// per-user spill root, `crate::user_dirs::spill_root`, resolved by
+/// [`spill_root`]).
+#[derive(Debug, Args)]
+pub struct SpillArgs {
+    /// Root the local spill store here (default: the per-user root,
+    /// $XDG_CACHE_HOME/fs-search-workbench/spill).
+    #[arg(long, conflicts_with = "no_spill")]
+    pub spill_dir: Option<PathBuf>,
+    /// Load no spill store.
+    #[arg(long)]
+    pub no_spill: bool,
+    /// At start, delete what the workbench wrote more than DAYS days ago:
+    /// spilled results of the per-user root (never of --spill-dir) and,
+    /// for mcp and the TUI, log files.
+    #[arg(long, value_name = "DAYS", default_value_t = crate::prune::DEFAULT_RETENTION_DAYS)]
+    pub retention: u32,
+}
+
+impl SpillArgs {
+    /// The cut-off of `--retention`: what is older goes.
+    pub fn cutoff(&self) -> std::time::SystemTime {
+        crate::prune::cutoff(self.retention, std::time::SystemTime::now())
+    }
+}
+
+/// The spill root `args` choose: none with `--no-spill`, `--spill-dir` as
+/// given, else the per-user root, created private and pruned of what is
+/// older than `--retention` ([`crate::setup::choose_spill_root`]).
+pub fn spill_root(args: &SpillArgs) -> Result<Option<PathBuf>, SetupError> {
+    crate::setup::choose_spill_root(args.no_spill, args.spill_dir.as_deref(), args.cutoff())
+}

@@ -1,0 +1,128 @@
+//! Transcripts as a `cargo test` snapshot test: [`assert_transcripts_replay`]
+//! replays every `*.jsonl` in a directory and panics with the same report
+//! `workbench replay` prints (a unified diff per changed record) when any
+//! record changed; with `WORKBENCH_UPDATE=1` it rewrites the changed
+//! files instead, as `workbench replay --update` does (the habit of
+//! insta's `INSTA_UPDATE` and expect-test's `UPDATE_EXPECT`).
+//!
+//! ```no_run
+//! #[test]
+//! fn transcripts_replay() {
+//!     fs_search_transcript::assert_transcripts_replay(concat!(
+//!         env!("CARGO_MANIFEST_DIR"),
+//!         "/fixtures/transcripts"
+//!     ));
+//! }
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use super::batch::{BatchOptions, replay_files};
+use super::record::save;
+use super::report::{ReportOptions, human};
+
+/// The environment variable that turns the assertion into an update.
+pub const UPDATE_VAR: &str = "WORKBENCH_UPDATE";
+
+/// Whether a value of [`UPDATE_VAR`] asks for an update: anything but
+/// unset, empty, `0`, `no` or `false`.
+pub fn update_requested(value: Option<&str>) -> bool {
+    !matches!(value.map(str::trim), None | Some("" | "0" | "no" | "false"))
+}
+
+/// Replays every transcript (`*.jsonl`, in name order) in `dir` and panics
+/// with the report of each file that changed or cannot be replayed;
+/// with `WORKBENCH_UPDATE=1`, rewrites the changed files instead.
+pub fn assert_transcripts_replay(dir: impl AsRef<Path>) {
+    let update = update_requested(std::env::var(UPDATE_VAR).ok().as_deref());
+    if let Err(report) = check_transcripts(dir.as_ref(), update) {
+        panic!("{report}");
+    }
+}
+
+/// As [`assert_transcripts_replay`] with the update decided by the
+/// caller: `Err` holds the report of what failed.
+pub fn check_transcripts(dir: &Path, update: bool) -> Result<(), String> {
+    let files = transcripts_in(dir)?;
+    if files.is_empty() {
+        return Err(format!(
+            "{}: no transcripts (*.jsonl) to replay",
+            dir.display()
+        ));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let options = BatchOptions {
+        count_tokens: update,
+        ..BatchOptions::new()
+    };
+    let report_options = ReportOptions::default();
+    let mut failures = String::new();
+    let run = runtime.block_on(replay_files(&files, &options, |file, result| {
+        let done = match result {
+            Ok(done) => done,
+            Err(e) => {
+                failures.push_str(&format!("workbench replay: {e}\n"));
+                return;
+            }
+        };
+        let replay = &done.replay;
+        if replay.all_match() {
+            return;
+        }
+        if update {
+            if let Err(e) = save(file, &replay.updated()) {
+                failures.push_str(&format!("workbench replay: {e}\n"));
+            }
+            return;
+        }
+        failures.push_str(&human::file_text(replay, &report_options, false));
+    }));
+    if let Err(e) = run {
+        failures.push_str(&format!("workbench replay: {e}\n"));
+    }
+    if failures.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "transcripts changed; to accept the current results, rerun with {UPDATE_VAR}=1 (or `workbench replay --update FILE`), then review `git diff`:\n{failures}"
+    ))
+}
+
+/// The `*.jsonl` files in `dir`, sorted.
+fn transcripts_in(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+        if path.extension().is_some_and(|e| e == "jsonl") && path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_update_variable_asks_for_an_update_unless_unset_empty_or_negative() {
+        for no in [
+            None,
+            Some(""),
+            Some("0"),
+            Some("no"),
+            Some("false"),
+            Some(" 0 "),
+        ] {
+            assert!(!update_requested(no), "{no:?}");
+        }
+        for yes in [Some("1"), Some("always"), Some("yes"), Some("true")] {
+            assert!(update_requested(yes), "{yes:?}");
+        }
+    }
+}

@@ -1,0 +1,620 @@
+//! The transcript file format, version 1 (DESIGN.md §3).
+//!
+//! A transcript is JSON Lines: every line is one JSON object, and the kind
+//! of a line is told by its first key, so a reviewer can read it top down
+//! and a diff shows one changed line of model-visible text as one line:
+//!
+//! ```text
+//! {"transcript":"fs-search","version":1,"tree":"../trees/mixed","config":{…},"env":{…}}
+//! {"call":"glob-over-cap","tool":"glob","args":{"pattern":"*"},"options":{…}}
+//! {"result":"glob-over-cap","isError":false,"error":null,"spill":{…},"warnings":[]}
+//! {"text":"src/app.ts"}
+//! {"text":""}
+//! {"text":"(Showing 5 of 31 paths, …)"}
+//! ```
+//!
+//! - The header (line 1) names the format and its version, the fixture
+//!   tree (a path relative to the transcript's own directory), the plugin
+//!   config every call starts from, and the environment that shapes the
+//!   output: the rg version and the lines of the rg config file given to
+//!   rg through `RIPGREP_CONFIG_PATH` (which pins grep's file order);
+//!   a recording adds `executor` (`local` or `sandbox`: the bash executor
+//!   its calls ran under), an optional key older files lack.
+//! - Each record is a `call` line (a name unique in the file, the tool
+//!   name and the raw arguments exactly as a model would send them, and
+//!   the per-call [`CallOptions`]), then a `result` line (isError, error
+//!   name and code, the spill locator normalised, the warnings logged,
+//!   and optionally `tokens`: the text's token count),
+//!   then one `text` line per line of the model-visible text (the text is
+//!   the lines joined by `\n`; it never ends in a newline of its own).
+//! - Call options (all optional; written out in full except the rare
+//!   ones): `config` (keys merged over the header's config), `spill`
+//!   (`store` | `none` | `unwritable`), `session` (`{"id","cwd"}` with
+//!   `cwd` relative to the tree, or null for a call without agent),
+//!   `nested`, `cancel` (`beforeDispatch` | `{"afterMs": N}`),
+//!   `executorTimeoutMs`, `ripgrepConfig` (false: rg runs without the
+//!   header's config file).
+//! - Variants (format version 2): a record may carry, after its text
+//!   lines, the outcome another rg major version gives, for calls whose
+//!   text rg writes itself (its stderr, its file order): a `variant` line
+//!   (`{"variant":NAME,"rg":14,…}` with the result line's keys) and its
+//!   own text lines. The record's outcome is the one of the header's rg;
+//!   a replay under rg 14 compares with the `rg` 14 variant when there is
+//!   one. A file without variants is written as version 1, which every
+//!   workbench reads; one with variants as version 2.
+//! - Temp paths are placeholders: `<TREE>` (the materialised tree),
+//!   `<SPILL>` (the spill store root), `<RAND>` (the random 12-hex locator
+//!   prefix); see [`super::normalise`].
+//!
+//! Reading is in [`super::parse`]: strict, with errors naming the file and
+//! line, never a panic.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+/// The format name in the header's `transcript` key.
+pub const FORMAT_NAME: &str = "fs-search";
+/// The version of a transcript without rg-version variants.
+pub const FORMAT_VERSION: u64 = 1;
+/// The version of a transcript with rg-version variants (version 1 plus
+/// `variant` lines); the newest this build reads and writes.
+pub const FORMAT_VERSION_VARIANTS: u64 = 2;
+/// The session id calls use unless their options say otherwise.
+pub const DEFAULT_SESSION_ID: &str = "transcript-session";
+
+/// The environment that shapes the recorded output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranscriptEnv {
+    /// `rg --version`'s first line when recorded.
+    pub rg: String,
+    /// The lines of the rg config file replays pass via `RIPGREP_CONFIG_PATH`.
+    pub ripgrep_config: Vec<String>,
+    /// The executor the calls ran under (`local` or `sandbox`), written by
+    /// recordings; absent in fixture transcripts and older recordings.
+    pub executor: Option<String>,
+}
+
+/// Line 1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    /// The fixture tree, relative to the transcript's directory (or absolute).
+    pub tree: String,
+    /// The plugin config every call starts from.
+    pub config: Value,
+    pub env: TranscriptEnv,
+}
+
+/// Which spill store the call's registry loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SpillMode {
+    /// The local store, rooted in a private temp dir (`<SPILL>`).
+    Store,
+    /// No store loaded (§8.3 "no ctx.spillStore backend").
+    None,
+    /// A local store rooted where no directory can be created, so every
+    /// save fails (§8.3 "saveText failed").
+    Unwritable,
+}
+
+impl SpillMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Store => "store",
+            Self::None => "none",
+            Self::Unwritable => "unwritable",
+        }
+    }
+
+    pub(super) fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "store" => Some(Self::Store),
+            "none" => Some(Self::None),
+            "unwritable" => Some(Self::Unwritable),
+            _ => None,
+        }
+    }
+}
+
+/// The calling agent's session header: `None` in [`CallOptions`] means a
+/// call without agent (no cwd, no spill owner).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionOption {
+    /// The session id (the spill owner); `None`: a header without id.
+    pub id: Option<String>,
+    /// The session cwd relative to the tree root (`.` is the root);
+    /// `None`: no cwd, so the executor uses its default (the tree root).
+    pub cwd: Option<String>,
+}
+
+impl Default for SessionOption {
+    fn default() -> Self {
+        Self {
+            id: Some(DEFAULT_SESSION_ID.to_owned()),
+            cwd: Some(".".to_owned()),
+        }
+    }
+}
+
+/// When the caller's signal is cancelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cancel {
+    /// Before dispatch: the registry's `ABORTED_BEFORE_DISPATCH`.
+    BeforeDispatch,
+    /// This many milliseconds after the call started.
+    AfterMs(u64),
+}
+
+/// Everything besides tool and args that decides a call's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallOptions {
+    /// Keys merged over the header's config for this call.
+    pub config: Map<String, Value>,
+    pub spill: SpillMode,
+    pub session: Option<SessionOption>,
+    /// A nested Code Mode dispatch (no meta, no spill).
+    pub nested: bool,
+    pub cancel: Option<Cancel>,
+    /// The local executor's own timeout (default 120000 ms).
+    pub executor_timeout_ms: Option<u64>,
+    /// Whether rg gets the header's config file (pinned file order). A
+    /// call that prints no file list can run without it, to show rg's own
+    /// text where `--sort` changes it (a missing path's message).
+    pub ripgrep_config: bool,
+}
+
+impl Default for CallOptions {
+    fn default() -> Self {
+        Self {
+            config: Map::new(),
+            spill: SpillMode::Store,
+            session: Some(SessionOption::default()),
+            nested: false,
+            cancel: None,
+            executor_timeout_ms: None,
+            ripgrep_config: true,
+        }
+    }
+}
+
+/// One call as the model sent it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    /// A name unique in the transcript; diffs name the record by it.
+    pub name: String,
+    pub tool: String,
+    /// The raw arguments (any JSON value: schema errors are recorded too).
+    pub args: Value,
+    pub options: CallOptions,
+}
+
+/// `error` of a failed result: `{name, code}`, both null for plain errors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutcomeError {
+    pub name: Option<String>,
+    pub code: Option<String>,
+}
+
+/// The formatted-result spill behind a footer, normalised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutcomeSpill {
+    pub locator: String,
+    pub bytes: u64,
+}
+
+/// The result as the model saw it (plus the warnings the host logged,
+/// which tell the could-not-save rows of §8.4 apart).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub is_error: bool,
+    pub error: Option<OutcomeError>,
+    pub spill: Option<OutcomeSpill>,
+    pub warnings: Vec<String>,
+    pub text: String,
+    /// The text's token count, when the record carries one (the optional
+    /// `tokens` key of the result line; written by `record` and by
+    /// `replay --update`).
+    pub tokens: Option<u64>,
+}
+
+impl Outcome {
+    /// Whether `current` (a replay's outcome) shows what `self` recorded:
+    /// every part equal; the token count compared only when both carry one
+    /// (a recorded count, and a replay that counted).
+    pub fn matches(&self, current: &Outcome) -> bool {
+        let tokens_match = match (self.tokens, current.tokens) {
+            (Some(recorded), Some(now)) => recorded == now,
+            _ => true,
+        };
+        tokens_match
+            && self.is_error == current.is_error
+            && self.error == current.error
+            && self.spill == current.spill
+            && self.warnings == current.warnings
+            && self.text == current.text
+    }
+}
+
+/// A call and its recorded outcome; `line` is the call line's number.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    pub line: usize,
+    pub call: Call,
+    /// The outcome under the header's rg.
+    pub outcome: Outcome,
+    /// The outcome under other rg major versions, where it differs.
+    pub variants: BTreeMap<u32, Outcome>,
+}
+
+impl Record {
+    /// The outcome recorded for rg major version `major`: its variant,
+    /// else the record's own outcome.
+    pub fn expected_for(&self, major: Option<u32>) -> &Outcome {
+        major
+            .and_then(|m| self.variants.get(&m))
+            .unwrap_or(&self.outcome)
+    }
+}
+
+/// A parsed transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transcript {
+    pub header: Header,
+    pub records: Vec<Record>,
+}
+
+// ---------------------------------------------------------------- writing
+
+fn line(value: &Value) -> String {
+    // serde_json writes `preserve_order` maps in insertion order.
+    let mut out = value.to_string();
+    out.push('\n');
+    out
+}
+
+/// The header line of a version-1 transcript (no variants).
+pub fn header_line(header: &Header) -> String {
+    versioned_header_line(header, FORMAT_VERSION)
+}
+
+/// The header line of a transcript of format `version`.
+fn versioned_header_line(header: &Header, version: u64) -> String {
+    let mut env = json!({
+        "rg": header.env.rg,
+        "ripgrepConfig": header.env.ripgrep_config,
+    });
+    if let Some(executor) = &header.env.executor {
+        env["executor"] = json!(executor);
+    }
+    line(&json!({
+        "transcript": FORMAT_NAME,
+        "version": version,
+        "tree": header.tree,
+        "config": header.config,
+        "env": env,
+    }))
+}
+
+fn options_value(options: &CallOptions) -> Value {
+    let session = options.session.as_ref().map(|s| {
+        json!({
+            "id": s.id,
+            "cwd": s.cwd,
+        })
+    });
+    let cancel = options.cancel.map(|c| match c {
+        Cancel::BeforeDispatch => json!("beforeDispatch"),
+        Cancel::AfterMs(ms) => json!({ "afterMs": ms }),
+    });
+    let mut map = Map::new();
+    if !options.config.is_empty() {
+        map.insert("config".into(), Value::Object(options.config.clone()));
+    }
+    map.insert("spill".into(), json!(options.spill.as_str()));
+    map.insert("session".into(), session.unwrap_or(Value::Null));
+    map.insert("nested".into(), json!(options.nested));
+    if let Some(cancel) = cancel {
+        map.insert("cancel".into(), cancel);
+    }
+    if let Some(ms) = options.executor_timeout_ms {
+        map.insert("executorTimeoutMs".into(), json!(ms));
+    }
+    if !options.ripgrep_config {
+        map.insert("ripgrepConfig".into(), json!(false));
+    }
+    Value::Object(map)
+}
+
+/// The call line of `call`.
+pub fn call_line(call: &Call) -> String {
+    line(&json!({
+        "call": call.name,
+        "tool": call.tool,
+        "args": call.args,
+        "options": options_value(&call.options),
+    }))
+}
+
+/// The result line and the text lines of `outcome`.
+pub fn outcome_lines(name: &str, outcome: &Outcome) -> String {
+    outcome_block(("result", name), None, outcome)
+}
+
+/// The variant line and the text lines of `outcome` under rg `major`.
+pub fn variant_lines(name: &str, major: u32, outcome: &Outcome) -> String {
+    outcome_block(("variant", name), Some(major), outcome)
+}
+
+/// A result or variant line (`kind` is its first key and the record's
+/// name), then the text lines.
+fn outcome_block(kind: (&str, &str), major: Option<u32>, outcome: &Outcome) -> String {
+    let error = outcome
+        .error
+        .as_ref()
+        .map(|e| json!({ "name": e.name, "code": e.code }));
+    let spill = outcome
+        .spill
+        .as_ref()
+        .map(|s| json!({ "locator": s.locator, "bytes": s.bytes }));
+    let mut map = Map::new();
+    map.insert(kind.0.into(), json!(kind.1));
+    if let Some(major) = major {
+        map.insert("rg".into(), json!(major));
+    }
+    map.insert("isError".into(), json!(outcome.is_error));
+    map.insert("error".into(), error.unwrap_or(Value::Null));
+    map.insert("spill".into(), spill.unwrap_or(Value::Null));
+    map.insert("warnings".into(), json!(outcome.warnings));
+    if let Some(tokens) = outcome.tokens {
+        map.insert("tokens".into(), json!(tokens));
+    }
+    let mut out = line(&Value::Object(map));
+    for text in outcome.text.split('\n') {
+        out.push_str(&line(&json!({ "text": text })));
+    }
+    out
+}
+
+/// The whole file: version 1 unless a record carries variants.
+pub fn write(transcript: &Transcript) -> String {
+    let has_variants = transcript.records.iter().any(|r| !r.variants.is_empty());
+    let version = if has_variants {
+        FORMAT_VERSION_VARIANTS
+    } else {
+        FORMAT_VERSION
+    };
+    let mut out = versioned_header_line(&transcript.header, version);
+    for record in &transcript.records {
+        out.push_str(&call_line(&record.call));
+        out.push_str(&outcome_lines(&record.call.name, &record.outcome));
+        for (major, outcome) in &record.variants {
+            out.push_str(&variant_lines(&record.call.name, *major, outcome));
+        }
+    }
+    out
+}
+
+/// The line number (from 1) of each record's call line in [`write()`]'s
+/// text, in record order.
+pub fn record_lines(transcript: &Transcript) -> Vec<usize> {
+    write(transcript)
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("{\"call\":"))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse;
+
+    fn sample() -> Transcript {
+        let call = |name: &str, options: CallOptions| Call {
+            name: name.into(),
+            tool: "glob".into(),
+            args: json!({"pattern": "*"}),
+            options,
+        };
+        Transcript {
+            header: Header {
+                tree: "../trees/mixed".into(),
+                config: json!({"sampleOverCapGlobResults": true}),
+                env: TranscriptEnv {
+                    rg: "ripgrep 13.0.0".into(),
+                    ripgrep_config: vec!["--sort=path".into()],
+                    executor: None,
+                },
+            },
+            records: vec![
+                Record {
+                    line: 2,
+                    call: call("a", CallOptions::default()),
+                    outcome: Outcome {
+                        is_error: false,
+                        error: None,
+                        spill: Some(OutcomeSpill {
+                            locator: "<SPILL>/session-0123456789ab/<RAND>-glob-results.txt".into(),
+                            bytes: 12,
+                        }),
+                        warnings: vec![],
+                        text: "a.ts\n\n(Showing…)\r".into(),
+                        tokens: Some(7),
+                    },
+                    variants: BTreeMap::new(),
+                },
+                Record {
+                    line: 7,
+                    call: call(
+                        "b",
+                        CallOptions {
+                            config: json!({"globMaxResults": 2}).as_object().cloned().unwrap(),
+                            spill: SpillMode::Unwritable,
+                            session: Some(SessionOption {
+                                id: None,
+                                cwd: Some("sub".into()),
+                            }),
+                            nested: true,
+                            cancel: Some(Cancel::AfterMs(300)),
+                            executor_timeout_ms: Some(250),
+                            ripgrep_config: false,
+                        },
+                    ),
+                    outcome: Outcome {
+                        is_error: true,
+                        error: Some(OutcomeError {
+                            name: None,
+                            code: None,
+                        }),
+                        spill: None,
+                        warnings: vec!["w".into()],
+                        text: String::new(),
+                        tokens: None,
+                    },
+                    variants: BTreeMap::new(),
+                },
+            ],
+        }
+    }
+
+    /// `sample()` with an rg 15 and an rg 14 variant of record "b".
+    fn sample_with_variants() -> Transcript {
+        let mut t = sample();
+        let b = &mut t.records[1];
+        for (major, text) in [(15, "rg: fifteen"), (14, "rg: fourteen\n")] {
+            let mut variant = b.outcome.clone();
+            variant.text = text.into();
+            variant.tokens = Some(3);
+            b.variants.insert(major, variant);
+        }
+        t
+    }
+
+    #[test]
+    fn writes_and_parses_back_the_same_transcript() {
+        let t = sample();
+        let text = write(&t);
+        assert_eq!(text.lines().count(), 9);
+        assert!(
+            text.lines()
+                .all(|l| serde_json::from_str::<Value>(l).is_ok())
+        );
+        assert_eq!(parse("t.jsonl", &text).unwrap(), t);
+    }
+
+    #[test]
+    fn a_transcript_without_variants_is_written_as_version_1() {
+        let text = write(&sample());
+        assert!(text.starts_with("{\"transcript\":\"fs-search\",\"version\":1,"));
+        assert!(!text.contains("\"variant\""));
+    }
+
+    #[test]
+    fn variants_are_written_as_version_2_after_the_text_in_rg_order_and_parse_back() {
+        let t = sample_with_variants();
+        let text = write(&t);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("{\"transcript\":\"fs-search\",\"version\":2,"));
+        assert_eq!(
+            &lines[9..],
+            &[
+                "{\"variant\":\"b\",\"rg\":14,\"isError\":true,\"error\":{\"name\":null,\"code\":null},\"spill\":null,\"warnings\":[\"w\"],\"tokens\":3}",
+                "{\"text\":\"rg: fourteen\"}",
+                "{\"text\":\"\"}",
+                "{\"variant\":\"b\",\"rg\":15,\"isError\":true,\"error\":{\"name\":null,\"code\":null},\"spill\":null,\"warnings\":[\"w\"],\"tokens\":3}",
+                "{\"text\":\"rg: fifteen\"}",
+            ]
+        );
+        assert_eq!(parse("t.jsonl", &text).unwrap(), t);
+        let b = &t.records[1];
+        assert_eq!(b.expected_for(Some(14)).text, "rg: fourteen\n");
+        assert_eq!(b.expected_for(Some(13)), &b.outcome);
+        assert_eq!(b.expected_for(None), &b.outcome);
+    }
+
+    #[test]
+    fn a_misplaced_variant_line_is_an_error_naming_the_line() {
+        let text = write(&sample_with_variants());
+        let as_v1 = text.replacen("\"version\":2", "\"version\":1", 1);
+        assert_eq!(
+            error_of(&as_v1),
+            "t.jsonl:10: a variant line needs transcript version 2 (the header says 1)"
+        );
+        let own = text.replacen("\"rg\":14", "\"rg\":13", 1);
+        assert_eq!(
+            error_of(&own),
+            "t.jsonl:10: a variant for rg 13, the header's own rg: the record's result is that one"
+        );
+        let twice = text.replacen("\"rg\":15", "\"rg\":14", 1);
+        assert_eq!(
+            error_of(&twice),
+            "t.jsonl:13: duplicate variant for rg 14 of \"b\""
+        );
+        let other = text.replacen("{\"variant\":\"b\"", "{\"variant\":\"a\"", 1);
+        assert_eq!(
+            error_of(&other),
+            "t.jsonl:10: variant \"a\" does not follow its record (the call above is \"b\")"
+        );
+        let no_rg = text.replacen("\"rg\":14,", "", 1);
+        assert_eq!(
+            error_of(&no_rg),
+            "t.jsonl:10: a variant has no \"rg\" (the rg major version)"
+        );
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.truncate(10);
+        assert_eq!(
+            error_of(&lines.join("\n")),
+            "t.jsonl:11: unexpected end of file: call \"b\" has no text"
+        );
+    }
+
+    fn error_of(text: &str) -> String {
+        parse("t.jsonl", text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn wrong_version_and_corrupt_lines_name_the_file_and_line() {
+        let text = write(&sample());
+        assert_eq!(
+            error_of(&text.replacen("\"version\":1", "\"version\":3", 1)),
+            "t.jsonl:1: unsupported transcript version 3 (this workbench reads versions 1 and 2)"
+        );
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines[3] = "{\"text\": unterminated";
+        let err = error_of(&lines.join("\n"));
+        assert!(err.starts_with("t.jsonl:4: not valid JSON"), "{err}");
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.remove(2);
+        assert_eq!(
+            error_of(&lines.join("\n")),
+            "t.jsonl:3: expected the result line of call \"a\" (\"result\":NAME,…)"
+        );
+        let truncated: Vec<&str> = text.lines().take(8).collect();
+        assert_eq!(
+            error_of(&truncated.join("\n")),
+            "t.jsonl:9: unexpected end of file: call \"b\" has no text"
+        );
+        assert!(error_of("").starts_with("t.jsonl:1: "));
+        assert!(error_of("[1]\n").starts_with("t.jsonl:1: a transcript line must be"));
+        assert!(error_of("{\"x\":1}\n").starts_with("t.jsonl:1: not a transcript header"));
+        let typo = text.replacen("\"isError\"", "\"isErr\"", 1);
+        assert!(error_of(&typo).starts_with("t.jsonl:3: unknown key \"isErr\""));
+    }
+
+    #[test]
+    fn a_text_line_may_hold_an_empty_text_and_results_must_follow_their_call() {
+        let text = write(&sample());
+        let swapped = text.replacen("{\"result\":\"a\"", "{\"result\":\"b\"", 1);
+        assert_eq!(
+            error_of(&swapped),
+            "t.jsonl:3: result \"b\" does not follow its call (the call above is \"a\")"
+        );
+        let dup = text.replacen("{\"call\":\"b\"", "{\"call\":\"a\"", 1);
+        assert!(
+            error_of(&dup).starts_with("t.jsonl:7: duplicate record name \"a\" (rename it;"),
+            "{}",
+            error_of(&dup)
+        );
+    }
+}

@@ -1,0 +1,439 @@
+//! Replay: re-run every recorded call and compare what the model sees now
+//! with what was recorded for this rg (the record's variant for this rg's
+//! major version, else its outcome); a changed record becomes a unified
+//! diff of its transcript lines (so the diff reads like the change
+//! `--update` would make to the file), headed by the file, line and record
+//! name, and is classified ([`Difference`]): only rg's own text, or the
+//! engine's. `--update` under another rg major than the header's keeps the
+//! recorded outcome and adds the current one as that version's variant.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use similar::TextDiff;
+
+use super::error::TranscriptError;
+use super::fixture_engine::{EngineTree, FixtureEngine, rg_version};
+use super::format::{self, Outcome, Record, Transcript};
+use super::parse;
+pub use super::rg_text::Difference;
+use fs_search_process::ExecutorKind;
+
+/// One record: recorded and current outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordCheck {
+    pub record: Record,
+    pub current: Outcome,
+    /// The rg major version of this run.
+    pub rg_major: Option<u32>,
+    /// The rg major version of the header (the record's own outcome).
+    pub recorded_major: Option<u32>,
+}
+
+impl RecordCheck {
+    /// The outcome recorded for this run's rg.
+    pub fn expected(&self) -> &Outcome {
+        self.record.expected_for(self.rg_major)
+    }
+
+    /// The rg major version whose variant is compared, if any.
+    pub fn variant(&self) -> Option<u32> {
+        self.rg_major
+            .filter(|m| self.record.variants.contains_key(m))
+    }
+
+    pub fn matches(&self) -> bool {
+        self.expected().matches(&self.current)
+    }
+
+    /// How the record differs; `None` when it matches. Only a comparison
+    /// with what another rg major version wrote can differ in rg's text.
+    pub fn difference(&self) -> Option<Difference> {
+        if self.matches() {
+            return None;
+        }
+        let other_rg = self.variant().is_none() && self.rg_major != self.recorded_major;
+        if !other_rg {
+            return Some(Difference::Engine);
+        }
+        Some(Difference::of(
+            &self.record.call.tool,
+            self.expected(),
+            &self.current,
+        ))
+    }
+
+    /// The record as `--update` leaves it: under the header's rg major
+    /// (or an unknown one) the current outcome replaces the recorded one;
+    /// under another, it becomes that version's variant (none when it
+    /// equals the recorded outcome).
+    pub fn updated_record(&self) -> Record {
+        let mut record = self.record.clone();
+        match self.rg_major {
+            Some(major) if self.recorded_major.is_some_and(|r| r != major) => {
+                if record.outcome.matches(&self.current) {
+                    record.variants.remove(&major);
+                } else {
+                    record.variants.insert(major, self.current.clone());
+                }
+            }
+            _ => record.outcome = self.current.clone(),
+        }
+        record
+    }
+
+    /// The unified diff of the record's result and text lines, recorded
+    /// (`-`) against current (`+`); empty when they match.
+    pub fn diff(&self, file: &str) -> String {
+        if self.matches() {
+            return String::new();
+        }
+        let name = &self.record.call.name;
+        let (old, new, recorded) = match self.variant() {
+            Some(major) => (
+                format::variant_lines(name, major, self.expected()),
+                format::variant_lines(name, major, &self.current),
+                format!("recorded for rg {major}"),
+            ),
+            None => (
+                format::outcome_lines(name, &self.record.outcome),
+                format::outcome_lines(name, &self.current),
+                "recorded".to_owned(),
+            ),
+        };
+        TextDiff::from_lines(&old, &new)
+            .unified_diff()
+            .context_radius(3)
+            .header(
+                &format!("{file}:{} record \"{name}\" ({recorded})", self.record.line),
+                &format!(
+                    "{file}:{} record \"{name}\" (replayed now)",
+                    self.record.line
+                ),
+            )
+            .to_string()
+    }
+}
+
+/// The replay of one transcript.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// The file as named on the command line.
+    pub file: String,
+    pub transcript: Transcript,
+    pub checks: Vec<RecordCheck>,
+    /// The rg version of this run.
+    pub rg_now: String,
+    /// The tree the records ran in, kept while the replay is (the TUI
+    /// explains a replayed record there, `crate::explain::recorded`).
+    pub tree: Arc<EngineTree>,
+}
+
+impl Replay {
+    pub fn changed(&self) -> impl Iterator<Item = &RecordCheck> {
+        self.checks.iter().filter(|c| !c.matches())
+    }
+
+    pub fn all_match(&self) -> bool {
+        self.changed().next().is_none()
+    }
+
+    /// All diffs, one per changed record.
+    pub fn diffs(&self) -> String {
+        self.changed().map(|c| c.diff(&self.file)).collect()
+    }
+
+    /// Whether any recorded result carries a token count.
+    pub fn carries_tokens(&self) -> bool {
+        self.transcript
+            .records
+            .iter()
+            .any(|r| r.outcome.tokens.is_some())
+    }
+
+    /// Counts the tokens of every current result's text.
+    pub fn count_tokens(&mut self, tokenizer: &fs_search_tokens::Tokenizer) {
+        for check in &mut self.checks {
+            check.current.tokens = Some(tokenizer.count(&check.current.text) as u64);
+        }
+    }
+
+    /// The changed records with the given kind of difference.
+    pub fn changed_by(&self, kind: Difference) -> impl Iterator<Item = &RecordCheck> {
+        self.checks
+            .iter()
+            .filter(move |c| c.difference() == Some(kind))
+    }
+
+    /// The transcript with every current outcome accepted (`--update`):
+    /// see [`RecordCheck::updated_record`]. The header names this rg when
+    /// it is of the header's major version (or either is unknown).
+    pub fn updated(&self) -> Transcript {
+        let mut transcript = self.transcript.clone();
+        let recorded = fs_search_process::major_of_line(&transcript.header.env.rg);
+        let now = fs_search_process::major_of_line(&self.rg_now);
+        if recorded.is_none() || now.is_none() || recorded == now {
+            transcript.header.env.rg = self.rg_now.clone();
+        }
+        for (record, check) in transcript.records.iter_mut().zip(&self.checks) {
+            *record = check.updated_record();
+        }
+        transcript
+    }
+}
+
+/// The tree a header names, resolved against the transcript's directory.
+pub fn tree_path(transcript_file: &Path, tree: &str) -> PathBuf {
+    let tree = Path::new(tree);
+    if tree.is_absolute() {
+        return tree.to_path_buf();
+    }
+    transcript_file
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join(tree)
+}
+
+/// Replays `transcript` (read from `file`) with temp dirs under
+/// `temp_parent`, its calls run under the `executor` kind.
+pub async fn replay_transcript(
+    file: &Path,
+    transcript: Transcript,
+    temp_parent: &Path,
+    executor: ExecutorKind,
+) -> Result<Replay, TranscriptError> {
+    let label = file.display().to_string();
+    let header = &transcript.header;
+    let mut engine = FixtureEngine::new_in(
+        &tree_path(file, &header.tree),
+        header.config.clone(),
+        &header.env.ripgrep_config,
+        temp_parent,
+    )
+    .map_err(|e| TranscriptError::Other(format!("{label}:1: the header's tree: {e}")))?
+    .with_executor(executor);
+    let rg_now = rg_version();
+    let rg_major = fs_search_process::major_of_line(&rg_now);
+    let recorded_major = fs_search_process::major_of_line(&header.env.rg);
+    let mut checks = Vec::with_capacity(transcript.records.len());
+    for record in &transcript.records {
+        TranscriptError::check_stopped()?;
+        let current = engine
+            .run(&record.call)
+            .await
+            .map_err(|source| TranscriptError::Setup {
+                file: label.clone(),
+                line: record.line,
+                name: record.call.name.clone(),
+                source,
+            })?;
+        TranscriptError::check_stopped()?;
+        checks.push(RecordCheck {
+            record: record.clone(),
+            current,
+            rg_major,
+            recorded_major,
+        });
+    }
+    Ok(Replay {
+        file: label,
+        transcript,
+        checks,
+        rg_now,
+        tree: engine.tree(),
+    })
+}
+
+/// Reads, parses and replays the transcript at `path` under the
+/// `executor` kind.
+pub async fn replay_file(
+    path: &Path,
+    temp_parent: &Path,
+    executor: ExecutorKind,
+) -> Result<Replay, TranscriptError> {
+    let transcript = read_transcript(path)?;
+    replay_transcript(path, transcript, temp_parent, executor).await
+}
+
+/// Reads and parses the transcript at `path` (at most
+/// [`fs_search_process::TRANSCRIPT_MAX_BYTES`], UTF-8); errors name the file
+/// and line.
+pub fn read_transcript(path: &Path) -> Result<Transcript, TranscriptError> {
+    let text = fs_search_process::read_file(path, fs_search_process::TRANSCRIPT_MAX_BYTES)
+        .map_err(|e| TranscriptError::io(path, e))?;
+    let text = String::from_utf8(text).map_err(|e| TranscriptError::Parse {
+        file: path.display().to_string(),
+        line: 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count(),
+        message: "not valid UTF-8".into(),
+    })?;
+    parse::parse(&path.display().to_string(), &text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture_engine::default_ripgrep_config;
+    use crate::format::{Call, CallOptions, Header, Record, TranscriptEnv};
+    use serde_json::json;
+
+    fn transcript() -> (PathBuf, Transcript) {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/transcripts/unit.jsonl");
+        let call =
+            |name: &str, tool: &str, args: serde_json::Value, config: serde_json::Value| Call {
+                name: name.into(),
+                tool: tool.into(),
+                args,
+                options: CallOptions {
+                    config: config.as_object().cloned().unwrap_or_default(),
+                    ..CallOptions::default()
+                },
+            };
+        let records = vec![
+            call(
+                "glob",
+                "glob",
+                json!({"pattern": "*"}),
+                json!({"globMaxResults": 2}),
+            ),
+            call(
+                "grep",
+                "grep",
+                json!({"pattern": "needle"}),
+                json!({"grepMaxMatches": 2}),
+            ),
+        ]
+        .into_iter()
+        .map(|call| Record {
+            line: 0,
+            variants: Default::default(),
+            call,
+            outcome: Outcome {
+                is_error: false,
+                error: None,
+                spill: None,
+                warnings: Vec::new(),
+                text: String::new(),
+                tokens: None,
+            },
+        })
+        .collect();
+        let header = Header {
+            tree: "../trees/mixed".into(),
+            config: json!({"sampleOverCapGlobResults": true}),
+            env: TranscriptEnv {
+                rg: rg_version(),
+                ripgrep_config: default_ripgrep_config(),
+                executor: None,
+            },
+        };
+        (file, Transcript { header, records })
+    }
+
+    #[tokio::test]
+    async fn outcomes_are_the_same_under_two_temp_roots_and_name_no_temp_path() {
+        let (file, t) = transcript();
+        let roots = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+        let mut outcomes = Vec::new();
+        for root in &roots {
+            let replay = replay_transcript(&file, t.clone(), root.path(), ExecutorKind::Local)
+                .await
+                .unwrap();
+            let current: Vec<Outcome> = replay.checks.iter().map(|c| c.current.clone()).collect();
+            for outcome in &current {
+                let spill = outcome.spill.as_ref().unwrap();
+                assert!(spill.locator.starts_with("<SPILL>/session-"), "{spill:?}");
+                assert!(spill.locator.contains("/<RAND>-"), "{spill:?}");
+                assert!(outcome.text.contains(&spill.locator));
+                assert!(!outcome.text.contains(&*root.path().to_string_lossy()));
+            }
+            outcomes.push(current);
+        }
+        assert_eq!(outcomes[0], outcomes[1]);
+        assert_ne!(roots[0].path(), roots[1].path());
+    }
+
+    #[tokio::test]
+    async fn a_changed_record_diffs_its_result_and_text_lines_only() {
+        let (file, t) = transcript();
+        let root = tempfile::tempdir().unwrap();
+        let replay = replay_transcript(&file, t, root.path(), ExecutorKind::Local)
+            .await
+            .unwrap();
+        // The recorded outcomes above are empty, so both records changed.
+        assert_eq!(replay.changed().count(), 2);
+        let diff = replay.checks[0].diff("f.jsonl");
+        assert!(diff.starts_with(
+            "--- f.jsonl:0 record \"glob\" (recorded)\n+++ f.jsonl:0 record \"glob\" (replayed now)\n"
+        ));
+        assert!(
+            diff.contains(
+                "\n-{\"result\":\"glob\",\"isError\":false,\"error\":null,\"spill\":null,"
+            ),
+            "{diff}"
+        );
+        assert!(diff.contains("\n+{\"text\":\"src/app.ts\"}\n"), "{diff}");
+        let updated = replay.updated();
+        assert_eq!(updated.records[1].outcome, replay.checks[1].current);
+        let again = RecordCheck {
+            record: updated.records[1].clone(),
+            ..replay.checks[1].clone()
+        };
+        assert!(again.matches() && again.diff("f.jsonl").is_empty());
+    }
+
+    fn check(recorded_text: &str, current_text: &str, now: u32) -> RecordCheck {
+        let (_, t) = transcript();
+        let mut record = t.records[0].clone();
+        record.outcome.text = recorded_text.into();
+        let mut current = record.outcome.clone();
+        current.text = current_text.into();
+        RecordCheck {
+            record,
+            current,
+            rg_major: Some(now),
+            recorded_major: Some(13),
+        }
+    }
+
+    #[test]
+    fn update_under_the_headers_rg_major_replaces_the_outcome() {
+        let updated = check("a.ts", "b.ts", 13).updated_record();
+        assert_eq!(updated.outcome.text, "b.ts");
+        assert!(updated.variants.is_empty());
+    }
+
+    #[test]
+    fn update_under_another_rg_major_adds_a_variant_and_drops_one_equal_to_the_outcome() {
+        let c = check("a.ts\nb.ts", "b.ts\na.ts", 15);
+        assert_eq!(c.difference(), Some(Difference::RgText));
+        let updated = c.updated_record();
+        assert_eq!(updated.outcome.text, "a.ts\nb.ts");
+        assert_eq!(updated.variants[&15].text, "b.ts\na.ts");
+        let again = RecordCheck {
+            record: updated.clone(),
+            ..c.clone()
+        };
+        assert!(again.matches());
+        assert_eq!(again.variant(), Some(15));
+        // A variant's own difference is never rg's: it was made with this rg.
+        let drifted = RecordCheck {
+            record: updated.clone(),
+            current: Outcome {
+                text: "a.ts\nb.ts\nc.ts".into(),
+                ..c.current.clone()
+            },
+            ..c.clone()
+        };
+        assert_eq!(drifted.difference(), Some(Difference::Engine));
+        // Back to the recorded outcome: the variant is no longer needed.
+        let same = RecordCheck {
+            record: updated,
+            current: c.record.outcome.clone(),
+            ..c
+        };
+        assert!(same.updated_record().variants.is_empty());
+    }
+}

@@ -1,0 +1,184 @@
+//! The calls of the session: the one in flight and the finished ones,
+//! each finished call with a cache of the documents its tabs show (filled
+//! on first view by `content`). A finished call is one this session ran
+//! (the engine's whole result) or one read from a followed recording
+//! (what a transcript keeps: the model-visible text, isError, error
+//! `{name, code}`, spill and warnings, normalised).
+
+use std::cell::OnceCell;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use fs_search_engine::ToolResult;
+use serde_json::Value;
+
+use crate::interactive::command_tap::RanCommand;
+use crate::interactive::scroll_doc::Doc;
+use fs_search_transcript::format::{CallOptions, Outcome};
+
+/// The call in flight.
+#[derive(Debug, Clone)]
+pub struct Running {
+    pub id: u64,
+    pub call_id: String,
+    pub tool: String,
+    pub args: Value,
+    pub config: Value,
+    pub started: Instant,
+}
+
+/// The documents of a finished call, built once on first view.
+#[derive(Debug, Default)]
+pub struct RecordDocs {
+    pub text: OnceCell<Doc>,
+    pub value: OnceCell<Doc>,
+    pub meta: OnceCell<Doc>,
+    pub details: OnceCell<Doc>,
+}
+
+/// A call read from a followed recording.
+#[derive(Debug)]
+pub struct RecordedCall {
+    /// The recording.
+    pub file: PathBuf,
+    /// The call line's number in it.
+    pub line: usize,
+    /// The follow it came from (a restart drops its calls).
+    pub follow: u64,
+    pub options: CallOptions,
+    pub outcome: Outcome,
+    /// The recording's tree: the header's `tree` resolved against the
+    /// recording's directory (a fixture tree, or the live workdir it was
+    /// recorded on); `None` before a header was read.
+    pub tree: Option<PathBuf>,
+    /// The header's config (the call's `options.config` goes over it).
+    pub header_config: Value,
+    /// The header's rg config lines.
+    pub ripgrep_config: Vec<String>,
+}
+
+/// What a finished call returned.
+#[derive(Debug)]
+pub enum CallResult {
+    /// A call this session ran: the engine's whole result.
+    Ran {
+        result: ToolResult,
+        duration: Duration,
+        /// What bash ran for it (the rg command line and its directory).
+        commands: Vec<RanCommand>,
+    },
+    /// A call read from a followed recording.
+    Recorded(RecordedCall),
+}
+
+/// One finished call of the session.
+#[derive(Debug)]
+pub struct CallRecord {
+    pub id: u64,
+    /// The call id (a recorded call: its record name).
+    pub call_id: String,
+    pub tool: String,
+    pub args: Value,
+    /// The config the plugin was loaded with when the call ran.
+    pub config: Value,
+    pub result: CallResult,
+    pub docs: RecordDocs,
+}
+
+impl CallRecord {
+    pub fn new(
+        running: Running,
+        result: ToolResult,
+        duration: Duration,
+        commands: Vec<RanCommand>,
+    ) -> Self {
+        Self {
+            id: running.id,
+            call_id: running.call_id,
+            tool: running.tool,
+            args: running.args,
+            config: running.config,
+            result: CallResult::Ran {
+                result,
+                duration,
+                commands,
+            },
+            docs: RecordDocs::default(),
+        }
+    }
+
+    /// The engine's result of a call this session ran.
+    pub fn ran(&self) -> Option<&ToolResult> {
+        match &self.result {
+            CallResult::Ran { result, .. } => Some(result),
+            CallResult::Recorded(_) => None,
+        }
+    }
+
+    /// The followed recording's record of a recorded call.
+    pub fn recorded(&self) -> Option<&RecordedCall> {
+        match &self.result {
+            CallResult::Ran { .. } => None,
+            CallResult::Recorded(recorded) => Some(recorded),
+        }
+    }
+
+    /// Exactly what the model saw.
+    pub fn text(&self) -> &str {
+        match &self.result {
+            CallResult::Ran { result, .. } => &result.text,
+            CallResult::Recorded(r) => &r.outcome.text,
+        }
+    }
+
+    pub fn is_error(&self) -> bool {
+        match &self.result {
+            CallResult::Ran { result, .. } => result.is_error,
+            CallResult::Recorded(r) => r.outcome.is_error,
+        }
+    }
+
+    /// `error`'s `{name, code}` of a failed call (`None` inside for a
+    /// plain error).
+    pub fn error_name_code(&self) -> Option<(Option<&str>, Option<&str>)> {
+        match &self.result {
+            CallResult::Ran { result, .. } => {
+                result.error.as_ref().map(|e| (e.name(), e.code_str()))
+            }
+            CallResult::Recorded(r) => r
+                .outcome
+                .error
+                .as_ref()
+                .map(|e| (e.name.as_deref(), e.code.as_deref())),
+        }
+    }
+
+    /// The spill's locator and size, if the result was spilled.
+    pub fn spill(&self) -> Option<(&str, u64)> {
+        match &self.result {
+            CallResult::Ran { result, .. } => {
+                result.spill.as_ref().map(|s| (s.locator.as_str(), s.bytes))
+            }
+            CallResult::Recorded(r) => r
+                .outcome
+                .spill
+                .as_ref()
+                .map(|s| (s.locator.as_str(), s.bytes)),
+        }
+    }
+
+    pub fn warnings(&self) -> &[String] {
+        match &self.result {
+            CallResult::Ran { result, .. } => &result.warnings,
+            CallResult::Recorded(r) => &r.outcome.warnings,
+        }
+    }
+
+    /// How long the call took (a recording does not say).
+    pub fn duration_ms(&self) -> Option<f64> {
+        match &self.result {
+            CallResult::Ran { duration, .. } => Some(duration.as_secs_f64() * 1000.0),
+            CallResult::Recorded(_) => None,
+        }
+    }
+}
