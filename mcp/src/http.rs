@@ -457,8 +457,9 @@ pub(crate) async fn serve(args: &McpArgs) -> Result<u8, McpError> {
             " (sandboxed, the default on a non-loopback address: only the workspace is readable; --no-sandbox turns it off)".to_owned()
         }
         ExecutorKind::Ssh(remote) => format!(
-            " (rg runs on {}: pages name paths there)",
-            remote.label
+            " (rg runs on {}, {}: pages name paths there)",
+            remote.label,
+            remote.rg().version_line
         ),
     };
     tracing::info!(executor = executor.as_str(), "executor");

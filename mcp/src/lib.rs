@@ -80,7 +80,9 @@ const SESSION_DRAIN: Duration = Duration::from_secs(3);
 pub async fn run(args: McpArgs) -> u8 {
     let logging = fs_search_process::init_logging(args.spill.cutoff());
     if let Some(logging) = &logging {
-        let rg = fs_search_process::RgInfo::detect();
+        let rg = args
+            .executor
+            .map_or_else(fs_search_process::RgInfo::detect, |host| host.rg().clone());
         tracing::info!(
             log = %logging.path.display(),
             workdir = %args.workdir.as_deref().map_or_else(|| "none".into(), |w| w.display().to_string()),

@@ -25,7 +25,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::shared_record_file::{RecordBoundError, RecordFile, RecordFileError, record_max_bytes};
-use fs_search_transcript::fixture_engine::{outcome_of, rg_version};
+use fs_search_transcript::fixture_engine::{outcome_of, rg_version_for};
 use fs_search_transcript::format::{
     self, Call, CallOptions, Header, SessionOption, SpillMode, TranscriptEnv,
 };
@@ -88,7 +88,7 @@ impl Recording {
             tree: relative_path(record_dir(path), workdir),
             config: config.clone(),
             env: TranscriptEnv {
-                rg: rg_version(),
+                rg: rg_version_for(executor),
                 ripgrep_config: live_ripgrep_config(),
                 executor: Some(executor.as_str().to_owned()),
             },

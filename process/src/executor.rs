@@ -6,7 +6,9 @@
 //! probes bubblewrap once, the remote one connects once, and either fails
 //! — never falling back to the local one — when it cannot be used.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use crate::rg::RgInfo;
 
 use fs_search_engine::{
     BashExecutor, LocalBashConfig, LocalBashExecutor, SandboxBashExecutor, SandboxConfig,
@@ -32,19 +34,76 @@ pub(crate) const SSH_CONFIG_VAR: &str = "WORKBENCH_SSH_CONFIG";
 
 /// The host of `--executor ssh://…`, as given once on the command line
 /// (kept for the process's life, so an [`ExecutorKind`] stays `Copy`).
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug)]
 pub struct RemoteHost {
     /// Where commands run.
     pub target: SshTarget,
     /// `target` as the user wrote it back: `ssh://[USER@]HOST[:PORT]`.
     pub label: String,
+    /// The rg the host runs, asked once ([`RemoteHost::rg`]).
+    rg: OnceLock<RgInfo>,
+}
+
+impl PartialEq for RemoteHost {
+    fn eq(&self, other: &Self) -> bool {
+        self.target == other.target
+    }
+}
+
+impl Eq for RemoteHost {}
+
+impl std::hash::Hash for RemoteHost {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.target.hash(state);
+    }
+}
+
+impl RemoteHost {
+    /// The rg the host's commands run (the first on its login `PATH`) and
+    /// its version, asked over ssh on first use and kept; when the host
+    /// cannot be asked, the version line says why.
+    pub fn rg(&self) -> &RgInfo {
+        self.rg
+            .get_or_init(|| RgInfo::on_host(self.ssh_command(), &self.label))
+    }
+
+    /// A one-shot `ssh` to the host with the user's configuration (or the
+    /// file [`SSH_CONFIG_VAR`] names), never prompting, ending in `--
+    /// HOST`.
+    fn ssh_command(&self) -> std::process::Command {
+        let mut command = std::process::Command::new(fs_search_engine::bash::SSH);
+        if let Some(file) = std::env::var_os(SSH_CONFIG_VAR) {
+            command.arg("-F").arg(file);
+        }
+        command.args([
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "ConnectTimeout=10",
+            "-o",
+            "LogLevel=ERROR",
+            "-T",
+        ]);
+        if let Some(user) = &self.target.user {
+            command.args(["-l", user]);
+        }
+        if let Some(port) = self.target.port {
+            command.args(["-p", &port.to_string()]);
+        }
+        command.arg("--").arg(&self.target.host);
+        command
+    }
 }
 
 /// Parses `--executor`: `ssh://[USER@]HOST[:PORT]`.
 pub fn parse_executor(raw: &str) -> Result<&'static RemoteHost, String> {
     let target: SshTarget = raw.parse().map_err(|e| format!("{e}"))?;
     let label = target.to_string();
-    Ok(Box::leak(Box::new(RemoteHost { target, label })))
+    Ok(Box::leak(Box::new(RemoteHost {
+        target,
+        label,
+        rg: OnceLock::new(),
+    })))
 }
 
 impl ExecutorKind {

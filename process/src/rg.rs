@@ -41,6 +41,51 @@ impl RgInfo {
         }
     }
 
+    /// The rg that `kind`'s commands run: this machine's for the local
+    /// and sandboxed executors (the sandbox binds the rg found on `PATH`),
+    /// the host's for the remote one.
+    pub fn detect_for(kind: crate::ExecutorKind) -> Self {
+        match kind {
+            crate::ExecutorKind::Ssh(remote) => remote.rg().clone(),
+            crate::ExecutorKind::Local | crate::ExecutorKind::Sandbox => Self::detect(),
+        }
+    }
+
+    /// Asks a host, through `ssh` (a command ending in the host's name),
+    /// which rg its login `PATH` finds and that rg's version; `label`
+    /// names the host in the version line when it cannot be asked.
+    pub(crate) fn on_host(mut ssh: std::process::Command, label: &str) -> Self {
+        ssh.arg(r#"p=$(command -v rg) || exit 3; printf '%s\n' "$p"; "$p" --version"#)
+            .stdin(std::process::Stdio::null());
+        let out = match ssh.output() {
+            Ok(out) => out,
+            Err(e) => return Self::not_run(format!("ssh to {label} did not start: {e}")),
+        };
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let mut lines = stdout.lines();
+        match (out.status.code(), lines.next(), lines.next()) {
+            (Some(0), Some(path), Some(version_line)) => Self {
+                version: version_number(version_line).map(str::to_owned),
+                path: Some(PathBuf::from(path)),
+                version_line: version_line.to_owned(),
+            },
+            (Some(3), _, _) => Self::not_run(format!("rg not found on {label}'s PATH")),
+            _ => Self::not_run(format!(
+                "rg --version on {label} failed ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            )),
+        }
+    }
+
+    fn not_run(version_line: String) -> Self {
+        Self {
+            version: None,
+            path: None,
+            version_line,
+        }
+    }
+
     /// The major version (13 for `13.0.0`).
     pub fn major(&self) -> Option<u32> {
         self.version.as_deref().and_then(major_of_number)

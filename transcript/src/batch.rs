@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{OnceCell, mpsc};
 
 use super::error::TranscriptError;
-use super::fixture_engine::{EngineTree, FixtureEngine, rg_version};
+use super::fixture_engine::{EngineTree, FixtureEngine, rg_version_for};
 use super::format::{Outcome, Transcript};
 use super::replay::{RecordCheck, Replay, read_transcript, tree_path};
 use fs_search_process::ExecutorKind;
@@ -231,7 +231,7 @@ pub async fn replay_files(
         .collect();
     drop(sender);
 
-    let rg_now = rg_version();
+    let rg_now = rg_version_for(options.executor);
     let mut results: Vec<Option<ItemResult>> = (0..shared.items.len()).map(|_| None).collect();
     // Items of file f are items[first[f]..first[f + 1]].
     let mut first = Vec::with_capacity(files.len() + 1);

@@ -42,6 +42,12 @@ pub fn rg_version() -> String {
     fs_search_process::RgInfo::detect().version_line
 }
 
+/// As [`rg_version`], for the rg that `executor`'s commands run (a remote
+/// host's own).
+pub fn rg_version_for(executor: ExecutorKind) -> String {
+    fs_search_process::RgInfo::detect_for(executor).version_line
+}
+
 /// The outcome of `result` as the model saw it, normalised.
 pub fn outcome_of(result: &ToolResult, normaliser: &Normaliser) -> Outcome {
     let mut normaliser = normaliser.clone();

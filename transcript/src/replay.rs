@@ -13,7 +13,7 @@ use std::sync::Arc;
 use similar::TextDiff;
 
 use super::error::TranscriptError;
-use super::fixture_engine::{EngineTree, FixtureEngine, rg_version};
+use super::fixture_engine::{EngineTree, FixtureEngine, rg_version_for};
 use super::format::{self, Outcome, Record, Transcript};
 use super::parse;
 pub use super::rg_text::Difference;
@@ -212,7 +212,7 @@ pub async fn replay_transcript(
     )
     .map_err(|e| TranscriptError::Other(format!("{label}:1: the header's tree: {e}")))?
     .with_executor(executor);
-    let rg_now = rg_version();
+    let rg_now = rg_version_for(executor);
     let rg_major = fs_search_process::major_of_line(&rg_now);
     let recorded_major = fs_search_process::major_of_line(&header.env.rg);
     let mut checks = Vec::with_capacity(transcript.records.len());
@@ -275,7 +275,7 @@ pub fn read_transcript(path: &Path) -> Result<Transcript, TranscriptError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixture_engine::default_ripgrep_config;
+    use crate::fixture_engine::{default_ripgrep_config, rg_version};
     use crate::format::{Call, CallOptions, Header, Record, TranscriptEnv};
     use serde_json::json;
 

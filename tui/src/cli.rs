@@ -168,6 +168,10 @@ pub struct SurfaceArgs {
     pub max_invalidated_tokens: Option<usize>,
     #[command(flatten)]
     pub tokenizer: TokenizerArg,
+    /// Where the load probe runs and whose rg `--json` names (on HOST:
+    /// in its root directory).
+    #[command(flatten)]
+    pub sandbox: SandboxArg,
 }
 
 #[derive(Debug, Args)]

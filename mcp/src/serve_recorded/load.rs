@@ -31,7 +31,7 @@ use crate::{McpArgs, OnMiss};
 use fs_search_process::ExecutorKind;
 use fs_search_process::{SetupError, SpillChoice, load_engine};
 use fs_search_transcript::error::{EngineError, TranscriptError};
-use fs_search_transcript::fixture_engine::{FixtureEngine, rg_version};
+use fs_search_transcript::fixture_engine::{FixtureEngine, rg_version_for};
 use fs_search_transcript::format::{CallOptions, Header, SpillMode, Transcript, TranscriptEnv};
 use fs_search_transcript::record::relative_path;
 use fs_search_transcript::replay::{read_transcript, tree_path};
@@ -124,7 +124,7 @@ impl Replayed {
             return Err(ReplayError::NoTranscript);
         };
         let config = first.header.config.clone();
-        let rg_major = fs_search_process::RgInfo::detect().major();
+        let rg_major = fs_search_process::RgInfo::detect_for(executor).major();
         let calls = recorded_calls(&transcripts, rg_major);
         tracing::info!(
             records = calls.len(),
@@ -199,7 +199,7 @@ impl Replayed {
             tree: relative_path(record_dir(path), &live.tree),
             config: live.header.config.clone(),
             env: TranscriptEnv {
-                rg: rg_version(),
+                rg: rg_version_for(live.executor),
                 ripgrep_config: live.header.env.ripgrep_config.clone(),
                 executor: Some(live.executor.as_str().to_owned()),
             },

@@ -13,12 +13,12 @@ use serde_json::json;
 
 use super::print;
 use crate::cli::SurfaceArgs;
-use fs_search_process::ExecutorKind;
 use fs_search_process::exit;
 use fs_search_process::stderr_line;
 use fs_search_process::{SetupError, SpillChoice, load_engine, read_config, read_config_flag};
 use fs_search_process::{request_parts, thousands};
 use fs_search_tokens::Tokenizer;
+use std::path::Path;
 
 /// Characters of each side shown around the first difference.
 const EXCERPT_CHARS: usize = 40;
@@ -30,7 +30,11 @@ pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
     let tokenizer =
         counting.then(|| fs_search_process::load_tokenizer_in_background(args.tokenizer.file()));
     let config = read_config(args.config.raw())?;
-    let loaded = load_engine(None, &config, SpillChoice::None, ExecutorKind::Local).await?;
+    let executor = args.sandbox.kind();
+    // The load probe runs on the executor's machine: on a remote host, in
+    // its root directory (there is no workspace to name).
+    let probe_dir = executor.is_remote().then(|| Path::new("/"));
+    let loaded = load_engine(probe_dir, &config, SpillChoice::None, executor).await?;
     for warning in &loaded.warnings {
         stderr_line!("{warning}");
     }
@@ -42,14 +46,13 @@ pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
     };
     if let (Some(against), Some(tokenizer)) = (args.against.as_deref(), &tokenizer) {
         let config_b = read_config_flag("--against", Some(against))?;
-        let loaded_b =
-            match load_engine(None, &config_b, SpillChoice::None, ExecutorKind::Local).await {
-                Err(SetupError::Load(source)) => Err(SetupError::FlagLoad {
-                    flag: "--against",
-                    source,
-                }),
-                loaded => loaded,
-            }?;
+        let loaded_b = match load_engine(probe_dir, &config_b, SpillChoice::None, executor).await {
+            Err(SetupError::Load(source)) => Err(SetupError::FlagLoad {
+                flag: "--against",
+                source,
+            }),
+            loaded => loaded,
+        }?;
         for warning in &loaded_b.warnings {
             stderr_line!("{warning}");
         }
@@ -89,7 +92,8 @@ pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
                 .collect(),
             total_tokens: counted.as_ref().map(Counted::total),
             warnings: &loaded.warnings,
-            rg: fs_search_process::RgInfo::detect(),
+            executor: executor.as_str(),
+            rg: fs_search_process::RgInfo::detect_for(executor),
         };
         // Serialised directly, not through `Value`, so a configured number
         // of 2^64 or more keeps JavaScript's own form.
@@ -186,7 +190,11 @@ struct SurfaceJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     total_tokens: Option<usize>,
     warnings: &'a [String],
-    /// The rg the calls run: `{"version", "path"}` (null when not found).
+    /// The executor the calls run under: `local`, `sandbox` or
+    /// `ssh://[USER@]HOST[:PORT]`.
+    executor: &'a str,
+    /// The rg the calls run (on HOST for the remote executor): `{"version",
+    /// "path"}` (null when not found).
     rg: fs_search_process::RgInfo,
 }
 

@@ -119,7 +119,7 @@ pub async fn run(args: TuiArgs) -> Result<(), TuiError> {
         spill_root,
         recordings_dir: fs_search_process::recordings_dir(),
         log_path: logging.as_ref().map(|l| l.path.clone()),
-        rg: fs_search_process::RgInfo::detect(),
+        rg: fs_search_process::RgInfo::detect_for(executor),
     };
     tracing::info!(workdir = %session.workdir, session = %session.session_id, %config, rg = %session.rg.version_line, rg_path = ?session.rg.path, "workbench starting");
     let outcome = event_loop::run(

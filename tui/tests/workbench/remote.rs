@@ -307,3 +307,63 @@ fn an_mcp_client_that_hangs_up_over_ssh_leaves_nothing_running_on_the_host() {
         0,
     );
 }
+
+#[test]
+fn surface_json_over_ssh_names_the_executor_and_the_host_s_rg_not_this_machine_s() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    // This process's PATH finds a fake rg first; the host's sessions get
+    // the test's own PATH (test_sshd.rs), and so the real rg.
+    let fake = tempfile::tempdir().unwrap();
+    let fake_rg = fake.path().join("rg");
+    std::fs::write(&fake_rg, "#!/bin/sh\necho 'ripgrep 99.0.0'\n").unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake_rg, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = format!(
+        "{}:{}",
+        fake.path().display(),
+        std::env::var("PATH").unwrap()
+    );
+    let real = Command::new("rg").arg("--version").output().unwrap();
+    let real_version = text(&real.stdout)
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_owned();
+    let real_path = text(
+        &Command::new("bash")
+            .args(["-c", "command -v rg"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .trim()
+    .to_owned();
+    let surface = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_workbench"))
+            .args([
+                "surface",
+                "--json",
+                "--config",
+                r#"{"sampleOverCapGlobResults":true}"#,
+            ])
+            .args(extra)
+            .env("PATH", &path)
+            .env("WORKBENCH_SSH_CONFIG", sshd.client_config())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let executor = executor();
+    let remote = surface(&["--executor", &executor]);
+    assert_eq!(remote["executor"], executor.as_str());
+    assert_eq!(remote["rg"]["version"], real_version.as_str());
+    assert_eq!(remote["rg"]["path"], real_path.as_str());
+    let local = surface(&[]);
+    assert_eq!(local["executor"], "local");
+    assert_eq!(local["rg"]["version"], "99.0.0");
+}
