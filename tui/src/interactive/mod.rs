@@ -120,6 +120,8 @@ pub async fn run(args: TuiArgs) -> Result<(), TuiError> {
         recordings_dir: fs_search_process::recordings_dir(),
         log_path: logging.as_ref().map(|l| l.path.clone()),
         rg: fs_search_process::RgInfo::detect_for(executor),
+        executor: (executor != fs_search_process::ExecutorKind::Local)
+            .then(|| executor.as_str().to_owned()),
     };
     tracing::info!(workdir = %session.workdir, session = %session.session_id, %config, rg = %session.rg.version_line, rg_path = ?session.rg.path, "workbench starting");
     let outcome = event_loop::run(

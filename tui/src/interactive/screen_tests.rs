@@ -81,6 +81,7 @@ impl Harness {
             recordings_dir: fixture.root.join("recordings"),
             log_path: Some(fixture.root.join("state/workbench.log")),
             rg: fs_search_process::RgInfo::detect(),
+            executor: None,
         };
         let (tx, events) = mpsc::unbounded_channel();
         let runner = EffectRunner::new(fixture.tree(), Some(spill_root), SESSION.into(), tx);
@@ -291,6 +292,21 @@ async fn the_header_names_the_version_of_the_rg_the_calls_run() {
     let header = screen.lines().next().unwrap();
     assert!(
         header.contains(&format!("plugin loaded, sampling on · rg {version}")),
+        "{header}"
+    );
+}
+
+#[tokio::test]
+async fn the_header_names_an_executor_other_than_the_local_one_before_the_rg_version() {
+    let mut h = Harness::new(TREE, sampling(true), 120, 24).await;
+    let version = fs_search_process::RgInfo::detect()
+        .version
+        .expect("the screen tests need rg on PATH");
+    h.app.state.session.executor = Some("ssh://devbox".to_owned());
+    let screen = h.screen();
+    let header = screen.lines().next().unwrap();
+    assert!(
+        header.contains(&format!("sampling on · ssh://devbox · rg {version}")),
         "{header}"
     );
 }
@@ -745,6 +761,7 @@ mod transcript_tab {
                 recordings_dir: dir.path().join("saved"),
                 log_path: None,
                 rg: fs_search_process::RgInfo::detect(),
+                executor: None,
             };
             let (tx, events) = mpsc::unbounded_channel();
             let runner = EffectRunner::new(

@@ -28,6 +28,7 @@ pub(super) fn app() -> App {
         recordings_dir: "/work/recordings".into(),
         log_path: None,
         rg: fs_search_process::RgInfo::default(),
+        executor: None,
     };
     App::new(session, &json!({"sampleOverCapGlobResults": true}))
 }

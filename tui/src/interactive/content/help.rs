@@ -105,6 +105,7 @@ mod tests {
             log_path: None,
             recordings_dir: "/tmp/recordings".into(),
             rg: fs_search_process::RgInfo::default(),
+            executor: None,
         };
         let doc = help_doc(&session, &PluginStatus::Registered);
         let text: Vec<&str> = doc.lines.iter().map(|l| l.text.as_str()).collect();

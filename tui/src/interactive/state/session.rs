@@ -16,6 +16,9 @@ pub struct SessionInfo {
     pub log_path: Option<PathBuf>,
     /// The rg the calls run; its version is shown in the header.
     pub rg: fs_search_process::RgInfo,
+    /// The executor when it is not the local one (`sandbox`,
+    /// `ssh://HOST`): the header names it before the rg version.
+    pub executor: Option<String>,
 }
 
 /// The plugin as last loaded.

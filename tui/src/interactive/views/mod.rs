@@ -183,9 +183,14 @@ fn draw_header(frame: &mut Frame<'_>, area: Rect, state: &State) {
         ));
     }
     // The rg version, unless the load found no rg (the plugin text says so).
+    let executor = state
+        .session
+        .executor
+        .as_deref()
+        .map_or_else(String::new, |name| format!(" · {name}"));
     let rg = match (&state.session.rg.version, &state.plugin) {
-        (_, PluginStatus::RgMissing(_)) | (None, _) => Span::raw(""),
-        (Some(_), _) => Span::raw(format!(" · {}", state.session.rg.label())),
+        (_, PluginStatus::RgMissing(_)) | (None, _) => Span::raw(executor),
+        (Some(_), _) => Span::raw(format!("{executor} · {}", state.session.rg.label())),
     };
     // The workdir gives way to the rg version and the marks that follow it.
     let marks_width: usize = marks.iter().map(Span::width).sum();
