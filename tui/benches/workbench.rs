@@ -181,6 +181,7 @@ async fn render_250(iterations: usize) {
             recordings_dir: tree.join("recordings"),
             log_path: None,
             rg: fs_search_process::RgInfo::detect(),
+            executor: None,
         };
         let mut app = App::new(session, &config);
         let mut terminal = Terminal::new(TestBackend::new(cols, rows)).unwrap();
