@@ -13,6 +13,9 @@ use super::js::JsString;
 use super::knobs::KnobKind;
 use super::{Budget, Cut, Framed, KnobSpec, Knobs, Lens, Lensed, ToolResultInput, Unit};
 
+/// Tool descriptions are cut to this many characters (documented).
+const DESCRIPTION_MAX_CHARS: usize = 2048;
+
 const KNOBS: &[KnobSpec] = &[
     KnobSpec {
         name: "MAX_MCP_OUTPUT_TOKENS",
@@ -66,6 +69,7 @@ pub(crate) const DOCS: Lens = Lens {
          at 2,048 characters. Message wording, preview length and token estimate are \
          placeholders.",
     from_source: false,
+    description_max_chars: Some(DESCRIPTION_MAX_CHARS),
     knobs: KNOBS,
     apply,
 };
@@ -208,5 +212,20 @@ mod tests {
         let lensed = DOCS.apply(&input("e".repeat(12_000), true), &Knobs::default());
         assert_eq!(lensed.cut, Cut::Head);
         assert_eq!(lensed.kept_bytes(), 11_000);
+    }
+
+    #[test]
+    fn descriptions_are_cut_at_2048_characters_and_other_hosts_keep_them() {
+        assert_eq!(DOCS.tool_description("short"), ("short".to_owned(), false));
+        let (cut, was_cut) = DOCS.tool_description(&"d".repeat(3000));
+        assert!(was_cut);
+        assert_eq!(cut.len(), 2048);
+        // JavaScript counts UTF-16 units: 1,024 astral characters are 2,048.
+        let astral = "😀".repeat(1025);
+        let (cut, was_cut) = DOCS.tool_description(&astral);
+        assert!(was_cut);
+        assert_eq!(cut, "😀".repeat(1024));
+        let (kept, was_cut) = crate::opencode::CURRENT.tool_description(&"d".repeat(3000));
+        assert_eq!((kept.len(), was_cut), (3000, false));
     }
 }

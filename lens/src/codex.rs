@@ -43,6 +43,7 @@ pub(crate) const V0_55: Lens = Lens {
     description: "The content array serialised as JSON text; no cut (issue openai/codex#6544: \
          pinning to 0.55 restores full tool output).",
     from_source: true,
+    description_max_chars: None,
     knobs: &[],
     apply: apply_v0_55,
 };
@@ -75,6 +76,7 @@ pub(crate) const V0_56: Lens = Lens {
          the first half of the lines and bytes, `[... omitted N of M lines ...]` (or `[... \
          output truncated to fit N bytes ...]`), then the tail in what bytes remain.",
     from_source: true,
+    description_max_chars: None,
     knobs: V0_56_KNOBS,
     apply: apply_v0_56,
 };
@@ -112,6 +114,7 @@ pub(crate) const V0_59: Lens = Lens {
          truncated…`). The 1.2 serialisation allowance and the byte-mode default of 10,000 \
          bytes are read from the source but not run against the host.",
     from_source: true,
+    description_max_chars: None,
     knobs: V0_59_KNOBS,
     apply: apply_v0_59,
 };
@@ -140,6 +143,7 @@ pub(crate) const V0_120: Lens = Lens {
          JSON text. The prefix's exact format (four decimals, as Codex prints it for its own \
          tools) is not verified against the source of the pull request.",
     from_source: false,
+    description_max_chars: None,
     knobs: V0_120_KNOBS,
     apply: apply_v0_120,
 };

@@ -51,6 +51,7 @@ pub(crate) const V0_29: Lens = Lens {
          header naming the saved file, the first 20% and last 80% of the threshold around \
          `... [N characters omitted] ...`.",
     from_source: true,
+    description_max_chars: None,
     knobs: KNOBS,
     apply: apply_v0_29,
 };
@@ -65,6 +66,7 @@ pub(crate) const V0_48: Lens = Lens {
     description: "MCP text wrapped as `<untrusted_context>\\n…\\n</untrusted_context>` (a \
          closing tag inside escaped), then the 20/80 cut of gemini-cli@0.29.",
     from_source: true,
+    description_max_chars: None,
     knobs: KNOBS,
     apply: apply_v0_48,
 };

@@ -182,6 +182,9 @@ pub struct Lens {
     /// Whether the rule was read from the host's source (false: from its
     /// documentation only).
     pub from_source: bool,
+    /// The longest tool description the host passes on, in JavaScript
+    /// characters (UTF-16 code units); `None`: no cut is known.
+    pub description_max_chars: Option<usize>,
     pub knobs: &'static [KnobSpec],
     apply: fn(&ToolResultInput, &Knobs) -> Lensed,
 }
@@ -190,6 +193,17 @@ impl Lens {
     /// `host@version`.
     pub fn name(&self) -> String {
         format!("{}@{}", self.host, self.version)
+    }
+
+    /// A tool description as the host passes it to its model, and whether
+    /// the host cut it (at [`Lens::description_max_chars`], on a UTF-16
+    /// boundary as JavaScript slices).
+    pub fn tool_description(&self, text: &str) -> (String, bool) {
+        let js = js::JsString::new(text);
+        match self.description_max_chars {
+            Some(max) if js.len() > max => (js.slice(0, max).0, true),
+            _ => (text.to_owned(), false),
+        }
     }
 
     /// The lens applied to `input` under `knobs` (unset knobs take the

@@ -56,6 +56,7 @@ pub(crate) const CURRENT: Lens = Lens {
          kept from the head, `...N bytes|lines truncated...` and a hint naming the saved \
          file.",
     from_source: true,
+    description_max_chars: None,
     knobs: KNOBS,
     apply,
 };

@@ -51,6 +51,7 @@ pub(crate) const CURRENT: Lens = Lens {
          own truncateTextParts path is not verified; its output carries the same header, \
          which this pass leaves alone.",
     from_source: true,
+    description_max_chars: None,
     knobs: KNOBS,
     apply,
 };

@@ -168,6 +168,11 @@ pub struct SurfaceArgs {
     pub max_invalidated_tokens: Option<usize>,
     #[command(flatten)]
     pub tokenizer: TokenizerArg,
+    /// Show the tool descriptions as this agent host passes them to its
+    /// model (HOST or HOST@VERSION, as `workbench lens --list` names them;
+    /// Claude Code cuts them at 2,048 characters); token counts follow.
+    #[arg(long, value_name = "HOST[@VERSION]")]
+    pub host: Option<String>,
     /// Where the load probe runs and whose rg `--json` names (on HOST:
     /// in its root directory).
     #[command(flatten)]

@@ -29,6 +29,14 @@ pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
     let counting = args.tokens || args.against.is_some();
     let tokenizer =
         counting.then(|| fs_search_process::load_tokenizer_in_background(args.tokenizer.file()));
+    let lens = match args.host.as_deref().map(fs_search_lens::resolve) {
+        Some(Ok(lens)) => Some(lens),
+        Some(Err(e)) => {
+            stderr_line!("workbench surface: --host: {e}");
+            return Ok(exit::ERROR);
+        }
+        None => None,
+    };
     let config = read_config(args.config.raw())?;
     let executor = args.sandbox.kind();
     // The load probe runs on the executor's machine: on a remote host, in
@@ -39,7 +47,17 @@ pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
         stderr_line!("{warning}");
     }
     let sections = loaded.registry.prompt_sections();
-    let tools = loaded.registry.tool_definitions();
+    let mut tools = loaded.registry.tool_definitions();
+    // The descriptions as the host passes them on: what its model reads.
+    let host_cut: Vec<bool> = tools
+        .iter_mut()
+        .map(|tool| {
+            let Some(lens) = lens else { return false };
+            let (text, cut) = lens.tool_description(&tool.description);
+            tool.description = text;
+            cut
+        })
+        .collect();
     let tokenizer = match tokenizer {
         Some(handle) => Some(fs_search_process::join_tokenizer(handle).await?),
         None => None,
@@ -82,14 +100,17 @@ pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
                 .map(|(i, item)| Listed {
                     item,
                     tokens: counts(counted.as_ref().map(|c| &c.sections), i),
+                    host_cut: None,
                 })
                 .collect(),
             tools: (tools.iter().enumerate())
                 .map(|(i, item)| Listed {
                     item,
                     tokens: counts(counted.as_ref().map(|c| &c.tools), i),
+                    host_cut: lens.map(|_| host_cut[i]),
                 })
                 .collect(),
+            host: lens.map(fs_search_lens::Lens::name),
             total_tokens: counted.as_ref().map(Counted::total),
             warnings: &loaded.warnings,
             executor: executor.as_str(),
@@ -118,11 +139,21 @@ pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
     }
     for (i, tool) in tools.iter().enumerate() {
         let schema = serde_json::to_string_pretty(&tool.parameters).unwrap_or_default();
+        let through = match lens {
+            Some(lens) if host_cut[i] => format!(
+                ", description cut by {} at {} characters",
+                lens.name(),
+                lens.description_max_chars.unwrap_or_default()
+            ),
+            Some(lens) => format!(", description as {} passes it", lens.name()),
+            None => String::new(),
+        };
         out.push_str(&format!(
-            "== tool {} (timeoutMs {}, not sent to the model{}) ==\n{}\n\nparameters:\n{}\n\n",
+            "== tool {} (timeoutMs {}, not sent to the model{}{}) ==\n{}\n\nparameters:\n{}\n\n",
             tool.name,
             tool.timeout_ms,
             cost(counted.as_ref().map(|c| &c.tools), i),
+            through,
             tool.description,
             schema
         ));
@@ -193,6 +224,9 @@ struct SurfaceJson<'a> {
     /// The executor the calls run under: `local`, `sandbox` or
     /// `ssh://[USER@]HOST[:PORT]`.
     executor: &'a str,
+    /// `--host`: the lens whose descriptions are shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    host: Option<String>,
     /// The rg the calls run (on HOST for the remote executor): `{"version",
     /// "path"}` (null when not found).
     rg: fs_search_process::RgInfo,
@@ -205,6 +239,9 @@ struct Listed<'a, T> {
     item: &'a T,
     #[serde(skip_serializing_if = "Option::is_none")]
     tokens: Option<usize>,
+    /// With `--host`: whether the host cut the description.
+    #[serde(rename = "hostCut", skip_serializing_if = "Option::is_none")]
+    host_cut: Option<bool>,
 }
 
 /// The text output of `--against`.

@@ -314,3 +314,45 @@ fn replay_fail_on_cut_exits_1_naming_the_records_a_host_would_cut() {
     let out = workbench(&["replay", root(&narrow), "--host", "codex", "--fail-on-cut"]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }
+
+#[test]
+fn surface_host_shows_the_descriptions_the_host_passes_on_and_refuses_an_unknown_host() {
+    let surface = |extra: &[&str]| {
+        let mut args = vec!["surface", "--json", "--config", SAMPLING];
+        args.extend_from_slice(extra);
+        let out = workbench(&args);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        serde_json::from_str::<Value>(&stdout(&out)).unwrap()
+    };
+    let plain = surface(&[]);
+    let hosted = surface(&["--host", "claude-code"]);
+    assert_eq!(hosted["host"], "claude-code@docs-2026-10");
+    assert!(plain.get("host").is_none());
+    // The contract's descriptions are far below Claude Code's 2,048
+    // characters: passed on whole, and said so.
+    for (with, without) in hosted["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(plain["tools"].as_array().unwrap())
+    {
+        assert_eq!(with["description"], without["description"]);
+        assert_eq!(with["hostCut"], false);
+        assert!(without.get("hostCut").is_none());
+    }
+    let text = workbench(&["surface", "--config", SAMPLING, "--host", "claude-code"]);
+    assert!(
+        stdout(&text).contains(
+            "== tool grep (timeoutMs 30000, not sent to the model, description as claude-code@docs-2026-10 passes it) =="
+        ),
+        "{}",
+        stdout(&text)
+    );
+    let unknown = workbench(&["surface", "--config", SAMPLING, "--host", "nope"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr)
+            .starts_with("workbench surface: --host: unknown host \"nope\""),
+        "{unknown:?}"
+    );
+}
