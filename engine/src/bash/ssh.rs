@@ -403,7 +403,7 @@ printf '\001fs-search-remote-pgid %s\n' "$$" >&2
 p=$PPID g=$$
 ( trap 'kill "$s" 2>/dev/null; exit 0' TERM
   while kill -0 "$p" 2>/dev/null || [ -e "/proc/$p" ]; do sleep 1 & s=$!; wait "$s"; done
-  trap '' TERM; kill -s TERM -- "-$g"; sleep 2; kill -s KILL -- "-$g" ) </dev/null >/dev/null 2>&1 &
+  trap '' TERM; rm -f -- "$r"; kill -s TERM -- "-$g"; sleep 2; kill -s KILL -- "-$g" ) </dev/null >/dev/null 2>&1 &
 w=$!
 for n in $(compgen -e); do
   case ${n^^} in *KEY*|*PASSWORD*|*SECRET*|*TOKEN*) unset "$n" 2>/dev/null;; esac

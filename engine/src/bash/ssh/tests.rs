@@ -231,6 +231,7 @@ async fn a_connection_dropped_during_a_call_fails_it_naming_the_host() {
     };
     let work = tempfile::tempdir().unwrap();
     let exec = executor(&sshd, work.path(), LocalBashConfig::default());
+    let prefix = exec.launcher.runs.prefix.clone();
     let pid_file = work.path().join("pgid");
     let command = format!("{GROUP_TO_FILE} '{}'; exec sleep 30", pid_file.display());
     let spec = exec.resolve(request(&command)).unwrap();
@@ -256,13 +257,15 @@ async fn a_connection_dropped_during_a_call_fails_it_naming_the_host() {
         "{:?}",
         out.stderr.text
     );
-    // The connection is gone; the host's watchdog ends the command.
+    // The connection is gone; the host's watchdog ends the command and
+    // removes its run's file.
     let pgid: i32 = std::fs::read_to_string(&pid_file)
         .unwrap()
         .trim()
         .parse()
         .unwrap();
     assert_eq!(group_alive(pgid), Vec::<i32>::new());
+    assert_eq!(run_files_left(&prefix), Vec::<String>::new());
 }
 
 /// The pids of this machine's processes running `sleep SECONDS`.
