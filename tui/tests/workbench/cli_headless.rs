@@ -18,10 +18,16 @@ pub(crate) fn workbench(args: &[&str]) -> Output {
 }
 
 /// `workbench call TOOL --workdir DIR --args ARGS EXTRA...`.
+///
+/// rg's file order is pinned (`--sort=path` in its config file): rg lists
+/// files in its threads' order, and tests compare pages of two calls.
 pub(crate) fn call(dir: &tempfile::TempDir, tool: &str, args: &str, extra: &[&str]) -> Output {
-    let mut all = vec!["call", tool, "--workdir", root(dir.path()), "--args", args];
-    all.extend_from_slice(extra);
-    workbench(&all)
+    Command::new(env!("CARGO_BIN_EXE_workbench"))
+        .args(["call", tool, "--workdir", root(dir.path()), "--args", args])
+        .args(extra)
+        .env("RIPGREP_CONFIG_PATH", crate::mcp::sorted_rg_config())
+        .output()
+        .unwrap()
 }
 
 pub(crate) fn tree() -> tempfile::TempDir {
