@@ -13,6 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use fs_search_engine::{
@@ -102,10 +103,15 @@ impl Sandboxed {
             .collect()
     }
 
-    /// The fake's process group, once it has `sleepers` sleeping members.
-    async fn wait_for_group(&self, sleepers: usize) -> i32 {
+    /// The fake's process group, once it has `sleepers` sleeping members;
+    /// `None` when the call returned first (`returned`), as a stdout-cap
+    /// stop can on a loaded machine, before a child has exec'd its sleep.
+    async fn wait_for_group(&self, sleepers: usize, returned: &AtomicBool) -> Option<i32> {
         let started = Instant::now();
         loop {
+            if returned.load(Ordering::SeqCst) {
+                return None;
+            }
             if let Some(&pid) = self.fake_processes().first()
                 && let Some(info) = proc_info(pid)
             {
@@ -118,7 +124,7 @@ impl Sandboxed {
                     })
                     .count();
                 if sleeping >= sleepers {
-                    return info.pgid;
+                    return Some(info.pgid);
                 }
             }
             assert!(
@@ -153,8 +159,16 @@ async fn end(
     let signal = exec.signal.clone();
     let started = Instant::now();
     let args = json!({"pattern": "x"});
+    let returned = AtomicBool::new(false);
+    let call = async {
+        let result = registry.call("grep", &args, &exec).await;
+        returned.store(true, Ordering::SeqCst);
+        result
+    };
     let watch = async {
-        let pgid = sandboxed.wait_for_group(sleepers).await;
+        let Some(pgid) = sandboxed.wait_for_group(sleepers, &returned).await else {
+            return (None, 0, Instant::now());
+        };
         let group_size = live_group_members(pgid).unwrap().len();
         let triggered = match trigger {
             Trigger::CallerCancel => {
@@ -164,18 +178,21 @@ async fn end(
             Trigger::StdoutCap => Instant::now(),
             _ => started + Duration::from_millis(timeout_ms),
         };
-        (pgid, group_size, triggered)
+        (Some(pgid), group_size, triggered)
     };
-    let (result, (pgid, group_size, triggered)) =
-        tokio::join!(registry.call("grep", &args, &exec), watch);
+    let (result, (pgid, group_size, triggered)) = tokio::join!(call, watch);
     let returned = Instant::now();
     // Checked at once: the call's return is the moment that counts.
-    let live = live_group_members(pgid).unwrap();
+    let live = pgid
+        .map(|pgid| live_group_members(pgid).unwrap())
+        .unwrap_or_default();
     let named = sandboxed.fake_processes();
-    kill_group(pgid);
+    if let Some(pgid) = pgid {
+        kill_group(pgid);
+    }
     assert!(
         live.is_empty(),
-        "{trigger:?}: group {pgid} still has {live:?}"
+        "{trigger:?}: group {pgid:?} still has {live:?}"
     );
     assert!(named.is_empty(), "{trigger:?}: still running: {named:?}");
     Ended {
