@@ -45,6 +45,26 @@ async fn run(exec: &SshBashExecutor, command: &str) -> BashRunResult {
 /// the file named next.
 const GROUP_TO_FILE: &str = "read -r _ _ _ _ g _ < /proc/$$/stat; echo $g >";
 
+/// Waits until the command has written its group id to `pid_file`.
+async fn group_written(pid_file: &Path) {
+    while std::fs::read_to_string(pid_file)
+        .unwrap_or_default()
+        .trim()
+        .is_empty()
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A command that writes its group id to `DIR/pgid` (returned) and
+/// sleeps 30 s, resolved by `exec`.
+fn sleeping_group(exec: &SshBashExecutor, dir: &Path) -> (PathBuf, BashSpec) {
+    let pid_file = dir.join("pgid");
+    let command = format!("{GROUP_TO_FILE} '{}'; exec sleep 30", pid_file.display());
+    let spec = exec.resolve(request(&command)).unwrap();
+    (pid_file, spec)
+}
+
 /// Whether any process of group `pgid` is alive (not a zombie).
 /// The members of group `pgid` still alive after up to 5 s: the remote
 /// kill ends with SIGKILL, and a member may still be exiting when the
@@ -177,13 +197,7 @@ async fn killed_run(
     }
     let watcher = async {
         if let Some(token) = cancel {
-            while std::fs::read_to_string(&pid_file)
-                .unwrap_or_default()
-                .trim()
-                .is_empty()
-            {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
+            group_written(&pid_file).await;
             token.cancel();
         }
     };
@@ -232,17 +246,9 @@ async fn a_connection_dropped_during_a_call_fails_it_naming_the_host() {
     let work = tempfile::tempdir().unwrap();
     let exec = executor(&sshd, work.path(), LocalBashConfig::default());
     let prefix = exec.launcher.runs.prefix.clone();
-    let pid_file = work.path().join("pgid");
-    let command = format!("{GROUP_TO_FILE} '{}'; exec sleep 30", pid_file.display());
-    let spec = exec.resolve(request(&command)).unwrap();
+    let (pid_file, spec) = sleeping_group(&exec, work.path());
     let dropper = async {
-        while std::fs::read_to_string(&pid_file)
-            .unwrap_or_default()
-            .trim()
-            .is_empty()
-        {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        group_written(&pid_file).await;
         sshd.stop();
     };
     let started = std::time::Instant::now();
@@ -378,17 +384,9 @@ async fn a_dropped_call_and_then_its_executor_leave_nothing_on_the_host() {
     let work = tempfile::tempdir().unwrap();
     let exec = executor(&sshd, work.path(), LocalBashConfig::default());
     let prefix = exec.launcher.runs.prefix.clone();
-    let pid_file = work.path().join("pgid");
-    let command = format!("{GROUP_TO_FILE} '{}'; exec sleep 30", pid_file.display());
-    let spec = exec.resolve(request(&command)).unwrap();
+    let (pid_file, spec) = sleeping_group(&exec, work.path());
     let started = async {
-        while std::fs::read_to_string(&pid_file)
-            .unwrap_or_default()
-            .trim()
-            .is_empty()
-        {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        group_written(&pid_file).await;
     };
     // The run's future is dropped once the command runs, as a quitting
     // TUI drops it; the executor goes at once after (its master with it).
