@@ -30,6 +30,8 @@ use fs_search_process::{exit, stderr_line};
 const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
 /// How long the TUI's runtime may take to wind down after quitting.
 const TUI_SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
+/// How long the exit waits for ssh masters still closing (`--executor`).
+const SSH_MASTERS_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Runs the command line `cli` to completion; its exit status.
 pub fn run(cli: Cli) -> ExitCode {
@@ -69,6 +71,7 @@ pub fn run(cli: Cli) -> ExitCode {
             // a blocking thread that is still stuck (in a read, an open)
             // is not waited for beyond it.
             runtime.shutdown_timeout(TUI_SHUTDOWN_WAIT);
+            fs_search_engine::bash::wait_for_ssh_masters(SSH_MASTERS_WAIT);
             return code;
         }
         // Transcripts have their own exit statuses (0, 1 changed, 2 error).
@@ -94,6 +97,9 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     // A blocking read (stdin) of a stopped command is not waited for.
     runtime.shutdown_background();
+    // Executors dropped with the runtime's tasks close their ssh masters
+    // on its worker threads: the exit waits for that, bounded.
+    fs_search_engine::bash::wait_for_ssh_masters(SSH_MASTERS_WAIT);
     match outcome {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

@@ -35,7 +35,9 @@ pub use launcher::{
 };
 pub use local::{LocalBashConfig, LocalBashExecutor};
 pub use sandbox::{BWRAP, SandboxBashExecutor, SandboxConfig, SandboxError};
-pub use ssh::{BadTarget, SSH, SshBashExecutor, SshConfig, SshError, SshTarget};
+pub use ssh::{
+    BadTarget, SSH, SshBashExecutor, SshConfig, SshError, SshTarget, wait_for_ssh_masters,
+};
 
 /// A request for one foreground command.
 #[derive(Debug, Clone, Default)]

@@ -263,6 +263,46 @@ impl BashExecutor for SshBashExecutor {
     }
 }
 
+/// Masters not yet closed by their drop ([`wait_for_ssh_masters`]).
+static OPEN_MASTERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Waits, at most `bound`, until every master connection this process
+/// opened has been closed by its executor's drop; whether they all were.
+///
+/// For a process about to exit: an executor dropped on a worker thread of
+/// a runtime shut down in the background is still closing its master
+/// (`ssh -O exit`, then its control directory), and an exit then would
+/// leave both behind.
+pub fn wait_for_ssh_masters(bound: Duration) -> bool {
+    let deadline = std::time::Instant::now() + bound;
+    loop {
+        if OPEN_MASTERS.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// One count in [`OPEN_MASTERS`], for as long as it lives.
+#[derive(Debug)]
+struct OpenMaster;
+
+impl OpenMaster {
+    fn counted() -> Self {
+        OPEN_MASTERS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Self
+    }
+}
+
+impl Drop for OpenMaster {
+    fn drop(&mut self) {
+        OPEN_MASTERS.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// The master connection and its private control directory.
 #[derive(Debug)]
 struct Master {
@@ -272,6 +312,9 @@ struct Master {
     options: Vec<OsString>,
     /// Holds the control socket; removed on drop, after `ssh -O exit`.
     dir: tempfile::TempDir,
+    /// Counts the master open until the directory is gone (last field:
+    /// dropped last).
+    _open: OpenMaster,
 }
 
 fn arg(value: impl AsRef<OsStr>) -> OsString {
@@ -323,6 +366,7 @@ impl Master {
             target: ssh.target.clone(),
             options,
             dir,
+            _open: OpenMaster::counted(),
         };
         // The backgrounded master keeps its stderr: a file, so that no
         // pipe waits on it.

@@ -194,10 +194,14 @@ fn end_a_call_blocked_over_ssh(
     let Some(sshd) = TestSshd::start() else {
         return;
     };
+    // The master's control directory goes to TMPDIR: nothing may be left.
+    let tmp = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_workbench"))
         .args(args)
         .current_dir(repo())
         .env("WORKBENCH_SSH_CONFIG", sshd.client_config())
+        .env("TMPDIR", tmp.path())
+        .env_remove("XDG_RUNTIME_DIR")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -242,6 +246,11 @@ fn end_a_call_blocked_over_ssh(
     }
     assert_eq!(left, Vec::new());
     assert_eq!(status.code(), Some(code), "{status:?}");
+    let files: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(files, Vec::<std::ffi::OsString>::new(), "left in TMPDIR");
 }
 
 #[test]
