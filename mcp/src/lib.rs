@@ -83,10 +83,17 @@ pub async fn run(args: McpArgs) -> u8 {
         let rg = args
             .executor
             .map_or_else(fs_search_process::RgInfo::detect, |host| host.rg().clone());
+        // Over `--listen` the executor also depends on the address; its
+        // own log line says which (http.rs).
+        let executor = match args.listen {
+            Some(_) => "see the listening line",
+            None => workspace::executor_for(&args, None).as_str(),
+        };
         tracing::info!(
             log = %logging.path.display(),
             workdir = %args.workdir.as_deref().map_or_else(|| "none".into(), |w| w.display().to_string()),
             replay = ?args.replay,
+            executor = %executor,
             rg = %rg.version_line,
             rg_path = %rg.path.as_deref().map_or_else(|| "none".into(), |p| p.display().to_string()),
             "workbench mcp starting"

@@ -766,7 +766,7 @@ fn sigterm_and_sigint_mid_call_kill_rg_and_exit_128_plus_the_signal() {
 }
 
 #[test]
-fn the_log_names_the_rg_version_and_path_at_start() {
+fn the_log_names_the_executor_and_the_rg_version_and_path_at_start() {
     let dir = tree();
     let state = tempfile::tempdir().unwrap();
     let status = server_command(dir.path(), state.path(), &["--config", SAMPLING])
@@ -793,7 +793,8 @@ fn the_log_names_the_rg_version_and_path_at_start() {
     .unwrap();
     assert!(
         starting.contains(&format!("rg={}", version.lines().next().unwrap()))
-            && starting.contains(&format!("rg_path={}", path.trim_end())),
+            && starting.contains(&format!("rg_path={}", path.trim_end()))
+            && starting.contains("executor=local"),
         "{starting}"
     );
 }
