@@ -192,6 +192,23 @@ fn cases() -> Vec<Case> {
         sampling,
         true,
     ));
+    // The opt-in recursive sampling (docs/sampling.md): the whole call's
+    // cost at depths 2 and 3 beside `sampling=on` (depth 1, the
+    // contract's). Last, so the earlier cases keep their indexes
+    // (compare.py names cases by index).
+    for (tree, label) in [(Tree::K10, "10k"), (Tree::K200, "200k")] {
+        for depth in [2, 3] {
+            let name = format!("glob star {label} globSampleDepth={depth}");
+            out.push(Case {
+                name: Box::leak(name.into_boxed_str()),
+                tree,
+                tool: "glob",
+                args: json!({ "pattern": "*" }),
+                config: json!({ "sampleOverCapGlobResults": true, "globSampleDepth": depth }),
+                overflow: false,
+            });
+        }
+    }
     out
 }
 
