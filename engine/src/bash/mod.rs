@@ -10,6 +10,51 @@
 //! [`SandboxBashExecutor`] is it with bubblewrap as the launcher: the
 //! command reads only the workspace.
 
+/// Implements [`BashExecutor`] for an executor that is a
+/// [`LocalBashExecutor`] with a launcher of its own (its field `inner`):
+/// every method is the inner executor's (the sandboxed and the remote one).
+macro_rules! delegate_to_inner_executor {
+    ($executor:ty) => {
+        #[async_trait::async_trait]
+        impl $crate::bash::BashExecutor for $executor {
+            fn resolve(
+                &self,
+                request: $crate::bash::BashRequest,
+            ) -> Result<$crate::bash::BashSpec, $crate::bash::BashError> {
+                self.inner.resolve(request)
+            }
+
+            async fn run(
+                &self,
+                spec: $crate::bash::BashSpec,
+            ) -> Result<$crate::bash::BashRunResult, $crate::bash::BashError> {
+                self.inner.run(spec).await
+            }
+
+            async fn run_capped(
+                &self,
+                spec: $crate::bash::BashSpec,
+                over_cap: $crate::bash::OverCap,
+            ) -> Result<$crate::bash::CappedRun, $crate::bash::BashError> {
+                self.inner.run_capped(spec, over_cap).await
+            }
+
+            fn release(&self, result: &$crate::bash::BashRunResult) {
+                self.inner.release(result);
+            }
+
+            async fn run_streamed(
+                &self,
+                spec: $crate::bash::BashSpec,
+                over_cap: $crate::bash::OverCap,
+                sink: $crate::bash::SharedSink,
+            ) -> Result<$crate::bash::StreamedRun, $crate::bash::BashError> {
+                self.inner.run_streamed(spec, over_cap, sink).await
+            }
+        }
+    };
+}
+
 mod batched;
 mod capture;
 mod group;

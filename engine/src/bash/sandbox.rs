@@ -35,16 +35,12 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use thiserror::Error;
 
 use super::launcher::{LaunchPrefix, Launcher, exit_as_signal};
 use super::local::child_env;
 use super::shell::{SHELL, find_program_on_path};
-use super::{
-    BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, LocalBashConfig,
-    LocalBashExecutor, OverCap, SharedSink, StreamedRun,
-};
+use super::{BashError, BashRunResult, BashSpec, LocalBashConfig, LocalBashExecutor};
 
 /// The bubblewrap program's name, looked up on this process's `PATH`.
 pub const BWRAP: &str = "bwrap";
@@ -175,33 +171,7 @@ fn probe_spec() -> BashSpec {
     }
 }
 
-#[async_trait]
-impl BashExecutor for SandboxBashExecutor {
-    fn resolve(&self, request: BashRequest) -> Result<BashSpec, BashError> {
-        self.inner.resolve(request)
-    }
-
-    async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
-        self.inner.run(spec).await
-    }
-
-    async fn run_capped(&self, spec: BashSpec, over_cap: OverCap) -> Result<CappedRun, BashError> {
-        self.inner.run_capped(spec, over_cap).await
-    }
-
-    fn release(&self, result: &BashRunResult) {
-        self.inner.release(result);
-    }
-
-    async fn run_streamed(
-        &self,
-        spec: BashSpec,
-        over_cap: OverCap,
-        sink: SharedSink,
-    ) -> Result<StreamedRun, BashError> {
-        self.inner.run_streamed(spec, over_cap, sink).await
-    }
-}
+delegate_to_inner_executor!(SandboxBashExecutor);
 
 /// `bwrap` with the sandbox's arguments in front of `bash -c`.
 #[derive(Debug)]
@@ -363,6 +333,7 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     use super::*;
+    use crate::bash::{BashExecutor, BashRequest};
 
     fn sandbox(root: &Path) -> SandboxBashExecutor {
         SandboxBashExecutor::new(

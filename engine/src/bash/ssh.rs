@@ -53,10 +53,7 @@ use super::group::KILL_SETTLE;
 use super::launcher::{LaunchPrefix, Launcher, RemoteLauncher, RemoteRun, exit_as_signal};
 use super::local::FIXED_OVERLAY;
 use super::shell::find_program_on_path;
-use super::{
-    BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, LocalBashConfig,
-    LocalBashExecutor, OverCap, SharedSink, StreamedRun,
-};
+use super::{BashError, BashRunResult, BashSpec, LocalBashConfig, LocalBashExecutor};
 
 /// The OpenSSH client's name, looked up on this process's `PATH`.
 pub const SSH: &str = "ssh";
@@ -235,33 +232,7 @@ impl SshBashExecutor {
     }
 }
 
-#[async_trait]
-impl BashExecutor for SshBashExecutor {
-    fn resolve(&self, request: BashRequest) -> Result<BashSpec, BashError> {
-        self.inner.resolve(request)
-    }
-
-    async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
-        self.inner.run(spec).await
-    }
-
-    async fn run_capped(&self, spec: BashSpec, over_cap: OverCap) -> Result<CappedRun, BashError> {
-        self.inner.run_capped(spec, over_cap).await
-    }
-
-    fn release(&self, result: &BashRunResult) {
-        self.inner.release(result);
-    }
-
-    async fn run_streamed(
-        &self,
-        spec: BashSpec,
-        over_cap: OverCap,
-        sink: SharedSink,
-    ) -> Result<StreamedRun, BashError> {
-        self.inner.run_streamed(spec, over_cap, sink).await
-    }
-}
+delegate_to_inner_executor!(SshBashExecutor);
 
 /// Masters not yet closed by their drop ([`wait_for_ssh_masters`]).
 static OPEN_MASTERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);

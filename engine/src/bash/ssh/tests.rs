@@ -9,6 +9,7 @@ use super::super::test_sshd::{HOST, TestSshd};
 use std::path::Path;
 
 use super::*;
+use crate::bash::{BashExecutor, BashRequest};
 
 fn target() -> SshTarget {
     format!("ssh://{HOST}").parse().unwrap()
