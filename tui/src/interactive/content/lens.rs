@@ -225,6 +225,11 @@ fn mark_host_text(lines: &mut [DocLine], starts: &[usize], text: &str, host: &Ra
 mod tests {
     use super::*;
 
+    /// One kept range (clippy reads `&[a..b]` as a mistaken range).
+    fn one(range: Range<usize>) -> Vec<Range<usize>> {
+        std::iter::once(range).collect()
+    }
+
     fn texts(doc: &Doc) -> Vec<(String, LineKind, Option<usize>)> {
         doc.lines
             .iter()
@@ -254,11 +259,11 @@ mod tests {
     fn a_head_cut_and_a_text_passed_whole() {
         let framed = "line 1\nline 2\nline 3\n";
         let text = "line 1\n...14 bytes truncated...";
-        let cuts = cut_points(framed, &[0..7], text);
+        let cuts = cut_points(framed, &one(0..7), text);
         assert_eq!(cuts.len(), 1);
         assert_eq!((cuts[0].at, cuts[0].removed_bytes), (7, 14));
         assert_eq!(cuts[0].removed_lines, 2);
-        assert_eq!(cut_points(framed, &[0..framed.len()], framed), []);
+        assert_eq!(cut_points(framed, &one(0..framed.len()), framed), []);
     }
 
     #[test]
@@ -266,7 +271,7 @@ mod tests {
         // A tail-only cut: the host's header, then the end of the text.
         let framed = "head\ntail";
         let text = "[cut]\ntail";
-        let cuts = cut_points(framed, &[5..9], text);
+        let cuts = cut_points(framed, &one(5..9), text);
         assert_eq!(cuts.len(), 1);
         assert_eq!((cuts[0].at, cuts[0].host_text.clone()), (0, 0..6));
         assert_eq!(cuts[0].removed_bytes, 5);
@@ -314,7 +319,7 @@ mod tests {
     fn a_cut_at_a_line_start_puts_its_marker_before_that_line() {
         let framed = "one\ntwo\nthree\n";
         let text = "one\n[2 lines cut]\n";
-        let cuts = cut_points(framed, &[0..4], text);
+        let cuts = cut_points(framed, &one(0..4), text);
         let doc = lensed_doc("h@1", "verdict", &["a note".to_owned()], text, &cuts);
         let lines = texts(&doc);
         assert_eq!(lines[1], ("note: a note".to_owned(), LineKind::Note, None));
@@ -330,7 +335,7 @@ mod tests {
     fn control_characters_shift_the_mark_to_the_display_offsets() {
         let framed = "a\tb\nxxxx";
         let text = "a\tb[cut]";
-        let cuts = cut_points(framed, &[0..3], text);
+        let cuts = cut_points(framed, &one(0..3), text);
         let doc = lensed_doc("h@1", "v", &[], text, &cuts);
         let line = &doc.lines[1];
         assert_eq!(&line.text[line.mark.clone().unwrap()], "[cut]");
