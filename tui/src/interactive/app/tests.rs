@@ -807,13 +807,7 @@ fn a_followed_call_is_shown_through_the_sessions_lens() {
             && verdict.ends_with("; footer lost; locator lost"),
         "{verdict}"
     );
-    let body: Vec<&str> = doc
-        .lines
-        .iter()
-        .filter(|l| l.kind == LineKind::Body)
-        .map(|l| l.text.as_str())
-        .collect();
-    assert_eq!(body.join("\n"), expected.text);
+    assert_eq!(content::lens::drawn_text(doc), expected.text);
     assert_eq!(
         doc.lines.iter().filter(|l| l.kind == LineKind::Cut).count(),
         1

@@ -89,7 +89,8 @@ pub fn help_doc(session: &SessionInfo, plugin: &PluginStatus) -> Doc {
         "  L shows the page through an agent host's lens (the title names it): the",
         "  verdict on top, then exactly what that host's model receives, with",
         "           ✂ a line of the workbench's where the host cut (its own marker",
-        "             text, underlined, is part of what the model receives)",
+        "             text, underlined, is part of what the model receives; a line",
+        "             cut inside goes on, unnumbered, after the ✂)",
         "  and the summary's tokens count what the model receives; L again: the next",
         "  host, then none.",
     ] {

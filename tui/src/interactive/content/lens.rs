@@ -137,55 +137,75 @@ pub fn cut_points(framed: &str, kept: &[Range<usize>], text: &str) -> Vec<CutAt>
     cuts
 }
 
-/// The line a cut's marker goes with, and whether before it (the cut
-/// falls at the line's start) or after it (inside the line).
-fn marker_place(text: &str, at: usize) -> (usize, bool) {
-    let before = text.get(..at).unwrap_or(text);
-    let line = before.matches('\n').count();
-    (line, before.is_empty() || before.ends_with('\n'))
-}
-
 /// The Text tab's document of a lensed page: the verdict, the lens's
 /// notes, then `text` numbered (exactly as the host's model receives it)
 /// with a `✂` line where each of `cuts` falls and the host's own text
-/// there underlined.
+/// underlined. A cut inside a line breaks the line's display there: the
+/// rest of the line follows the marker, unnumbered (the text is not
+/// changed, only drawn on separate rows).
 pub fn lensed_doc(name: &str, summary: &str, notes: &[String], text: &str, cuts: &[CutAt]) -> Doc {
     let mut doc = Doc::default();
     doc.push(summary, LineKind::Heading);
     for note in notes {
         doc.push(&format!("note: {note}"), LineKind::Note);
     }
-    let mut lines = Doc::numbered(text, LineKind::Body).lines;
-    let mut starts = vec![0];
-    starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-    for cut in cuts {
-        mark_host_text(&mut lines, &starts, text, &cut.host_text);
-    }
-    let mut before: Vec<Vec<DocLine>> = vec![Vec::new(); lines.len() + 1];
-    let mut after: Vec<Vec<DocLine>> = vec![Vec::new(); lines.len() + 1];
-    for cut in cuts {
-        let (line, is_before) = marker_place(text, cut.at);
-        let marker = DocLine {
-            text: marker_text(name, cut),
-            kind: LineKind::Cut,
-            number: None,
-            mark: None,
-        };
-        let slot = if is_before { &mut before } else { &mut after };
-        if let Some(slot) = slot.get_mut(line.min(lines.len())) {
-            slot.push(marker);
+    let mut sorted: Vec<&CutAt> = cuts.iter().collect();
+    sorted.sort_by_key(|cut| cut.at);
+    let mut pending = sorted.into_iter().peekable();
+    let host: Vec<&Range<usize>> = cuts.iter().map(|cut| &cut.host_text).collect();
+    let mut lines = doc.lines;
+    let mut start = 0;
+    for (index, line) in text.split('\n').enumerate() {
+        let end = start + line.len();
+        let mut from = start;
+        let mut number = Some(index + 1);
+        // A cut at the line's start goes before it, at its end after it.
+        while let Some(cut) = pending.next_if(|cut| cut.at <= end) {
+            let at = cut.at.max(from);
+            if at > from {
+                lines.push(segment(text, from..at, number.take(), &host));
+                from = at;
+            }
+            lines.push(DocLine {
+                text: marker_text(name, cut),
+                kind: LineKind::Cut,
+                number: None,
+                mark: None,
+            });
         }
+        if from < end || number.is_some() {
+            lines.push(segment(text, from..end, number, &host));
+        }
+        start = end + 1;
     }
-    let mut all = doc.lines;
-    for (i, line) in lines.into_iter().enumerate() {
-        all.append(&mut before[i]);
-        all.push(line);
-        all.append(&mut after[i]);
-    }
-    Doc::new(all)
+    Doc::new(lines)
 }
 
-/// `✂ codex@0.120 removed 12,345 bytes here (67 lines of the framed text)`.
+/// The display line of `range` of `text` (a line, or the part of one
+/// between cuts), the first of the `host` ranges it overlaps underlined
+/// (at the display text's own offsets: control characters are wider
+/// there).
+fn segment(
+    text: &str,
+    range: Range<usize>,
+    number: Option<usize>,
+    host: &[&Range<usize>],
+) -> DocLine {
+    let mark = host.iter().find_map(|h| {
+        let (a, b) = (h.start.max(range.start), h.end.min(range.end));
+        let head = text.get(range.start..a)?;
+        let marked = text.get(range.start..b)?;
+        (a < b).then(|| visible(head).len()..visible(marked).len())
+    });
+    DocLine {
+        text: visible(text.get(range).unwrap_or_default()),
+        kind: LineKind::Body,
+        number,
+        mark,
+    }
+}
+
+/// `codex@0.120 removed 12,345 bytes here (67 lines of the framed text)`.
 fn marker_text(name: &str, cut: &CutAt) -> String {
     let lines = match cut.removed_lines {
         0 => String::new(),
@@ -198,27 +218,23 @@ fn marker_text(name: &str, cut: &CutAt) -> String {
     )
 }
 
-/// Underlines the host's text `host` (a byte range of `text`) on the
-/// first line it stands on (the display text's own offsets: control
-/// characters are wider there).
-fn mark_host_text(lines: &mut [DocLine], starts: &[usize], text: &str, host: &Range<usize>) {
-    if host.is_empty() {
-        return;
+/// The text a lensed document draws, its lines joined again (a line
+/// broken at a cut continues unnumbered), as display text.
+#[cfg(test)]
+pub fn drawn_text(doc: &Doc) -> String {
+    let mut out = String::new();
+    for (i, line) in doc
+        .lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Body)
+        .enumerate()
+    {
+        if i > 0 && line.number.is_some() {
+            out.push('\n');
+        }
+        out.push_str(&line.text);
     }
-    let Some(line) = starts.iter().rposition(|s| *s <= host.start) else {
-        return;
-    };
-    let start = starts[line];
-    let end = starts
-        .get(line + 1)
-        .map_or(text.len(), |next| next.saturating_sub(1));
-    let (a, b) = (host.start, host.end.min(end));
-    let (Some(head), Some(marked)) = (text.get(start..a), text.get(start..b)) else {
-        return;
-    };
-    if let Some(doc_line) = lines.get_mut(line).filter(|_| a < b) {
-        doc_line.mark = Some(visible(head).len()..visible(marked).len());
-    }
+    out
 }
 
 #[cfg(test)]
@@ -291,28 +307,37 @@ mod tests {
             text,
             &cuts,
         );
-        let lines = texts(&doc);
+        let verdict = "host@1 removes 26% from the middle".to_owned();
+        let marker = "host@1 removed 5 bytes here (2 lines of the framed text)".to_owned();
+        // The line the cut falls in is drawn in two parts around the marker.
         assert_eq!(
-            lines,
+            texts(&doc),
             [
-                (
-                    "host@1 removes 26% from the middle".to_owned(),
-                    LineKind::Heading,
-                    None
-                ),
+                (verdict, LineKind::Heading, None),
                 ("aaaa".to_owned(), LineKind::Body, Some(1)),
-                ("bb…cut…cc".to_owned(), LineKind::Body, Some(2)),
-                (
-                    "host@1 removed 5 bytes here (2 lines of the framed text)".to_owned(),
-                    LineKind::Cut,
-                    None
-                ),
+                ("bb".to_owned(), LineKind::Body, Some(2)),
+                (marker, LineKind::Cut, None),
+                ("…cut…cc".to_owned(), LineKind::Body, None),
                 ("dddd".to_owned(), LineKind::Body, Some(3)),
             ]
         );
+        assert_eq!(drawn_text(&doc), text);
         // The host's marker is underlined where it stands.
-        let marked = &doc.lines[2];
+        let marked = &doc.lines[4];
         assert_eq!(&marked.text[marked.mark.clone().unwrap()], "…cut…");
+    }
+
+    #[test]
+    fn a_cut_at_a_line_end_puts_its_marker_after_that_line() {
+        let framed = "one\ntwo\nthree";
+        let text = "one\n[cut]";
+        let cuts = cut_points(framed, &one(0..3), text);
+        assert_eq!(cuts[0].at, 3);
+        let lines = texts(&lensed_doc("h@1", "v", &[], text, &cuts));
+        assert_eq!(lines[1], ("one".to_owned(), LineKind::Body, Some(1)));
+        assert_eq!(lines[2].1, LineKind::Cut);
+        assert_eq!(lines[3], ("[cut]".to_owned(), LineKind::Body, Some(2)));
+        assert_eq!(lines.len(), 4);
     }
 
     #[test]
@@ -332,12 +357,14 @@ mod tests {
     }
 
     #[test]
-    fn control_characters_shift_the_mark_to_the_display_offsets() {
-        let framed = "a\tb\nxxxx";
-        let text = "a\tb[cut]";
+    fn control_characters_widen_the_mark_to_the_display_offsets() {
+        let framed = "a\tbXXXX";
+        let text = "a\tb[c\tut]";
         let cuts = cut_points(framed, &one(0..3), text);
         let doc = lensed_doc("h@1", "v", &[], text, &cuts);
-        let line = &doc.lines[1];
-        assert_eq!(&line.text[line.mark.clone().unwrap()], "[cut]");
+        assert_eq!(doc.lines[1].text, "a\u{2409}b");
+        let rest = &doc.lines[3];
+        assert_eq!(rest.number, None);
+        assert_eq!(&rest.text[rest.mark.clone().unwrap()], "[c\u{2409}ut]");
     }
 }

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::{DURATION, Harness, buffer_text, screen_filters, tokenizer};
 use crate::interactive::content;
-use crate::interactive::scroll_doc::LineKind;
+use crate::interactive::scroll_doc::{LineKind, visible};
 use crate::interactive::tabs::Tab;
 use fs_search_lens::{Lens, Lensed, hosts, resolve};
 
@@ -99,17 +99,13 @@ async fn l_cycles_each_hosts_lens_and_back_to_the_exact_page() {
         let stored = &content::lens::lensed_page(page, lens).unwrap().text;
         assert_eq!(stored, &lensed.text, "{name}");
         let lines = text_doc_lines(&h);
-        let body: Vec<&str> = lines
-            .iter()
-            .filter(|(_, kind)| *kind == LineKind::Body)
-            .map(|(text, _)| text.as_str())
-            .collect();
-        let shown: Vec<String> = lensed
-            .text
-            .split('\n')
-            .map(crate::interactive::scroll_doc::visible)
-            .collect();
-        assert_eq!(body, shown, "{name}: the lensed text, line for line");
+        let doc = content::tab_doc(&h.app.state, Tab::Text).unwrap();
+        let shown: Vec<String> = lensed.text.split('\n').map(visible).collect();
+        assert_eq!(
+            content::lens::drawn_text(doc),
+            shown.join("\n"),
+            "{name}: the lensed text, line for line"
+        );
         // One marker per removed region, saying how much went.
         let markers: Vec<&String> = lines
             .iter()
@@ -157,7 +153,9 @@ async fn the_cut_marker_is_drawn_where_the_host_cut() {
         .filter(|(_, kind)| *kind == LineKind::Body)
         .count();
     assert_eq!(body_before, last_kept_line, "{:?}", &lines[at - 1..at + 2]);
-    // Scrolled to the marker, the screen shows it in the gutter's ✂.
+    // Scrolled to the marker, the screen shows it in the gutter's ✂ (the
+    // first frame tells the app the pane's width, which the rows follow).
+    h.screen();
     let doc = content::tab_doc(&h.app.state, Tab::Text).unwrap();
     let cols = doc.text_cols(h.app.state.viewports.pane.cols);
     let row = doc.with_rows(cols, |rows| rows.iter().position(|r| r.line == at).unwrap());
@@ -170,6 +168,31 @@ async fn the_cut_marker_is_drawn_where_the_host_cut() {
     assert!(screen.contains(&marker), "{screen}");
     // The host's own hint follows, as its model receives it.
     assert!(screen.contains("truncated..."), "{screen}");
+
+    // Codex's one JSON line is broken where its middle cut falls: the
+    // marker, then the rest of the line from the host's own marker on.
+    h.app.set_lens(Some(resolve("codex").unwrap()));
+    let lines = text_doc_lines(&h);
+    let at = lines
+        .iter()
+        .position(|(_, kind)| *kind == LineKind::Cut)
+        .unwrap();
+    let (before, after) = (&lines[at - 1].0, &lines[at + 1].0);
+    assert!(
+        before.starts_with("[{\"type\":\"text\""),
+        "{}",
+        &before[..40]
+    );
+    assert!(
+        after.starts_with('…') && after.contains(" tokens truncated…"),
+        "{}",
+        &after[..40]
+    );
+    let doc = content::tab_doc(&h.app.state, Tab::Text).unwrap();
+    assert_eq!(
+        (doc.lines[at - 1].number, doc.lines[at + 1].number),
+        (Some(3), None)
+    );
 }
 
 #[tokio::test]
