@@ -72,7 +72,6 @@ fn build(record: &CallRecord, lens: &'static Lens) -> LensedPage {
     let name = lens.name();
     let doc = lensed_doc(&name, &summary, &lensed.notes, &lensed.text, &cuts);
     LensedPage {
-        name,
         summary,
         text: lensed.text,
         doc,

@@ -8,8 +8,6 @@ use crate::interactive::scroll_doc::Doc;
 /// A call's page through one lens.
 #[derive(Debug)]
 pub struct LensedPage {
-    /// The lens's `host@version`.
-    pub name: String,
     /// The one-line verdict (`fs_search_lens::page_summary`).
     pub summary: String,
     /// Exactly what the host's model receives.
