@@ -57,6 +57,8 @@ pub enum Action {
     CloseWhy,
     WhyScrollUp,
     WhyScrollDown,
+    /// The Text tab's next host lens (none, each host's newest, none).
+    CycleLens,
 }
 
 /// Where a binding applies, looked up from the most specific context.
@@ -153,6 +155,7 @@ pub static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(bindings);
 fn bindings() -> Vec<Binding> {
     let config = Tab::Config.title();
     let transcript = Tab::Transcript.digit();
+    let hosts = fs_search_lens::hosts().join(", ");
     vec![
     b(C::Global, &[K::Ctrl('c')], "^C", A::Quit, "", "quit (restores the terminal)"),
     // Editing a field: other keys edit its text (tui-input).
@@ -189,6 +192,7 @@ fn bindings() -> Vec<Binding> {
     b(C::Tab(Tab::Config), &[K::Code(Enter), K::Char('e')], "Enter", A::EditConfig, "edit", "edit the value (JSON; empty = absent), Enter applies"),
     b(C::Tab(Tab::Config), &[K::Char(' ')], "Space", A::ToggleSampling, "flip", "flip the selected true/false key (sampling, opt-ins) and reload"),
     b(C::Tab(Tab::Config), &[K::Char('a')], "a", A::ApplyConfig, "reload", "reload the plugin with the config as shown, unchanged (Enter and Space reload after their own change; a is for a retry after a failed load, or to see that the cached prefix stays)"),
+    b(C::Tab(Tab::Text), &[K::Char('L')], "L", A::CycleLens, "lens", format!("show the page through the next agent host's lens (none, then {hosts}, then none again; each host's newest): exactly what its model receives, the verdict above it, ✂ where the host cut; the token counts follow, and later calls keep the lens")),
     b(C::Tab(Tab::History), &[K::Code(Up), K::Char('k')], "↑/k", A::ScrollUp, "", "select the previous call"),
     b(C::Tab(Tab::History), &[K::Code(Down), K::Char('j')], "↓/j", A::ScrollDown, "select", "select the next call"),
     b(C::Tab(Tab::History), &[K::Code(Enter)], "Enter", A::ShowSelected, "show", "show that call's result"),

@@ -1389,3 +1389,6 @@ async fn why_panel_beside_the_page() {
     assert!(screen.contains("unsearched under"), "{screen}");
     assert_screen!("why_panel_unsearched", screen);
 }
+
+/// The Text tab through a host lens (issue 36 item 6).
+mod lens;

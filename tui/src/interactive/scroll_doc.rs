@@ -27,6 +27,9 @@ pub enum LineKind {
     Note,
     /// An error or warning line of a composed view.
     Alert,
+    /// Where a host lens removed part of the page (not part of the text
+    /// the host's model receives).
+    Cut,
 }
 
 /// One logical line.

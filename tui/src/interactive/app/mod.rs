@@ -9,7 +9,8 @@
 //! This file holds the input, the calls, the config and the effect
 //! outcomes; each feature's part of `impl App` has a file of its own:
 //! `why` (the "why" panel), `transcript_tab` (the Transcript tab's keys),
-//! `ablate` (its ablate mode), `follow` (following a recording);
+//! `ablate` (its ablate mode), `follow` (following a recording), `lens`
+//! (the Text tab's host lens);
 //! `latest` is the one guard against stale outcomes (`latest::Latest`).
 
 use std::path::PathBuf;
@@ -98,6 +99,7 @@ impl App {
         for index in 0..self.state.history.len() {
             effects.extend(self.count_call(index));
         }
+        self.count_lensed();
         effects
     }
 
@@ -199,6 +201,13 @@ impl App {
 
     /// Handles one key.
     pub fn handle_key(&mut self, key: &KeyEvent) -> Vec<Effect> {
+        let effects = self.handle_key_inner(key);
+        // The shown call may have changed: its lensed page is counted.
+        self.count_lensed();
+        effects
+    }
+
+    fn handle_key_inner(&mut self, key: &KeyEvent) -> Vec<Effect> {
         self.state.status = None;
         let contexts = keymap::contexts_for(
             self.state.editing,
@@ -379,6 +388,7 @@ impl App {
                     return vec![Effect::StopExplaining];
                 }
             }
+            Action::CycleLens => self.cycle_lens(),
             Action::WhyScrollUp | Action::WhyScrollDown => {
                 let rows = self.page() as isize;
                 let delta = if action == Action::WhyScrollUp {
@@ -566,6 +576,13 @@ impl App {
 
     /// Handles one outcome of the effect runner.
     pub fn on_event(&mut self, event: AppEvent) -> Vec<Effect> {
+        let effects = self.on_outcome(event);
+        // A new or followed call may be shown: its lensed page is counted.
+        self.count_lensed();
+        effects
+    }
+
+    fn on_outcome(&mut self, event: AppEvent) -> Vec<Effect> {
         match event {
             AppEvent::Loaded {
                 generation,
@@ -700,6 +717,7 @@ impl App {
 mod ablate;
 mod follow;
 mod latest;
+mod lens;
 mod transcript_tab;
 mod why;
 

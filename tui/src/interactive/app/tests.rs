@@ -770,6 +770,53 @@ fn followed_records_join_the_history_and_the_newest_is_shown() {
     );
 }
 
+/// A followed call goes through the session's lens as `replay --host`
+/// lenses a record: its recorded text and isError; the footer is read
+/// from the text (a recording does not say where it is).
+#[test]
+fn a_followed_call_is_shown_through_the_sessions_lens() {
+    let mut app = app();
+    let opencode = fs_search_lens::resolve("opencode").unwrap();
+    app.set_lens(Some(opencode));
+    app.follow(PathBuf::from("/rec/live.jsonl"));
+    let mut page = "Found 3000 matches\n\na.rs\n".to_owned();
+    for n in 1..=3000 {
+        page.push_str(&format!("Line {n}: x\n"));
+    }
+    page.push_str("\n(Results are truncated. Full grep result stored at: /s/g.txt. Use Read.)");
+    followed(
+        &mut app,
+        1,
+        Update::Record(recorded("call-1-grep", &page, None)),
+    );
+    let expected = opencode.apply(
+        &fs_search_lens::ToolResultInput {
+            tool: "grep".into(),
+            args: json!({"pattern": "call-1-grep"}),
+            text: page.clone(),
+            is_error: false,
+            duration_secs: None,
+        },
+        &fs_search_lens::Knobs::default(),
+    );
+    assert_eq!(expected.cut, fs_search_lens::Cut::Head);
+    let doc = content::tab_doc(&app.state, Tab::Text).unwrap();
+    let verdict = &doc.lines[0].text;
+    assert!(
+        verdict.starts_with("opencode@current removes ")
+            && verdict.ends_with("; footer lost; locator lost"),
+        "{verdict}"
+    );
+    assert_eq!(content::lens::drawn_text(doc), expected.text);
+    assert_eq!(
+        doc.lines.iter().filter(|l| l.kind == LineKind::Cut).count(),
+        1
+    );
+    // The lens set before the call stays; none again shows the page.
+    app.set_lens(None);
+    assert_eq!(doc_text(&app, Tab::Text), page);
+}
+
 #[test]
 fn f_in_the_transcript_tab_follows_the_chosen_recording_and_f_again_stops() {
     let mut app = app();

@@ -86,6 +86,13 @@ pub fn help_doc(session: &SessionInfo, plugin: &PluginStatus) -> Doc {
         "          N▶ the footer the engine appended (over-cap result)",
         "  The spill locator is underlined and repeated on the pane's bottom edge;",
         "  o opens the spill file. Control characters show as ␉ ␍ … (one cell each).",
+        "  L shows the page through an agent host's lens (the title names it): the",
+        "  verdict on top, then exactly what that host's model receives, with",
+        "           ✂ a line of the workbench's where the host cut (its own marker",
+        "             text, underlined, is part of what the model receives; a line",
+        "             cut inside goes on, unnumbered, after the ✂)",
+        "  and the summary's tokens count what the model receives; L again: the next",
+        "  host, then none.",
     ] {
         doc.push(line, LineKind::Body);
     }

@@ -2,10 +2,11 @@
 //! [`Doc`]s: the documents of a finished call ([`result`]), of the plugin
 //! ([`surface`]) and the help ([`help`]) — a call read from a followed
 //! recording shows what the recording keeps, and says what it does not; [`tab_doc`] picks the one a tab
-//! shows. Both the update logic (to clamp scrolling) and the views (to
+//! shows ([`lens`]: the Text tab through the session's host lens). Both the update logic (to clamp scrolling) and the views (to
 //! draw) read documents through here.
 
 pub mod help;
+pub mod lens;
 pub mod result;
 pub mod surface;
 
@@ -87,7 +88,10 @@ pub fn tab_doc(state: &State, tab: Tab) -> Option<&Doc> {
         Tab::Surface => Some(&state.surface),
         Tab::Config | Tab::History | Tab::Transcript => None,
         _ => match state.shown_record() {
-            Some(record) => record_doc(record, tab, &state.session.session_id),
+            Some(record) => match (tab, state.lens) {
+                (Tab::Text, Some(lens)) => lens::lensed_page(record, lens).map(|page| &page.doc),
+                _ => record_doc(record, tab, &state.session.session_id),
+            },
             None => Some(&state.welcome),
         },
     }

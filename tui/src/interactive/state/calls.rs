@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::interactive::command_tap::RanCommand;
 use crate::interactive::scroll_doc::Doc;
+use crate::interactive::state::lens::LensedPage;
 use fs_search_transcript::format::{CallOptions, Outcome};
 
 /// The call in flight.
@@ -34,6 +35,9 @@ pub struct RecordDocs {
     pub value: OnceCell<Doc>,
     pub meta: OnceCell<Doc>,
     pub details: OnceCell<Doc>,
+    /// The page through each lens, by its index in
+    /// `fs_search_lens::LENSES` (built on first view through it).
+    pub lensed: OnceCell<Vec<OnceCell<LensedPage>>>,
 }
 
 /// A call read from a followed recording.

@@ -10,7 +10,8 @@
 //! [`follow`] (a recording followed while it grows), [`load`] (what a
 //! plugin load registered), [`tokens`] (token
 //! counts and the cached prefix, issue 13), [`explain`] (the "why" panel,
-//! issue 23), [`ablate`] (the Transcript tab's ablate mode, issue 24).
+//! issue 23), [`ablate`] (the Transcript tab's ablate mode, issue 24),
+//! [`lens`] (a page through an agent host's lens, issue 36).
 //! This file composes them into [`State`] with the small shared types
 //! (who has the keyboard, what is drawn over the panes).
 
@@ -20,6 +21,7 @@ pub mod config;
 pub mod editor;
 pub mod explain;
 pub mod follow;
+pub mod lens;
 pub mod load;
 pub mod session;
 pub mod tokens;
@@ -134,6 +136,9 @@ pub struct State {
     pub explain: Option<ExplainPanel>,
     /// The Transcript tab's ablate mode, when on.
     pub ablate: Option<AblateState>,
+    /// The host lens the Text tab shows pages through (`None`: the page
+    /// as the tool returns it); it stays for the session's later calls.
+    pub lens: Option<&'static fs_search_lens::Lens>,
 }
 
 impl State {
@@ -165,6 +170,7 @@ impl State {
             tokens: TokenState::default(),
             explain: None,
             ablate: None,
+            lens: None,
         }
     }
 

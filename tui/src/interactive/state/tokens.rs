@@ -1,7 +1,8 @@
 //! Token counts in the TUI (issue 13): the tokenizer (loaded in the
 //! background: counts appear once it is ready), each call's page tokens,
-//! the surface's counts per section and tool, and what the latest config
-//! change did to the cached request prefix. Plain data and pure
+//! the surface's counts per section and tool, what the latest config
+//! change did to the cached request prefix, and a page's tokens through
+//! the Text tab's host lens (issue 36). Plain data and pure
 //! functions; `App` fills it in.
 
 use std::collections::HashMap;
@@ -51,6 +52,16 @@ impl PageTokens {
     }
 }
 
+/// `2,500 tokens via codex@0.120 (page 12,345)`: the tokens of a page
+/// through the lens `name`, then the page's own.
+pub fn lensed_label(name: &str, lensed: usize, page: PageTokens) -> String {
+    format!(
+        "{} tokens via {name} (page {})",
+        thousands(lensed),
+        thousands(page.text)
+    )
+}
+
 /// The tokens of each prompt section and tool definition.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SurfaceTokens {
@@ -83,6 +94,9 @@ pub struct TokenState {
     pub tokenizer: TokenizerStatus,
     /// Page tokens by call id.
     pub calls: HashMap<u64, PageTokens>,
+    /// The tokens of a page through a host lens, by call id and the
+    /// lens's index in `fs_search_lens::LENSES`.
+    pub lensed: HashMap<(u64, usize), usize>,
     /// What the registered plugin shows the model (an empty prefix when
     /// rg is missing), and what it showed before the latest config change.
     pub current: Option<LoadInfo>,
@@ -167,5 +181,17 @@ mod tests {
             full: Some(27),
         };
         assert_eq!(page.label(), "106 tokens (full result 27)");
+    }
+
+    #[test]
+    fn a_lensed_label_leads_with_what_the_host_passes_on() {
+        let page = PageTokens {
+            text: 12345,
+            full: Some(99999),
+        };
+        assert_eq!(
+            lensed_label("codex@0.120", 2500, page),
+            "2,500 tokens via codex@0.120 (page 12,345)"
+        );
     }
 }

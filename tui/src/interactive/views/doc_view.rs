@@ -1,7 +1,7 @@
 //! Draws a [`Doc`] into an area from a given first row: a gutter with
 //! line numbers and markers (`│` page line, `┆` wrapped continuation,
-//! `▶` footer; unnumbered documents only mark continuations), then the
-//! line's text, never altered, only wrapped.
+//! `▶` footer, `✂` where a host lens cut; unnumbered documents only mark
+//! continuations), then the line's text, never altered, only wrapped.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -18,6 +18,7 @@ fn kind_style(kind: LineKind) -> Style {
         LineKind::Heading => Style::new().bold(),
         LineKind::Note => Style::new().dark_gray(),
         LineKind::Alert => Style::new().red(),
+        LineKind::Cut => Style::new().magenta().bold(),
     }
 }
 
@@ -32,13 +33,14 @@ fn gutter(line: &DocLine, row: &Row, width: usize) -> Span<'static> {
             };
             format!("{n:>digits$}{marker} ")
         }
+        (None, false) if line.kind == LineKind::Cut => format!("{:>digits$}✂ ", ""),
         (None, false) => format!("{:>digits$}  ", ""),
         (_, true) => format!("{:>digits$}┆ ", ""),
     };
-    let style = if line.kind == LineKind::Footer {
-        Style::new().yellow()
-    } else {
-        Style::new().dark_gray()
+    let style = match line.kind {
+        LineKind::Footer => Style::new().yellow(),
+        LineKind::Cut => Style::new().magenta().bold(),
+        _ => Style::new().dark_gray(),
     };
     Span::styled(text, style)
 }

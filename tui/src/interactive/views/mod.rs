@@ -28,7 +28,7 @@ use super::content;
 use super::keymap;
 use super::state::calls::CallRecord;
 use super::state::session::PluginStatus;
-use super::state::tokens::PageTokens;
+use super::state::tokens::{PageTokens, lensed_label};
 use super::state::{Editing, Overlay, SpillState, State, Viewport, Viewports};
 use super::tabs::Tab;
 
@@ -241,7 +241,7 @@ pub fn record_summary(
     count: usize,
     tokens: Option<PageTokens>,
 ) -> String {
-    summary_parts(record, index, count, tokens)
+    summary_parts(record, index, count, tokens.map(|t| t.label()))
         .into_iter()
         .map(|(part, _)| part)
         .collect::<Vec<_>>()
@@ -249,12 +249,13 @@ pub fn record_summary(
 }
 
 /// The summary's parts, each with its rank: a narrow screen drops the
-/// lowest ranks first (the call and its outcome always stay).
+/// lowest ranks first (the call and its outcome always stay). `tokens`:
+/// the page's token label, once counted.
 fn summary_parts(
     record: &CallRecord,
     index: usize,
     count: usize,
-    tokens: Option<PageTokens>,
+    tokens: Option<String>,
 ) -> Vec<(String, u8)> {
     let mut parts = vec![(
         format!("#{} {} ({}/{count})", record.id, record.tool, index + 1),
@@ -277,7 +278,7 @@ fn summary_parts(
     }
     parts.push((format!("{} B text", record.text().len()), 4));
     if let Some(tokens) = tokens {
-        parts.push((tokens.label(), 5));
+        parts.push((tokens, 5));
     }
     if let Some((_, bytes)) = record.spill() {
         if record.ran().is_some() {
@@ -319,6 +320,18 @@ fn fit_parts(mut parts: Vec<(String, u8)>, cols: usize) -> String {
         .join(" · ")
 }
 
+/// The shown call's token label: its page's, or, through a lens, the
+/// tokens of what the host's model receives first.
+fn token_label(state: &State, record: &CallRecord) -> Option<String> {
+    let page = state.tokens.page(record.id)?;
+    let lensed = state.lens.and_then(|lens| {
+        let index = content::lens::lens_index(lens)?;
+        let count = state.tokens.lensed.get(&(record.id, index))?;
+        Some(lensed_label(&lens.name(), *count, page))
+    });
+    Some(lensed.unwrap_or_else(|| page.label()))
+}
+
 fn draw_summary(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) {
     let line = if let Some(status) = &state.status {
         let style = if status.alert {
@@ -350,7 +363,7 @@ fn draw_summary(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) 
             record,
             state.shown.unwrap_or(0),
             state.history.len(),
-            state.tokens.page(record.id),
+            token_label(state, record),
         );
         let text = format!(
             " {}",
@@ -371,6 +384,11 @@ fn pane_title(state: &State) -> String {
     let tab = state.tab;
     let recorded = state.shown_record().is_some_and(|r| r.ran().is_none());
     match tab {
+        Tab::Text if state.lens.is_some() => format!(
+            " {} · {}: what the host's model receives (✂ where it cut) ",
+            tab.title(),
+            state.lens.map(|lens| lens.name()).unwrap_or_default()
+        ),
         Tab::Text if recorded => format!(
             " {}: exactly what the model saw (recorded; paths normalised) ",
             tab.title()
@@ -454,9 +472,13 @@ fn draw_pane(frame: &mut Frame<'_>, area: Rect, state: &State, now: Instant) {
 }
 
 /// Whether `binding` does something in the state the tab is in (the
-/// Transcript tab's list, replay and ablate mode take different keys).
+/// Transcript tab's list, replay and ablate mode take different keys; the
+/// lens key is hinted once there is a page to see through it).
 fn applies(binding: &keymap::Binding, state: &State) -> bool {
     use super::state::transcript::{ReplayState, TranscriptAction as T};
+    if binding.action == keymap::Action::CycleLens {
+        return state.shown_record().is_some();
+    }
     let keymap::Action::Transcript(action) = binding.action else {
         return true;
     };
