@@ -67,31 +67,25 @@ impl RemoteHost {
             .get_or_init(|| RgInfo::on_host(self.ssh_command(), &self.label))
     }
 
-    /// A one-shot `ssh` to the host with the user's configuration (or the
-    /// file [`SSH_CONFIG_VAR`] names), never prompting, ending in `--
-    /// HOST`.
+    /// A one-shot `ssh` to the host with the options the executor's
+    /// connections take (its configuration file: [`SSH_CONFIG_VAR`]),
+    /// ending in `-T -- HOST`.
     fn ssh_command(&self) -> std::process::Command {
         let mut command = std::process::Command::new(fs_search_engine::bash::SSH);
-        if let Some(file) = std::env::var_os(SSH_CONFIG_VAR) {
-            command.arg("-F").arg(file);
-        }
-        command.args([
-            "-o",
-            "BatchMode=yes",
-            "-o",
-            "ConnectTimeout=10",
-            "-o",
-            "LogLevel=ERROR",
-            "-T",
-        ]);
-        if let Some(user) = &self.target.user {
-            command.args(["-l", user]);
-        }
-        if let Some(port) = self.target.port {
-            command.args(["-p", &port.to_string()]);
-        }
-        command.arg("--").arg(&self.target.host);
         command
+            .args(ssh_config(&self.target).options())
+            .args(["-T", "--"])
+            .arg(&self.target.host);
+        command
+    }
+}
+
+/// The ssh settings for `target`: the user's configuration, or the file
+/// [`SSH_CONFIG_VAR`] names.
+fn ssh_config(target: &SshTarget) -> SshConfig {
+    SshConfig {
+        config_file: std::env::var_os(SSH_CONFIG_VAR).map(Into::into),
+        ..SshConfig::new(target.clone())
     }
 }
 
@@ -157,14 +151,9 @@ pub fn build(
             SandboxBashExecutor::new(config, SandboxConfig::default())
                 .map_err(ExecutorError::Sandbox)?,
         ),
-        ExecutorKind::Ssh(remote) => {
-            let ssh = SshConfig {
-                config_file: std::env::var_os(SSH_CONFIG_VAR).map(Into::into),
-                ..SshConfig::new(remote.target.clone())
-            };
-            Arc::new(
-                SshBashExecutor::new(config, ssh).map_err(|e| ExecutorError::Ssh(Box::new(e)))?,
-            )
-        }
+        ExecutorKind::Ssh(remote) => Arc::new(
+            SshBashExecutor::new(config, ssh_config(&remote.target))
+                .map_err(|e| ExecutorError::Ssh(Box::new(e)))?,
+        ),
     })
 }

@@ -161,6 +161,33 @@ impl SshConfig {
             connect_timeout_s: 10,
         }
     }
+
+    /// The ssh options every connection to the host takes, the master's
+    /// and a one-shot `ssh`'s alike: the configuration file, never a
+    /// prompt, the connect timeout, quiet logs, keep-alives, the user and
+    /// the port.
+    pub fn options(&self) -> Vec<OsString> {
+        let mut options: Vec<OsString> = Vec::new();
+        if let Some(file) = &self.config_file {
+            options.extend([arg("-F"), arg(file)]);
+        }
+        for option in [
+            "BatchMode=yes".to_owned(),
+            format!("ConnectTimeout={}", self.connect_timeout_s.max(1)),
+            "LogLevel=ERROR".to_owned(),
+            "ServerAliveInterval=5".to_owned(),
+            "ServerAliveCountMax=2".to_owned(),
+        ] {
+            options.extend([arg("-o"), arg(option)]);
+        }
+        if let Some(user) = &self.target.user {
+            options.extend([arg("-l"), arg(user)]);
+        }
+        if let Some(port) = self.target.port {
+            options.extend([arg("-p"), arg(port.to_string())]);
+        }
+        options
+    }
 }
 
 /// Why the remote executor cannot be used.
@@ -310,28 +337,10 @@ impl Master {
             .tempdir_in(runtime_dir())
             .map_err(SshError::ControlDir)?;
         let socket = dir.path().join("m");
-        let mut options: Vec<OsString> = Vec::new();
-        if let Some(file) = &ssh.config_file {
-            options.extend([arg("-F"), arg(file)]);
-        }
-        for option in [
-            "BatchMode=yes".to_owned(),
-            format!("ConnectTimeout={}", ssh.connect_timeout_s.max(1)),
-            "LogLevel=ERROR".to_owned(),
-            "ServerAliveInterval=5".to_owned(),
-            "ServerAliveCountMax=2".to_owned(),
-        ] {
-            options.extend([arg("-o"), arg(option)]);
-        }
+        let mut options = ssh.options();
         let mut control = OsString::from("ControlPath=");
         control.push(&socket);
         options.extend([arg("-o"), control]);
-        if let Some(user) = &ssh.target.user {
-            options.extend([arg("-l"), arg(user)]);
-        }
-        if let Some(port) = ssh.target.port {
-            options.extend([arg("-p"), arg(port.to_string())]);
-        }
         let master = Self {
             program,
             target: ssh.target.clone(),
