@@ -91,8 +91,10 @@ fn a_call_over_ssh_prints_what_a_local_call_prints() {
     let workdir = work.path().to_str().unwrap();
     let config = r#"{"sampleOverCapGlobResults":true}"#;
     let executor = executor();
+    // One matching file per call: rg's order across files is its threads'
+    // (no sorted config reaches the host), the same within a file.
     for (tool, call_args) in [
-        ("grep", r#"{"pattern":"alpha"}"#),
+        ("grep", r#"{"pattern":"fn alpha"}"#),
         ("glob", r#"{"pattern":"**/*.rs"}"#),
     ] {
         let local = [
