@@ -9,6 +9,8 @@
 //! from what reaches the model back to the result, so a page's footer,
 //! locator and matches can be said to survive or not (`page`).
 //!
+//! - `clients`: the MCP `clientInfo` names each host sends, and the lens
+//!   each stands for ([`lens_for_client`]);
 //! - `codex`, `claude_code`, `opencode`, `gemini_cli`,
 //!   `qwen_code`: one host each, its eras as separate lens versions;
 //! - `framing`: the framed text and its map back to the result;
@@ -20,6 +22,7 @@
 #![warn(unreachable_pub)]
 
 mod claude_code;
+mod clients;
 mod codex;
 mod framing;
 mod gemini_cli;
@@ -33,6 +36,9 @@ use std::ops::Range;
 
 use serde_json::Value;
 
+pub use clients::{
+    CLIENT_NAMES, ClientName, host_for_client, lens_for_client, lens_for_client_version,
+};
 pub use framing::Framed;
 pub use knobs::{KnobSpec, KnobValue, Knobs};
 pub use page::{Verdict, detect_parts, summary as page_summary, verdict as page_verdict};

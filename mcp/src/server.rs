@@ -63,7 +63,8 @@ use serde_json::{Map, Value, json};
 
 use super::answers::AnswerSource;
 use super::calls::{CallRunner, Finished, Progress};
-use super::session_recording::Recording;
+use super::session_recording::{RecordedCall, Recording};
+use fs_search_transcript::format::ClientInfo;
 
 /// The server's name in `serverInfo`.
 pub(crate) const SERVER_NAME: &str = "fs-search-workbench";
@@ -94,6 +95,18 @@ fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
         .protocol_version()
         .or_else(|| context.protocol_version())
         .is_some_and(|v| super::era::is_stateless_version(&v))
+}
+
+/// The client that sent the request of `context`: the request's own
+/// `_meta["io.modelcontextprotocol/clientInfo"]` (2026-07-28), else the
+/// `clientInfo` its session's `initialize` sent (2025 revisions); `None`
+/// when neither names a client (an empty name counts as none).
+fn client_of(context: &RequestContext<RoleServer>) -> Option<ClientInfo> {
+    let info = context.client_info()?;
+    (!info.name.is_empty()).then(|| ClientInfo {
+        name: info.name,
+        version: Some(info.version).filter(|v| !v.is_empty()),
+    })
 }
 
 /// `LoggingLevel` as a number (debug 0 … emergency 7).
@@ -369,8 +382,14 @@ impl ServerHandler for McpServer {
             if finished.cancelled {
                 tracing::info!(number = finished.number, "cancelled: not recorded");
             } else {
-                let appended =
-                    recording.append_call(self.runner.session_id(), name, &args, &finished.result);
+                let client = client_of(&context);
+                let appended = recording.append_call(&RecordedCall {
+                    session_id: self.runner.session_id(),
+                    client: client.as_ref(),
+                    tool: name,
+                    args: &args,
+                    result: &finished.result,
+                });
                 if let Err(e) = appended {
                     let text = format!("call {} was not recorded: {e}", finished.number);
                     self.warn(&context.peer, threshold, &text).await;

@@ -13,7 +13,10 @@
 //! recording is appended to when its header names the same workdir and
 //! config. Each call is recorded with its connection's session id (so
 //! spill locators replay to the same session directory), cwd `.`, and the
-//! spill mode the server runs with; results are normalised like the TUI's
+//! spill mode the server runs with, and the client that made it (its
+//! `clientInfo` name and version, as [`ClientInfo`] in the call's options:
+//! per call, since several clients may share one file); results are
+//! normalised like the TUI's
 //! recordings (`<TREE>`, `<SPILL>`, `<RAND>`). Calls the client cancelled,
 //! or that shutdown aborted, are not recorded: a replay could not
 //! reproduce the moment they were cancelled.
@@ -27,7 +30,7 @@ use thiserror::Error;
 use super::shared_record_file::{RecordBoundError, RecordFile, RecordFileError, record_max_bytes};
 use fs_search_transcript::fixture_engine::{outcome_of, rg_version_for};
 use fs_search_transcript::format::{
-    self, Call, CallOptions, Header, SessionOption, SpillMode, TranscriptEnv,
+    self, Call, CallOptions, ClientInfo, Header, SessionOption, SpillMode, TranscriptEnv,
 };
 use fs_search_transcript::normalise::{Normaliser, TREE};
 use fs_search_transcript::record::relative_path;
@@ -66,6 +69,18 @@ pub(crate) fn record_dir(path: &Path) -> &Path {
     path.parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or_else(|| Path::new("."))
+}
+
+/// One finished call to record.
+#[derive(Clone, Copy)]
+pub(crate) struct RecordedCall<'a> {
+    /// The engine session of the call's connection.
+    pub(crate) session_id: &'a str,
+    /// The client's `clientInfo`, when it sent one.
+    pub(crate) client: Option<&'a ClientInfo>,
+    pub(crate) tool: &'a str,
+    pub(crate) args: &'a Value,
+    pub(crate) result: &'a ToolResult,
 }
 
 /// The recording of one server run (all its connections).
@@ -124,14 +139,14 @@ impl Recording {
 
     /// The record lines of a call named `call-NUMBER-TOOL` (one call line,
     /// one result line, the text lines).
-    fn lines(
-        &self,
-        number: u64,
-        session_id: &str,
-        tool: &str,
-        args: &Value,
-        result: &ToolResult,
-    ) -> String {
+    fn lines(&self, number: u64, call: &RecordedCall<'_>) -> String {
+        let RecordedCall {
+            session_id,
+            client,
+            tool,
+            args,
+            result,
+        } = *call;
         let call = Call {
             name: format!("call-{number}-{tool}"),
             tool: tool.to_owned(),
@@ -142,6 +157,7 @@ impl Recording {
                     id: Some(session_id.to_owned()),
                     cwd: Some(".".to_owned()),
                 }),
+                client: client.cloned(),
                 ..CallOptions::default()
             },
         };
@@ -154,17 +170,9 @@ impl Recording {
     /// Appends a call of the connection whose engine session is
     /// `session_id`, in one write, named after the highest number in the
     /// file; returns its record name. On failure nothing was appended.
-    pub(crate) fn append_call(
-        &self,
-        session_id: &str,
-        tool: &str,
-        args: &Value,
-        result: &ToolResult,
-    ) -> Result<String, RecordingError> {
-        let number = self
-            .file
-            .append(|n| self.lines(n, session_id, tool, args, result))?;
-        Ok(format!("call-{number}-{tool}"))
+    pub(crate) fn append_call(&self, call: &RecordedCall<'_>) -> Result<String, RecordingError> {
+        let number = self.file.append(|n| self.lines(n, call))?;
+        Ok(format!("call-{number}-{}", call.tool))
     }
 
     /// Makes the appended records durable.
@@ -187,8 +195,28 @@ mod tests {
         result
     }
 
+    fn call<'a>(
+        session_id: &'a str,
+        client: Option<&'a ClientInfo>,
+        tool: &'a str,
+        args: &'a Value,
+        result: &'a ToolResult,
+    ) -> RecordedCall<'a> {
+        RecordedCall {
+            session_id,
+            client,
+            tool,
+            args,
+            result,
+        }
+    }
+
     #[test]
     fn every_append_leaves_a_valid_transcript_and_a_reopen_continues_the_names() {
+        let codex = ClientInfo {
+            name: "codex-mcp-client".to_owned(),
+            version: Some("0.120.0".to_owned()),
+        };
         let dir = tempfile::tempdir().unwrap();
         let workdir = dir.path().join("work");
         std::fs::create_dir(&workdir).unwrap();
@@ -211,13 +239,20 @@ mod tests {
         assert_eq!(read().unwrap().records.len(), 0);
         assert_eq!(read().unwrap().header.tree, "work");
         let name = rec
-            .append_call("s1", "grep", &json!({"pattern": 1}), &result("a\nb"))
+            .append_call(&call(
+                "s1",
+                None,
+                "grep",
+                &json!({"pattern": 1}),
+                &result("a\nb"),
+            ))
             .unwrap();
         assert_eq!(name, "call-1-grep");
         let t = read().unwrap();
         assert_eq!(t.records[0].call.name, "call-1-grep");
         assert_eq!(t.records[0].outcome.text, "a\nb");
         assert_eq!(t.records[0].call.options.spill, SpillMode::None);
+        assert_eq!(t.records[0].call.options.client, None);
         drop(rec);
         let again = Recording::open(
             &path,
@@ -228,10 +263,11 @@ mod tests {
         )
         .unwrap();
         again
-            .append_call("s2", "grep", &json!({}), &result(""))
+            .append_call(&call("s2", Some(&codex), "grep", &json!({}), &result("")))
             .unwrap();
         let t = read().unwrap();
         assert_eq!(t.records[1].call.name, "call-2-grep");
+        assert_eq!(t.records[1].call.options.client.as_ref(), Some(&codex));
         assert_eq!(
             t.records[1]
                 .call
@@ -281,7 +317,7 @@ mod tests {
         for (writer, session) in [(&a, "a"), (&b, "b"), (&b, "b"), (&a, "a")] {
             names.push(
                 writer
-                    .append_call(session, "glob", &json!({}), &result("x"))
+                    .append_call(&call(session, None, "glob", &json!({}), &result("x")))
                     .unwrap(),
             );
         }

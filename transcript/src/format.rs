@@ -33,7 +33,10 @@
 //!   `cwd` relative to the tree, or null for a call without agent),
 //!   `nested`, `cancel` (`beforeDispatch` | `{"afterMs": N}`),
 //!   `executorTimeoutMs`, `ripgrepConfig` (false: rg runs without the
-//!   header's config file).
+//!   header's config file), `client` (`{"name","version"}`: the MCP
+//!   client that made the call, from its `clientInfo`; written by
+//!   `workbench mcp --record`, absent in fixture transcripts and older
+//!   recordings, and never part of what a replay compares).
 //! - Variants (format version 2): a record may carry, after its text
 //!   lines, the outcome another rg major version gives, for calls whose
 //!   text rg writes itself (its stderr, its file order): a `variant` line
@@ -145,7 +148,18 @@ pub enum Cancel {
     AfterMs(u64),
 }
 
-/// Everything besides tool and args that decides a call's outcome.
+/// The MCP client that made a recorded call: its `clientInfo` (the 2025
+/// revisions' `initialize`, or 2026-07-28's per-request `_meta`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientInfo {
+    /// `clientInfo.name` as the client sent it (`codex-mcp-client`, …).
+    pub name: String,
+    /// `clientInfo.version`; `None` when the client sent none.
+    pub version: Option<String>,
+}
+
+/// Everything besides tool and args that decides a call's outcome (and
+/// the client that made it, which decides nothing).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallOptions {
     /// Keys merged over the header's config for this call.
@@ -161,6 +175,8 @@ pub struct CallOptions {
     /// call that prints no file list can run without it, to show rg's own
     /// text where `--sort` changes it (a missing path's message).
     pub ripgrep_config: bool,
+    /// The MCP client that made the call, when it was recorded live.
+    pub client: Option<ClientInfo>,
 }
 
 impl Default for CallOptions {
@@ -173,6 +189,7 @@ impl Default for CallOptions {
             cancel: None,
             executor_timeout_ms: None,
             ripgrep_config: true,
+            client: None,
         }
     }
 }
@@ -322,6 +339,12 @@ fn options_value(options: &CallOptions) -> Value {
     if !options.ripgrep_config {
         map.insert("ripgrepConfig".into(), json!(false));
     }
+    if let Some(client) = &options.client {
+        map.insert(
+            "client".into(),
+            json!({"name": client.name, "version": client.version}),
+        );
+    }
     Value::Object(map)
 }
 
@@ -459,6 +482,7 @@ mod tests {
                             cancel: Some(Cancel::AfterMs(300)),
                             executor_timeout_ms: Some(250),
                             ripgrep_config: false,
+                            client: None,
                         },
                     ),
                     outcome: Outcome {
@@ -566,6 +590,48 @@ mod tests {
         assert_eq!(
             error_of(&lines.join("\n")),
             "t.jsonl:11: unexpected end of file: call \"b\" has no text"
+        );
+    }
+
+    #[test]
+    fn a_recorded_client_is_written_in_the_options_and_parses_back() {
+        let mut t = sample();
+        t.records[0].call.options.client = Some(ClientInfo {
+            name: "codex-mcp-client".into(),
+            version: Some("0.120.0".into()),
+        });
+        t.records[1].call.options.client = Some(ClientInfo {
+            name: "opencode".into(),
+            version: None,
+        });
+        let text = write(&t);
+        assert!(
+            text.contains("\"client\":{\"name\":\"codex-mcp-client\",\"version\":\"0.120.0\"}")
+        );
+        assert!(text.contains("\"client\":{\"name\":\"opencode\",\"version\":null}"));
+        assert_eq!(parse("t.jsonl", &text).unwrap(), t);
+    }
+
+    #[test]
+    fn a_call_without_a_client_is_written_and_read_as_before() {
+        let t = sample();
+        let text = write(&t);
+        assert!(!text.contains("\"client\""));
+        let parsed = parse("t.jsonl", &text).unwrap();
+        assert!(
+            parsed
+                .records
+                .iter()
+                .all(|r| r.call.options.client.is_none())
+        );
+        let bad = text.replacen(
+            "\"nested\":false",
+            "\"nested\":false,\"client\":{\"version\":\"1\"}",
+            1,
+        );
+        assert_eq!(
+            error_of(&bad),
+            "t.jsonl:2: \"client\" must be {\"name\": STRING, \"version\": STRING|null}"
         );
     }
 

@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 
 use super::error::TranscriptError;
 use super::format::{
-    Call, CallOptions, Cancel, FORMAT_NAME, FORMAT_VERSION, FORMAT_VERSION_VARIANTS, Header,
-    Outcome, OutcomeError, OutcomeSpill, Record, SessionOption, SpillMode, Transcript,
+    Call, CallOptions, Cancel, ClientInfo, FORMAT_NAME, FORMAT_VERSION, FORMAT_VERSION_VARIANTS,
+    Header, Outcome, OutcomeError, OutcomeSpill, Record, SessionOption, SpillMode, Transcript,
     TranscriptEnv,
 };
 
@@ -168,6 +168,26 @@ fn parse_session(
     }
 }
 
+/// Parses `options.client`: `{"name": STRING, "version": STRING|null}`.
+fn parse_client(ctx: &LineCtx<'_>, value: &Value) -> Result<ClientInfo, TranscriptError> {
+    let expected = "\"client\" must be {\"name\": STRING, \"version\": STRING|null}";
+    let map = value.as_object().ok_or_else(|| ctx.err(expected))?;
+    ctx.only_keys(map, &["name", "version"])?;
+    let name = map
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ctx.err(expected))?;
+    let version = match map.get("version") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(v)) => Some(v.clone()),
+        Some(_) => return Err(ctx.err(expected)),
+    };
+    Ok(ClientInfo {
+        name: name.to_owned(),
+        version,
+    })
+}
+
 /// Parses call options; absent keys take their defaults.
 fn parse_options(ctx: &LineCtx<'_>, value: Option<&Value>) -> Result<CallOptions, TranscriptError> {
     let mut options = CallOptions::default();
@@ -186,6 +206,7 @@ fn parse_options(ctx: &LineCtx<'_>, value: Option<&Value>) -> Result<CallOptions
             "cancel",
             "executorTimeoutMs",
             "ripgrepConfig",
+            "client",
         ],
     )?;
     if let Some(config) = map.get("config") {
@@ -223,6 +244,10 @@ fn parse_options(ctx: &LineCtx<'_>, value: Option<&Value>) -> Result<CallOptions
     if map.contains_key("ripgrepConfig") {
         options.ripgrep_config = ctx.bool(map, "ripgrepConfig")?;
     }
+    options.client = match map.get("client") {
+        None | Some(Value::Null) => None,
+        Some(client) => Some(parse_client(ctx, client)?),
+    };
     Ok(options)
 }
 

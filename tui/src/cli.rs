@@ -192,8 +192,10 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u64>,
     /// Name each record whose current result this host (HOST or HOST@VERSION,
-    /// see `workbench lens --list`) would cut, with what the cut hides.
-    #[arg(long, value_name = "HOST")]
+    /// see `workbench lens --list`) would cut, with what the cut hides;
+    /// `auto`: each record's own host, from the MCP client its recording
+    /// names (records without a known client are not checked).
+    #[arg(long, value_name = "HOST|auto")]
     pub host: Option<String>,
     /// With --host: exit 1 when any record would be cut (a CI gate).
     #[arg(long, requires = "host")]
@@ -296,6 +298,12 @@ pub struct AblateArgs {
     /// Print CSV instead of the Markdown table.
     #[arg(long)]
     pub csv: bool,
+    /// Also say, per variant, what this host (HOST or HOST@VERSION, see
+    /// `workbench lens --list`) does to its pages: the calls it cuts, the
+    /// grep matches its cut hides, the calls whose spill locator it
+    /// removes (after the table, or under `host` with --json).
+    #[arg(long, value_name = "HOST", conflicts_with = "csv")]
+    pub host: Option<String>,
     #[command(flatten)]
     pub tokenizer: TokenizerArg,
     #[command(flatten)]

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use fs_search_engine::{BashExecutor, Config};
+use fs_search_engine::{BashExecutor, Config, ToolResult};
 use fs_search_tokens::{Tokenizer, compare_prefixes};
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -19,7 +19,7 @@ use super::stats::{PageFacts, PageStat, SurfaceStat, VariantStats, coverage_of};
 use crate::error::EngineError;
 use crate::error::TranscriptError;
 use crate::fixture_engine::{ExecutorWrap, FixtureEngine, outcome_of};
-use crate::format::{Outcome, Transcript};
+use crate::format::{Call, Outcome, Transcript};
 use crate::parse;
 use crate::replay::tree_path;
 use crate::tree::is_fixture_tree;
@@ -104,12 +104,18 @@ pub struct Progress {
 }
 
 /// One page as it is made, for a caller that shows more than the figures
-/// (the TUI keeps the changed pages to diff them).
+/// (the TUI keeps the changed pages to diff them; `ablate --host` lenses
+/// the result as the MCP server would send it).
 pub struct PageEvent<'a> {
     pub input: usize,
     pub record: usize,
     pub variant: usize,
     pub name: &'a str,
+    /// The call as replayed (the variant's overrides in its options).
+    pub call: &'a Call,
+    /// The engine's result, before normalisation: the text the model
+    /// would see, with its footer and locator parts.
+    pub result: &'a ToolResult,
     pub page: &'a Outcome,
     pub baseline: &'a Outcome,
 }
@@ -307,7 +313,6 @@ impl Run<'_, '_> {
                 let facts = PageFacts::of(&result, &config);
                 let coverage = coverage_of(&result, &config);
                 let page = outcome_of(&result, engine.normaliser());
-                drop(result);
                 let base = baseline.get_or_insert_with(|| page.clone());
                 let stat = PageStat {
                     file: input.file.clone(),
@@ -322,9 +327,12 @@ impl Run<'_, '_> {
                     record: record_index,
                     variant,
                     name: &record.call.name,
+                    call: &call,
+                    result: &result,
                     page: &page,
                     baseline: base,
                 });
+                drop(result);
                 stats[variant].add(stat, facts);
             }
             self.peak = self.peak.max(self.captures.held_bytes());

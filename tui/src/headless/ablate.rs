@@ -1,12 +1,15 @@
 //! `workbench ablate RECORDING|TRANSCRIPT... --set KEY=V1,V2,... [--set ...]
-//! [--workdir DIR] [--json | --csv] [--tokenizer FILE]`: replays the files
-//! under every combination of the `--set` values and prints what each
-//! variant costs (see [`fs_search_transcript::ablate`]). Exit status: 0 with the table,
-//! 2 for a bad `--set`, an unreadable file or a failed setup (a message on
+//! [--workdir DIR] [--json | --csv] [--host HOST] [--tokenizer FILE]`:
+//! replays the files under every combination of the `--set` values and
+//! prints what each variant costs (see [`fs_search_transcript::ablate`]);
+//! with `--host`, also what that agent host does to each variant's pages
+//! ([`super::ablate_host`]). Exit status: 0 with the table, 2 for a bad
+//! `--set` or `--host`, an unreadable file or a failed setup (a message on
 //! stderr), 128 + N when signal N stopped it.
 
 use tokio_util::sync::CancellationToken;
 
+use super::ablate_host::HostCuts;
 use super::print;
 use crate::cli::AblateArgs;
 use fs_search_process::exit;
@@ -39,6 +42,12 @@ async fn ablate_inner(args: &AblateArgs) -> Result<(), AblateError> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| TranscriptError::Other(e.to_string()))?;
     let variants = combinations(&settings).map_err(|e| TranscriptError::Other(e.to_string()))?;
+    let lens = args
+        .host
+        .as_deref()
+        .map(fs_search_lens::resolve)
+        .transpose()
+        .map_err(|e| TranscriptError::Other(format!("--host: {e}")))?;
     if let Some(dir) = &args.workdir {
         fs_search_process::check_workdir(dir)
             .map_err(|e| TranscriptError::Other(format!("--workdir: {e}")))?;
@@ -52,19 +61,40 @@ async fn ablate_inner(args: &AblateArgs) -> Result<(), AblateError> {
     let tokenizer = fs_search_process::join_tokenizer(tokenizer)
         .await
         .map_err(|e| TranscriptError::Other(format!("--tokenizer: {e}")))?;
+    let mut host = lens.map(|lens| {
+        let files = inputs.iter().map(|i| i.file.clone()).collect();
+        HostCuts::new(lens, files, variants.len() + 1)
+    });
     let control = Control {
         cancel: CancellationToken::new(),
         progress: &mut |_| {},
-        pages: &mut |_| {},
+        pages: &mut |event| {
+            if let Some(host) = host.as_mut() {
+                host.add(&event);
+            }
+        },
         executor: args.sandbox.kind(),
     };
     let ablation = run_ablation(&inputs, &variants, &tokenizer, control).await?;
     let text = if args.json {
-        format!("{}\n", report::json(&ablation))
+        let mut object = report::json(&ablation);
+        if let (Some(host), Some(map)) = (&host, object.as_object_mut()) {
+            let overrides: Vec<_> = ablation
+                .variants
+                .iter()
+                .map(|v| v.overrides.clone())
+                .collect();
+            map.insert("host".to_owned(), host.json(&overrides));
+        }
+        format!("{object}\n")
     } else if args.csv {
         report::csv(&ablation)
     } else {
-        report::markdown(&ablation)
+        let mut text = report::markdown(&ablation);
+        if let Some(host) = &host {
+            text.push_str(&host.markdown());
+        }
+        text
     };
     print(&text);
     Ok(())

@@ -3,6 +3,8 @@
 //! object, and returns its exit status.
 //!
 //! - [`ablate`]: `workbench ablate`, the cost of config variants;
+//! - [`ablate_host`]: `ablate --host`, what one agent host does to each
+//!   variant's pages;
 //! - [`call`]: `workbench call`, one tool call;
 //! - [`explain`]: `workbench explain`, why a path is or is not on the page;
 //! - [`lens`]: `workbench lens`, a tool result as a host's model receives it;
@@ -10,6 +12,7 @@
 //! - [`transcripts`]: `workbench replay` and `workbench record`.
 
 pub mod ablate;
+pub mod ablate_host;
 pub mod call;
 pub mod explain;
 pub mod lens;

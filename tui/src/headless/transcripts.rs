@@ -8,7 +8,11 @@
 //! N`, 1 also when any result's text is more than N tokens (each such
 //! record named on stdout). Records carry their text's token count; replay
 //! counts (loading the tokenizer) only when a record carries one, or with
-//! `--update` or `--max-tokens`. `--jobs` and `--shard` choose how many
+//! `--update` or `--max-tokens`. `--host HOST|auto` names each record
+//! whose current result that host's lens would cut (`auto`: each record's
+//! lens from the MCP client its recording names, see
+//! [`fs_search_lens::lens_for_client_version`]); with `--fail-on-cut`
+//! such a record makes the status 1. `--jobs` and `--shard` choose how many
 //! records run at once and which ([`fs_search_transcript::batch`]);
 //! `--junit` and `--format github` add reports
 //! ([`fs_search_transcript::report`]); none of them changes the exit status
@@ -57,7 +61,7 @@ pub async fn replay(args: &ReplayArgs) -> u8 {
         max_tokens: args.max_tokens,
         shard: args.shard,
     };
-    let lens = match args.host.as_deref().map(fs_search_lens::resolve) {
+    let lens = match args.host.as_deref().map(HostChoice::parse) {
         Some(Ok(lens)) => Some(lens),
         Some(Err(e)) => {
             stderr_line!("workbench replay: --host: {e}");
@@ -112,7 +116,7 @@ fn report_file(
     file: &Path,
     result: FileResult,
     args: &ReplayArgs,
-    lens: Option<&'static fs_search_lens::Lens>,
+    lens: Option<HostChoice>,
     options: &ReportOptions,
     status: &mut u8,
 ) -> FileReport {
@@ -152,8 +156,16 @@ fn report_file(
     }
     if let Some(lens) = lens {
         let cuts = cut_by(replay, lens);
-        print(&cuts);
-        if args.fail_on_cut && !cuts.is_empty() {
+        print(&cuts.lines);
+        if cuts.unchecked > 0 {
+            stderr_line!(
+                "workbench replay: note: {}: {} of {} records name no client a lens is known for: not checked (--host auto)",
+                replay.file,
+                cuts.unchecked,
+                replay.checks.len()
+            );
+        }
+        if args.fail_on_cut && !cuts.lines.is_empty() {
             *status = (*status).max(exit::CHANGED);
         }
     }
@@ -164,33 +176,88 @@ fn report_file(
     }
 }
 
-/// One line per record whose current result `lens` would cut: what it
-/// removes and hides (the page's footer and locator found in its text).
-fn cut_by(replay: &Replay, lens: &'static fs_search_lens::Lens) -> String {
-    replay
-        .checks
-        .iter()
-        .filter_map(|check| {
-            let input = fs_search_lens::ToolResultInput {
-                tool: check.record.call.tool.clone(),
-                args: check.record.call.args.clone(),
-                text: check.current.text.clone(),
-                is_error: check.current.is_error,
-                duration_secs: None,
-            };
-            let parts = fs_search_lens::detect_parts(&input.text);
-            let report = super::lens::HostReport::new(lens, &input, &parts);
-            (report.lensed.cut != fs_search_lens::Cut::None).then(|| {
-                format!(
-                    "CUT {}:{} record \"{}\": {}\n",
-                    replay.file,
-                    check.record.line,
-                    check.record.call.name,
-                    report.summary()
-                )
-            })
-        })
-        .collect()
+/// The lens `--host` names: one for every record, or (`auto`) each
+/// record's own, from the MCP client its recording names.
+#[derive(Debug, Clone, Copy)]
+enum HostChoice {
+    One(&'static fs_search_lens::Lens),
+    Auto,
+}
+
+impl HostChoice {
+    fn parse(spec: &str) -> Result<Self, fs_search_lens::LensError> {
+        if spec == "auto" {
+            return Ok(Self::Auto);
+        }
+        fs_search_lens::resolve(spec).map(Self::One)
+    }
+
+    /// The lens for `record`, and the client it was picked by (`auto`).
+    fn lens_for(
+        self,
+        record: &fs_search_transcript::format::Record,
+    ) -> Option<(&'static fs_search_lens::Lens, Option<String>)> {
+        match self {
+            Self::One(lens) => Some((lens, None)),
+            Self::Auto => {
+                let client = record.call.options.client.as_ref()?;
+                let lens = fs_search_lens::lens_for_client_version(
+                    &client.name,
+                    client.version.as_deref(),
+                )?;
+                let label = match &client.version {
+                    Some(version) => format!("{} {version}", client.name),
+                    None => client.name.clone(),
+                };
+                Some((lens, Some(label)))
+            }
+        }
+    }
+}
+
+/// What `--host` found in one file.
+struct Cuts {
+    /// One line per record whose current result its lens would cut.
+    lines: String,
+    /// Records `auto` found no lens for.
+    unchecked: usize,
+}
+
+/// One line per record whose current result its lens would cut: what it
+/// removes and hides (the page's footer and locator found in its text);
+/// with `auto`, the client the lens was picked by.
+fn cut_by(replay: &Replay, choice: HostChoice) -> Cuts {
+    let mut cuts = Cuts {
+        lines: String::new(),
+        unchecked: 0,
+    };
+    for check in &replay.checks {
+        let Some((lens, client)) = choice.lens_for(&check.record) else {
+            cuts.unchecked += 1;
+            continue;
+        };
+        let input = fs_search_lens::ToolResultInput {
+            tool: check.record.call.tool.clone(),
+            args: check.record.call.args.clone(),
+            text: check.current.text.clone(),
+            is_error: check.current.is_error,
+            duration_secs: None,
+        };
+        let parts = fs_search_lens::detect_parts(&input.text);
+        let report = super::lens::HostReport::new(lens, &input, &parts);
+        if report.lensed.cut == fs_search_lens::Cut::None {
+            continue;
+        }
+        let client = client.map(|c| format!(" (client {c})")).unwrap_or_default();
+        cuts.lines.push_str(&format!(
+            "CUT {}:{} record \"{}\"{client}: {}\n",
+            replay.file,
+            check.record.line,
+            check.record.call.name,
+            report.summary()
+        ));
+    }
+    cuts
 }
 
 /// Appends `text` to the file at `path` (created if missing).

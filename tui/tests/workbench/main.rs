@@ -10,6 +10,7 @@
 
 mod ablate;
 mod cli_headless;
+mod client_lens;
 mod docs;
 mod e2e_terminal;
 mod explain;
