@@ -17,6 +17,7 @@ impl App {
     /// and every later one (`None`: the page as the tool returns it).
     pub fn set_lens(&mut self, lens: Option<&'static Lens>) {
         self.state.lens = lens;
+        self.state.lens_chosen = true;
         // The verdict is on the first row.
         self.state.set_scroll(Tab::Text, 0);
         self.count_lensed();
@@ -24,13 +25,13 @@ impl App {
 
     /// `L`: the next lens of the cycle.
     pub(super) fn cycle_lens(&mut self) {
-        self.set_lens(next_lens(self.state.lens));
+        self.set_lens(next_lens(self.state.shown_lens()));
     }
 
     /// Counts the tokens of the shown call's page through the lens (once
     /// per call and lens; nothing before the tokenizer is ready).
     pub(super) fn count_lensed(&mut self) {
-        let Some(lens) = self.state.lens else {
+        let Some(lens) = self.state.shown_lens() else {
             return;
         };
         let TokenizerStatus::Ready(shared) = &self.state.tokens.tokenizer else {

@@ -600,13 +600,30 @@ fn running_from_a_non_result_tab_switches_to_the_text() {
 
 /// A record as a followed recording holds it (parsed like a replayed one).
 fn recorded(name: &str, text: &str, error: Option<(&str, &str)>) -> Box<Record> {
-    use fs_search_transcript::format::{self, Call, CallOptions, Outcome, OutcomeError};
+    recorded_from(name, text, error, None)
+}
+
+/// A record of a grep call, made by the MCP client `client` (name,
+/// version) when given.
+fn recorded_from(
+    name: &str,
+    text: &str,
+    error: Option<(&str, &str)>,
+    client: Option<(&str, &str)>,
+) -> Box<Record> {
+    use fs_search_transcript::format::{
+        self, Call, CallOptions, ClientInfo, Outcome, OutcomeError,
+    };
     let call = Call {
         name: name.into(),
         tool: "grep".into(),
         args: json!({"pattern": name}),
         options: CallOptions {
             config: json!({"grepMaxMatches": 3}).as_object().unwrap().clone(),
+            client: client.map(|(name, version)| ClientInfo {
+                name: name.into(),
+                version: Some(version.into()),
+            }),
             ..CallOptions::default()
         },
     };
@@ -814,6 +831,53 @@ fn a_followed_call_is_shown_through_the_sessions_lens() {
     );
     // The lens set before the call stays; none again shows the page.
     app.set_lens(None);
+    assert_eq!(doc_text(&app, Tab::Text), page);
+}
+
+/// Until the user picks a lens, a followed call a recording says an MCP
+/// client made is shown through that client's host's lens (the era its
+/// version falls in); a call with no client, as the tool returns it; a
+/// lens the user picks (`L`, or none) wins over the client's.
+#[test]
+fn a_followed_call_is_shown_through_its_recorded_client_s_lens_until_one_is_chosen() {
+    let mut app = app();
+    app.follow(PathBuf::from("/rec/live.jsonl"));
+    let mut page = "Found 3000 matches\n\na.rs\n".to_owned();
+    for n in 1..=3000 {
+        page.push_str(&format!("Line {n}: x\n"));
+    }
+    followed(
+        &mut app,
+        1,
+        Update::Record(recorded_from(
+            "call-1-grep",
+            &page,
+            None,
+            Some(("opencode", "1.0.0")),
+        )),
+    );
+    let opencode = fs_search_lens::lens_for_client("opencode").unwrap();
+    assert_eq!(
+        app.state.shown_lens().map(|l| l.name()),
+        Some(opencode.name())
+    );
+    let verdict = doc_text(&app, Tab::Text);
+    assert!(
+        verdict.starts_with(&format!("{} removes ", opencode.name())),
+        "{verdict}"
+    );
+    // A call without a client: the page itself.
+    followed(
+        &mut app,
+        1,
+        Update::Record(recorded("call-2-grep", &page, None)),
+    );
+    assert!(app.state.shown_lens().is_none());
+    assert_eq!(doc_text(&app, Tab::Text), page);
+    // The user's choice, none included, holds for every call.
+    app.set_lens(None);
+    app.state.shown = Some(0);
+    assert!(app.state.shown_lens().is_none());
     assert_eq!(doc_text(&app, Tab::Text), page);
 }
 

@@ -88,7 +88,7 @@ pub fn tab_doc(state: &State, tab: Tab) -> Option<&Doc> {
         Tab::Surface => Some(&state.surface),
         Tab::Config | Tab::History | Tab::Transcript => None,
         _ => match state.shown_record() {
-            Some(record) => match (tab, state.lens) {
+            Some(record) => match (tab, state.lens_for(record)) {
                 (Tab::Text, Some(lens)) => lens::lensed_page(record, lens).map(|page| &page.doc),
                 _ => record_doc(record, tab, &state.session.session_id),
             },

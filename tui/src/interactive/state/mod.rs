@@ -139,6 +139,9 @@ pub struct State {
     /// The host lens the Text tab shows pages through (`None`: the page
     /// as the tool returns it); it stays for the session's later calls.
     pub lens: Option<&'static fs_search_lens::Lens>,
+    /// Whether the user chose `lens` (`L`). Until then a recorded call is
+    /// shown through the lens of the client that made it ([`State::lens_for`]).
+    pub lens_chosen: bool,
 }
 
 impl State {
@@ -171,12 +174,29 @@ impl State {
             explain: None,
             ablate: None,
             lens: None,
+            lens_chosen: false,
         }
     }
 
     /// The shown call, if any.
     pub fn shown_record(&self) -> Option<&CallRecord> {
         self.shown.and_then(|i| self.history.get(i))
+    }
+
+    /// The lens `record`'s Text tab is shown through: the one the user
+    /// chose, else, for a call a recording says an MCP client made, that
+    /// client's host's lens (its era by the client's version).
+    pub fn lens_for(&self, record: &CallRecord) -> Option<&'static fs_search_lens::Lens> {
+        if self.lens_chosen {
+            return self.lens;
+        }
+        let client = record.recorded()?.options.client.as_ref()?;
+        fs_search_lens::lens_for_client_version(&client.name, client.version.as_deref())
+    }
+
+    /// The lens the shown call's Text tab is shown through.
+    pub fn shown_lens(&self) -> Option<&'static fs_search_lens::Lens> {
+        self.shown_record().and_then(|record| self.lens_for(record))
     }
 
     fn scroll_key(&self, tab: Tab) -> (Tab, Option<u64>) {

@@ -324,7 +324,7 @@ fn fit_parts(mut parts: Vec<(String, u8)>, cols: usize) -> String {
 /// tokens of what the host's model receives first.
 fn token_label(state: &State, record: &CallRecord) -> Option<String> {
     let page = state.tokens.page(record.id)?;
-    let lensed = state.lens.and_then(|lens| {
+    let lensed = state.lens_for(record).and_then(|lens| {
         let index = content::lens::lens_index(lens)?;
         let count = state.tokens.lensed.get(&(record.id, index))?;
         Some(lensed_label(&lens.name(), *count, page))
@@ -384,10 +384,18 @@ fn pane_title(state: &State) -> String {
     let tab = state.tab;
     let recorded = state.shown_record().is_some_and(|r| r.ran().is_none());
     match tab {
-        Tab::Text if state.lens.is_some() => format!(
-            " {} · {}: what the host's model receives (✂ where it cut) ",
+        Tab::Text if state.shown_lens().is_some() => format!(
+            " {} · {}{}: what the host's model receives (✂ where it cut) ",
             tab.title(),
-            state.lens.map(|lens| lens.name()).unwrap_or_default()
+            state
+                .shown_lens()
+                .map(|lens| lens.name())
+                .unwrap_or_default(),
+            if state.lens_chosen {
+                ""
+            } else {
+                " (the recorded client's host)"
+            }
         ),
         Tab::Text if recorded => format!(
             " {}: exactly what the model saw (recorded; paths normalised) ",
