@@ -32,7 +32,7 @@ pub static CLIENT_NAMES: &[ClientName] = &[
     ClientName {
         name: "claude-code",
         host: "claude-code",
-        source: "closed source: the name Claude Code is observed to send (MCP servers' client tables and logs); not verified from source",
+        source: "closed source, not verified from source: observed in a server's debug log of Claude Code 2.0.73's initialize (cl-ai-project/cl-mcp issue 26) and reported for 2.1.143 (screenpipe/screenpipe pull request 5796)",
         from_source: false,
     },
     ClientName {
