@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use fs_search_engine::{PromptSection, ToolDefinition};
+use fs_search_engine::registry::{PromptSection, ToolDefinition};
 use fs_search_tokens::{Error, Part, Tokenizer};
 
 /// The tokenizer in `file`, or the embedded one. An error names the file.

@@ -153,11 +153,11 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
 /// The coverage of an over-cap glob page (`None` for any other result):
 /// how far the page spans the directories of the complete result.
 fn coverage_of(result: &fs_search_engine::ToolResult, config: &Value) -> Option<Value> {
-    let Some(fs_search_engine::ToolValue::Glob(value)) = &result.value else {
+    let Some(fs_search_engine::value::ToolValue::Glob(value)) = &result.value else {
         return None;
     };
     let config = fs_search_engine::Config::from_json(config).ok()?;
-    let coverage = fs_search_engine::glob_page_coverage(value, &config)?;
+    let coverage = fs_search_engine::render::glob_page_coverage(value, &config)?;
     serde_json::to_value(coverage).ok()
 }
 
@@ -195,7 +195,7 @@ fn unknown_tool_note(tool: &str, tools: &[String]) -> Option<String> {
 /// The complete formatted result the call saved to the (local) spill
 /// store: the content of the file its locator names; `None` when nothing
 /// was saved or the file cannot be read (counting never fails a call).
-fn spilled_text(spill: Option<&fs_search_engine::SpillRef>) -> Option<String> {
+fn spilled_text(spill: Option<&fs_search_engine::spill::SpillRef>) -> Option<String> {
     let locator = &spill?.locator;
     std::fs::read_to_string(locator).ok()
 }

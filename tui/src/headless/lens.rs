@@ -4,7 +4,7 @@
 
 use std::io::{IsTerminal, Read as _};
 
-use fs_search_engine::TextParts;
+use fs_search_engine::render::TextParts;
 use serde_json::{Value, json};
 
 use super::print;

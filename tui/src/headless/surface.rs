@@ -7,7 +7,7 @@
 //! `--max-invalidated-tokens N` exit 1 when B invalidates more than N
 //! tokens of A's cached prefix.
 
-use fs_search_engine::{PromptSection, ToolDefinition};
+use fs_search_engine::registry::{PromptSection, ToolDefinition};
 use fs_search_tokens::{EncodedPrefix, PartKind, PrefixComparison, compare_prefixes};
 use serde_json::json;
 

@@ -4,11 +4,11 @@
 use std::time::Duration;
 
 use fs_search_engine::RG_MISSING_WARNING;
-use fs_search_engine::SearchMeta;
-use fs_search_engine::SpillRef;
 use fs_search_engine::helpers::render_glob;
+use fs_search_engine::render::SearchMeta;
+use fs_search_engine::spill::SpillRef;
+use fs_search_engine::value::{GlobValue, ToolValue};
 use fs_search_engine::{Config, SearchCode, SearchError, ToolError, ToolResult};
-use fs_search_engine::{GlobValue, ToolValue};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 

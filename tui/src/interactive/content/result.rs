@@ -55,13 +55,13 @@ pub fn meta_doc(result: &ToolResult, config: &Value) -> Doc {
         result.meta.as_ref(),
         "null — no presentation meta (errors and nested calls carry none)",
     );
-    let Some(fs_search_engine::ToolValue::Glob(value)) = &result.value else {
+    let Some(fs_search_engine::value::ToolValue::Glob(value)) = &result.value else {
         return doc;
     };
     let Ok(config) = fs_search_engine::Config::from_json(config) else {
         return doc;
     };
-    let Some(coverage) = fs_search_engine::glob_page_coverage(value, &config) else {
+    let Some(coverage) = fs_search_engine::render::glob_page_coverage(value, &config) else {
         return doc;
     };
     doc.push("", LineKind::Note);
@@ -231,7 +231,7 @@ pub fn details_doc(f: &CallFacts<'_>) -> Doc {
             doc.push(
                 &format!(
                     "            {}/ = 12 hex of SHA-256(session id {})",
-                    fs_search_engine::session_dir_name(f.session_id),
+                    fs_search_engine::spill::session_dir_name(f.session_id),
                     f.session_id
                 ),
                 LineKind::Note,

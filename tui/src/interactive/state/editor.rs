@@ -8,7 +8,7 @@ use tui_input::Input;
 
 /// The tool being called: the engine's own tool kinds (one source for
 /// their names).
-pub type Tool = fs_search_engine::ToolKind;
+pub type Tool = fs_search_engine::registry::ToolKind;
 
 /// The tools the editor offers, in the order shown and toggled.
 pub const TOOLS: [Tool; 2] = Tool::ALL;
