@@ -15,16 +15,16 @@ use fs_search_process::{ConfigArg, SandboxArg, SpillArgs, TokenizerArg};
 )]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
     /// The TUI's options (with no subcommand).
     #[command(flatten)]
-    pub tui: TuiArgs,
+    pub(crate) tui: TuiArgs,
 }
 
 /// The TUI's options (`workbench` with no subcommand), passed to
-/// [`crate::interactive::main`] whole.
+/// `interactive::run` whole.
 #[derive(Debug, Args)]
-pub struct TuiArgs {
+pub(crate) struct TuiArgs {
     /// Workspace the TUI searches (defaults to the current directory).
     #[arg(long, global = false)]
     pub workdir: Option<PathBuf>,
@@ -44,7 +44,7 @@ pub struct TuiArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run one tool call and print the model-visible text.
     Call(CallArgs),
     /// Run one call as `call` does and explain why each PATH is (or is
@@ -71,7 +71,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 // `--tokenizer` counts for `--tokens` only.
 #[command(mut_arg("tokenizer", |arg| arg.requires("tokens")))]
-pub struct CallArgs {
+pub(crate) struct CallArgs {
     /// Tool name exactly as a model would send it.
     pub tool: String,
     /// The session workspace (and the executor's working directory).
@@ -117,7 +117,7 @@ pub struct CallArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ExplainArgs {
+pub(crate) struct ExplainArgs {
     /// Tool name exactly as a model would send it.
     pub tool: String,
     /// The session workspace (and the executor's working directory).
@@ -148,7 +148,7 @@ pub struct ExplainArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct SurfaceArgs {
+pub(crate) struct SurfaceArgs {
     #[command(flatten)]
     pub config: ConfigArg,
     /// Print one JSON object instead of the text.
@@ -180,7 +180,7 @@ pub struct SurfaceArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ReplayArgs {
+pub(crate) struct ReplayArgs {
     /// Transcript files (fixtures/transcripts/*.jsonl).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
@@ -225,7 +225,7 @@ pub struct ReplayArgs {
 
 /// `replay --format`: what stdout carries besides the human report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReplayFormat {
+pub(crate) enum ReplayFormat {
     /// The report for a person reading a log.
     Human,
     /// The human report plus `::error`/`::notice` workflow commands, and a
@@ -236,7 +236,7 @@ pub enum ReplayFormat {
 impl ReplayFormat {
     /// `--format` as given, else github when `github_actions` (the value
     /// of $GITHUB_ACTIONS) is `true`, else human.
-    pub fn resolve(given: Option<Self>, github_actions: Option<&str>) -> Self {
+    pub(crate) fn resolve(given: Option<Self>, github_actions: Option<&str>) -> Self {
         match given {
             Some(format) => format,
             None if github_actions == Some("true") => Self::Github,
@@ -246,7 +246,7 @@ impl ReplayFormat {
 }
 
 #[derive(Debug, Args)]
-pub struct RecordArgs {
+pub(crate) struct RecordArgs {
     /// The fixture tree (fixtures/trees/NAME) or a directory to search.
     #[arg(long)]
     pub tree: PathBuf,
@@ -260,7 +260,7 @@ pub struct RecordArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct FreezeArgs {
+pub(crate) struct FreezeArgs {
     /// A recording made by `workbench mcp --record` (or the TUI's `R`).
     pub recording: PathBuf,
     /// Confirms the recording's tree when its header names one that is
@@ -277,7 +277,7 @@ pub struct FreezeArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct AblateArgs {
+pub(crate) struct AblateArgs {
     /// Recordings (`mcp --record`) or fixture transcripts to replay.
     #[arg(required = true, value_name = "RECORDING|TRANSCRIPT")]
     pub files: Vec<PathBuf>,
@@ -305,7 +305,7 @@ pub struct AblateArgs {
 #[derive(Debug, Args)]
 // `--tokenizer` counts for `--json` only.
 #[command(mut_arg("tokenizer", |arg| arg.requires("json")))]
-pub struct LensArgs {
+pub(crate) struct LensArgs {
     /// The lens: HOST (its newest era) or HOST@VERSION (an era's label, or
     /// a version number, which picks the era it falls in).
     #[arg(value_name = "HOST[@VERSION]", required_unless_present = "list")]

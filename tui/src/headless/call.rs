@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::io::IsTerminal;
+use std::process::ExitCode;
 use std::time::Instant;
 
 use fs_search_engine::ExecContext;
@@ -13,20 +14,23 @@ use serde_json::{Value, json};
 use super::lens::HostReport;
 use super::print;
 use crate::cli::CallArgs;
+use crate::error::Error;
 use fs_search_process::stderr_line;
 use fs_search_process::{SetupError, SpillChoice, load_engine, read_config};
 
 /// Runs one call; the tool result (error results included) exits 0. A
 /// signal while it runs aborts the call (its rg group killed) and exits
 /// 128 + the signal's number, printing nothing.
-pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
+pub(crate) async fn run(args: CallArgs) -> Result<ExitCode, Error> {
     let stop = fs_search_process::install_signals();
     // A bad --host is a usage error before anything runs.
     let lenses = match args.host.as_deref().map(super::lens::hosts_of) {
         Some(Ok(lenses)) => lenses,
-        Some(Err(e)) => {
-            stderr_line!("workbench call: --host: {e}");
-            return Ok(fs_search_process::exit::ERROR);
+        Some(Err(source)) => {
+            return Err(Error::Host {
+                command: "call",
+                source,
+            });
         }
         None => Vec::new(),
     };
@@ -67,7 +71,7 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
     let result = loaded.registry.call(&args.tool, &call_args, &exec).await;
     let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     if let Some(signal) = stop.signal() {
-        return Ok(fs_search_process::exit::signalled(signal));
+        return Ok(ExitCode::from(fs_search_process::exit::signalled(signal)));
     }
     for warning in &result.warnings {
         stderr_line!("{warning}");
@@ -76,7 +80,11 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
         stderr_line!("workbench: note: {note}");
     }
     let tokenizer = match tokenizer {
-        Some(handle) => Some(fs_search_process::join_tokenizer(handle).await?),
+        Some(handle) => Some(
+            fs_search_process::join_tokenizer(handle)
+                .await
+                .map_err(SetupError::from)?,
+        ),
         None => None,
     };
     let tokens = tokenizer.as_ref().map(|tokenizer| {
@@ -147,7 +155,7 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
         let terminal = std::io::stdout().is_terminal();
         print(&for_stdout(&result.text, terminal));
     }
-    Ok(fs_search_process::exit::SUCCESS)
+    Ok(ExitCode::from(fs_search_process::exit::SUCCESS))
 }
 
 /// The coverage of an over-cap glob page (`None` for any other result):

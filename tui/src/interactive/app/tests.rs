@@ -722,8 +722,14 @@ fn followed_records_join_the_history_and_the_newest_is_shown() {
     );
     assert_eq!(app.state.shown, Some(2));
     assert!(app.state.shown_record().unwrap().is_error());
+    let parts =
+        crate::interactive::views::summary_parts(app.state.shown_record().unwrap(), 2, 3, None);
     assert_eq!(
-        crate::interactive::views::record_summary(app.state.shown_record().unwrap(), 2, 3, None),
+        parts
+            .into_iter()
+            .map(|(part, _)| part)
+            .collect::<Vec<_>>()
+            .join(" · "),
         "#3 grep (3/3) · isError {name: SearchError, code: SEARCH_INVALID_PATTERN} · recorded · 10 B text"
     );
     assert_eq!(app.state.follow.as_ref().unwrap().calls, 2);

@@ -23,7 +23,7 @@ fn help_contexts() -> Vec<Context> {
 }
 
 /// The help document of a session with the plugin in `plugin`'s state.
-pub fn help_doc(session: &SessionInfo, plugin: &PluginStatus) -> Doc {
+pub(crate) fn help_doc(session: &SessionInfo, plugin: &PluginStatus) -> Doc {
     let mut doc = Doc::default();
     doc.push("Session", LineKind::Heading);
     let log = session

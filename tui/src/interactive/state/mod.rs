@@ -14,16 +14,16 @@
 //! This file composes them into [`State`] with the small shared types
 //! (who has the keyboard, what is drawn over the panes).
 
-pub mod ablate;
-pub mod calls;
-pub mod config;
-pub mod editor;
-pub mod explain;
-pub mod follow;
-pub mod load;
-pub mod session;
-pub mod tokens;
-pub mod transcript;
+pub(crate) mod ablate;
+pub(crate) mod calls;
+pub(crate) mod config;
+pub(crate) mod editor;
+pub(crate) mod explain;
+pub(crate) mod follow;
+pub(crate) mod load;
+pub(crate) mod session;
+pub(crate) mod tokens;
+pub(crate) mod transcript;
 
 use std::collections::HashMap;
 

@@ -115,14 +115,14 @@ impl TokenState {
 
 /// What changing the config from `before` to `after` does to a cached
 /// request prefix.
-pub fn prefix_change(tokenizer: &Tokenizer, before: &LoadInfo, after: &LoadInfo) -> String {
+pub(crate) fn prefix_change(tokenizer: &Tokenizer, before: &LoadInfo, after: &LoadInfo) -> String {
     let a = tokenizer.encode_prefix(&request_parts(&before.sections, &before.tools));
     let b = tokenizer.encode_prefix(&request_parts(&after.sections, &after.tools));
     change_text(&compare_prefixes(&a, &b))
 }
 
 /// "prefix unchanged", or where the cached prefix stops being valid.
-pub fn change_text(comparison: &PrefixComparison) -> String {
+pub(crate) fn change_text(comparison: &PrefixComparison) -> String {
     match &comparison.first_difference {
         None => "prefix unchanged: the cached prefix stays valid".to_owned(),
         Some(first) => {
