@@ -68,10 +68,11 @@ pub(crate) enum Command {
     Lens(LensArgs),
 }
 
+/// The call `call` runs and `explain` explains, one definition for both:
+/// the tool, the workspace, the model's arguments, the plugin config and
+/// where over-cap results are saved.
 #[derive(Debug, Args)]
-// `--tokenizer` counts for `--tokens` only.
-#[command(mut_arg("tokenizer", |arg| arg.requires("tokens")))]
-pub(crate) struct CallArgs {
+pub(crate) struct ToolCall {
     /// Tool name exactly as a model would send it.
     pub tool: String,
     /// The session workspace (and the executor's working directory).
@@ -86,6 +87,14 @@ pub(crate) struct CallArgs {
     /// Where over-cap results are saved.
     #[command(flatten)]
     pub spill: SpillArgs,
+}
+
+#[derive(Debug, Args)]
+// `--tokenizer` counts for `--tokens` only.
+#[command(mut_arg("tokenizer", |arg| arg.requires("tokens")))]
+pub(crate) struct CallArgs {
+    #[command(flatten)]
+    pub call: ToolCall,
     /// Session id (default: a fresh random id).
     #[arg(long, conflicts_with = "no_session")]
     pub session_id: Option<String>,
@@ -118,20 +127,8 @@ pub(crate) struct CallArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ExplainArgs {
-    /// Tool name exactly as a model would send it.
-    pub tool: String,
-    /// The session workspace (and the executor's working directory).
-    #[arg(long)]
-    pub workdir: PathBuf,
     #[command(flatten)]
-    pub config: ConfigArg,
-    /// Raw JSON arguments object, as a model would send it; @FILE reads
-    /// it from a file, @- from stdin.
-    #[arg(long, value_name = "JSON|@FILE")]
-    pub args: String,
-    /// Where over-cap results are saved.
-    #[command(flatten)]
-    pub spill: SpillArgs,
+    pub call: ToolCall,
     /// Summarise what the call never searched under its search root:
     /// counts by reason, the rules that excluded most files, the largest
     /// excluded directories.

@@ -74,9 +74,9 @@ pub fn run(cli: Cli) -> ExitCode {
     let workdir = match &cli.command {
         None => cli.tui.workdir.as_deref(),
         Some(Command::Call(args)) if args.sandbox.executor.is_none() => {
-            Some(args.workdir.as_path())
+            Some(args.call.workdir.as_path())
         }
-        Some(Command::Explain(args)) => Some(args.workdir.as_path()),
+        Some(Command::Explain(args)) => Some(args.call.workdir.as_path()),
         Some(Command::Mcp(args)) if args.executor.is_none() => args.workdir.as_deref(),
         Some(_) => None,
     };

@@ -34,19 +34,25 @@ pub(crate) async fn run(args: CallArgs) -> Result<ExitCode, Error> {
         }
         None => Vec::new(),
     };
-    let config = read_config(args.config.raw())?;
-    let call_args: Value = fs_search_process::read_args(&args.args).await?;
-    let spill_root = fs_search_process::spill_root(&args.spill)?;
+    let config = read_config(args.call.config.raw())?;
+    let call_args: Value = fs_search_process::read_args(&args.call.args).await?;
+    let spill_root = fs_search_process::spill_root(&args.call.spill)?;
     let spill = SpillChoice::of(spill_root.as_deref());
     // Only a call that asks for tokens loads the tokenizer, meanwhile.
     let tokenizer = args
         .tokens
         .then(|| fs_search_process::load_tokenizer_in_background(args.tokenizer.file()));
-    let loaded = load_engine(Some(&args.workdir), &config, spill, args.sandbox.kind()).await?;
+    let loaded = load_engine(
+        Some(&args.call.workdir),
+        &config,
+        spill,
+        args.sandbox.kind(),
+    )
+    .await?;
     for warning in &loaded.warnings {
         stderr_line!("{warning}");
     }
-    let workdir = args.workdir.to_string_lossy().into_owned();
+    let workdir = args.call.workdir.to_string_lossy().into_owned();
     let mut exec = ExecContext::new(
         args.call_id
             .unwrap_or_else(|| ExecContext::fresh_id("call")),
@@ -68,7 +74,10 @@ pub(crate) async fn run(args: CallArgs) -> Result<ExitCode, Error> {
         .into_iter()
         .map(|d| d.name)
         .collect();
-    let result = loaded.registry.call(&args.tool, &call_args, &exec).await;
+    let result = loaded
+        .registry
+        .call(&args.call.tool, &call_args, &exec)
+        .await;
     let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     if let Some(signal) = stop.signal() {
         return Ok(ExitCode::from(fs_search_process::exit::signalled(signal)));
@@ -76,7 +85,7 @@ pub(crate) async fn run(args: CallArgs) -> Result<ExitCode, Error> {
     for warning in &result.warnings {
         stderr_line!("{warning}");
     }
-    if let Some(note) = unknown_tool_note(&args.tool, &tools) {
+    if let Some(note) = unknown_tool_note(&args.call.tool, &tools) {
         stderr_line!("workbench: note: {note}");
     }
     let tokenizer = match tokenizer {
@@ -100,7 +109,7 @@ pub(crate) async fn run(args: CallArgs) -> Result<ExitCode, Error> {
         Vec::new()
     } else {
         let sent = fs_search_mcp::of_tool_result(&result, duration_ms);
-        let input = fs_search_mcp::lens_input(&sent, &args.tool, &call_args);
+        let input = fs_search_mcp::lens_input(&sent, &args.call.tool, &call_args);
         lenses
             .into_iter()
             .map(|lens| HostReport::new(lens, &input, &result.parts))
@@ -110,7 +119,7 @@ pub(crate) async fn run(args: CallArgs) -> Result<ExitCode, Error> {
         let mut warnings = loaded.warnings.clone();
         warnings.extend(result.warnings.iter().cloned());
         let object = json!({
-            "tool": args.tool,
+            "tool": args.call.tool,
             "args": call_args,
             "isError": result.is_error,
             "text": result.text,

@@ -18,11 +18,11 @@ use fs_search_transcript::explain::{ExplainError, Request, explain, render};
 /// or load error or a call refused before rg ran (nothing to explain).
 pub(crate) async fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
     let stop = fs_search_process::install_signals();
-    let config = read_config(args.config.raw())?;
-    let call_args: Value = fs_search_process::read_args(&args.args).await?;
+    let config = read_config(args.call.config.raw())?;
+    let call_args: Value = fs_search_process::read_args(&args.call.args).await?;
     let request = Request {
-        tool: &args.tool,
-        workdir: &args.workdir,
+        tool: &args.call.tool,
+        workdir: &args.call.workdir,
         config: &config,
         args: &call_args,
         paths: &args.paths,
@@ -30,7 +30,7 @@ pub(crate) async fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
         rg_config: None,
         executor: args.sandbox.kind(),
     };
-    let spill_root = fs_search_process::spill_root(&args.spill)?;
+    let spill_root = fs_search_process::spill_root(&args.call.spill)?;
     let spill = fs_search_process::SpillChoice::of(spill_root.as_deref());
     let outcome = explain(request, spill, stop.token()).await;
     if let Some(signal) = stop.signal() {
