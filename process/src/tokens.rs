@@ -1,4 +1,4 @@
-//! Token counts for the workbench (issue 13): loading the tokenizer the
+//! Token counts for the workbench: loading the tokenizer the
 //! commands count with (the embedded DeepSeek V4 one, or `--tokenizer
 //! FILE`) and the request prefix of a loaded registry. Nothing that does
 //! not ask for tokens calls into this module: loading costs ~0.4 s.

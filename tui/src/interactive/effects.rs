@@ -2,7 +2,7 @@
 //! by the [`EffectRunner`]: plugin (re)loads and tool calls run on tokio
 //! tasks, spill files are read asynchronously, transcripts are replayed,
 //! a recording is followed (polled every [`FOLLOW_POLL`]), a call is
-//! explained (`fs_search_transcript::explain`, issue 23), a transcript is ablated
+//! explained (`fs_search_transcript::explain`), a transcript is ablated
 //! (`super::ablate_task`, cancellable), and each
 //! outcome comes back as an [`AppEvent`]. The messages are plain
 //! data; this module knows nothing of the app's state or the screen.
@@ -66,7 +66,7 @@ pub enum Effect {
     },
     /// Stop the explanation in progress (its rg is killed).
     StopExplaining,
-    /// Ablate the transcript `file` over `variants` (issue 24), ending
+    /// Ablate the transcript `file` over `variants`, ending
     /// any earlier ablation.
     Ablate {
         generation: u64,

@@ -39,7 +39,7 @@
 //! [`views::transcript`] (drawing it); following a recording is
 //! [`state::follow`], `Effect::Follow` (a task polling the file) and
 //! `AppEvent::Followed` (its records become calls of the history).
-//! Its ablate mode (`a` on a transcript, issue 24) is [`state::ablate`],
+//! Its ablate mode (`a` on a transcript) is [`state::ablate`],
 //! `Effect::Ablate` run by [`ablate_task`] (progress and the result come
 //! back as `AppEvent::AblateProgress` and `AppEvent::Ablated`) and
 //! [`views::ablate`].

@@ -834,7 +834,7 @@ fn the_tokenizer_loads_as_an_effect_and_a_failure_is_said_once() {
     assert_eq!(app.state.tokens.session_total(), 0);
 }
 
-// ---- why (issue 23) ----
+// ---- why ----
 
 fn explain_effect(effects: &[Effect]) -> (u64, ExplainCall, ExplainQuery) {
     match effects {
@@ -1155,7 +1155,7 @@ fn why_on_another_call_replaces_the_panel_and_stops_its_running_explanation() {
     assert!(press(&mut app, KeyCode::Char('w')).is_empty());
 }
 
-/// The Transcript tab's ablate mode (issue 24), driven by keys and by
+/// The Transcript tab's ablate mode, driven by keys and by
 /// the outcomes its effect reports.
 mod ablate_mode {
     use std::collections::HashMap;

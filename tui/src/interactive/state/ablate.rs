@@ -1,4 +1,4 @@
-//! The Transcript tab's ablate mode (issue 24): the `--set` values typed
+//! The Transcript tab's ablate mode: the `--set` values typed
 //! for the chosen transcript, the run's progress while it replays off the
 //! UI, and its result: the variants, the selected variant, its changed
 //! calls and the one opened side by side against the baseline (cut and

@@ -9,8 +9,8 @@
 //! tab's form), [`transcript`] (the Transcript tab: recording, replay),
 //! [`follow`] (a recording followed while it grows), [`load`] (what a
 //! plugin load registered), [`tokens`] (token
-//! counts and the cached prefix, issue 13), [`explain`] (the "why" panel,
-//! issue 23), [`ablate`] (the Transcript tab's ablate mode, issue 24).
+//! counts and the cached prefix), [`explain`] (the "why" panel),
+//! [`ablate`] (the Transcript tab's ablate mode).
 //! This file composes them into [`State`] with the small shared types
 //! (who has the keyboard, what is drawn over the panes).
 

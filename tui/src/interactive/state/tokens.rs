@@ -1,4 +1,4 @@
-//! Token counts in the TUI (issue 13): the tokenizer (loaded in the
+//! Token counts in the TUI: the tokenizer (loaded in the
 //! background: counts appear once it is ready), each call's page tokens,
 //! the surface's counts per section and tool, and what the latest config
 //! change did to the cached request prefix. Plain data and pure
