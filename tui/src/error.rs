@@ -1,7 +1,9 @@
 //! What a command fails with ([`Error`]), and how the `workbench` binary
 //! reports it: once, on stderr, as `workbench: MESSAGE` or, for a command
 //! that names itself, `workbench COMMAND: MESSAGE`, exiting 2 (128 + N
-//! when signal N stopped it).
+//! when signal N stopped it). `workbench lens`'s own failures are here too
+//! ([`LensCommandError`]), so the commands depend on this module, not it on
+//! them.
 
 use fs_search_lens::LensError;
 use fs_search_mcp::Error as McpError;
@@ -10,7 +12,6 @@ use fs_search_transcript::ablate::AblateError;
 use fs_search_transcript::error::TranscriptError;
 use thiserror::Error;
 
-use crate::headless::lens::LensCommandError;
 use crate::interactive::error::TuiError;
 
 /// A command's failure, reported by [`crate::run`].
@@ -74,4 +75,18 @@ impl Error {
             _ => exit::ERROR,
         }
     }
+}
+
+/// Why `workbench lens` cannot run.
+#[derive(Debug, Error)]
+pub(crate) enum LensCommandError {
+    #[error(transparent)]
+    Lens(#[from] LensError),
+    #[error("{path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Setup(#[from] SetupError),
 }

@@ -10,24 +10,10 @@ use serde_json::{Value, json};
 
 use super::print;
 use crate::cli::LensArgs;
-use crate::error::Error;
+use crate::error::{Error, LensCommandError};
 use fs_search_lens::{KnobValue, Knobs, LENSES, Lens, LensError, Lensed, ToolResultInput, resolve};
 use fs_search_lens::{Verdict, detect_parts, page_summary as summary, page_verdict as verdict};
 use fs_search_process::SetupError;
-
-/// Why `workbench lens` cannot run.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum LensCommandError {
-    #[error(transparent)]
-    Lens(#[from] LensError),
-    #[error("{path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error(transparent)]
-    Setup(#[from] SetupError),
-}
 
 /// Runs `workbench lens`.
 pub(crate) async fn run(args: LensArgs) -> Result<ExitCode, Error> {
