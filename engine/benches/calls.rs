@@ -11,7 +11,7 @@
 //! peak RSS of its children (rg, through `getrusage(RUSAGE_CHILDREN)`).
 //! The parent prints medians and the ratio b/a per case.
 //!
-//! The `small` cases (issue 27: grep `alpha`, 50 matches, and glob
+//! The `small` cases (an agent's everyday call: grep `alpha`, 50 matches, and glob
 //! `*.rs`, 25 files, on a 50-file tree) measure the fixed cost of a call,
 //! so they run in one process the way an embedding host calls: the
 //! registry loaded once, then `FSB_SMALL_CALLS` (default 200) iterations
@@ -50,7 +50,7 @@ use serde_json::{Value, json};
 enum Tree {
     K10,
     K200,
-    /// Issue 27's everyday tree: 50 files, `make-small-tree.sh`.
+    /// An agent's everyday tree: 50 files, `make-small-tree.sh`.
     Small,
     /// A real repository (u-boot, 38.5k files), extracted by hand; its
     /// cases are skipped when it is missing.
@@ -148,7 +148,7 @@ fn cases() -> Vec<Case> {
         false,
     ));
     // About 19 MB of `--json` on the small tree: rg's own time no longer
-    // dwarfs the engine's reading of its output (issue 11).
+    // dwarfs the engine's reading of its output.
     out.push(grep(
         "grep Err 19MB 10k",
         Tree::K10,
@@ -603,7 +603,7 @@ fn main() {
 }
 
 /// One small-case iteration's raw side: `bash -c "CMD </dev/null"` (the
-/// command as issue 27 states it), stdout read to its end; milliseconds.
+/// command a host would run), stdout read to its end; milliseconds.
 fn time_raw_small(command: &str, dir: &Path) -> f64 {
     let start = Instant::now();
     let mut child = Command::new("bash")

@@ -9,9 +9,11 @@ and the raw command again; a binary's ratio for the repetition is its wall
 time over the mean of the two raw runs around it. Prints, per binary, the
 median of those ratios (with quartiles) and the median of engine CPU over
 rg's CPU. Build a binary with `cargo bench -p fs-search-engine --bench
-calls --no-run` and copy `target/release/deps/calls-*` aside; the case
-indexes are the order of `cases()` in calls.rs (13: grep `Err` on the 10k
-tree; 0: glob `*` on the 10k tree; 11: grep `u32` on u-boot).
+calls --no-run` and copy `target/release/deps/calls-*` aside. CASE_INDEX
+is the case's place in `cases()` in calls.rs, from 0 (0: glob `*` on the
+10k tree, sampling on; 4: the same on the 200k tree; 10: glob `*` on
+u-boot; 13: grep `u32` on u-boot; 15: grep `Err` on the 10k tree, 19 MB
+of `--json`).
 """
 import statistics
 import subprocess

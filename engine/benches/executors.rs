@@ -16,7 +16,8 @@ use std::sync::Arc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use fs_search_engine::{
     BashExecutor, ExecContext, GrepArgs, Host, LocalBashConfig, LocalBashExecutor, Registry,
-    SandboxBashExecutor, SandboxConfig, SshBashExecutor, SshConfig, helpers::build_grep_command,
+    bash::{SandboxBashExecutor, SandboxConfig, SshBashExecutor, SshConfig},
+    helpers::build_grep_command,
 };
 use serde_json::json;
 

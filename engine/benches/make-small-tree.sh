@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make-small-tree.sh OUTDIR
 #
-# The small case of issue 27: the tree an agent's everyday call searches.
+# The small case: the tree an agent's everyday call searches.
 # 50 text files in 5 directories (25 `.rs`, 25 `.md`, 30 lines each), each
 # with exactly one line containing `alpha`: `grep alpha` finds 50 matches
 # (27 KB of `rg --json`, far under every cap, nothing spilled) and

@@ -12,7 +12,7 @@ use fs_search_engine::helpers::sample_across_top_level;
 use fs_search_engine::helpers::{glob_search_meta, grep_search_meta};
 use fs_search_engine::helpers::{glob_spill_content, grep_spill_content, render_glob, render_grep};
 use fs_search_engine::helpers::{parse_glob_paths, parse_grep_matches};
-use fs_search_engine::{GlobValue, GrepMatch, GrepValue};
+use fs_search_engine::value::{GlobValue, GrepMatch, GrepValue};
 use serde_json::json;
 
 const WORKDIR: &str = "/tmp/fsb";

@@ -38,8 +38,8 @@ use fs_search_engine::helpers::{
     measure_glob_coverage, sample_across_top_level, sample_level_by_level,
 };
 use fs_search_engine::{
-    Config, ExecContext, GlobArgs, GlobCoverage, Host, LocalBashConfig, LocalBashExecutor,
-    Registry, ToolValue,
+    Config, ExecContext, GlobArgs, Host, LocalBashConfig, LocalBashExecutor, Registry,
+    render::GlobCoverage, value::ToolValue,
 };
 
 /// A page-building policy.

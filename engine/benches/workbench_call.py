@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 11's own method: whole `workbench call` processes against the raw rg command.
+"""Whole `workbench call` processes against the raw rg command.
 
 Usage: workbench_call.py TREE REPS WORKBENCH_BINARY [WORKBENCH_BINARY ...]
        workbench_call.py --small [TREE] REPS WORKBENCH_BINARY [WORKBENCH_BINARY ...]
@@ -15,7 +15,7 @@ includes the one-shot process's start: the binary and the load's
 fs-search-workbench` and copy `target/release/workbench` aside; the tree is
 `engine/benches/make-tree.sh OUT 10000`.
 
-`--small` is issue 27's case: the 50-file tree of `make-small-tree.sh`
+`--small` is the everyday case: the 50-file tree of `make-small-tree.sh`
 (default /tmp/fsb-small, generated when missing), `workbench call grep
 {"pattern":"alpha"} --no-spill` (50 matches) against `bash -c "rg --json
 --regexp='alpha' </dev/null"`; every side's stdout is read from a pipe to

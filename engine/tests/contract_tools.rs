@@ -8,10 +8,10 @@ mod support;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use fs_search_engine::ToolValue;
 use fs_search_engine::bash::{BashError, BashRunResult, CollectedOutput};
 use fs_search_engine::helpers::{INJECT, PLUGIN_NAME};
 use fs_search_engine::helpers::{present_glob_result, present_grep_result};
+use fs_search_engine::value::ToolValue;
 use fs_search_engine::{ExecContext, Host, LoadOutcome, Registry};
 use serde_json::{Value, json};
 use support::*;

@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use fs_search_engine::TextParts;
+use fs_search_engine::render::TextParts;
 use serde_json::{Value, json};
 
 use super::framing::covered;

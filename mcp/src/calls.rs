@@ -182,7 +182,7 @@ mod tests {
         }
 
         async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
-            let probe = spec.command == fs_search_engine::PROBE_COMMAND;
+            let probe = spec.command == fs_search_engine::registry::PROBE_COMMAND;
             if !probe {
                 self.reached
                     .lock()

@@ -12,6 +12,11 @@ use super::auth::GateError;
 use super::connections::LimitsError;
 use super::shared_record_file::{RecordBoundError, RecordFileError};
 
+/// What kept [`crate::run`] from serving: its caller reports the message.
+#[derive(Debug, Error)]
+#[error(transparent)]
+pub struct Error(#[from] McpError);
+
 /// A failure before (or instead of) serving.
 #[derive(Debug, Error)]
 pub(crate) enum McpError {

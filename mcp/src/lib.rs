@@ -20,7 +20,8 @@
 //!   the `answers` seam of `tools/call`.
 //! - stdout carries only JSON-RPC; logs go to the workbench log file (see
 //!   `fs_search_process`'s `logging`), warnings also to the client as log notifications;
-//!   setup errors go to stderr (exit 2).
+//!   setup errors go back to the caller, [`run`]'s `Err`, which reports
+//!   them on stderr (exit 2).
 //! - End of input, SIGTERM, SIGINT or SIGHUP (`fs_search_process`'s `signals`) cancel the calls in flight, wait until
 //!   they have returned (their rg groups killed), sync the recording and
 //!   exit: 0 at end of input, 128 + the signal's number for a signal.
@@ -56,15 +57,16 @@ mod shared_record_file;
 mod transport;
 mod workspace;
 
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
 pub use args::{McpArgs, OnMiss};
-use fs_search_process::stderr_line;
 pub use result::{lens_input, of_tool_result};
 
+pub use self::error::Error;
 use self::error::McpError;
 use self::hangup::{ClientPipes, Watcher};
 use self::transport::{StdioTransport, Writer};
@@ -76,8 +78,9 @@ const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
 /// How long the session may take to write the last answers.
 const SESSION_DRAIN: Duration = Duration::from_secs(3);
 
-/// Runs the server until end of input or a signal; the exit status.
-pub async fn run(args: McpArgs) -> u8 {
+/// Runs the server until end of input or a signal; the exit status, or
+/// what kept it from serving (the caller reports it, exit status 2).
+pub async fn run(args: McpArgs) -> Result<ExitCode, Error> {
     let logging = fs_search_process::init_logging(args.spill.cutoff());
     if let Some(logging) = &logging {
         let rg = args
@@ -103,16 +106,20 @@ pub async fn run(args: McpArgs) -> u8 {
         Some(_) => http::serve(&args).await,
         None => serve(&args).await,
     };
-    let code = match served {
-        Ok(code) => code,
-        Err(message) => {
-            tracing::error!("{message}");
-            stderr_line!("workbench mcp: {message}");
-            fs_search_process::exit::ERROR
+    match served {
+        Ok(code) => {
+            tracing::info!(code, "workbench mcp exiting");
+            Ok(ExitCode::from(code))
         }
-    };
-    tracing::info!(code, "workbench mcp exiting");
-    code
+        Err(e) => {
+            tracing::error!("{e}");
+            tracing::info!(
+                code = fs_search_process::exit::ERROR,
+                "workbench mcp exiting"
+            );
+            Err(Error::from(e))
+        }
+    }
 }
 
 async fn serve(args: &McpArgs) -> Result<u8, McpError> {

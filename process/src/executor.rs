@@ -11,8 +11,11 @@ use std::sync::{Arc, OnceLock};
 use crate::rg::RgInfo;
 
 use fs_search_engine::{
-    BashExecutor, LocalBashConfig, LocalBashExecutor, SandboxBashExecutor, SandboxConfig,
-    SandboxError, SshBashExecutor, SshConfig, SshError, SshTarget,
+    BashExecutor, LocalBashConfig, LocalBashExecutor,
+    bash::{
+        SandboxBashExecutor, SandboxConfig, SandboxError, SshBashExecutor, SshConfig, SshError,
+        SshTarget,
+    },
 };
 use thiserror::Error;
 

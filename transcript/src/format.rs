@@ -1,4 +1,4 @@
-//! The transcript file format, version 1 (DESIGN.md §3).
+//! The transcript file format, version 1 (docs/design.md §3).
 //!
 //! A transcript is JSON Lines: every line is one JSON object, and the kind
 //! of a line is told by its first key, so a reviewer can read it top down

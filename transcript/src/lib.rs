@@ -1,4 +1,4 @@
-//! `fs-search-transcript`: transcripts (DESIGN.md §3), recorded tool
+//! `fs-search-transcript`: transcripts (docs/design.md §3), recorded tool
 //! calls with the result the model saw, replayed as snapshot tests; and
 //! the two commands built on replaying them, `explain` and `ablate`. No
 //! terminal and no network code (Cargo keeps ratatui, crossterm, hyper

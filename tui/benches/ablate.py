@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 24's performance check: `workbench ablate` with 6 variants against a
+"""The performance check of `workbench ablate`: with 6 variants against a
 plain `workbench replay` of the same files (a benchmark, not a timed test).
 
 Usage: ablate.py REPS WORKBENCH_BINARY [TRANSCRIPT ...]

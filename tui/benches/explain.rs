@@ -1,4 +1,4 @@
-//! `workbench explain --unsearched` against the grep itself (issue 23; a
+//! `workbench explain --unsearched` against the grep itself (a
 //! bench binary, not a timed test): whole processes of the built
 //! `workbench` (start-up included), `call grep` and `explain grep
 //! --unsearched` for the same call, alternating, REPS times each after one

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the large tree of the `explain` bench (issue 23): the Linux 6.1
+# Builds the large tree of the `explain` bench: the Linux 6.1
 # sources as Debian ships them, made a git work tree (so rg applies their
 # .gitignore files) and dressed as after a build, so that the ignore rules
 # exclude real numbers of files. Nothing is compiled: a build's outputs are

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 27's MCP cases: small calls through the real `workbench mcp` server,
+"""The MCP server's everyday cases: small calls through the real `workbench mcp` server,
 driven as a client drives it, against the raw command they run (a benchmark,
 not a timed test).
 

@@ -1,5 +1,5 @@
 //! `replay` of the fixture transcripts against the raw rg commands their
-//! records run (issue 27; a bench binary, not a timed test).
+//! records run (a bench binary, not a timed test).
 //!
 //! For each transcript under `fixtures/transcripts/` and each repetition,
 //! the bench materialises its tree as `workbench replay` does (a

@@ -26,11 +26,7 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 
 use fs_search_process::{SpillChoice, load_engine};
-use fs_search_workbench::interactive::app::App;
-use fs_search_workbench::interactive::effects::{AppEvent, Effect};
-use fs_search_workbench::interactive::event_loop;
-use fs_search_workbench::interactive::keymap::Action;
-use fs_search_workbench::interactive::state::session::SessionInfo;
+use fs_search_workbench::bench::{Action, App, AppEvent, Effect, SessionInfo, draw};
 
 fn stats(name: &str, mut samples: Vec<Duration>) {
     samples.sort();
@@ -199,12 +195,12 @@ async fn render_250(iterations: usize) {
                 commands: Vec::new(),
             });
             let t = Instant::now();
-            event_loop::draw(&mut terminal, &mut app, Instant::now()).unwrap();
+            draw(&mut terminal, &mut app, Instant::now()).unwrap();
             cold.push(t.elapsed());
             for _ in 0..4 {
                 app.apply(Action::PageDown);
                 let t = Instant::now();
-                event_loop::draw(&mut terminal, &mut app, Instant::now()).unwrap();
+                draw(&mut terminal, &mut app, Instant::now()).unwrap();
                 warm.push(t.elapsed());
             }
         }

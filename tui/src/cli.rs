@@ -1,5 +1,5 @@
 //! The command line: the TUI by default, and the headless subcommands that
-//! scripts and CI use (DESIGN.md §2). Keep it stable.
+//! scripts and CI use (docs/design.md §2). Keep it stable.
 
 use std::path::PathBuf;
 
@@ -15,16 +15,16 @@ use fs_search_process::{ConfigArg, SandboxArg, SpillArgs, TokenizerArg};
 )]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
     /// The TUI's options (with no subcommand).
     #[command(flatten)]
-    pub tui: TuiArgs,
+    pub(crate) tui: TuiArgs,
 }
 
 /// The TUI's options (`workbench` with no subcommand), passed to
-/// [`crate::interactive::main`] whole.
+/// `interactive::run` whole.
 #[derive(Debug, Args)]
-pub struct TuiArgs {
+pub(crate) struct TuiArgs {
     /// Workspace the TUI searches (defaults to the current directory).
     #[arg(long, global = false)]
     pub workdir: Option<PathBuf>,
@@ -44,7 +44,7 @@ pub struct TuiArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run one tool call and print the model-visible text.
     Call(CallArgs),
     /// Run one call as `call` does and explain why each PATH is (or is
@@ -68,10 +68,11 @@ pub enum Command {
     Lens(LensArgs),
 }
 
+/// The call `call` runs and `explain` explains, one definition for both:
+/// the tool, the workspace, the model's arguments, the plugin config and
+/// where over-cap results are saved.
 #[derive(Debug, Args)]
-// `--tokenizer` counts for `--tokens` only.
-#[command(mut_arg("tokenizer", |arg| arg.requires("tokens")))]
-pub struct CallArgs {
+pub(crate) struct ToolCall {
     /// Tool name exactly as a model would send it.
     pub tool: String,
     /// The session workspace (and the executor's working directory).
@@ -86,6 +87,14 @@ pub struct CallArgs {
     /// Where over-cap results are saved.
     #[command(flatten)]
     pub spill: SpillArgs,
+}
+
+#[derive(Debug, Args)]
+// `--tokenizer` counts for `--tokens` only.
+#[command(mut_arg("tokenizer", |arg| arg.requires("tokens")))]
+pub(crate) struct CallArgs {
+    #[command(flatten)]
+    pub call: ToolCall,
     /// Session id (default: a fresh random id).
     #[arg(long, conflicts_with = "no_session")]
     pub session_id: Option<String>,
@@ -117,21 +126,9 @@ pub struct CallArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ExplainArgs {
-    /// Tool name exactly as a model would send it.
-    pub tool: String,
-    /// The session workspace (and the executor's working directory).
-    #[arg(long)]
-    pub workdir: PathBuf,
+pub(crate) struct ExplainArgs {
     #[command(flatten)]
-    pub config: ConfigArg,
-    /// Raw JSON arguments object, as a model would send it; @FILE reads
-    /// it from a file, @- from stdin.
-    #[arg(long, value_name = "JSON|@FILE")]
-    pub args: String,
-    /// Where over-cap results are saved.
-    #[command(flatten)]
-    pub spill: SpillArgs,
+    pub call: ToolCall,
     /// Summarise what the call never searched under its search root:
     /// counts by reason, the rules that excluded most files, the largest
     /// excluded directories.
@@ -148,7 +145,7 @@ pub struct ExplainArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct SurfaceArgs {
+pub(crate) struct SurfaceArgs {
     #[command(flatten)]
     pub config: ConfigArg,
     /// Print one JSON object instead of the text.
@@ -180,7 +177,7 @@ pub struct SurfaceArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ReplayArgs {
+pub(crate) struct ReplayArgs {
     /// Transcript files (fixtures/transcripts/*.jsonl).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
@@ -227,7 +224,7 @@ pub struct ReplayArgs {
 
 /// `replay --format`: what stdout carries besides the human report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReplayFormat {
+pub(crate) enum ReplayFormat {
     /// The report for a person reading a log.
     Human,
     /// The human report plus `::error`/`::notice` workflow commands, and a
@@ -238,7 +235,7 @@ pub enum ReplayFormat {
 impl ReplayFormat {
     /// `--format` as given, else github when `github_actions` (the value
     /// of $GITHUB_ACTIONS) is `true`, else human.
-    pub fn resolve(given: Option<Self>, github_actions: Option<&str>) -> Self {
+    pub(crate) fn resolve(given: Option<Self>, github_actions: Option<&str>) -> Self {
         match given {
             Some(format) => format,
             None if github_actions == Some("true") => Self::Github,
@@ -248,7 +245,7 @@ impl ReplayFormat {
 }
 
 #[derive(Debug, Args)]
-pub struct RecordArgs {
+pub(crate) struct RecordArgs {
     /// The fixture tree (fixtures/trees/NAME) or a directory to search.
     #[arg(long)]
     pub tree: PathBuf,
@@ -262,7 +259,7 @@ pub struct RecordArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct FreezeArgs {
+pub(crate) struct FreezeArgs {
     /// A recording made by `workbench mcp --record` (or the TUI's `R`).
     pub recording: PathBuf,
     /// Confirms the recording's tree when its header names one that is
@@ -279,7 +276,7 @@ pub struct FreezeArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct AblateArgs {
+pub(crate) struct AblateArgs {
     /// Recordings (`mcp --record`) or fixture transcripts to replay.
     #[arg(required = true, value_name = "RECORDING|TRANSCRIPT")]
     pub files: Vec<PathBuf>,
@@ -313,7 +310,7 @@ pub struct AblateArgs {
 #[derive(Debug, Args)]
 // `--tokenizer` counts for `--json` only.
 #[command(mut_arg("tokenizer", |arg| arg.requires("json")))]
-pub struct LensArgs {
+pub(crate) struct LensArgs {
     /// The lens: HOST (its newest era) or HOST@VERSION (an era's label, or
     /// a version number, which picks the era it falls in).
     #[arg(value_name = "HOST[@VERSION]", required_unless_present = "list")]

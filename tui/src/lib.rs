@@ -1,10 +1,16 @@
 //! `fs-search-workbench`: a workbench that shows exactly what a model sees
 //! from the `glob` and `grep` tools of `fs-search-engine`.
 //!
-//! - [`cli`]: the command line (clap), kept stable for scripts;
-//! - [`headless`]: the commands that run without a terminal (`call`,
-//!   `surface`, `replay`, `record`, `freeze`);
-//! - [`interactive`]: the interactive workbench (ratatui).
+//! Its modules are private; each area has one entry point of the shape
+//! `run(args) -> Result<ExitCode, Error>`, and [`run`] reports an `Err`
+//! once on stderr (`error`):
+//! - `cli`: the command line (clap), kept stable for scripts; [`Cli`];
+//! - `headless`: the commands that run without a terminal, one module
+//!   each: `call`, `explain`, `surface`, `lens`, `ablate`, and
+//!   `transcripts` (`replay`, `record`, `freeze`);
+//! - `interactive`: the interactive workbench (ratatui); [`bench`](mod@bench) is
+//!   what the workbench bench drives of it;
+//! - `error`: what a command fails with, and how it is reported.
 //!
 //! The process-level services (rg discovery, bounded reads, user
 //! directories, signals, logging, engine setup) are the
@@ -13,17 +19,32 @@
 //! transcript library with `explain` and `ablate` (format, fixture trees,
 //! record, replay, freeze, follow; no terminal code) the
 //! `fs-search-transcript` crate's; `workbench mcp` the `fs-search-mcp`
-//! crate's.
+//! crate's (its `run` has the same shape).
 //!
 //! The `workbench` binary parses the command line and hands it to [`run`].
+#![warn(unreachable_pub)]
 
-pub mod cli;
-pub mod headless;
-pub mod interactive;
+mod cli;
+mod error;
+mod headless;
+mod interactive;
+
+pub use cli::Cli;
+
+/// What `benches/workbench.rs` drives: the interactive app without a
+/// terminal, drawn on a test backend.
+pub mod bench {
+    pub use crate::interactive::app::App;
+    pub use crate::interactive::effects::{AppEvent, Effect};
+    pub use crate::interactive::event_loop::draw;
+    pub use crate::interactive::keymap::Action;
+    pub use crate::interactive::state::session::SessionInfo;
+}
 
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command};
+use crate::cli::Command;
+use crate::error::Error;
 use fs_search_process::{exit, stderr_line};
 
 /// The stack of the runtime's threads.
@@ -53,9 +74,9 @@ pub fn run(cli: Cli) -> ExitCode {
     let workdir = match &cli.command {
         None => cli.tui.workdir.as_deref(),
         Some(Command::Call(args)) if args.sandbox.executor.is_none() => {
-            Some(args.workdir.as_path())
+            Some(args.call.workdir.as_path())
         }
-        Some(Command::Explain(args)) => Some(args.workdir.as_path()),
+        Some(Command::Explain(args)) => Some(args.call.workdir.as_path()),
         Some(Command::Mcp(args)) if args.executor.is_none() => args.workdir.as_deref(),
         Some(_) => None,
     };
@@ -65,34 +86,26 @@ pub fn run(cli: Cli) -> ExitCode {
     }
     let outcome = match cli.command {
         None => {
-            let code = interactive::main(&runtime, cli.tui);
+            let outcome = runtime.block_on(interactive::run(cli.tui));
             // Quit ends the process: running calls are dropped (their rg
             // groups killed as their futures drop) within this wait, and
             // a blocking thread that is still stuck (in a read, an open)
             // is not waited for beyond it.
             runtime.shutdown_timeout(TUI_SHUTDOWN_WAIT);
             fs_search_engine::bash::wait_for_ssh_masters(SSH_MASTERS_WAIT);
-            return code;
+            return report(outcome.map_err(Error::from));
         }
         // Transcripts have their own exit statuses (0, 1 changed, 2 error).
-        Some(Command::Replay(args)) => Ok(runtime.block_on(headless::transcripts::replay(&args))),
-        Some(Command::Record(args)) => Ok(runtime.block_on(headless::transcripts::record(
-            &args.tree,
-            args.config.raw(),
-            &args.out,
-            args.tokenizer.file(),
-        ))),
-        Some(Command::Freeze(args)) => Ok(runtime.block_on(headless::transcripts::freeze(
-            &args.recording,
-            args.workdir.as_deref(),
-            &args.out,
-            &args.tree_out,
-        ))),
-        Some(Command::Mcp(args)) => Ok(runtime.block_on(fs_search_mcp::run(args))),
-        Some(Command::Ablate(args)) => Ok(runtime.block_on(headless::ablate::ablate(&args))),
-        Some(Command::Call(args)) => runtime.block_on(headless::call::call(args)),
+        Some(Command::Replay(args)) => runtime.block_on(headless::transcripts::replay(&args)),
+        Some(Command::Record(args)) => runtime.block_on(headless::transcripts::record(&args)),
+        Some(Command::Freeze(args)) => runtime.block_on(headless::transcripts::freeze(&args)),
+        Some(Command::Mcp(args)) => runtime
+            .block_on(fs_search_mcp::run(args))
+            .map_err(Error::from),
+        Some(Command::Ablate(args)) => runtime.block_on(headless::ablate::run(&args)),
+        Some(Command::Call(args)) => runtime.block_on(headless::call::run(args)),
         Some(Command::Explain(args)) => runtime.block_on(headless::explain::run(args)),
-        Some(Command::Surface(args)) => runtime.block_on(headless::surface::surface(args)),
+        Some(Command::Surface(args)) => runtime.block_on(headless::surface::run(args)),
         Some(Command::Lens(args)) => runtime.block_on(headless::lens::run(args)),
     };
     // A blocking read (stdin) of a stopped command is not waited for.
@@ -100,11 +113,19 @@ pub fn run(cli: Cli) -> ExitCode {
     // Executors dropped with the runtime's tasks close their ssh masters
     // on its worker threads: the exit waits for that, bounded.
     fs_search_engine::bash::wait_for_ssh_masters(SSH_MASTERS_WAIT);
+    report(outcome)
+}
+
+/// The exit status of a command's outcome, its error said once on stderr.
+fn report(outcome: Result<ExitCode, Error>) -> ExitCode {
     match outcome {
-        Ok(code) => ExitCode::from(code),
+        Ok(code) => code,
         Err(e) => {
-            stderr_line!("workbench: {e}");
-            ExitCode::from(exit::ERROR)
+            match e.command() {
+                Some(command) => stderr_line!("workbench {command}: {e}"),
+                None => stderr_line!("workbench: {e}"),
+            }
+            ExitCode::from(e.exit_status())
         }
     }
 }

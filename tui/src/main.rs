@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use fs_search_workbench::cli::Cli;
+use fs_search_workbench::Cli;
 
 fn main() -> ExitCode {
     fs_search_workbench::run(Cli::parse())

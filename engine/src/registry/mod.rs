@@ -2,10 +2,19 @@
 //! sections and post-execute listeners; one call's flow from dispatch
 //! through the timeout policy, rendering, meta and post-execute to the
 //! final abort check.
+//!
+//! Public for what the registry answers besides a call: how a load went
+//! ([`LoadOutcome`], [`LoadError`], the probe [`PROBE_COMMAND`] and
+//! [`RG_MISSING_WARNING`]), the fixed surface ([`PromptSection`],
+//! [`ToolDefinition`]) and the tools' names ([`ToolKind`]).
 
 pub(crate) mod plugin;
 pub(crate) mod surface;
 pub(crate) mod tools;
+
+pub use plugin::{LoadError, LoadOutcome, PROBE_COMMAND, RG_MISSING_WARNING};
+pub use surface::{PromptSection, ToolDefinition};
+pub use tools::ToolKind;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -14,8 +23,7 @@ use serde_json::Value;
 
 use crate::bash::BashExecutor;
 use crate::error::ToolError;
-use crate::registry::surface::{PromptSection, ToolDefinition, tool_definitions};
-use crate::registry::tools::ToolKind;
+use crate::registry::surface::tool_definitions;
 use crate::request::args::{GlobArgs, GrepArgs};
 use crate::request::config::Config;
 use crate::request::exec::ExecContext;

@@ -4,7 +4,10 @@
 //! formatted instead of holding it whole.
 //!
 //! Public for an implementer of [`SpillStore`]; [`LocalSpillStore`] is
-//! the local implementation.
+//! the local implementation. A call's saved result is named by a
+//! [`SpillRef`]; a host that watches every call registers a
+//! [`PostExecuteListener`], which sees a [`PostExecuteCall`] and returns a
+//! [`Decision`].
 
 mod local;
 pub(crate) mod post_execute;
@@ -14,6 +17,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 pub use local::{LocalSpillStore, session_dir_name};
+pub use post_execute::{Accept, Decision, PostExecuteCall, PostExecuteListener};
 
 /// What to save, for whom, and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

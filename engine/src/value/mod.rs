@@ -1,5 +1,7 @@
 //! Canonical values: the complete, structured result of a call (every
-//! path, every match with its full line), as the output schemas define it.
+//! path, every match with its full line), as the output schemas define it:
+//! [`ToolValue`], [`GlobValue`], [`GrepValue`] of [`GrepMatch`]es, each
+//! with its [`Line`].
 
 pub(crate) mod line;
 pub(crate) mod match_list;
@@ -10,7 +12,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::value::line::Line;
+pub use line::Line;
 
 /// `glob`'s canonical value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

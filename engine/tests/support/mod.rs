@@ -9,16 +9,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use fs_search_engine::PROBE_COMMAND;
-use fs_search_engine::{Accept, Decision, PostExecuteCall, PostExecuteListener};
+use fs_search_engine::registry::PROBE_COMMAND;
+use fs_search_engine::spill::{Accept, Decision, PostExecuteCall, PostExecuteListener};
 use fs_search_engine::{
     BashExecutor,
     bash::{BashError, BashRequest, BashRunResult, BashSpec, CollectedOutput},
 };
 use fs_search_engine::{ExecContext, Host, LoadError, LoadOutcome, Registry, ToolResult};
 use fs_search_engine::{
-    SpillRef, SpillStore,
-    spill::{SaveTextSpill, SpillError},
+    SpillStore,
+    spill::{SaveTextSpill, SpillError, SpillRef},
 };
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;

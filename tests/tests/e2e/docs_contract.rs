@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use fs_search_engine::{
     ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore,
-    PROBE_COMMAND, RG_MISSING_WARNING, Registry, SpillStore, ToolResult,
+    RG_MISSING_WARNING, Registry, SpillStore, ToolResult, registry::PROBE_COMMAND,
 };
 use fs_search_tests::tree::{TempTree, Y2020};
 use serde_json::{Value, json};

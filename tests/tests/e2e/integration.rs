@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 
-use fs_search_engine::ToolValue;
+use fs_search_engine::value::ToolValue;
 use fs_search_engine::{
     ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
     SpillStore, ToolResult,

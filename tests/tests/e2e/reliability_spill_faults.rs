@@ -13,12 +13,9 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
+use fs_search_engine::spill::{SaveTextSpill, SpillError, SpillRef};
 use fs_search_engine::{
     ExecContext, LocalBashConfig, LocalSpillStore, Registry, SpillStore, ToolResult,
-};
-use fs_search_engine::{
-    SpillRef,
-    spill::{SaveTextSpill, SpillError},
 };
 use fs_search_tests::reliability::{local_executor, registry_with};
 use serde_json::json;

@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use fs_search_engine::{
     BashExecutor, ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, Registry,
-    SandboxBashExecutor, SandboxConfig, ToolResult,
+    ToolResult,
+    bash::{SandboxBashExecutor, SandboxConfig},
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};

@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use fs_search_engine::{
-    ExecContext, Host, LocalBashConfig, Registry, SandboxBashExecutor, SandboxConfig, ToolResult,
+    ExecContext, Host, LocalBashConfig, Registry, ToolResult,
+    bash::{SandboxBashExecutor, SandboxConfig},
 };
 use fs_search_tests::reliability::FakeRg;
 use fs_search_tests::reliability::procfs::{kill_group, live_group_members, proc_info};

@@ -2,7 +2,7 @@
 //! engine's config keys, and every combination of their values (the
 //! baseline, the recorded config, comes first and is not one of them).
 
-use fs_search_engine::CONFIG_KEYS;
+use fs_search_engine::request::CONFIG_KEYS;
 use serde_json::{Map, Value};
 use thiserror::Error;
 

@@ -1,4 +1,4 @@
-//! `workbench ablate` (issue 24): what the package's budgets cost. Recorded
+//! `workbench ablate`: what the package's budgets cost. Recorded
 //! agent sessions (fixture transcripts or live recordings) are replayed
 //! under every combination of `--set` config values, with rg run once per
 //! call, and each variant gets its page tokens, the calls it truncates,

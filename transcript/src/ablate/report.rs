@@ -29,8 +29,9 @@ fn value_of(variant: &VariantStats, key: &str) -> String {
         None => match variant.overrides.get(key) {
             Some(value) => value.to_string(),
             None => {
-                let numeric = fs_search_engine::CONFIG_KEYS.iter().any(|k| {
-                    k.name == key && k.kind == fs_search_engine::ConfigKind::OptInPositiveInteger
+                let numeric = fs_search_engine::request::CONFIG_KEYS.iter().any(|k| {
+                    k.name == key
+                        && k.kind == fs_search_engine::request::ConfigKind::OptInPositiveInteger
                 });
                 if numeric { "off" } else { "false" }.to_owned()
             }

@@ -3,7 +3,11 @@
 //! the paths and matches the model no longer sees, and the calls whose
 //! page differs from the baseline's.
 
-use fs_search_engine::{COVERAGE_DEPTHS, Config, GlobCoverage, ToolResult, ToolValue};
+use fs_search_engine::{
+    Config, ToolResult,
+    render::{COVERAGE_DEPTHS, GlobCoverage},
+    value::ToolValue,
+};
 use fs_search_tokens::PrefixComparison;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -64,7 +68,7 @@ impl PageFacts {
 /// spans the directories of the complete result (`None` otherwise).
 pub fn coverage_of(result: &ToolResult, config: &Config) -> Option<GlobCoverage> {
     match &result.value {
-        Some(ToolValue::Glob(value)) => fs_search_engine::glob_page_coverage(value, config),
+        Some(ToolValue::Glob(value)) => fs_search_engine::render::glob_page_coverage(value, config),
         _ => None,
     }
 }

@@ -1,4 +1,4 @@
-//! `workbench explain` (issue 23): for one call, exactly as `workbench
+//! `workbench explain`: for one call, exactly as `workbench
 //! call` makes it, why each named path is or is not on the page — decided
 //! by what rg did in that call, never by a guess — and what the call never
 //! searched.

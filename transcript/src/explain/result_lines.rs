@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use fs_search_engine::{ToolResult, ToolValue};
+use fs_search_engine::{ToolResult, value::ToolValue};
 
 use super::paths::CallPaths;
 

@@ -131,7 +131,7 @@ pub(super) async fn run(
     };
     // rg writes each `--debug` line in several unbuffered writes: into a
     // pipe every one wakes the reader, into a file it is about a third
-    // cheaper (issue 23's figures in docs/performance.md). Both outputs
+    // cheaper (the explain figures in docs/performance.md). Both outputs
     // go to unnamed temporary files, read once rg is done.
     let stdout = tempfile::tempfile().map_err(WalkError::Spawn)?;
     let stderr = tempfile::tempfile().map_err(WalkError::Spawn)?;

@@ -564,6 +564,6 @@ fn file_kind(meta: &std::fs::Metadata) -> &'static str {
 }
 
 /// A config number (an integer ≥ 1) as written.
-fn js_number(n: fs_search_engine::ConfigNumber) -> String {
+fn js_number(n: fs_search_engine::request::ConfigNumber) -> String {
     n.as_u64_saturating().to_string()
 }

@@ -7,31 +7,24 @@
 //! `--set` or `--host`, an unreadable file or a failed setup (a message on
 //! stderr), 128 + N when signal N stopped it.
 
+use std::process::ExitCode;
+
 use tokio_util::sync::CancellationToken;
 
 use super::ablate_host::HostCuts;
 use super::print;
 use crate::cli::AblateArgs;
-use fs_search_process::exit;
-use fs_search_process::stderr_line;
+use crate::error::Error;
 use fs_search_transcript::ablate::grid::{combinations, parse_setting};
 use fs_search_transcript::ablate::{AblateError, Control, Input, ablate as run_ablation, report};
 use fs_search_transcript::error::TranscriptError;
 
-/// Runs `workbench ablate`; its exit status.
-pub async fn ablate(args: &AblateArgs) -> u8 {
+/// Runs `workbench ablate`; its exit status, or its failure (a stop by
+/// a signal included).
+pub(crate) async fn run(args: &AblateArgs) -> Result<ExitCode, Error> {
     fs_search_process::install_signals();
-    match ablate_inner(args).await {
-        Ok(()) => exit::SUCCESS,
-        Err(AblateError::Transcript(TranscriptError::Stopped(signal))) => {
-            stderr_line!("workbench ablate: stopped by signal {signal}");
-            exit::signalled(signal)
-        }
-        Err(e) => {
-            stderr_line!("workbench ablate: {e}");
-            exit::ERROR
-        }
-    }
+    ablate_inner(args).await?;
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn ablate_inner(args: &AblateArgs) -> Result<(), AblateError> {

@@ -16,7 +16,7 @@ use fs_search_transcript::ablate::PageEvent;
 
 /// One call the host cuts.
 #[derive(Debug, Clone)]
-pub struct CutCall {
+pub(crate) struct CutCall {
     pub file: String,
     pub record: String,
     pub cut: Cut,
@@ -28,7 +28,7 @@ pub struct CutCall {
 
 /// What the host does to one variant's pages.
 #[derive(Debug, Clone, Default)]
-pub struct VariantCuts {
+pub(crate) struct VariantCuts {
     pub calls: u64,
     /// Calls whose page the host cuts.
     pub cut: u64,
@@ -41,7 +41,7 @@ pub struct VariantCuts {
 
 /// The host's cuts across an ablation's variants (the baseline first).
 #[derive(Debug)]
-pub struct HostCuts {
+pub(crate) struct HostCuts {
     pub lens: &'static Lens,
     /// The input files, by index, as named.
     files: Vec<String>,
@@ -49,7 +49,7 @@ pub struct HostCuts {
 }
 
 impl HostCuts {
-    pub fn new(lens: &'static Lens, files: Vec<String>, variants: usize) -> Self {
+    pub(crate) fn new(lens: &'static Lens, files: Vec<String>, variants: usize) -> Self {
         Self {
             lens,
             files,
@@ -58,7 +58,7 @@ impl HostCuts {
     }
 
     /// Lenses one page of the ablation.
-    pub fn add(&mut self, event: &PageEvent<'_>) {
+    pub(crate) fn add(&mut self, event: &PageEvent<'_>) {
         let sent = fs_search_mcp::of_tool_result(event.result, 0.0);
         let input = fs_search_mcp::lens_input(&sent, &event.call.tool, &event.call.args);
         let report = HostReport::new(self.lens, &input, &event.result.parts);
@@ -88,7 +88,7 @@ impl HostCuts {
 
     /// The section printed after the Markdown table: a table of the
     /// variants, then each cut call by variant.
-    pub fn markdown(&self) -> String {
+    pub(crate) fn markdown(&self) -> String {
         let mut out = format!(
             "\nHost {} (its default knobs): what its model receives of each variant's pages\n\n",
             self.lens.name()
@@ -125,7 +125,7 @@ impl HostCuts {
     /// The `host` object of `--json`: the lens, then per variant (the
     /// baseline first, with the overrides of `overrides`) its counts and
     /// cut calls.
-    pub fn json(&self, overrides: &[Map<String, Value>]) -> Value {
+    pub(crate) fn json(&self, overrides: &[Map<String, Value>]) -> Value {
         let variants: Vec<Value> = self
             .variants
             .iter()

@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::io::IsTerminal;
+use std::process::ExitCode;
 use std::time::Instant;
 
 use fs_search_engine::ExecContext;
@@ -13,36 +14,45 @@ use serde_json::{Value, json};
 use super::lens::HostReport;
 use super::print;
 use crate::cli::CallArgs;
+use crate::error::Error;
 use fs_search_process::stderr_line;
 use fs_search_process::{SetupError, SpillChoice, load_engine, read_config};
 
 /// Runs one call; the tool result (error results included) exits 0. A
 /// signal while it runs aborts the call (its rg group killed) and exits
 /// 128 + the signal's number, printing nothing.
-pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
+pub(crate) async fn run(args: CallArgs) -> Result<ExitCode, Error> {
     let stop = fs_search_process::install_signals();
     // A bad --host is a usage error before anything runs.
     let lenses = match args.host.as_deref().map(super::lens::hosts_of) {
         Some(Ok(lenses)) => lenses,
-        Some(Err(e)) => {
-            stderr_line!("workbench call: --host: {e}");
-            return Ok(fs_search_process::exit::ERROR);
+        Some(Err(source)) => {
+            return Err(Error::Host {
+                command: "call",
+                source,
+            });
         }
         None => Vec::new(),
     };
-    let config = read_config(args.config.raw())?;
-    let call_args: Value = fs_search_process::read_args(&args.args).await?;
-    let spill_root = fs_search_process::spill_root(&args.spill)?;
+    let config = read_config(args.call.config.raw())?;
+    let call_args: Value = fs_search_process::read_args(&args.call.args).await?;
+    let spill_root = fs_search_process::spill_root(&args.call.spill)?;
     let spill = SpillChoice::of(spill_root.as_deref());
     // Only a call that asks for tokens loads the tokenizer, meanwhile.
     let tokenizer = args
         .tokens
         .then(|| fs_search_process::load_tokenizer_in_background(args.tokenizer.file()));
-    let loaded = load_engine(Some(&args.workdir), &config, spill, args.sandbox.kind()).await?;
+    let loaded = load_engine(
+        Some(&args.call.workdir),
+        &config,
+        spill,
+        args.sandbox.kind(),
+    )
+    .await?;
     for warning in &loaded.warnings {
         stderr_line!("{warning}");
     }
-    let workdir = args.workdir.to_string_lossy().into_owned();
+    let workdir = args.call.workdir.to_string_lossy().into_owned();
     let mut exec = ExecContext::new(
         args.call_id
             .unwrap_or_else(|| ExecContext::fresh_id("call")),
@@ -64,19 +74,26 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
         .into_iter()
         .map(|d| d.name)
         .collect();
-    let result = loaded.registry.call(&args.tool, &call_args, &exec).await;
+    let result = loaded
+        .registry
+        .call(&args.call.tool, &call_args, &exec)
+        .await;
     let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     if let Some(signal) = stop.signal() {
-        return Ok(fs_search_process::exit::signalled(signal));
+        return Ok(ExitCode::from(fs_search_process::exit::signalled(signal)));
     }
     for warning in &result.warnings {
         stderr_line!("{warning}");
     }
-    if let Some(note) = unknown_tool_note(&args.tool, &tools) {
+    if let Some(note) = unknown_tool_note(&args.call.tool, &tools) {
         stderr_line!("workbench: note: {note}");
     }
     let tokenizer = match tokenizer {
-        Some(handle) => Some(fs_search_process::join_tokenizer(handle).await?),
+        Some(handle) => Some(
+            fs_search_process::join_tokenizer(handle)
+                .await
+                .map_err(SetupError::from)?,
+        ),
         None => None,
     };
     let tokens = tokenizer.as_ref().map(|tokenizer| {
@@ -92,7 +109,7 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
         Vec::new()
     } else {
         let sent = fs_search_mcp::of_tool_result(&result, duration_ms);
-        let input = fs_search_mcp::lens_input(&sent, &args.tool, &call_args);
+        let input = fs_search_mcp::lens_input(&sent, &args.call.tool, &call_args);
         lenses
             .into_iter()
             .map(|lens| HostReport::new(lens, &input, &result.parts))
@@ -102,7 +119,7 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
         let mut warnings = loaded.warnings.clone();
         warnings.extend(result.warnings.iter().cloned());
         let object = json!({
-            "tool": args.tool,
+            "tool": args.call.tool,
             "args": call_args,
             "isError": result.is_error,
             "text": result.text,
@@ -147,17 +164,17 @@ pub async fn call(args: CallArgs) -> Result<u8, SetupError> {
         let terminal = std::io::stdout().is_terminal();
         print(&for_stdout(&result.text, terminal));
     }
-    Ok(fs_search_process::exit::SUCCESS)
+    Ok(ExitCode::from(fs_search_process::exit::SUCCESS))
 }
 
 /// The coverage of an over-cap glob page (`None` for any other result):
 /// how far the page spans the directories of the complete result.
 fn coverage_of(result: &fs_search_engine::ToolResult, config: &Value) -> Option<Value> {
-    let Some(fs_search_engine::ToolValue::Glob(value)) = &result.value else {
+    let Some(fs_search_engine::value::ToolValue::Glob(value)) = &result.value else {
         return None;
     };
     let config = fs_search_engine::Config::from_json(config).ok()?;
-    let coverage = fs_search_engine::glob_page_coverage(value, &config)?;
+    let coverage = fs_search_engine::render::glob_page_coverage(value, &config)?;
     serde_json::to_value(coverage).ok()
 }
 
@@ -195,7 +212,7 @@ fn unknown_tool_note(tool: &str, tools: &[String]) -> Option<String> {
 /// The complete formatted result the call saved to the (local) spill
 /// store: the content of the file its locator names; `None` when nothing
 /// was saved or the file cannot be read (counting never fails a call).
-fn spilled_text(spill: Option<&fs_search_engine::SpillRef>) -> Option<String> {
+fn spilled_text(spill: Option<&fs_search_engine::spill::SpillRef>) -> Option<String> {
     let locator = &spill?.locator;
     std::fs::read_to_string(locator).ok()
 }

@@ -2,24 +2,27 @@
 //! prints why each named path is (or is not) on its page, and with
 //! `--unsearched` what the call never searched (text, or `--json`).
 
+use std::process::ExitCode;
+
 use serde_json::Value;
 
 use super::print;
 use crate::cli::ExplainArgs;
+use crate::error::Error;
+use fs_search_process::read_config;
 use fs_search_process::stderr_line;
-use fs_search_process::{SetupError, read_config};
 use fs_search_transcript::explain::{ExplainError, Request, explain, render};
 
 /// Runs the call and prints the explanation: 0 (a call rg ran and that
 /// failed included: its error heads the report), or 2 for a usage, config
 /// or load error or a call refused before rg ran (nothing to explain).
-pub async fn run(args: ExplainArgs) -> Result<u8, SetupError> {
+pub(crate) async fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
     let stop = fs_search_process::install_signals();
-    let config = read_config(args.config.raw())?;
-    let call_args: Value = fs_search_process::read_args(&args.args).await?;
+    let config = read_config(args.call.config.raw())?;
+    let call_args: Value = fs_search_process::read_args(&args.call.args).await?;
     let request = Request {
-        tool: &args.tool,
-        workdir: &args.workdir,
+        tool: &args.call.tool,
+        workdir: &args.call.workdir,
         config: &config,
         args: &call_args,
         paths: &args.paths,
@@ -27,18 +30,18 @@ pub async fn run(args: ExplainArgs) -> Result<u8, SetupError> {
         rg_config: None,
         executor: args.sandbox.kind(),
     };
-    let spill_root = fs_search_process::spill_root(&args.spill)?;
+    let spill_root = fs_search_process::spill_root(&args.call.spill)?;
     let spill = fs_search_process::SpillChoice::of(spill_root.as_deref());
     let outcome = explain(request, spill, stop.token()).await;
     if let Some(signal) = stop.signal() {
-        return Ok(fs_search_process::exit::signalled(signal));
+        return Ok(ExitCode::from(fs_search_process::exit::signalled(signal)));
     }
     let (_, report) = match outcome {
         Ok(done) => done,
-        Err(ExplainError::Setup(e)) => return Err(e),
+        Err(ExplainError::Setup(e)) => return Err(e.into()),
         Err(e) => {
             stderr_line!("workbench: explain: {e}");
-            return Ok(fs_search_process::exit::ERROR);
+            return Ok(ExitCode::from(fs_search_process::exit::ERROR));
         }
     };
     if args.json {
@@ -46,11 +49,11 @@ pub async fn run(args: ExplainArgs) -> Result<u8, SetupError> {
             Ok(json) => print(&format!("{json}\n")),
             Err(e) => {
                 stderr_line!("workbench: explain: {e}");
-                return Ok(fs_search_process::exit::ERROR);
+                return Ok(ExitCode::from(fs_search_process::exit::ERROR));
             }
         }
     } else {
         print(&render::text(&report));
     }
-    Ok(fs_search_process::exit::SUCCESS)
+    Ok(ExitCode::from(fs_search_process::exit::SUCCESS))
 }

@@ -3,40 +3,24 @@
 //! adds after a call. The lenses themselves are in `fs_search_lens`.
 
 use std::io::{IsTerminal, Read as _};
+use std::process::ExitCode;
 
-use fs_search_engine::TextParts;
+use fs_search_engine::render::TextParts;
 use serde_json::{Value, json};
 
 use super::print;
 use crate::cli::LensArgs;
+use crate::error::{Error, LensCommandError};
 use fs_search_lens::{KnobValue, Knobs, LENSES, Lens, LensError, Lensed, ToolResultInput, resolve};
 use fs_search_lens::{Verdict, detect_parts, page_summary as summary, page_verdict as verdict};
 use fs_search_process::SetupError;
-use fs_search_process::stderr_line;
-
-/// Why `workbench lens` cannot run.
-#[derive(Debug, thiserror::Error)]
-pub enum LensCommandError {
-    #[error(transparent)]
-    Lens(#[from] LensError),
-    #[error("{path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error(transparent)]
-    Setup(#[from] SetupError),
-}
 
 /// Runs `workbench lens`.
-pub async fn run(args: LensArgs) -> Result<u8, SetupError> {
+pub(crate) async fn run(args: LensArgs) -> Result<ExitCode, Error> {
     match lens(args).await {
-        Ok(code) => Ok(code),
-        Err(LensCommandError::Setup(e)) => Err(e),
-        Err(e) => {
-            stderr_line!("workbench lens: {e}");
-            Ok(fs_search_process::exit::ERROR)
-        }
+        Ok(code) => Ok(ExitCode::from(code)),
+        Err(LensCommandError::Setup(e)) => Err(Error::Setup(e)),
+        Err(e) => Err(Error::Lens(e)),
     }
 }
 
@@ -224,7 +208,7 @@ fn list_json() -> Value {
 }
 
 /// The lenses `--host HOST|all` names: one, or the newest of each host.
-pub fn hosts_of(spec: &str) -> Result<Vec<&'static Lens>, LensError> {
+pub(crate) fn hosts_of(spec: &str) -> Result<Vec<&'static Lens>, LensError> {
     if spec == "all" {
         return fs_search_lens::hosts().into_iter().map(resolve).collect();
     }
@@ -233,7 +217,7 @@ pub fn hosts_of(spec: &str) -> Result<Vec<&'static Lens>, LensError> {
 
 /// One host's report on a call's result: the lensed text, what the cut
 /// hides, a one-line summary.
-pub struct HostReport {
+pub(crate) struct HostReport {
     pub lens: &'static Lens,
     pub knobs: Knobs,
     pub lensed: Lensed,
@@ -243,7 +227,7 @@ pub struct HostReport {
 impl HostReport {
     /// `lens` applied to `input`, the page's parts at `parts` (the call's
     /// duration filling the knob that prints it).
-    pub fn new(lens: &'static Lens, input: &ToolResultInput, parts: &TextParts) -> Self {
+    pub(crate) fn new(lens: &'static Lens, input: &ToolResultInput, parts: &TextParts) -> Self {
         let mut knobs = Knobs::default();
         if let Some(seconds) = input.duration_secs
             && lens.knobs.iter().any(|k| k.name == "wall_time_seconds")
@@ -260,12 +244,12 @@ impl HostReport {
         }
     }
 
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         summary(self.lens, &self.lensed, &self.verdict)
     }
 
     /// The report as `call --host --json` prints it.
-    pub fn to_json(&self, tokens: Option<usize>) -> Value {
+    pub(crate) fn to_json(&self, tokens: Option<usize>) -> Value {
         json!({
             "host": self.lens.host,
             "version": self.lens.version,

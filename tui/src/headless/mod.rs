@@ -1,6 +1,8 @@
 //! The headless commands: the engine without a terminal, for scripts and
-//! CI (DESIGN.md §2). Each prints exactly what the model sees, or one JSON
-//! object, and returns its exit status.
+//! CI (docs/design.md §2). Each prints exactly what the model sees, or one JSON
+//! object; its entry, `run(args) -> Result<ExitCode, Error>` (three in
+//! `transcripts`), returns the exit status or the failure `crate::run`
+//! reports.
 //!
 //! - [`ablate`]: `workbench ablate`, the cost of config variants;
 //! - [`ablate_host`]: `ablate --host`, what one agent host does to each
@@ -9,15 +11,16 @@
 //! - [`explain`]: `workbench explain`, why a path is or is not on the page;
 //! - [`lens`]: `workbench lens`, a tool result as a host's model receives it;
 //! - [`surface`]: `workbench surface`, the prompt sections and tool definitions;
-//! - [`transcripts`]: `workbench replay` and `workbench record`.
+//! - [`transcripts`]: `workbench replay`, `workbench record` and
+//!   `workbench freeze`.
 
-pub mod ablate;
-pub mod ablate_host;
-pub mod call;
-pub mod explain;
-pub mod lens;
-pub mod surface;
-pub mod transcripts;
+pub(crate) mod ablate;
+pub(crate) mod ablate_host;
+pub(crate) mod call;
+pub(crate) mod explain;
+pub(crate) mod lens;
+pub(crate) mod surface;
+pub(crate) mod transcripts;
 
 use std::io::Write;
 

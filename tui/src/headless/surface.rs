@@ -7,25 +7,32 @@
 //! `--max-invalidated-tokens N` exit 1 when B invalidates more than N
 //! tokens of A's cached prefix.
 
-use fs_search_engine::{PromptSection, ToolDefinition};
+use fs_search_engine::registry::{PromptSection, ToolDefinition};
 use fs_search_tokens::{EncodedPrefix, PartKind, PrefixComparison, compare_prefixes};
 use serde_json::json;
 
 use super::print;
 use crate::cli::SurfaceArgs;
+use crate::error::Error;
 use fs_search_process::exit;
 use fs_search_process::stderr_line;
 use fs_search_process::{SetupError, SpillChoice, load_engine, read_config, read_config_flag};
 use fs_search_process::{request_parts, thousands};
 use fs_search_tokens::Tokenizer;
 use std::path::Path;
+use std::process::ExitCode;
 
 /// Characters of each side shown around the first difference.
 const EXCERPT_CHARS: usize = 40;
 
 /// Prints the prompt sections and tool definitions, or the comparison
 /// with `--against`; the exit status.
-pub async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
+pub(crate) async fn run(args: SurfaceArgs) -> Result<ExitCode, Error> {
+    surface(args).await.map(ExitCode::from).map_err(Error::from)
+}
+
+/// `workbench surface`'s exit status.
+async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
     let counting = args.tokens || args.against.is_some();
     let tokenizer =
         counting.then(|| fs_search_process::load_tokenizer_in_background(args.tokenizer.file()));
@@ -245,7 +252,7 @@ struct Listed<'a, T> {
 }
 
 /// The text output of `--against`.
-pub fn comparison_text(
+pub(crate) fn comparison_text(
     comparison: &PrefixComparison,
     a: &EncodedPrefix,
     b: &EncodedPrefix,

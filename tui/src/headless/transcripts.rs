@@ -24,9 +24,11 @@
 //! the manifest) is replaced at once: a failed write leaves the old one.
 
 use std::path::Path;
+use std::process::ExitCode;
 
 use super::print;
-use crate::cli::{ReplayArgs, ReplayFormat};
+use crate::cli::{FreezeArgs, RecordArgs, ReplayArgs, ReplayFormat};
+use crate::error::Error;
 use fs_search_process::ExecutorKind;
 use fs_search_process::exit;
 use fs_search_process::stderr_line;
@@ -42,8 +44,9 @@ use fs_search_transcript::report::{
 /// Replays `args.files` (`--jobs` at once, `--shard`'s share); with
 /// `update`, rewrites each changed file instead of failing. Reports on
 /// stdout as `--format` says, and to `--junit`'s file. Returns the exit
-/// status.
-pub async fn replay(args: &ReplayArgs) -> u8 {
+/// status, or the failure that stopped it before any file was replayed
+/// or by a signal (the files' own errors are reported as they come, 2).
+pub(crate) async fn replay(args: &ReplayArgs) -> Result<ExitCode, Error> {
     fs_search_process::install_signals();
     let format =
         ReplayFormat::resolve(args.format, std::env::var("GITHUB_ACTIONS").ok().as_deref());
@@ -63,9 +66,11 @@ pub async fn replay(args: &ReplayArgs) -> u8 {
     };
     let lens = match args.host.as_deref().map(HostChoice::parse) {
         Some(Ok(lens)) => Some(lens),
-        Some(Err(e)) => {
-            stderr_line!("workbench replay: --host: {e}");
-            return exit::ERROR;
+        Some(Err(source)) => {
+            return Err(Error::Host {
+                command: "replay",
+                source,
+            });
         }
         None => None,
     };
@@ -79,8 +84,11 @@ pub async fn replay(args: &ReplayArgs) -> u8 {
         reports.push(report);
     })
     .await;
-    if let Err(TranscriptError::Stopped(signal)) = run {
-        return stopped("replay", signal);
+    if let Err(source @ TranscriptError::Stopped(_)) = run {
+        return Err(Error::Transcript {
+            command: "replay",
+            source,
+        });
     }
     if let Err(e) = run {
         stderr_line!("workbench replay: {e}");
@@ -106,7 +114,7 @@ pub async fn replay(args: &ReplayArgs) -> u8 {
         );
         status = exit::ERROR;
     }
-    status
+    Ok(ExitCode::from(status))
 }
 
 /// Reports one file's replay as a person reads it (stdout; errors and the
@@ -270,37 +278,29 @@ fn append(path: &Path, text: &str) -> std::io::Result<()> {
     file.write_all(text.as_bytes())
 }
 
-/// The exit status of a command stopped by `signal` (its temp trees are
-/// gone by now: they were dropped as the command unwound).
-fn stopped(command: &str, signal: i32) -> u8 {
-    stderr_line!("workbench {command}: stopped by signal {signal}");
-    exit::signalled(signal)
-}
-
 /// Records the calls on stdin, each result with its text's token count
 /// (`tokenizer`: a `tokenizer.json`, else the embedded one). Returns the
-/// exit status.
-pub async fn record(
-    tree: &Path,
-    config: Option<&str>,
-    out_file: &Path,
-    tokenizer: Option<&Path>,
-) -> u8 {
+/// exit status, or its failure (a stop by a signal included: its temp
+/// trees are gone by then, dropped as the command unwound).
+pub(crate) async fn record(args: &RecordArgs) -> Result<ExitCode, Error> {
     fs_search_process::install_signals();
-    match record_inner(tree, config, out_file, tokenizer).await {
-        Ok(count) => {
-            print(&format!(
-                "recorded {count} calls to {}\n",
-                out_file.display()
-            ));
-            0
-        }
-        Err(TranscriptError::Stopped(signal)) => stopped("record", signal),
-        Err(e) => {
-            stderr_line!("workbench record: {e}");
-            exit::ERROR
-        }
-    }
+    let out_file = &args.out;
+    let count = record_inner(
+        &args.tree,
+        args.config.raw(),
+        out_file,
+        args.tokenizer.file(),
+    )
+    .await
+    .map_err(|source| Error::Transcript {
+        command: "record",
+        source,
+    })?;
+    print(&format!(
+        "recorded {count} calls to {}\n",
+        out_file.display()
+    ));
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn record_inner(
@@ -345,42 +345,32 @@ async fn record_inner(
 /// content differs on the frozen tree, each named with its cause, or the
 /// recording holds no calls (nothing written); 2 on errors). `--out`'s
 /// directory is created if missing, as `--tree-out` is.
-pub async fn freeze(
-    recording: &Path,
-    workdir: Option<&Path>,
-    out_file: &Path,
-    tree_out: &Path,
-) -> u8 {
+pub(crate) async fn freeze(args: &FreezeArgs) -> Result<ExitCode, Error> {
+    let failed = |source| Error::Transcript {
+        command: "freeze",
+        source,
+    };
+    let (recording, out_file, tree_out) = (&args.recording, &args.out, &args.tree_out);
     fs_search_process::install_signals();
     let temp = std::env::temp_dir();
-    let prepared = match prepare_freeze(recording, workdir, out_file, tree_out) {
-        Ok(prepared) => prepared,
-        Err(e) => {
-            stderr_line!("workbench freeze: {e}");
-            return exit::ERROR;
-        }
-    };
+    let prepared =
+        prepare_freeze(recording, args.workdir.as_deref(), out_file, tree_out).map_err(failed)?;
     if prepared.records() == 0 {
         stderr_line!(
             "workbench freeze: warning: {} holds no calls: nothing to freeze (was anything called while it recorded?)",
             recording.display()
         );
-        return exit::CHANGED;
+        return Ok(ExitCode::from(exit::CHANGED));
     }
     if let Some(parent) = out_file.parent().filter(|p| !p.as_os_str().is_empty())
         && let Err(e) = std::fs::create_dir_all(parent)
     {
-        stderr_line!("workbench freeze: --out {}: {e}", parent.display());
-        return exit::ERROR;
+        let message = format!("--out {}: {e}", parent.display());
+        return Err(failed(TranscriptError::Other(message)));
     }
-    let frozen = match freeze_steps(prepared, out_file, tree_out, &temp).await {
-        Ok(frozen) => frozen,
-        Err(TranscriptError::Stopped(signal)) => return stopped("freeze", signal),
-        Err(e) => {
-            stderr_line!("workbench freeze: {e}");
-            return exit::ERROR;
-        }
-    };
+    let frozen = freeze_steps(prepared, out_file, tree_out, &temp)
+        .await
+        .map_err(failed)?;
     for renamed in &frozen.renamed {
         stderr_line!("workbench freeze: note: {renamed}");
     }
@@ -402,10 +392,10 @@ pub async fn freeze(
     }
     let replay = match replay_file(out_file, &temp, ExecutorKind::Local).await {
         Ok(replay) => replay,
-        Err(TranscriptError::Stopped(signal)) => return stopped("freeze", signal),
+        Err(source @ TranscriptError::Stopped(_)) => return Err(failed(source)),
         Err(e) => {
-            stderr_line!("workbench freeze: the frozen transcript does not replay: {e}");
-            return exit::ERROR;
+            let message = format!("the frozen transcript does not replay: {e}");
+            return Err(failed(TranscriptError::Other(message)));
         }
     };
     let summary = format!(
@@ -430,7 +420,7 @@ pub async fn freeze(
         print(&format!(
             "{summary}; they replay with no differences{order_note}\n"
         ));
-        return exit::SUCCESS;
+        return Ok(ExitCode::SUCCESS);
     }
     print(&replay.diffs());
     if content == 0 {
@@ -445,7 +435,7 @@ pub async fn freeze(
             "{summary}; but {content} of them differ in content from what the model saw live (the live result is kept; the causes are noted above)\n"
         ));
     }
-    exit::CHANGED
+    Ok(ExitCode::from(exit::CHANGED))
 }
 
 /// Re-derives every record of `prepared` on the frozen tree (counting

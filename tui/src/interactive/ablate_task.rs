@@ -19,7 +19,7 @@ use fs_search_transcript::ablate::{AblateError, Control, Input, PageEvent, Progr
 
 /// Ablates `file` over `variants`, telling `on_progress` of each call
 /// done; the outcome (the effect runner sends it as `AppEvent::Ablated`).
-pub async fn run(
+pub(crate) async fn run(
     file: &Path,
     variants: &[Map<String, Value>],
     tokenizer: &SharedTokenizer,

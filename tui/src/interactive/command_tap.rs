@@ -29,7 +29,7 @@ tokio::task_local! {
 
 /// Runs `call`, returning its output and the commands the tap ran for
 /// it, in order.
-pub async fn capture<F: Future>(call: F) -> (F::Output, Vec<RanCommand>) {
+pub(crate) async fn capture<F: Future>(call: F) -> (F::Output, Vec<RanCommand>) {
     let commands = Arc::new(Mutex::new(Vec::new()));
     let output = COMMANDS.scope(commands.clone(), call).await;
     let ran = commands.lock().map(|c| c.clone()).unwrap_or_default();
@@ -48,13 +48,13 @@ fn note(spec: &BashSpec) {
 }
 
 /// The tap around `inner`: every run is passed on unchanged.
-pub struct CommandTap {
+pub(crate) struct CommandTap {
     inner: Arc<dyn BashExecutor>,
 }
 
 impl CommandTap {
     /// Taps `inner`.
-    pub fn wrap(inner: Arc<dyn BashExecutor>) -> Arc<dyn BashExecutor> {
+    pub(crate) fn wrap(inner: Arc<dyn BashExecutor>) -> Arc<dyn BashExecutor> {
         Arc::new(Self { inner })
     }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// What completing a typed path gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Completion {
+pub(crate) struct Completion {
     /// The typed path, completed as far as every candidate agrees.
     pub text: String,
     /// The candidates' names (directories end in `/`), sorted.
@@ -16,7 +16,7 @@ pub struct Completion {
 /// Completes `typed` (relative to `root`, or absolute) against the
 /// directory it names; hidden entries are offered too (they are what
 /// explain is often asked about). An unreadable directory offers nothing.
-pub fn complete(root: &Path, typed: &str) -> Completion {
+pub(crate) fn complete(root: &Path, typed: &str) -> Completion {
     let (dir_part, stem) = match typed.rfind('/') {
         Some(i) => typed.split_at(i + 1),
         None => ("", typed),

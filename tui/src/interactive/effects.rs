@@ -2,7 +2,7 @@
 //! by the [`EffectRunner`]: plugin (re)loads and tool calls run on tokio
 //! tasks, spill files are read asynchronously, transcripts are replayed,
 //! a recording is followed (polled every [`FOLLOW_POLL`]), a call is
-//! explained (`fs_search_transcript::explain`, issue 23), a transcript is ablated
+//! explained (`fs_search_transcript::explain`), a transcript is ablated
 //! (`super::ablate_task`, cancellable), and each
 //! outcome comes back as an [`AppEvent`]. The messages are plain
 //! data; this module knows nothing of the app's state or the screen.
@@ -23,15 +23,15 @@ use tokio_util::sync::CancellationToken;
 
 use super::command_tap::{CommandTap, RanCommand, capture};
 use super::state::explain::{ExplainCall, ExplainQuery, ExplainSource};
-pub use super::state::load::LoadInfo;
+pub(crate) use super::state::load::LoadInfo;
 use fs_search_process::ExecutorKind;
 use fs_search_process::{SpillChoice, load_engine_with};
 use fs_search_transcript::follow::{Tail, Update};
 
 /// The most of a spill file the viewer reads.
-pub const SPILL_VIEW_LIMIT: u64 = 8 * 1024 * 1024;
+pub(crate) const SPILL_VIEW_LIMIT: u64 = 8 * 1024 * 1024;
 /// How often a followed recording is polled for appended records.
-pub const FOLLOW_POLL: Duration = Duration::from_millis(250);
+pub(crate) const FOLLOW_POLL: Duration = Duration::from_millis(250);
 
 /// What the app asks the effect runner to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,7 +66,7 @@ pub enum Effect {
     },
     /// Stop the explanation in progress (its rg is killed).
     StopExplaining,
-    /// Ablate the transcript `file` over `variants` (issue 24), ending
+    /// Ablate the transcript `file` over `variants`, ending
     /// any earlier ablation.
     Ablate {
         generation: u64,
@@ -142,7 +142,7 @@ pub enum AppEvent {
 }
 
 /// Carries out effects on tokio tasks; owns the current registry.
-pub struct EffectRunner {
+pub(crate) struct EffectRunner {
     workdir: PathBuf,
     /// The spill root (none with `--no-spill`).
     spill_root: Option<PathBuf>,
@@ -163,12 +163,12 @@ pub struct EffectRunner {
 
 impl EffectRunner {
     /// Runs every call under the `executor` kind.
-    pub fn with_executor(mut self, executor: ExecutorKind) -> Self {
+    pub(crate) fn with_executor(mut self, executor: ExecutorKind) -> Self {
         self.executor = executor;
         self
     }
 
-    pub fn new(
+    pub(crate) fn new(
         workdir: PathBuf,
         spill_root: Option<PathBuf>,
         session_id: String,
@@ -190,13 +190,13 @@ impl EffectRunner {
         }
     }
 
-    pub fn apply_all(&mut self, effects: Vec<Effect>) {
+    pub(crate) fn apply_all(&mut self, effects: Vec<Effect>) {
         for effect in effects {
             self.apply(effect);
         }
     }
 
-    pub fn apply(&mut self, effect: Effect) {
+    pub(crate) fn apply(&mut self, effect: Effect) {
         match effect {
             Effect::Load { generation, config } => self.load(generation, config),
             Effect::Run {
@@ -430,7 +430,7 @@ impl EffectRunner {
     }
 
     /// Forgets the running call's token once it finished.
-    pub fn finished(&mut self) {
+    pub(crate) fn finished(&mut self) {
         self.running = None;
     }
 }
@@ -483,7 +483,7 @@ async fn follow(
 /// ran (its result is explained, nothing runs again but rg's walk), a
 /// transcript's call by running it again in its prepared tree (scratch
 /// files under `temp_parent`). The text is `workbench explain`'s.
-pub async fn explain_call(
+pub(crate) async fn explain_call(
     call: ExplainCall,
     query: ExplainQuery,
     temp_parent: &std::path::Path,
@@ -528,7 +528,7 @@ pub async fn explain_call(
 }
 
 /// Reads up to [`SPILL_VIEW_LIMIT`] bytes of a spill file.
-pub async fn read_spill(path: &str) -> Result<SpillContent, String> {
+pub(crate) async fn read_spill(path: &str) -> Result<SpillContent, String> {
     let file = tokio::fs::File::open(path)
         .await
         .map_err(|e| format!("cannot open {path}: {e}"))?;

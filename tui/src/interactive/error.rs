@@ -6,7 +6,7 @@ use fs_search_process::SetupError;
 
 /// Failures that keep the workbench from starting or end it.
 #[derive(Debug, Error)]
-pub enum TuiError {
+pub(crate) enum TuiError {
     #[error("{0}")]
     Setup(#[from] SetupError),
     /// The current directory (the default workdir) cannot be read.

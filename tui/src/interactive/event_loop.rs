@@ -47,7 +47,7 @@ pub fn draw<B: Backend>(
 
 /// Opens the terminal, runs the app (following the recording `follow`,
 /// if given), restores the terminal.
-pub async fn run(
+pub(crate) async fn run(
     session: SessionInfo,
     config: Value,
     follow: Option<PathBuf>,

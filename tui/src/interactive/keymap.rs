@@ -32,7 +32,7 @@ pub enum Action {
     NextTab,
     PrevTab,
     /// A digit: the tab at that position. The table's row holds the
-    /// first tab; [`lookup`] gives the pressed digit's own.
+    /// first tab; `lookup` gives the pressed digit's own.
     GoTab(Tab),
     ScrollUp,
     ScrollDown,
@@ -63,7 +63,7 @@ pub enum Action {
 
 /// Where a binding applies, looked up from the most specific context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Context {
+pub(crate) enum Context {
     /// Everywhere, even while editing.
     Global,
     /// A text field has the keyboard; unbound keys edit the field.
@@ -83,7 +83,7 @@ pub enum Context {
 /// A key: a code and the modifiers that must be held (Shift is ignored
 /// for characters, since terminals differ in reporting it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Key {
+pub(crate) enum Key {
     Char(char),
     Ctrl(char),
     Code(KeyCode),
@@ -92,7 +92,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub fn matches(self, event: &KeyEvent) -> bool {
+    pub(crate) fn matches(self, event: &KeyEvent) -> bool {
         let ctrl = event.modifiers.contains(KeyModifiers::CONTROL);
         let alt = event.modifiers.contains(KeyModifiers::ALT);
         match (self, event.code) {
@@ -107,7 +107,7 @@ impl Key {
 
 /// One row of the table.
 #[derive(Debug, Clone)]
-pub struct Binding {
+pub(crate) struct Binding {
     pub context: Context,
     pub keys: &'static [Key],
     /// How the keys are written on screen.
@@ -146,10 +146,10 @@ use KeyCode::{
 use TranscriptAction as T;
 
 /// How far h/l scroll the replayed record sideways, in cells.
-pub const SIDEWAYS: i16 = 16;
+pub(crate) const SIDEWAYS: i16 = 16;
 
 /// The whole key map. Within a context the first matching row wins.
-pub static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(bindings);
+pub(crate) static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(bindings);
 
 #[rustfmt::skip]
 fn bindings() -> Vec<Binding> {
@@ -243,7 +243,7 @@ fn bindings() -> Vec<Binding> {
 }
 
 /// The contexts in force, most specific first.
-pub fn contexts(editing: bool, overlay: bool, tab: Tab) -> Vec<Context> {
+pub(crate) fn contexts(editing: bool, overlay: bool, tab: Tab) -> Vec<Context> {
     if editing {
         vec![Context::Global, Context::Editing]
     } else if overlay {
@@ -255,7 +255,7 @@ pub fn contexts(editing: bool, overlay: bool, tab: Tab) -> Vec<Context> {
 
 /// The contexts in force when `editing` has the keyboard (if anything
 /// does), with or without an overlay, on `tab`.
-pub fn contexts_for(editing: Option<Editing>, overlay: bool, tab: Tab) -> Vec<Context> {
+pub(crate) fn contexts_for(editing: Option<Editing>, overlay: bool, tab: Tab) -> Vec<Context> {
     match editing {
         Some(Editing::ExplainPath) => explain_path_contexts(),
         Some(Editing::TranscriptPath) => vec![Context::Global, Context::TranscriptPath],
@@ -264,12 +264,12 @@ pub fn contexts_for(editing: Option<Editing>, overlay: bool, tab: Tab) -> Vec<Co
 }
 
 /// The contexts in force while the "why" panel's path is typed.
-pub fn explain_path_contexts() -> Vec<Context> {
+pub(crate) fn explain_path_contexts() -> Vec<Context> {
     vec![Context::Global, Context::ExplainPath]
 }
 
 /// The action of `event` in `contexts`, if any.
-pub fn lookup(contexts: &[Context], event: &KeyEvent) -> Option<Action> {
+pub(crate) fn lookup(contexts: &[Context], event: &KeyEvent) -> Option<Action> {
     contexts.iter().find_map(|context| {
         BINDINGS
             .iter()
@@ -293,7 +293,7 @@ fn digit_tab(event: &KeyEvent) -> Option<Tab> {
 
 /// The bindings shown in the key bar for `contexts`, in table order,
 /// without a later context repeating a key or action already shown.
-pub fn bar(contexts: &[Context]) -> Vec<&'static Binding> {
+pub(crate) fn bar(contexts: &[Context]) -> Vec<&'static Binding> {
     let mut shown: Vec<&'static Binding> = Vec::new();
     for context in contexts.iter().skip(1) {
         for binding in BINDINGS
@@ -312,7 +312,7 @@ pub fn bar(contexts: &[Context]) -> Vec<&'static Binding> {
 }
 
 /// How a binding's keys are written (the digit range follows the tabs).
-pub fn label(binding: &Binding) -> String {
+pub(crate) fn label(binding: &Binding) -> String {
     if binding.keys == [Key::Digit] {
         format!("1-{}", Tab::ALL.len())
     } else {
@@ -321,7 +321,7 @@ pub fn label(binding: &Binding) -> String {
 }
 
 /// The heading of a context in the help.
-pub fn context_title(context: Context) -> String {
+pub(crate) fn context_title(context: Context) -> String {
     match context {
         Context::Global => "Anywhere".to_owned(),
         Context::Editing => "While editing a field (other keys edit the text)".to_owned(),

@@ -39,24 +39,24 @@
 //! [`views::transcript`] (drawing it); following a recording is
 //! [`state::follow`], `Effect::Follow` (a task polling the file) and
 //! `AppEvent::Followed` (its records become calls of the history).
-//! Its ablate mode (`a` on a transcript, issue 24) is [`state::ablate`],
+//! Its ablate mode (`a` on a transcript) is [`state::ablate`],
 //! `Effect::Ablate` run by [`ablate_task`] (progress and the result come
 //! back as `AppEvent::AblateProgress` and `AppEvent::Ablated`) and
 //! [`views::ablate`].
 
-pub mod ablate_task;
-pub mod app;
-pub mod command_tap;
-pub mod completion;
-pub mod content;
-pub mod effects;
-pub mod error;
-pub mod event_loop;
-pub mod keymap;
-pub mod scroll_doc;
-pub mod state;
-pub mod tabs;
-pub mod views;
+pub(crate) mod ablate_task;
+pub(crate) mod app;
+pub(crate) mod command_tap;
+pub(crate) mod completion;
+pub(crate) mod content;
+pub(crate) mod effects;
+pub(crate) mod error;
+pub(crate) mod event_loop;
+pub(crate) mod keymap;
+pub(crate) mod scroll_doc;
+pub(crate) mod state;
+pub(crate) mod tabs;
+pub(crate) mod views;
 
 #[cfg(test)]
 mod screen_tests;
@@ -68,24 +68,12 @@ use fs_search_engine::ExecContext;
 use self::error::TuiError;
 use self::state::session::SessionInfo;
 use crate::cli::TuiArgs;
-use fs_search_process::stderr_line;
 use fs_search_process::{check_workdir, parse_config_flag, spill_root};
-
-/// Runs the TUI to completion on `runtime`; the exit code for `main`.
-pub fn main(runtime: &tokio::runtime::Runtime, args: TuiArgs) -> ExitCode {
-    match runtime.block_on(run(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            stderr_line!("workbench: {e}");
-            ExitCode::from(fs_search_process::exit::ERROR)
-        }
-    }
-}
 
 /// Checks the options, then opens the terminal and runs the loop
 /// (following the recording `--follow`, if given; counting tokens with
-/// `--tokenizer`, else the embedded tokenizer).
-pub async fn run(args: TuiArgs) -> Result<(), TuiError> {
+/// `--tokenizer`, else the embedded tokenizer) until the user quits.
+pub(crate) async fn run(args: TuiArgs) -> Result<ExitCode, TuiError> {
     let started = std::time::Instant::now();
     // Unknown keys are said in the status line once loaded, not on stderr.
     let config = parse_config_flag("--config", args.config.raw())?;
@@ -139,5 +127,5 @@ pub async fn run(args: TuiArgs) -> Result<(), TuiError> {
     // Spilled results stay for the developer to read (pruned after
     // --retention days by a later start).
     drop(logging);
-    outcome
+    outcome.map(|()| ExitCode::SUCCESS)
 }

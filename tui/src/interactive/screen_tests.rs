@@ -1138,7 +1138,7 @@ mod transcript_tab {
         }
     }
 
-    /// The ablate prompt (issue 33 item 5): empty, its suggestion shown
+    /// The ablate prompt: empty, its suggestion shown
     /// in its place, and what is typed replaces the suggestion.
     #[tokio::test]
     async fn the_ablate_prompt_shows_its_suggestion_until_something_is_typed() {
@@ -1227,7 +1227,7 @@ mod transcript_tab {
         assert!(s.app.state.ablate.is_none());
     }
 
-    /// The ablate mode's diff (issue 28 item 7): a changed call opened
+    /// The ablate mode's diff: a changed call opened
     /// against the baseline cuts its long lines at the side's edge; h/l
     /// scroll them sideways and z wraps them, as in the replay view.
     #[tokio::test]
@@ -1291,7 +1291,7 @@ mod transcript_tab {
         );
     }
 
-    /// "why" from a replayed record (issue 23): the fixture
+    /// "why" from a replayed record: the fixture
     /// `include-rules.jsonl` is replayed in a materialised copy of its tree;
     /// `w` in the Transcript tab explains its first record (grep `needle`,
     /// include `*.ts`) there, with real rg, beside the replay; `u` lists
@@ -1361,7 +1361,7 @@ mod transcript_tab {
     }
 }
 
-/// The "why" panel (issue 23): a grep finds nothing in `vendor/`, which an
+/// The "why" panel: a grep finds nothing in `vendor/`, which an
 /// `.ignore` rule keeps rg out of; `w`, the path (Tab-completed), Enter:
 /// the verdict and the rule stand beside the page, then `u` lists what
 /// the call did not search.
@@ -1390,5 +1390,5 @@ async fn why_panel_beside_the_page() {
     assert_screen!("why_panel_unsearched", screen);
 }
 
-/// The Text tab through a host lens (issue 36 item 6).
+/// The Text tab through a host lens.
 mod lens;

@@ -76,7 +76,7 @@ impl PartialEq for Doc {
 
 /// Maps a character to what is drawn for it: C0 controls and DEL become
 /// Control Pictures so they take one visible cell.
-pub fn visible_char(c: char) -> char {
+pub(crate) fn visible_char(c: char) -> char {
     match c {
         '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32).unwrap_or('?'),
         '\u{7f}' => '\u{2421}',
@@ -85,7 +85,7 @@ pub fn visible_char(c: char) -> char {
 }
 
 /// `text` with every control character made visible.
-pub fn visible(text: &str) -> String {
+pub(crate) fn visible(text: &str) -> String {
     text.chars().map(visible_char).collect()
 }
 
@@ -94,14 +94,14 @@ fn char_width(c: char) -> usize {
 }
 
 /// Display width of a string.
-pub fn width(text: &str) -> usize {
+pub(crate) fn width(text: &str) -> usize {
     text.chars().map(char_width).sum()
 }
 
 /// Splits one line into rows of at most `cols` cells: words move to the
 /// next row whole when they fit there, longer words break between
 /// characters, and spaces stay where they are.
-pub fn wrap_line(text: &str, cols: usize) -> Vec<Range<usize>> {
+pub(crate) fn wrap_line(text: &str, cols: usize) -> Vec<Range<usize>> {
     let cols = cols.max(1);
     let mut rows = Vec::new();
     let mut row_start = 0;

@@ -1,4 +1,4 @@
-//! The headless command line as scripts use it (DESIGN.md §2): the built
+//! The headless command line as scripts use it (docs/design.md §2): the built
 //! `workbench` binary with real bash and real rg on a temp tree.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test

@@ -1,4 +1,4 @@
-//! The host lens picked by the MCP client (issue 36 items 4 and 7): the
+//! The host lens picked by the MCP client: the
 //! real `workbench mcp --record` over stdio records each call's
 //! `clientInfo` in both protocol eras (2025 `initialize`, 2026-07-28
 //! per-request `_meta`); `replay --host auto` lenses each record with its

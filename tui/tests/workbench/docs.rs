@@ -389,3 +389,113 @@ fn the_synopses_of_cli_md_and_explain_md_agree_with_each_other_and_with_help() {
         }
     }
 }
+
+/// The `--help` of `workbench` (no `command`) or of `workbench COMMAND`.
+fn help_of(command: Option<&str>) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_workbench"))
+        .args(command.into_iter().chain(["--help"]))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{command:?} --help failed");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The long flags `--help` lists as options (its option lines start with
+/// `-` at most six columns in; descriptions are indented further, or
+/// follow on the same line after two spaces), less `--help` and
+/// `--version`, which every command has.
+fn help_flags(help: &str) -> std::collections::BTreeSet<String> {
+    help.lines()
+        .filter(|line| {
+            let indent = line.len() - line.trim_start().len();
+            (1..=6).contains(&indent) && line.trim_start().starts_with('-')
+        })
+        .flat_map(|line| {
+            let option = line.trim_start();
+            let option = option.split_once("  ").map_or(option, |(option, _)| option);
+            option
+                .split_whitespace()
+                .map(|word| word.trim_end_matches(','))
+                .filter(|word| word.starts_with("--"))
+                .map(|word| word.split(['<', '=']).next().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        })
+        .filter(|flag| flag != "--help" && flag != "--version")
+        .collect()
+}
+
+/// The subcommands `workbench --help` lists (less `help`).
+fn subcommands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|line| *line != "Commands:")
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The flags docs/cli.md's synopsis block (the one under `## Synopsis`)
+/// names for `command` (`None`: the TUI's `workbench [...]` lines), each
+/// `workbench …` line with the indented lines that go on from it.
+fn synopsis_flags(command: Option<&str>) -> std::collections::BTreeSet<String> {
+    let text = std::fs::read_to_string(repo().join("docs/cli.md")).unwrap();
+    let after = text.split_once("## Synopsis").unwrap().1;
+    let block = blocks(after).into_iter().next().unwrap();
+    let mut out = std::collections::BTreeSet::new();
+    let mut inside = false;
+    for line in &block.lines {
+        if let Some(rest) = line.strip_prefix("workbench ") {
+            let first = rest.split_whitespace().next().unwrap_or("");
+            inside = match command {
+                Some(command) => first == command,
+                None => first.starts_with('['),
+            };
+        } else if !line.starts_with(' ') {
+            inside = false;
+        }
+        if inside {
+            out.extend(flags(line).into_iter().map(str::to_owned));
+        }
+    }
+    out
+}
+
+#[test]
+fn cli_md_s_synopsis_names_every_flag_of_every_command_s_help_and_no_other() {
+    let top = help_of(None);
+    let commands = subcommands(&top);
+    assert!(commands.len() >= 9, "{commands:?}");
+    let mut wrong = Vec::new();
+    for command in std::iter::once(None).chain(commands.iter().map(|c| Some(c.as_str()))) {
+        let help = help_flags(&help_of(command));
+        let docs = synopsis_flags(command);
+        let name = command.unwrap_or("(the TUI)");
+        assert!(
+            !help.is_empty() && !docs.is_empty(),
+            "{name}: {help:?} {docs:?}"
+        );
+        for flag in help.difference(&docs) {
+            wrong.push(format!(
+                "{name}: {flag} is in --help, not in docs/cli.md's synopsis"
+            ));
+        }
+        for flag in docs.difference(&help) {
+            wrong.push(format!(
+                "{name}: {flag} is in docs/cli.md's synopsis, not in --help"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_help_and_synopsis_readers_find_flags_as_written() {
+    let help = "Usage: workbench x [OPTIONS]\n\nOptions:\n      --workdir <WORKDIR>\n          \
+                Uses --json too\n  -s, --set <K=V>  Sets (see --list)\n  -h, --help\n          Print help\n";
+    let flags: Vec<String> = help_flags(help).into_iter().collect();
+    assert_eq!(flags, ["--set", "--workdir"]);
+    let top = "Commands:\n  call     Run\n  help     Print\n\nOptions:\n";
+    assert_eq!(subcommands(top), ["call"]);
+}

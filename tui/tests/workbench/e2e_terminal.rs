@@ -557,7 +557,7 @@ fn q_exits_within_a_second_and_the_status_line_says_a_fifo_tokenizer_is_not_a_re
     );
 }
 
-/// Issue 23 in a real terminal: after a grep, `w` opens the "why" panel,
+/// The "why" panel in a real terminal: after a grep, `w` opens the "why" panel,
 /// the path is Tab-completed from the workdir and Enter explains it
 /// beside the page (an `.ignore` rule kept rg out of `secret/`); `u` lists
 /// what the call did not search; Esc closes the panel.

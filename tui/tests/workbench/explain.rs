@@ -1,4 +1,4 @@
-//! `workbench explain` (issue 23): the built binary with real rg and real
+//! `workbench explain`: the built binary with real rg and real
 //! trees. The property tests generate trees with nested ignore files,
 //! hidden names, binary files and symlinks, run one call, and check every
 //! file's verdict against what the real rg did in that call (its matches,

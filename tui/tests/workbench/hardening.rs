@@ -1,4 +1,4 @@
-//! Hostile use of the command line (issue 10): bad `--workdir`s, hostile
+//! Hostile use of the command line: bad `--workdir`s, hostile
 //! arguments, configs, transcripts and manifests, signals while rg runs.
 //! Each test failed before its fix; `docs/reliability.md` lists them.
 

@@ -1,4 +1,4 @@
-//! The files the workbench is told to read (issue 21): `--tokenizer`
+//! The files the workbench is told to read: `--tokenizer`
 //! and `--token-file` refuse a FIFO at once and a device unread,
 //! `surface --against` names its own flag, and a token file other users
 //! can read is warned about on stderr. Every run is bounded: a command

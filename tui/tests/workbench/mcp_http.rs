@@ -786,7 +786,7 @@ async fn over_http_the_limit_of_16_calls_in_flight_is_per_session() {
     other.cancel().await.unwrap();
 }
 
-// ------------------------------------------------------------ issue 21
+// ------------------------------------------------------------ edge cases
 
 /// A POST in `session` (2025-06-18), raw.
 fn post_in(addr: &str, session: &str, body: &[u8]) -> Reply {

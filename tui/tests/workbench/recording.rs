@@ -1,5 +1,5 @@
 //! `workbench mcp --record` and `workbench freeze` against data loss
-//! (issue 21): two real servers sharing one recording, a real write that
+//! (data loss): two real servers sharing one recording, a real write that
 //! fails part-way (`ulimit -f` on the server, SIGXFSZ ignored), rotation
 //! below the reader's cap, a re-freeze that fails part-way, a recording
 //! whose header names a tree outside its directory, and `--record FIFO`.

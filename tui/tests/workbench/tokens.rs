@@ -1,4 +1,4 @@
-//! Token counts (issue 13) through the built `workbench` binary with real
+//! Token counts through the built `workbench` binary with real
 //! rg: `call --json --tokens`, `surface --tokens`, `surface --against`,
 //! transcripts' `tokens` and `replay --max-tokens`. Counts are checked
 //! against `fs_search_tokens` itself.

@@ -1,4 +1,4 @@
-//! Transcripts end to end (DESIGN.md §3) with the built `workbench`, real
+//! Transcripts end to end (docs/design.md §3) with the built `workbench`, real
 //! bash and real rg: every recorded transcript under fixtures/transcripts
 //! replays without a diff (the snapshot tests CI runs), a record/replay
 //! round trip, stability across temp roots, and clear errors for corrupt

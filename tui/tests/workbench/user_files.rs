@@ -1,4 +1,4 @@
-//! The files the workbench writes outside the workdir (issue 28 item 6,
+//! The files the workbench writes outside the workdir (see
 //! docs/workbench.md "Files the workbench writes"): one spill root per
 //! user under the XDG cache directory, nothing left in TMPDIR, old spills
 //! and logs pruned at start, one log file per process. Each test runs the

@@ -1,4 +1,4 @@
-//! Unit tests of the TUI's rough edges (issue 28 item 7): where the
+//! Unit tests of the TUI's rough edges: where the
 //! keyboard goes after a call runs, what `d` says when nothing differs,
 //! the Config tab's `a`, the Transcript tab's sideways view and its path
 //! prompt.

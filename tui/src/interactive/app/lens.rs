@@ -1,4 +1,4 @@
-//! The Text tab's host lens (issue 36 item 6), `impl App`: `L` cycles the
+//! The Text tab's host lens, `impl App`: `L` cycles the
 //! session's lens (none, then each host's newest lens in
 //! `fs_search_lens::hosts()` order, then none again); [`App::set_lens`] is
 //! the one way the lens is set, so a caller can pick one by default (the
@@ -57,7 +57,7 @@ impl App {
 /// The lens after `current` in the cycle: the first host's newest lens
 /// after none, the next host's after a host's (any era of it), none after
 /// the last host's.
-pub fn next_lens(current: Option<&Lens>) -> Option<&'static Lens> {
+pub(super) fn next_lens(current: Option<&Lens>) -> Option<&'static Lens> {
     let hosts = hosts();
     let next = match current {
         None => hosts.first(),

@@ -4,11 +4,11 @@
 use std::time::Duration;
 
 use fs_search_engine::RG_MISSING_WARNING;
-use fs_search_engine::SearchMeta;
-use fs_search_engine::SpillRef;
 use fs_search_engine::helpers::render_glob;
+use fs_search_engine::render::SearchMeta;
+use fs_search_engine::spill::SpillRef;
+use fs_search_engine::value::{GlobValue, ToolValue};
 use fs_search_engine::{Config, SearchCode, SearchError, ToolError, ToolResult};
-use fs_search_engine::{GlobValue, ToolValue};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 
@@ -739,8 +739,14 @@ fn followed_records_join_the_history_and_the_newest_is_shown() {
     );
     assert_eq!(app.state.shown, Some(2));
     assert!(app.state.shown_record().unwrap().is_error());
+    let parts =
+        crate::interactive::views::summary_parts(app.state.shown_record().unwrap(), 2, 3, None);
     assert_eq!(
-        crate::interactive::views::record_summary(app.state.shown_record().unwrap(), 2, 3, None),
+        parts
+            .into_iter()
+            .map(|(part, _)| part)
+            .collect::<Vec<_>>()
+            .join(" · "),
         "#3 grep (3/3) · isError {name: SearchError, code: SEARCH_INVALID_PATTERN} · recorded · 10 B text"
     );
     assert_eq!(app.state.follow.as_ref().unwrap().calls, 2);
@@ -939,7 +945,7 @@ fn the_tokenizer_loads_as_an_effect_and_a_failure_is_said_once() {
     assert_eq!(app.state.tokens.session_total(), 0);
 }
 
-// ---- why (issue 23) ----
+// ---- why ----
 
 fn explain_effect(effects: &[Effect]) -> (u64, ExplainCall, ExplainQuery) {
     match effects {
@@ -1260,7 +1266,7 @@ fn why_on_another_call_replaces_the_panel_and_stops_its_running_explanation() {
     assert!(press(&mut app, KeyCode::Char('w')).is_empty());
 }
 
-/// The Transcript tab's ablate mode (issue 24), driven by keys and by
+/// The Transcript tab's ablate mode, driven by keys and by
 /// the outcomes its effect reports.
 mod ablate_mode {
     use std::collections::HashMap;

@@ -1,4 +1,4 @@
-//! The Text tab through a host lens (issue 36 item 6): a finished call's
+//! The Text tab through a host lens: a finished call's
 //! page as an agent host's model receives it, with the one-line verdict
 //! (`fs_search_lens::page_summary`) above it and a marker line where each
 //! cut falls. The lensed text itself is never changed: the host's own
@@ -24,13 +24,16 @@ use fs_search_process::thousands;
 
 /// The index of `lens` in [`LENSES`] (where a call keeps its page
 /// through it).
-pub fn lens_index(lens: &Lens) -> Option<usize> {
+pub(crate) fn lens_index(lens: &Lens) -> Option<usize> {
     LENSES.iter().position(|l| std::ptr::eq(l, lens))
 }
 
 /// The call's page through `lens` (built on first use, then kept with the
 /// call).
-pub fn lensed_page<'a>(record: &'a CallRecord, lens: &'static Lens) -> Option<&'a LensedPage> {
+pub(crate) fn lensed_page<'a>(
+    record: &'a CallRecord,
+    lens: &'static Lens,
+) -> Option<&'a LensedPage> {
     let index = lens_index(lens)?;
     let pages = record
         .docs
@@ -80,7 +83,7 @@ fn build(record: &CallRecord, lens: &'static Lens) -> LensedPage {
 
 /// Where a host's cut falls in the text its model receives.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CutAt {
+pub(crate) struct CutAt {
     /// The byte offset in the lensed text where the removed text was.
     pub at: usize,
     /// The host's own text in its place (marker, hint), a byte range of
@@ -96,7 +99,7 @@ pub struct CutAt {
 /// of `framed` verbatim in `text`: each kept range is found in `text` in
 /// order, and what lies between is the host's. A framed text whose kept
 /// ranges cannot be found (no lens does that) gets one cut at the end.
-pub fn cut_points(framed: &str, kept: &[Range<usize>], text: &str) -> Vec<CutAt> {
+pub(crate) fn cut_points(framed: &str, kept: &[Range<usize>], text: &str) -> Vec<CutAt> {
     let cut = |at: usize, host_text: Range<usize>, removed: &str| CutAt {
         at,
         host_text,
@@ -142,7 +145,13 @@ pub fn cut_points(framed: &str, kept: &[Range<usize>], text: &str) -> Vec<CutAt>
 /// underlined. A cut inside a line breaks the line's display there: the
 /// rest of the line follows the marker, unnumbered (the text is not
 /// changed, only drawn on separate rows).
-pub fn lensed_doc(name: &str, summary: &str, notes: &[String], text: &str, cuts: &[CutAt]) -> Doc {
+pub(crate) fn lensed_doc(
+    name: &str,
+    summary: &str,
+    notes: &[String],
+    text: &str,
+    cuts: &[CutAt],
+) -> Doc {
     let mut doc = Doc::default();
     doc.push(summary, LineKind::Heading);
     for note in notes {
@@ -220,7 +229,7 @@ fn marker_text(name: &str, cut: &CutAt) -> String {
 /// The text a lensed document draws, its lines joined again (a line
 /// broken at a cut continues unnumbered), as display text.
 #[cfg(test)]
-pub fn drawn_text(doc: &Doc) -> String {
+pub(crate) fn drawn_text(doc: &Doc) -> String {
     let mut out = String::new();
     for (i, line) in doc
         .lines

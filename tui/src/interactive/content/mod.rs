@@ -5,10 +5,10 @@
 //! shows ([`lens`]: the Text tab through the session's host lens). Both the update logic (to clamp scrolling) and the views (to
 //! draw) read documents through here.
 
-pub mod help;
-pub mod lens;
-pub mod result;
-pub mod surface;
+pub(crate) mod help;
+pub(crate) mod lens;
+pub(crate) mod result;
+pub(crate) mod surface;
 
 use self::result::CallFacts;
 use super::scroll_doc::Doc;
@@ -18,7 +18,11 @@ use super::tabs::Tab;
 
 /// The document of `tab` for a finished call, if the tab shows one
 /// (built on first view, then kept with the call).
-pub fn record_doc<'a>(record: &'a CallRecord, tab: Tab, session_id: &str) -> Option<&'a Doc> {
+pub(crate) fn record_doc<'a>(
+    record: &'a CallRecord,
+    tab: Tab,
+    session_id: &str,
+) -> Option<&'a Doc> {
     let docs = &record.docs;
     let (result, commands) = match &record.result {
         CallResult::Ran {
@@ -83,7 +87,7 @@ pub fn record_doc<'a>(record: &'a CallRecord, tab: Tab, session_id: &str) -> Opt
 }
 
 /// The document `tab` shows now, if it is a document tab.
-pub fn tab_doc(state: &State, tab: Tab) -> Option<&Doc> {
+pub(crate) fn tab_doc(state: &State, tab: Tab) -> Option<&Doc> {
     match tab {
         Tab::Surface => Some(&state.surface),
         Tab::Config | Tab::History | Tab::Transcript => None,

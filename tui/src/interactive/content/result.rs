@@ -22,7 +22,7 @@ fn footer_of(result: &ToolResult) -> Option<usize> {
 
 /// The model-visible text, numbered; the footer line is marked as such
 /// and the spill locator inside it is marked for emphasis.
-pub fn text_doc(result: &ToolResult) -> Doc {
+pub(crate) fn text_doc(result: &ToolResult) -> Doc {
     let mut doc = Doc::numbered(&result.text, LineKind::Body);
     let Some(start) = footer_of(result) else {
         return doc;
@@ -39,7 +39,7 @@ pub fn text_doc(result: &ToolResult) -> Doc {
 }
 
 /// Pretty JSON of `value`, numbered, or a note when there is none.
-pub fn json_doc<T: Serialize>(value: Option<&T>, none: &str) -> Doc {
+pub(crate) fn json_doc<T: Serialize>(value: Option<&T>, none: &str) -> Doc {
     match value.map(serde_json::to_string_pretty) {
         Some(Ok(json)) => Doc::numbered(&json, LineKind::Body),
         Some(Err(e)) => Doc::plain([format!("cannot show: {e}").as_str()], LineKind::Alert),
@@ -50,18 +50,18 @@ pub fn json_doc<T: Serialize>(value: Option<&T>, none: &str) -> Doc {
 /// The Meta tab: the presentation meta, then, for an over-cap glob page,
 /// how far the page spans the tree of the complete result under `config`
 /// (the engine's coverage measure; never shown to the model).
-pub fn meta_doc(result: &ToolResult, config: &Value) -> Doc {
+pub(crate) fn meta_doc(result: &ToolResult, config: &Value) -> Doc {
     let mut doc = json_doc(
         result.meta.as_ref(),
         "null — no presentation meta (errors and nested calls carry none)",
     );
-    let Some(fs_search_engine::ToolValue::Glob(value)) = &result.value else {
+    let Some(fs_search_engine::value::ToolValue::Glob(value)) = &result.value else {
         return doc;
     };
     let Ok(config) = fs_search_engine::Config::from_json(config) else {
         return doc;
     };
-    let Some(coverage) = fs_search_engine::glob_page_coverage(value, &config) else {
+    let Some(coverage) = fs_search_engine::render::glob_page_coverage(value, &config) else {
         return doc;
     };
     doc.push("", LineKind::Note);
@@ -152,7 +152,7 @@ fn push_warnings(doc: &mut Doc, warnings: &[String]) {
 }
 
 /// What the call sent and got besides the text.
-pub struct CallFacts<'a> {
+pub(crate) struct CallFacts<'a> {
     pub id: u64,
     pub call_id: &'a str,
     pub session_id: &'a str,
@@ -184,7 +184,7 @@ fn push_commands(doc: &mut Doc, commands: &[RanCommand]) {
 }
 
 /// The call's details: arguments, config, error, spill, warnings.
-pub fn details_doc(f: &CallFacts<'_>) -> Doc {
+pub(crate) fn details_doc(f: &CallFacts<'_>) -> Doc {
     let r = f.result;
     let mut doc = Doc::default();
     doc.push(&format!("call #{} · {}", f.id, f.tool), LineKind::Heading);
@@ -231,7 +231,7 @@ pub fn details_doc(f: &CallFacts<'_>) -> Doc {
             doc.push(
                 &format!(
                     "            {}/ = 12 hex of SHA-256(session id {})",
-                    fs_search_engine::session_dir_name(f.session_id),
+                    fs_search_engine::spill::session_dir_name(f.session_id),
                     f.session_id
                 ),
                 LineKind::Note,
@@ -248,12 +248,12 @@ pub fn details_doc(f: &CallFacts<'_>) -> Doc {
 
 /// The model-visible text of a recorded call, numbered (a recording does
 /// not keep where the footer is, so no line is marked).
-pub fn recorded_text_doc(recorded: &RecordedCall) -> Doc {
+pub(crate) fn recorded_text_doc(recorded: &RecordedCall) -> Doc {
     Doc::numbered(&recorded.outcome.text, LineKind::Body)
 }
 
 /// The note a recorded call's value or meta tab shows.
-pub fn not_recorded_doc(what: &str, about: &str) -> Doc {
+pub(crate) fn not_recorded_doc(what: &str, about: &str) -> Doc {
     let first = format!("not in the recording — the {what} ({about}) is not kept by a transcript");
     Doc::plain(
         [
@@ -267,7 +267,7 @@ pub fn not_recorded_doc(what: &str, about: &str) -> Doc {
 }
 
 /// The details of a call read from a followed recording.
-pub fn recorded_details_doc(
+pub(crate) fn recorded_details_doc(
     name: &str,
     tool: &str,
     args: &Value,

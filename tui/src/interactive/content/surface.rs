@@ -10,7 +10,7 @@ use crate::interactive::tabs::Tab;
 use fs_search_process::thousands;
 
 /// How to get rg, shown when the load found none.
-pub const RG_INSTALL_HINT: [&str; 5] = [
+pub(crate) const RG_INSTALL_HINT: [&str; 5] = [
     "Install ripgrep so that `rg` is on the PATH, then restart the workbench:",
     "  Debian/Ubuntu: sudo apt-get install ripgrep",
     "  Fedora: sudo dnf install ripgrep     macOS: brew install ripgrep",
@@ -21,7 +21,7 @@ pub const RG_INSTALL_HINT: [&str; 5] = [
 /// The prompt sections and tool definitions exactly as registered; with
 /// `tokens` (the tokenizer ready), what each costs, the total per request
 /// and what the latest config change did to the cached prefix.
-pub fn surface(info: &LoadInfo, tokens: Option<&TokenState>) -> Doc {
+pub(crate) fn surface(info: &LoadInfo, tokens: Option<&TokenState>) -> Doc {
     let mut doc = Doc::default();
     let counts = tokens.and_then(|t| t.surface.as_ref());
     let cost = |list: Option<&Vec<usize>>, i: usize| {
@@ -125,7 +125,7 @@ fn not_registered(doc: &mut Doc, status: &PluginStatus) {
 }
 
 /// The Surface tab when nothing is registered.
-pub fn unloaded(status: &PluginStatus) -> Doc {
+pub(crate) fn unloaded(status: &PluginStatus) -> Doc {
     let mut doc = Doc::default();
     doc.push(
         "No prompt sections or tools are registered.",
@@ -136,7 +136,7 @@ pub fn unloaded(status: &PluginStatus) -> Doc {
 }
 
 /// The Text tab before the first call.
-pub fn welcome(status: &PluginStatus) -> Doc {
+pub(crate) fn welcome(status: &PluginStatus) -> Doc {
     let mut doc = Doc::default();
     if status != &PluginStatus::Registered {
         not_registered(&mut doc, status);

@@ -1,4 +1,4 @@
-//! The Text tab through a host lens (issue 36 item 6), on whole screens:
+//! The Text tab through a host lens, on whole screens:
 //! `L` cycles the lens over a real grep page large enough for every
 //! host to cut (one file, so rg's thread order cannot reorder it); the
 //! verdict, the `✂` marker, the token counts and the lens staying for

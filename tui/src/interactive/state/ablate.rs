@@ -1,4 +1,4 @@
-//! The Transcript tab's ablate mode (issue 24): the `--set` values typed
+//! The Transcript tab's ablate mode: the `--set` values typed
 //! for the chosen transcript, the run's progress while it replays off the
 //! UI, and its result: the variants, the selected variant, its changed
 //! calls and the one opened side by side against the baseline (cut and
@@ -22,10 +22,10 @@ use super::transcript::{RowView, TranscriptAction};
 /// What the ablate prompt suggests: shown dimmed in the empty input and
 /// run by Enter while nothing is typed (typing replaces it, never adds to
 /// it).
-pub const SUGGESTED_SET: &str = "grepMaxMatches=50,100,250";
+pub(crate) const SUGGESTED_SET: &str = "grepMaxMatches=50,100,250";
 
 /// The most buckets of the page-tokens histogram.
-pub const HISTOGRAM_BUCKETS: usize = 8;
+pub(crate) const HISTOGRAM_BUCKETS: usize = 8;
 
 /// One changed page, kept to diff it against the baseline's.
 #[derive(Debug, Clone)]
@@ -194,7 +194,7 @@ impl AblateState {
 /// Page tokens per call as at most `buckets` equal ranges from 0 to the
 /// largest: each range's label (its upper bound) and how many calls fall
 /// in it.
-pub fn histogram(tokens: &[u64], buckets: usize) -> Vec<(String, u64)> {
+pub(crate) fn histogram(tokens: &[u64], buckets: usize) -> Vec<(String, u64)> {
     let Some(max) = tokens.iter().copied().max() else {
         return Vec::new();
     };

@@ -7,7 +7,7 @@
 //! Applying builds the config object exactly as typed; the engine's load
 //! validates it, so an invalid value shows the contract's own error.
 
-use fs_search_engine::{CONFIG_KEYS, ConfigKind};
+use fs_search_engine::request::{CONFIG_KEYS, ConfigKind};
 use serde_json::{Map, Value};
 use tui_input::Input;
 

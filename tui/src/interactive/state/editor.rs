@@ -8,10 +8,10 @@ use tui_input::Input;
 
 /// The tool being called: the engine's own tool kinds (one source for
 /// their names).
-pub type Tool = fs_search_engine::ToolKind;
+pub(crate) type Tool = fs_search_engine::registry::ToolKind;
 
 /// The tools the editor offers, in the order shown and toggled.
-pub const TOOLS: [Tool; 2] = Tool::ALL;
+pub(crate) const TOOLS: [Tool; 2] = Tool::ALL;
 
 /// The tool after `tool` in [`TOOLS`] (the `t` key).
 fn toggled(tool: Tool) -> Tool {

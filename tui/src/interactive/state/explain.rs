@@ -1,4 +1,4 @@
-//! The "why" panel (issue 23 in the TUI): the path being typed, which
+//! The "why" panel (`workbench explain` in the TUI): the path being typed, which
 //! call it is about (one of the history, or a record replayed in the
 //! Transcript tab), and the explanation (or the `--unsearched` summary)
 //! drawn beside the page once the effect runner has it.

@@ -1,4 +1,4 @@
-//! The Text tab's host lens (issue 36 item 6): what a call's page becomes
+//! The Text tab's host lens: what a call's page becomes
 //! through an agent host's lens, kept with the call once built. Plain
 //! data: `content::lens` builds it, `App` chooses the session's lens
 //! (`State::lens`) and counts the lensed text's tokens.

@@ -3,7 +3,7 @@
 //! effect runner fills it, the app and the views read it).
 
 use fs_search_engine::RG_MISSING_WARNING;
-use fs_search_engine::{PromptSection, ToolDefinition};
+use fs_search_engine::registry::{PromptSection, ToolDefinition};
 
 /// What a successful load registered.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,23 +9,23 @@
 //! tab's form), [`transcript`] (the Transcript tab: recording, replay),
 //! [`follow`] (a recording followed while it grows), [`load`] (what a
 //! plugin load registered), [`tokens`] (token
-//! counts and the cached prefix, issue 13), [`explain`] (the "why" panel,
-//! issue 23), [`ablate`] (the Transcript tab's ablate mode, issue 24),
-//! [`lens`] (a page through an agent host's lens, issue 36).
+//! counts and the cached prefix), [`explain`] (the "why" panel),
+//! [`ablate`] (the Transcript tab's ablate mode), [`lens`] (a page
+//! through an agent host's lens).
 //! This file composes them into [`State`] with the small shared types
 //! (who has the keyboard, what is drawn over the panes).
 
-pub mod ablate;
-pub mod calls;
-pub mod config;
-pub mod editor;
-pub mod explain;
-pub mod follow;
-pub mod lens;
-pub mod load;
-pub mod session;
-pub mod tokens;
-pub mod transcript;
+pub(crate) mod ablate;
+pub(crate) mod calls;
+pub(crate) mod config;
+pub(crate) mod editor;
+pub(crate) mod explain;
+pub(crate) mod follow;
+pub(crate) mod lens;
+pub(crate) mod load;
+pub(crate) mod session;
+pub(crate) mod tokens;
+pub(crate) mod transcript;
 
 use std::collections::HashMap;
 

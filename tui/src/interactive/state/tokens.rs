@@ -1,8 +1,8 @@
-//! Token counts in the TUI (issue 13): the tokenizer (loaded in the
+//! Token counts in the TUI: the tokenizer (loaded in the
 //! background: counts appear once it is ready), each call's page tokens,
 //! the surface's counts per section and tool, what the latest config
 //! change did to the cached request prefix, and a page's tokens through
-//! the Text tab's host lens (issue 36). Plain data and pure
+//! the Text tab's host lens. Plain data and pure
 //! functions; `App` fills it in.
 
 use std::collections::HashMap;
@@ -54,7 +54,7 @@ impl PageTokens {
 
 /// `2,500 tokens via codex@0.120 (page 12,345)`: the tokens of a page
 /// through the lens `name`, then the page's own.
-pub fn lensed_label(name: &str, lensed: usize, page: PageTokens) -> String {
+pub(crate) fn lensed_label(name: &str, lensed: usize, page: PageTokens) -> String {
     format!(
         "{} tokens via {name} (page {})",
         thousands(lensed),
@@ -129,14 +129,14 @@ impl TokenState {
 
 /// What changing the config from `before` to `after` does to a cached
 /// request prefix.
-pub fn prefix_change(tokenizer: &Tokenizer, before: &LoadInfo, after: &LoadInfo) -> String {
+pub(crate) fn prefix_change(tokenizer: &Tokenizer, before: &LoadInfo, after: &LoadInfo) -> String {
     let a = tokenizer.encode_prefix(&request_parts(&before.sections, &before.tools));
     let b = tokenizer.encode_prefix(&request_parts(&after.sections, &after.tools));
     change_text(&compare_prefixes(&a, &b))
 }
 
 /// "prefix unchanged", or where the cached prefix stops being valid.
-pub fn change_text(comparison: &PrefixComparison) -> String {
+pub(crate) fn change_text(comparison: &PrefixComparison) -> String {
     match &comparison.first_difference {
         None => "prefix unchanged: the cached prefix stays valid".to_owned(),
         Some(first) => {

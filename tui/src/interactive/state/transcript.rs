@@ -1,7 +1,7 @@
 //! The Transcript tab's state: recording the session's calls to a
 //! transcript (R starts, R again stops and saves), and replaying a
 //! transcript to step through its records with the recorded and the
-//! current result side by side (DESIGN.md §3, §4). The replay itself runs
+//! current result side by side (docs/design.md §3, §4). The replay itself runs
 //! on the effect runner (`Effect::ReplayTranscript`); the keys are turned
 //! into changes here and in `App::transcript_action`; drawing is in
 //! `views::transcript`.

@@ -285,7 +285,7 @@ fn draw_diff(
 }
 
 /// Draws the ablate mode into `area` (inside the pane's border).
-pub fn draw(frame: &mut Frame<'_>, area: Rect, ablate: &AblateState) {
+pub(crate) fn draw(frame: &mut Frame<'_>, area: Rect, ablate: &AblateState) {
     match &ablate.phase {
         AblatePhase::Asking(input) => draw_asking(frame, area, ablate, input),
         AblatePhase::Running { variants, .. } => draw_running(frame, area, ablate, variants.len()),

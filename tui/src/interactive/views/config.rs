@@ -19,7 +19,7 @@ const KEY_COLS: u16 = 28;
 
 /// Draws the config form `panel` (its selected value in edit when `editing`),
 /// the config the plugin was last loaded with and that load's outcome.
-pub fn draw(
+pub(crate) fn draw(
     frame: &mut Frame<'_>,
     area: Rect,
     panel: &ConfigForm,

@@ -65,7 +65,12 @@ fn row_line<'a>(doc: &'a Doc, row: &Row, gutter_cols: usize) -> Line<'a> {
 
 /// Draws `doc` from row `first` (clamped); returns the first row drawn
 /// and the total number of rows.
-pub fn draw_doc(frame: &mut Frame<'_>, area: Rect, doc: &Doc, first: usize) -> (usize, usize) {
+pub(crate) fn draw_doc(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    doc: &Doc,
+    first: usize,
+) -> (usize, usize) {
     let gutter_cols = doc.gutter_width();
     let cols = doc.text_cols(area.width);
     let height = usize::from(area.height);
@@ -83,7 +88,7 @@ pub fn draw_doc(frame: &mut Frame<'_>, area: Rect, doc: &Doc, first: usize) -> (
 }
 
 /// "rows a–b of n" for a pane's edge.
-pub fn position(first: usize, total: usize, height: u16) -> String {
+pub(crate) fn position(first: usize, total: usize, height: u16) -> String {
     if total == 0 {
         return String::new();
     }

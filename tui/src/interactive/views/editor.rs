@@ -24,7 +24,7 @@ fn label(frame: &mut Frame<'_>, area: Rect, text: &str, active: bool) {
 }
 
 /// Draws an input; when `active` puts the terminal cursor in it.
-pub fn input(
+pub(crate) fn input(
     frame: &mut Frame<'_>,
     area: Rect,
     input: &Input,
@@ -65,7 +65,7 @@ pub fn input(
 
 /// Draws the call editor, with the cursor in `editing` if a field of it
 /// has the keyboard.
-pub fn draw(frame: &mut Frame<'_>, area: Rect, editor: &CallEditor, editing: Option<Field>) {
+pub(crate) fn draw(frame: &mut Frame<'_>, area: Rect, editor: &CallEditor, editing: Option<Field>) {
     let title = match editing {
         Some(field) => format!(" Call · editing {} ", field.label()),
         None => " Call ".to_owned(),

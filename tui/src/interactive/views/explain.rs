@@ -12,7 +12,7 @@ use super::{doc_view, editor};
 use crate::interactive::state::explain::{ExplainPanel, ExplainStatus};
 
 /// Draws `panel` in `area`; `typing`: the path has the keyboard.
-pub fn draw(frame: &mut Frame<'_>, area: Rect, panel: &ExplainPanel, typing: bool) {
+pub(crate) fn draw(frame: &mut Frame<'_>, area: Rect, panel: &ExplainPanel, typing: bool) {
     let mut block = Block::bordered().title(panel.title());
     if typing {
         block = block.border_style(Style::new().cyan());

@@ -12,7 +12,7 @@ use ratatui::widgets::Paragraph;
 use crate::interactive::state::calls::{CallRecord, Running};
 
 /// One call as a history row.
-pub fn row_text(record: &CallRecord) -> String {
+pub(crate) fn row_text(record: &CallRecord) -> String {
     let outcome = if record.is_error() {
         let code = record.error_name_code().and_then(|(_, code)| code);
         format!("ERR {}", code.unwrap_or("(plain)"))
@@ -37,7 +37,7 @@ pub fn row_text(record: &CallRecord) -> String {
 
 /// Draws `history` with the `selected` and the `shown` call marked, and
 /// the `running` call last.
-pub fn draw(
+pub(crate) fn draw(
     frame: &mut Frame<'_>,
     area: Rect,
     history: &[CallRecord],

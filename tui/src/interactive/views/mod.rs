@@ -8,13 +8,13 @@
 //! layout gives a screen, so the update logic can page without knowing
 //! the layout.
 
-pub mod ablate;
-pub mod config;
-pub mod doc_view;
-pub mod editor;
-pub mod explain;
-pub mod history;
-pub mod transcript;
+pub(crate) mod ablate;
+pub(crate) mod config;
+pub(crate) mod doc_view;
+pub(crate) mod editor;
+pub(crate) mod explain;
+pub(crate) mod history;
+pub(crate) mod transcript;
 
 use std::time::Instant;
 
@@ -28,7 +28,7 @@ use super::content;
 use super::keymap;
 use super::state::calls::CallRecord;
 use super::state::session::PluginStatus;
-use super::state::tokens::{PageTokens, lensed_label};
+use super::state::tokens::lensed_label;
 use super::state::{Editing, Overlay, SpillState, State, Viewport, Viewports};
 use super::tabs::Tab;
 
@@ -83,7 +83,7 @@ fn inner_size(area: Rect) -> Viewport {
 
 /// The sizes of the scrollable areas (inside the pane's and the
 /// overlay's borders) on a screen of `screen`'s size showing `state`.
-pub fn viewports(screen: Rect, state: &State) -> Viewports {
+pub(crate) fn viewports(screen: Rect, state: &State) -> Viewports {
     let [_, _, _, _, pane, _] = screen_areas(screen, state);
     Viewports {
         pane: inner_size(pane),
@@ -92,7 +92,7 @@ pub fn viewports(screen: Rect, state: &State) -> Viewports {
 }
 
 /// Draws the whole screen; `now` drives the spinner and elapsed time.
-pub fn draw(frame: &mut Frame<'_>, state: &State, now: Instant) {
+pub(crate) fn draw(frame: &mut Frame<'_>, state: &State, now: Instant) {
     let [header, editor_area, tabs, summary, pane, keys] = screen_areas(frame.area(), state);
     draw_header(frame, header, state);
     let editing_call = match state.editing {
@@ -233,25 +233,10 @@ fn draw_tabs(frame: &mut Frame<'_>, area: Rect, state: &State) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// The one-line summary of a finished call, with its page's `tokens`
-/// once counted.
-pub fn record_summary(
-    record: &CallRecord,
-    index: usize,
-    count: usize,
-    tokens: Option<PageTokens>,
-) -> String {
-    summary_parts(record, index, count, tokens.map(|t| t.label()))
-        .into_iter()
-        .map(|(part, _)| part)
-        .collect::<Vec<_>>()
-        .join(" · ")
-}
-
-/// The summary's parts, each with its rank: a narrow screen drops the
-/// lowest ranks first (the call and its outcome always stay). `tokens`:
-/// the page's token label, once counted.
-fn summary_parts(
+/// The one-line summary's parts of a finished call (with its page's
+/// `tokens` once counted), each with its rank: a narrow screen drops the
+/// lowest ranks first (the call and its outcome always stay).
+pub(crate) fn summary_parts(
     record: &CallRecord,
     index: usize,
     count: usize,

@@ -262,7 +262,7 @@ fn draw_replay(frame: &mut Frame<'_>, area: Rect, transcripts: &TranscriptState)
 
 /// What a side's title adds for `view`: ` (wrapped)`, ` (from cell N)`
 /// when scrolled sideways, nothing at the start.
-pub fn view_note(view: RowView) -> String {
+pub(crate) fn view_note(view: RowView) -> String {
     match view {
         RowView { wrap: true, .. } => " (wrapped)".to_owned(),
         RowView { offset: 0, .. } => String::new(),
@@ -275,7 +275,7 @@ pub fn view_note(view: RowView) -> String {
 /// says: cut from its offset, or wrapped (a row then takes as many lines
 /// as its longer side, so the two sides stay level). The replay view and
 /// the ablate mode's diff both draw with it.
-pub fn draw_rows_in(
+pub(crate) fn draw_rows_in(
     frame: &mut Frame<'_>,
     body: Rect,
     rows: &[Row],
@@ -330,7 +330,7 @@ pub fn draw_rows_in(
 }
 
 /// Draws the tab into `area` (inside the pane's border).
-pub fn draw(
+pub(crate) fn draw(
     frame: &mut Frame<'_>,
     area: Rect,
     transcripts: &TranscriptState,
