@@ -10,6 +10,7 @@ use fs_search_mcp::Error as McpError;
 use fs_search_process::{SetupError, exit};
 use fs_search_transcript::ablate::AblateError;
 use fs_search_transcript::error::TranscriptError;
+use fs_search_transcript::explain::ExplainError;
 use thiserror::Error;
 
 use crate::interactive::error::TuiError;
@@ -49,13 +50,19 @@ pub(crate) enum Error {
     /// `workbench lens` (`workbench lens: …`).
     #[error(transparent)]
     Lens(#[from] LensCommandError),
+    /// `workbench explain`: nothing to explain (`workbench: explain: …`).
+    #[error("explain: {0}")]
+    Explain(#[source] ExplainError),
+    /// `workbench explain --json`: the report cannot be written as JSON.
+    #[error("explain: {0}")]
+    ExplainJson(#[source] serde_json::Error),
 }
 
 impl Error {
     /// The command a message names after `workbench`, if any.
     pub(crate) fn command(&self) -> Option<&'static str> {
         match self {
-            Self::Setup(_) | Self::Interactive(_) => None,
+            Self::Setup(_) | Self::Interactive(_) | Self::Explain(_) | Self::ExplainJson(_) => None,
             Self::Mcp(_) => Some("mcp"),
             Self::Ablate(_) => Some("ablate"),
             Self::Transcript { command, .. } => Some(command),

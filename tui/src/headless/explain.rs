@@ -10,7 +10,6 @@ use super::print;
 use crate::cli::ExplainArgs;
 use crate::error::Error;
 use fs_search_process::read_config;
-use fs_search_process::stderr_line;
 use fs_search_transcript::explain::{ExplainError, Request, explain, render};
 
 /// Runs the call and prints the explanation: 0 (a call rg ran and that
@@ -39,19 +38,11 @@ pub(crate) async fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
     let (_, report) = match outcome {
         Ok(done) => done,
         Err(ExplainError::Setup(e)) => return Err(e.into()),
-        Err(e) => {
-            stderr_line!("workbench: explain: {e}");
-            return Ok(ExitCode::from(fs_search_process::exit::ERROR));
-        }
+        Err(e) => return Err(Error::Explain(e)),
     };
     if args.json {
-        match serde_json::to_string(&report) {
-            Ok(json) => print(&format!("{json}\n")),
-            Err(e) => {
-                stderr_line!("workbench: explain: {e}");
-                return Ok(ExitCode::from(fs_search_process::exit::ERROR));
-            }
-        }
+        let json = serde_json::to_string(&report).map_err(Error::ExplainJson)?;
+        print(&format!("{json}\n"));
     } else {
         print(&render::text(&report));
     }
