@@ -1,23 +1,20 @@
-//! Reading a file the user names (`--config @FILE`, `--args @FILE`, transcripts,
-//! recordings, tree manifests, a calls file on stdin, `--token-file`,
-//! the file `--follow` polls) with a bound: only a regular file is read
-//! (a FIFO is opened without blocking and refused, a device is refused),
-//! and never more than its cap is held in memory. (`--tokenizer FILE` is
-//! read the same way by `fs_search_tokens::Tokenizer::from_file`.) The
-//! same rule holds for the one file the user names for appending
-//! (`workbench mcp --record FILE`): only a regular file is opened. The
-//! files the user names for output that are not regular files (a FIFO,
-//! `/dev/stdout`) are written by [`write_file`], which never blocks
-//! opening a FIFO; regular ones are replaced at once by
-//! [`crate::atomic_file`].
-//! Failures are `std::io::Error`s whose text says what is wrong, so every
-//! caller's existing "PATH: error" message stays as it was.
+//! The files the workbench's users name, with their caps: configs,
+//! arguments, transcripts, recordings, tree manifests, a calls file on
+//! stdin, `--token-file`, the file `--follow` polls. They are read by
+//! `fs_search_bounded` (regular files only, never more than the cap; the
+//! tokenizer file too, by `fs-search-tokens`), re-exported here. The same
+//! rule holds for the one file the user names for appending (`workbench
+//! mcp --record FILE`): only a regular file is opened. The files the user
+//! names for output that are not regular files (a FIFO, `/dev/stdout`) are
+//! written by [`write_file`], which never blocks opening a FIFO; regular
+//! ones are replaced at once by [`crate::atomic_file`].
 
-use std::fs::{File, Metadata};
-use std::io::{Error, ErrorKind, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::io::{Error, ErrorKind};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
+use fs_search_bounded::not_regular;
+pub use fs_search_bounded::{open_regular, read_file, read_stream, read_text};
 use nix::fcntl::OFlag;
 
 /// The cap of a config file (`--config @FILE`).
@@ -29,71 +26,6 @@ pub const TRANSCRIPT_MAX_BYTES: u64 = 256 * 1024 * 1024;
 pub(crate) const ARGS_MAX_BYTES: u64 = 8 * 1024 * 1024;
 /// The cap of a bearer token file (`--token-file`): one line.
 pub const TOKEN_FILE_MAX_BYTES: u64 = 64 * 1024;
-
-fn limit_text(max: u64) -> String {
-    const MIB: u64 = 1024 * 1024;
-    if max >= MIB && max.checked_rem(MIB) == Some(0) {
-        format!("{} MiB", max / MIB)
-    } else {
-        format!("{max} bytes")
-    }
-}
-
-fn too_large(max: u64) -> Error {
-    Error::new(
-        ErrorKind::InvalidData,
-        format!("larger than the limit of {}", limit_text(max)),
-    )
-}
-
-fn kind_of(kind: std::fs::FileType) -> &'static str {
-    if kind.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
-    }
-}
-
-/// Opens the regular file at `path` for reading, refusing anything else
-/// without blocking (a FIFO with no writer included). The file and its
-/// metadata, taken from the open file.
-pub fn open_regular(path: &Path) -> std::io::Result<(File, Metadata)> {
-    // Non-blocking, so that opening a FIFO with no writer returns at once.
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(OFlag::O_NONBLOCK.bits())
-        .open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(not_regular(meta.file_type()));
-    }
-    Ok((file, meta))
-}
-
-/// Reads the regular file at `path` whole, refusing anything else and
-/// any file over `max` bytes.
-pub fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
-    let (file, meta) = open_regular(path)?;
-    if meta.len() > max {
-        return Err(too_large(max));
-    }
-    read_stream(file, max)
-}
-
-fn not_regular(kind: std::fs::FileType) -> Error {
-    Error::new(
-        ErrorKind::InvalidInput,
-        format!("not a regular file ({})", kind_of(kind)),
-    )
-}
 
 /// Opens the file at `path` for reading and appending, creating it when
 /// missing; anything but a regular file is refused at once (a FIFO is
@@ -143,54 +75,9 @@ pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::io::Write::write_all(&mut file, bytes)
 }
 
-/// As [`read_file`], as UTF-8 text.
-pub fn read_text(path: &Path, max: u64) -> std::io::Result<String> {
-    String::from_utf8(read_file(path, max)?)
-        .map_err(|_| Error::new(ErrorKind::InvalidData, "not valid UTF-8"))
-}
-
-/// Reads `input` (a stream such as stdin) to its end, failing as soon as
-/// it has given more than `max` bytes.
-pub fn read_stream(input: impl Read, max: u64) -> std::io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    input.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > max {
-        return Err(too_large(max));
-    }
-    Ok(bytes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_regular_files_within_the_cap_are_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("f");
-        std::fs::write(&file, "12345").unwrap();
-        assert_eq!(read_file(&file, 5).unwrap(), b"12345");
-        assert_eq!(
-            read_file(&file, 4).unwrap_err().to_string(),
-            "larger than the limit of 4 bytes"
-        );
-        assert_eq!(
-            read_file(dir.path(), 5).unwrap_err().to_string(),
-            "not a regular file (a directory)"
-        );
-        assert_eq!(
-            read_file(Path::new("/dev/zero"), CONFIG_MAX_BYTES)
-                .unwrap_err()
-                .to_string(),
-            "not a regular file (a character device)"
-        );
-        assert_eq!(
-            read_stream(std::io::repeat(0), CONFIG_MAX_BYTES)
-                .unwrap_err()
-                .to_string(),
-            "larger than the limit of 1 MiB"
-        );
-    }
 
     #[test]
     fn only_a_regular_file_is_opened_for_append_and_a_fifo_is_not_waited_on() {

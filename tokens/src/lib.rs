@@ -97,10 +97,11 @@ impl Tokenizer {
     /// switched off: counts are of the whole text.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
-        let bytes = file::read_bounded(path, MAX_FILE_BYTES).map_err(|source| Error::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let bytes =
+            fs_search_bounded::read_file(path, MAX_FILE_BYTES).map_err(|source| Error::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
         let invalid = |reason: String| Error::Invalid {
             path: path.to_path_buf(),
             reason,

@@ -165,7 +165,7 @@ fn a_file_over_64_mib_is_refused_before_it_is_read() {
     assert_eq!(
         err.to_string(),
         format!(
-            "cannot read tokenizer file {}: larger than the limit of 67108864 bytes",
+            "cannot read tokenizer file {}: larger than the limit of 64 MiB",
             path.display()
         )
     );
