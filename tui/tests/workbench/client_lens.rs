@@ -6,13 +6,12 @@
 //! bash and rg on temp trees, rg's file order pinned (the server gets the
 //! sorted rg config; `workbench record` pins `--sort=path` in its header).
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use fs_search_transcript::format::ClientInfo;
 use serde_json::{Value, json};
 
+use crate::lens::record;
 use crate::mcp::{Raw, SAMPLING, root, workbench};
 
 const PV: &str = "io.modelcontextprotocol/protocolVersion";
@@ -212,40 +211,12 @@ fn replay_host_auto_on_a_recording_without_clients_checks_nothing_and_passes() {
     assert!(stderr(&gate).contains("1 of 1 records name no client"));
 }
 
-/// `workbench record` of one grep of `pattern` on `tree`, into `out`.
-fn record_grep(tree: &Path, pattern: &str, out: &Path) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_workbench"))
-        .args([
-            "record",
-            "--tree",
-            root(tree),
-            "--config",
-            SAMPLING,
-            "--out",
-        ])
-        .arg(out)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let call = json!({"call": "wide", "tool": "grep", "args": {"pattern": pattern}});
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(format!("{call}\n").as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-}
-
 #[test]
 fn ablate_host_names_the_variants_whose_pages_the_host_cuts() {
     let tree = wide_tree();
     let out = tempfile::tempdir().unwrap();
     let transcript = out.path().join("wide.jsonl");
-    record_grep(tree.path(), "hit", &transcript);
+    record(tree.path(), "hit", &transcript);
     let ablate = |extra: &[&str]| {
         let mut args = vec![
             "ablate",
@@ -320,7 +291,7 @@ fn ablate_refuses_an_unknown_host_and_csv_with_a_host() {
     let tree = wide_tree();
     let out = tempfile::tempdir().unwrap();
     let transcript = out.path().join("wide.jsonl");
-    record_grep(tree.path(), "hit", &transcript);
+    record(tree.path(), "hit", &transcript);
     let unknown = workbench(&[
         "ablate",
         root(&transcript),

@@ -253,7 +253,7 @@ fn call_refuses_an_unknown_host_before_running() {
 }
 
 /// `workbench record` of one grep of `pattern` on `tree`, into `out`.
-fn record(tree: &std::path::Path, pattern: &str, out: &std::path::Path) {
+pub(crate) fn record(tree: &std::path::Path, pattern: &str, out: &std::path::Path) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_workbench"))
         .args([
             "record",
