@@ -11,23 +11,12 @@ use std::path::Path;
 use fs_search_transcript::format::ClientInfo;
 use serde_json::{Value, json};
 
-use crate::lens::record;
+use crate::lens::{record, wide_tree};
 use crate::mcp::{Raw, SAMPLING, root, workbench};
 
 const PV: &str = "io.modelcontextprotocol/protocolVersion";
 const CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
 const INFO: &str = "io.modelcontextprotocol/clientInfo";
-
-/// A tree whose grep page for `hit` (250 matches of 300-byte lines) is
-/// over every host's default budget.
-fn wide_tree() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let line = format!("hit {}\n", "x".repeat(296));
-    for file in ["a.txt", "b.txt"] {
-        std::fs::write(dir.path().join(file), line.repeat(200)).unwrap();
-    }
-    dir
-}
 
 fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()

@@ -146,9 +146,9 @@ fn a_bad_lens_or_knob_exits_2_naming_what_is_known() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// A tree whose grep page (250 matches of 300-byte lines) is over every
-/// host's default budget.
-fn wide_tree() -> tempfile::TempDir {
+/// A tree whose grep page for `hit` (250 matches of 300-byte lines) is
+/// over every host's default budget.
+pub(crate) fn wide_tree() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let line = format!("hit {}\n", "x".repeat(296));
     for file in ["a.txt", "b.txt"] {
