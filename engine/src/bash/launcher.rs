@@ -26,6 +26,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use nix::sys::signal::Signal;
 
+use super::agent::{AgentCall, AgentPool};
 use super::{BashError, BashRunResult, BashSpec};
 
 /// The program and arguments that go before `['bash', '-c', command]`.
@@ -59,6 +60,17 @@ pub trait Launcher: Debug + Send + Sync {
     /// how to start it there and end its process group there. `None` (the
     /// default) runs it here, through [`Launcher::prefix`].
     fn remote(&self) -> Option<&dyn RemoteLauncher> {
+        None
+    }
+
+    /// For a launcher that keeps agents (`agent/`): the pool and the call
+    /// that runs `spec` (whose child environment is `env`) on one of them.
+    /// `None` (the default) starts the launcher's program for this run.
+    fn agent_call(
+        &self,
+        _spec: &BashSpec,
+        _env: &BTreeMap<OsString, OsString>,
+    ) -> Option<(std::sync::Arc<AgentPool>, AgentCall)> {
         None
     }
 }

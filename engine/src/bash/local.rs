@@ -67,7 +67,7 @@ impl Default for LocalBashConfig {
 /// Runs commands locally through `bash -c`.
 #[derive(Debug, Clone)]
 pub struct LocalBashExecutor {
-    config: LocalBashConfig,
+    pub(super) config: LocalBashConfig,
     /// Where stream spill files go; removed when the executor is dropped.
     spill_dir: std::sync::Arc<super::capture::SpillDir>,
     /// What starts `bash -c`: none runs it directly.
@@ -264,8 +264,45 @@ enum KillCause {
 }
 
 impl LocalBashExecutor {
-    fn grace(&self) -> Duration {
+    pub(super) fn grace(&self) -> Duration {
         Duration::from_millis(self.config.grace_ms)
+    }
+
+    /// The capture of a run's stream `label` (`stdout`, `stderr`) keeping
+    /// `max` bytes; a streamed run's stdout goes to `sink`.
+    pub(super) fn capture(
+        &self,
+        label: &'static str,
+        max: usize,
+        sink: Option<&SharedSink>,
+        pid: u32,
+    ) -> Capture {
+        match (sink, label) {
+            (Some(sink), "stdout") => {
+                Capture::streaming(self.spill_dir.clone(), max, label, pid, sink.clone())
+            }
+            _ => Capture::new(
+                self.spill_dir.clone(),
+                max,
+                self.config.max_spill_bytes,
+                label,
+                pid,
+            ),
+        }
+    }
+}
+
+/// What the reader of stream `label` does past its budget in a run
+/// `capped` so (`None`: an uncapped run); `over_cap` hears a stop.
+pub(super) fn past_cap(
+    label: &str,
+    capped: Option<OverCap>,
+    over_cap: &CancellationToken,
+) -> PastCap {
+    match (label, capped) {
+        ("stdout", Some(OverCap::Stop)) => PastCap::Stop(over_cap.clone()),
+        ("stdout", Some(OverCap::Drain)) => PastCap::Discard,
+        _ => PastCap::Keep,
     }
 }
 
@@ -354,6 +391,14 @@ impl LocalBashExecutor {
                 "This operation was aborted".into(),
             ));
         }
+        if spec.stdin.is_none()
+            && let Some(launcher) = self.launcher.as_deref()
+            && let Some((pool, call)) = launcher.agent_call(&spec, &child_env(&self.config, &spec))
+        {
+            return self
+                .run_on_agent(launcher, &pool, call, spec, capped, sink)
+                .await;
+        }
         let remote = self.launcher.as_deref().and_then(|l| l.remote());
         let (mut command, run_id) = match remote {
             Some(remote) => {
@@ -416,24 +461,9 @@ impl LocalBashExecutor {
             (stderr, stderr_max, "stderr"),
         ]
         .map(|(pipe, max, label)| {
-            let capture = match (&sink, label) {
-                (Some(sink), "stdout") => {
-                    Capture::streaming(self.spill_dir.clone(), max, label, pid, sink.clone())
-                }
-                _ => Capture::new(
-                    self.spill_dir.clone(),
-                    max,
-                    self.config.max_spill_bytes,
-                    label,
-                    pid,
-                ),
-            };
+            let capture = self.capture(label, max, sink.as_ref(), pid);
             let stop = stop.clone();
-            let past_cap = match (label, capped) {
-                ("stdout", Some(OverCap::Stop)) => PastCap::Stop(over_cap.clone()),
-                ("stdout", Some(OverCap::Drain)) => PastCap::Discard,
-                _ => PastCap::Keep,
-            };
+            let past_cap = past_cap(label, capped, &over_cap);
             match pipe {
                 Some(Pipe::Batched(fd)) => {
                     let runtime = tokio::runtime::Handle::current();

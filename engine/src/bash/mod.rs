@@ -55,6 +55,7 @@ macro_rules! delegate_to_inner_executor {
     };
 }
 
+mod agent;
 mod batched;
 mod capture;
 mod group;

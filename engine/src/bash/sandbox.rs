@@ -37,6 +37,7 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
+use super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, env_argv};
 use super::launcher::{LaunchPrefix, Launcher, exit_as_signal};
 use super::local::child_env;
 use super::shell::{SHELL, find_program_on_path};
@@ -74,6 +75,10 @@ pub struct SandboxConfig {
     /// Further host paths (files or directories) bound read-only at their
     /// own paths: everything under them becomes readable by the command.
     pub read_only: Vec<PathBuf>,
+    /// Start bubblewrap for every run instead of running commands on
+    /// agents in a sandbox kept for them (`agent/`): slower, for
+    /// comparison.
+    pub one_shot: bool,
 }
 
 /// Why the sandbox cannot be used: the executor refuses to run anything.
@@ -133,13 +138,19 @@ impl SandboxBashExecutor {
             None => find_program_on_path(BWRAP, std::env::var_os("PATH").as_deref())
                 .ok_or(SandboxError::BwrapMissing)?,
         };
-        let launcher = Arc::new(BwrapLauncher {
+        let mut launcher = BwrapLauncher {
             bwrap,
             root,
             read_only: sandbox.read_only,
-        });
+            agents: None,
+        };
         let inner = LocalBashExecutor::new(config)?;
-        launcher.probe(&child_env(inner.config(), &probe_spec()))?;
+        let env = child_env(inner.config(), &probe_spec());
+        launcher.probe(&env)?;
+        if !sandbox.one_shot {
+            launcher.agents = Some(launcher.agents(env));
+        }
+        let launcher = Arc::new(launcher);
         Ok(Self {
             inner: inner.with_launcher(launcher.clone()),
             launcher,
@@ -180,6 +191,9 @@ struct BwrapLauncher {
     /// Absolute and free of `.` and `..`.
     root: PathBuf,
     read_only: Vec<PathBuf>,
+    /// Agents in one sandbox of the executor's environment, and that
+    /// sandbox's arguments: a run whose own would differ starts its own.
+    agents: Option<(Arc<AgentPool>, Vec<OsString>)>,
 }
 
 /// `path` with `.` dropped and `..` taken lexically (an absolute path).
@@ -260,6 +274,44 @@ impl BwrapLauncher {
         args
     }
 
+    /// A pool of agents in the sandbox of a child whose environment is
+    /// `env`, one of them started.
+    fn agents(&self, env: BTreeMap<OsString, OsString>) -> (Arc<AgentPool>, Vec<OsString>) {
+        let sandbox = self.sandbox_args(&env);
+        let mut args = sandbox.clone();
+        args.extend([arg("--chdir"), arg(&self.root), arg("--")]);
+        args.extend([SHELL, "--norc", "-c", AGENT_SCRIPT].map(arg));
+        let bwrap = self.bwrap.clone();
+        let pool = AgentPool::new(Box::new(move || {
+            let mut command = std::process::Command::new(&bwrap);
+            command.args(&args).env_clear().envs(&env);
+            command
+        }));
+        if let Err(e) = pool.warm() {
+            tracing::warn!("sandbox: cannot start an agent ahead of the first run: {e}");
+        }
+        (Arc::new(pool), sandbox)
+    }
+
+    /// `spec`'s working directory in the sandbox: absolute, normalised,
+    /// under the root; a missing one's error otherwise.
+    fn workdir(&self, spec: &BashSpec) -> Result<PathBuf, BashError> {
+        let workdir = match spec.workdir.as_str() {
+            "" => std::env::current_dir(),
+            dir => std::path::absolute(dir),
+        }
+        .map_err(BashError::Spawn)?;
+        let workdir = normalised(&workdir);
+        // Outside the root nothing exists in the sandbox: as a missing
+        // working directory.
+        if !workdir.starts_with(&self.root) {
+            return Err(BashError::Spawn(std::io::Error::from_raw_os_error(
+                nix::libc::ENOENT,
+            )));
+        }
+        Ok(workdir)
+    }
+
     /// Runs `bwrap … true` in the sandbox of a run in the root.
     fn probe(&self, env: &BTreeMap<OsString, OsString>) -> Result<(), SandboxError> {
         let mut args = self.sandbox_args(env);
@@ -298,25 +350,33 @@ impl Launcher for BwrapLauncher {
         spec: &BashSpec,
         env: &BTreeMap<OsString, OsString>,
     ) -> Result<LaunchPrefix, BashError> {
-        let workdir = match spec.workdir.as_str() {
-            "" => std::env::current_dir(),
-            dir => std::path::absolute(dir),
-        }
-        .map_err(BashError::Spawn)?;
-        let workdir = normalised(&workdir);
-        // Outside the root nothing exists in the sandbox: as a missing
-        // working directory.
-        if !workdir.starts_with(&self.root) {
-            return Err(BashError::Spawn(std::io::Error::from_raw_os_error(
-                nix::libc::ENOENT,
-            )));
-        }
+        let workdir = self.workdir(spec)?;
         let mut args = self.sandbox_args(env);
         args.extend([arg("--chdir"), arg(&workdir), arg("--")]);
         Ok(LaunchPrefix {
             program: self.bwrap.clone(),
             args,
         })
+    }
+
+    /// On an agent when the run's sandbox is the agents' and its working
+    /// directory is in the root (else the one-shot run fails it).
+    fn agent_call(
+        &self,
+        spec: &BashSpec,
+        env: &BTreeMap<OsString, OsString>,
+    ) -> Option<(Arc<AgentPool>, AgentCall)> {
+        let (pool, sandbox) = self.agents.as_ref()?;
+        let workdir = self.workdir(spec).ok()?;
+        if self.sandbox_args(env) != *sandbox {
+            return None;
+        }
+        let pairs = env.iter().map(|(k, v)| (k.clone(), v.clone()));
+        let call = AgentCall {
+            workdir: workdir.into_os_string(),
+            argv: env_argv(true, pairs, &[], &spec.command),
+        };
+        Some((pool.clone(), call))
     }
 
     fn finish(&self, result: BashRunResult) -> Result<BashRunResult, BashError> {

@@ -1,0 +1,50 @@
+# The executor's agent (agent/mod.rs): runs one command at a time for it,
+# each in a process group of its own, and frames what each one wrote.
+# A request is a byte count on a line, then that many bytes of shell:
+# `run NONCE WORKDIR ARGV...`. The command's stdout and stderr are the
+# agent's own; after them come NONCE on stderr and `NONCE STATUS` (or
+# `NONCE nowd`: no such working directory) on a line of stdout. While a
+# command runs, a line `term` or `kill` on stdin sends its group that
+# signal; the end of stdin kills it and ends the agent.
+set -m
+LC_ALL=C
+exec 3>&2 2>/dev/null
+for n in $(compgen -e); do
+  case ${n^^} in *KEY*|*PASSWORD*|*SECRET*|*TOKEN*) unset "$n";; esac
+  case $n in DSH_*) unset "$n";; esac
+done
+watch() {
+  local line
+  while IFS= read -r line; do
+    case $line in
+      term) kill -s TERM -- "-$1";;
+      kill) kill -s KILL -- "-$1";;
+    esac
+  done
+  kill -s KILL -- "-$1"
+}
+run() {
+  local nonce=$1 workdir=$2
+  shift 2
+  if ! cd -- "$workdir"; then
+    printf '%s' "$nonce" >&3
+    printf '%s nowd\n' "$nonce"
+    return
+  fi
+  "$@" </dev/null 2>&3 3>&- &
+  local pid=$!
+  watch "$pid" <&0 >/dev/null 3>&- &
+  local watcher=$!
+  wait "$pid"
+  local status=$?
+  while kill -s 0 -- "-$pid"; do sleep 0.01; done
+  kill -s KILL "$watcher"
+  wait "$watcher"
+  printf '%s' "$nonce" >&3
+  printf '%s %s\n' "$nonce" "$status"
+}
+while IFS= read -r length; do
+  case $length in ''|*[!0-9]*) continue;; esac
+  IFS= read -r -N "$length" request || break
+  eval "$request"
+done

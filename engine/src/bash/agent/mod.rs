@@ -1,0 +1,275 @@
+//! Agents: long-lived shells, started once through a launcher's program
+//! (bubblewrap, ssh), that run the executor's commands one at a time, so
+//! a call pays for a fork and an exec, not for a new sandbox or a new ssh
+//! session.
+//!
+//! An agent is `bash --norc -c AGENT` (`agent.sh`) with its stdin, stdout
+//! and stderr piped to this process, in a local process group of its own.
+//! Per run the executor writes one request (`run NONCE WORKDIR ARGV…`,
+//! every word quoted here), reads the command's stdout and stderr up to
+//! the run's nonce (`framed.rs`) and its exit status from the trailer line
+//! after it; to end the command early it writes `term`, then `kill`
+//! (`run.rs`). The agent makes each command a process group of its own
+//! (`set -m`) and kills it when its stdin ends: when this process goes, or
+//! the ssh channel does.
+//!
+//! The pool keeps idle agents; an agent goes back to it only after a run
+//! whose output was read to both nonces. Any other end (a stream stopped
+//! at its cap, a dropped run, an agent that died) kills the agent's local
+//! group: bubblewrap's sandbox dies with it, and over ssh the agent hears
+//! the end of its stdin.
+
+mod framed;
+mod run;
+
+pub(crate) use run::env_argv;
+
+use std::ffi::{OsStr, OsString};
+use std::os::fd::OwnedFd;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+/// The agent's script (module doc).
+pub(crate) const AGENT_SCRIPT: &str = include_str!("agent.sh");
+
+/// The most idle agents a pool keeps.
+const MAX_IDLE: usize = 4;
+
+/// The agent's stdout pipe size, as the local executor's capped runs use.
+const STDOUT_PIPE_BYTES: i32 = 1 << 20;
+
+/// How one run goes on an agent: where, and the argv it runs there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentCall {
+    /// The command's working directory, as the agent sees it.
+    pub workdir: OsString,
+    /// The argv (e.g. `env -i NAME=VALUE… bash -c COMMAND`).
+    pub argv: Vec<OsString>,
+}
+
+/// Starts agents: the launcher's program with the agent's script.
+pub(crate) type StartAgent = Box<dyn Fn() -> Command + Send + Sync>;
+
+/// The idle agents of one launcher (module doc).
+pub struct AgentPool {
+    start: StartAgent,
+    idle: Mutex<Vec<Agent>>,
+}
+
+impl std::fmt::Debug for AgentPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let idle = self.idle.lock().map_or(0, |idle| idle.len());
+        f.debug_struct("AgentPool").field("idle", &idle).finish()
+    }
+}
+
+impl AgentPool {
+    pub(crate) fn new(start: StartAgent) -> Self {
+        Self {
+            start,
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Starts one agent ahead of the first run.
+    pub(crate) fn warm(&self) -> std::io::Result<()> {
+        let agent = Agent::start(&self.start)?;
+        self.put(agent);
+        Ok(())
+    }
+
+    /// A live idle agent, else a new one.
+    fn take(&self) -> std::io::Result<Agent> {
+        loop {
+            let idle = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+            match idle {
+                Some(mut agent) => {
+                    if agent.alive() {
+                        return Ok(agent);
+                    }
+                }
+                None => return Agent::start(&self.start),
+            }
+        }
+    }
+
+    /// Keeps `agent` for a later run (or lets it go past [`MAX_IDLE`]).
+    fn put(&self, agent: Agent) {
+        if let Ok(mut idle) = self.idle.lock()
+            && idle.len() < MAX_IDLE
+        {
+            idle.push(agent);
+        }
+    }
+}
+
+/// One agent: its process and the three ends of its pipes.
+#[derive(Debug)]
+struct Agent {
+    child: Option<Child>,
+    stdin: Option<OwnedFd>,
+    stdout: Option<OwnedFd>,
+    stderr: Option<OwnedFd>,
+}
+
+impl Agent {
+    fn start(start: &StartAgent) -> std::io::Result<Self> {
+        let mut command = start();
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let mut child = command.spawn()?;
+        let stdin = child.stdin.take().map(OwnedFd::from);
+        let stdout = child.stdout.take().map(OwnedFd::from);
+        let stderr = child.stderr.take().map(OwnedFd::from);
+        if let Some(stdout) = &stdout {
+            // As large as Linux allows without privilege: a fast command
+            // then seldom waits for the reader.
+            let _ = nix::fcntl::fcntl(
+                stdout,
+                nix::fcntl::FcntlArg::F_SETPIPE_SZ(STDOUT_PIPE_BYTES),
+            );
+        }
+        Ok(Self {
+            child: Some(child),
+            stdin,
+            stdout,
+            stderr,
+        })
+    }
+
+    fn alive(&mut self) -> bool {
+        self.child
+            .as_mut()
+            .is_some_and(|child| matches!(child.try_wait(), Ok(None)))
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
+    }
+
+    /// The agent's exit status, waited for at most `bound`, its group
+    /// killed first; the agent is spent.
+    async fn end(mut self, bound: std::time::Duration) -> Option<std::process::ExitStatus> {
+        self.kill_group();
+        let mut child = self.child.take()?;
+        let waited = tokio::task::spawn_blocking(move || child.wait());
+        match tokio::time::timeout(bound, waited).await {
+            Ok(Ok(Ok(status))) => Some(status),
+            _ => None,
+        }
+    }
+
+    /// The agent's exit status when it has ended by itself within `bound`.
+    async fn exit_status(
+        &mut self,
+        bound: std::time::Duration,
+    ) -> Option<std::process::ExitStatus> {
+        let deadline = tokio::time::Instant::now() + bound;
+        loop {
+            if let Some(child) = self.child.as_mut()
+                && let Ok(Some(status)) = child.try_wait()
+            {
+                return Some(status);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
+    }
+
+    fn kill_group(&self) {
+        if let Ok(pid) = i32::try_from(self.pid())
+            && pid > 1
+        {
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        // An agent dropped outside the pool is spent: its group is killed,
+        // and a thread reaps it.
+        self.kill_group();
+        if let Some(mut child) = self.child.take() {
+            std::thread::spawn(move || child.wait());
+        }
+    }
+}
+
+/// `value` quoted for bash, byte for byte.
+fn quoted(value: &OsStr) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = Vec::with_capacity(value.len() + 2);
+    out.push(b'\'');
+    for &byte in value.as_bytes() {
+        if byte == b'\'' {
+            out.extend_from_slice(b"'\\''");
+        } else {
+            out.push(byte);
+        }
+    }
+    out.push(b'\'');
+    out
+}
+
+/// The request for `call` under `nonce`: its byte count on a line, then
+/// `run NONCE WORKDIR ARGV…`.
+fn request(nonce: &str, call: &AgentCall) -> Vec<u8> {
+    let mut body = format!("run {nonce} ").into_bytes();
+    body.extend(quoted(&call.workdir));
+    for word in &call.argv {
+        body.push(b' ');
+        body.extend(quoted(word));
+    }
+    body.push(b'\n');
+    let mut out = format!("{}\n", body.len()).into_bytes();
+    out.extend(body);
+    out
+}
+
+/// A fresh nonce: 128 random bits, in hex, behind a fixed mark.
+fn nonce() -> std::io::Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
+    let mut out = String::from("fs-search-end-");
+    for byte in bytes {
+        out.push_str(&format!("{byte:02x}"));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_quotes_every_word_and_counts_its_bytes() {
+        let call = AgentCall {
+            workdir: OsString::from("/w s"),
+            argv: ["bash", "-c", "rg 'it''s'\nx"].map(OsString::from).to_vec(),
+        };
+        let out = request("N", &call);
+        let (count, body) = out.split_at(out.iter().position(|&b| b == b'\n').unwrap_or(0) + 1);
+        assert_eq!(
+            String::from_utf8_lossy(body),
+            "run N '/w s' 'bash' '-c' 'rg '\\''it'\\'''\\''s'\\''\nx'\n"
+        );
+        assert_eq!(count, format!("{}\n", body.len()).as_bytes());
+    }
+
+    #[test]
+    fn nonces_differ_and_carry_no_newline() {
+        let (a, b) = (nonce().unwrap_or_default(), nonce().unwrap_or_default());
+        assert_ne!(a, b);
+        assert!(!a.contains('\n') && a.len() > 32, "{a:?}");
+    }
+}

@@ -1,0 +1,259 @@
+//! The local executor's run of one command on an agent: the same captures,
+//! caps, timeout and cancellation as a run of its own process, with the
+//! agent's framed pipes for the command's and `term`/`kill` requests for
+//! its process group (module doc of `agent`).
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use nix::sys::signal::Signal;
+use tokio::io::AsyncWriteExt;
+use tokio::net::unix::pipe::{Receiver, Sender};
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use super::framed::{Ended, Framed, Trailer};
+use super::{Agent, AgentCall, AgentPool, nonce, request};
+use crate::bash::capture::{Capture, collect};
+use crate::bash::group::KILL_SETTLE;
+use crate::bash::launcher::Launcher;
+use crate::bash::local::past_cap;
+use crate::bash::{
+    BashError, BashRunResult, BashSpec, CappedRun, CollectedOutput, LocalBashExecutor, OverCap,
+    SharedSink,
+};
+
+/// How long a spent agent is waited for, to read its exit status.
+const AGENT_EXIT_BOUND: Duration = Duration::from_secs(5);
+
+/// Why the executor ended the command.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cause {
+    Timeout,
+    Abort,
+    StdoutCap,
+}
+
+/// How the command ended, by the trailer.
+enum Trailed {
+    Exit(i32),
+    NoWorkdir,
+}
+
+fn spawn_error(e: std::io::Error) -> BashError {
+    BashError::Spawn(e)
+}
+
+fn parse_trailer(line: &[u8]) -> Option<Trailed> {
+    let text = std::str::from_utf8(line).ok()?.trim();
+    match text {
+        "nowd" => Some(Trailed::NoWorkdir),
+        status => status.parse().ok().map(Trailed::Exit),
+    }
+}
+
+/// An agent lent to one run; dropped before it is given back, it is
+/// spent (its group killed).
+struct Lent {
+    agent: Agent,
+    stdin: Sender,
+}
+
+impl LocalBashExecutor {
+    /// `spec` run as `call` on an agent of `pool` (module doc).
+    pub(in crate::bash) async fn run_on_agent(
+        &self,
+        launcher: &dyn Launcher,
+        pool: &AgentPool,
+        call: AgentCall,
+        spec: BashSpec,
+        capped: Option<OverCap>,
+        sink: Option<SharedSink>,
+    ) -> Result<CappedRun, BashError> {
+        let signal = spec.signal.clone().unwrap_or_default();
+        let mut agent = pool.take().map_err(spawn_error)?;
+        let pid = agent.pid();
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (agent.stdin.take(), agent.stdout.take(), agent.stderr.take())
+        else {
+            return Err(BashError::Other("an agent without its pipes".to_owned()));
+        };
+        let stdin = Sender::from_owned_fd(stdin).map_err(spawn_error)?;
+        let stdout = Receiver::from_owned_fd(stdout).map_err(spawn_error)?;
+        let stderr = Receiver::from_owned_fd(stderr).map_err(spawn_error)?;
+        let mut lent = Lent { agent, stdin };
+        let nonce = nonce().map_err(spawn_error)?;
+        // A failed write means a dead agent: its stdout ends at once and
+        // the run reads as the agent's own exit below.
+        let _ = lent.stdin.write_all(&request(&nonce, &call)).await;
+
+        let (stdout, stdout_back) = Framed::new(stdout, nonce.as_bytes(), Trailer::Line);
+        let (stderr, stderr_back) = Framed::new(stderr, nonce.as_bytes(), Trailer::None);
+        let stop = CancellationToken::new();
+        let _stop_readers_on_drop = stop.clone().drop_guard();
+        let over_cap = CancellationToken::new();
+        let stdout_max = usize::try_from(spec.stdout_max_bytes).unwrap_or(usize::MAX);
+        let stderr_max = usize::try_from(self.config.max_output_bytes).unwrap_or(usize::MAX);
+        let readers = [
+            (stdout, stdout_max, "stdout"),
+            (stderr, stderr_max, "stderr"),
+        ]
+        .map(|(pipe, max, label)| {
+            let capture = self.capture(label, max, sink.as_ref(), pid);
+            let stop = stop.clone();
+            let past_cap = past_cap(label, capped, &over_cap);
+            tokio::spawn(async move { collect(pipe, capture, stop, past_cap).await })
+        });
+
+        let deadline = tokio::time::sleep(Duration::from_millis(spec.timeout_ms));
+        tokio::pin!(stdout_back);
+        let mut trailer: Option<Result<Ended, oneshot::error::RecvError>> = None;
+        let cause = tokio::select! {
+            biased;
+            () = over_cap.cancelled() => Some(Cause::StdoutCap),
+            ended = &mut stdout_back => {
+                trailer = Some(ended);
+                None
+            }
+            () = signal.cancelled() => Some(Cause::Abort),
+            () = deadline => Some(Cause::Timeout),
+        };
+        let mut sent = None;
+        if let Some(cause) = cause {
+            if cause == Cause::StdoutCap {
+                // The reader stopped mid-stream: the agent cannot be read
+                // in step again. Killing it ends the command with it.
+                stop.cancel();
+                lent.agent.end(AGENT_EXIT_BOUND).await;
+                return Ok(CappedRun::StdoutOverCap);
+            }
+            for (request, signal, bound) in [
+                (&b"term\n"[..], Signal::SIGTERM, self.grace()),
+                (&b"kill\n"[..], Signal::SIGKILL, KILL_SETTLE),
+            ] {
+                let _ = lent.stdin.write_all(request).await;
+                sent = Some(signal);
+                if let Ok(ended) = tokio::time::timeout(bound, &mut stdout_back).await {
+                    trailer = Some(ended);
+                    break;
+                }
+            }
+        }
+
+        let [stdout_task, stderr_task] = readers;
+        let collected = async { (stdout_task.await, stderr_task.await) };
+        tokio::pin!(collected);
+        let (stdout, stderr) = match tokio::time::timeout(self.grace(), &mut collected).await {
+            Ok(done) => done,
+            Err(_) => {
+                stop.cancel();
+                collected.await
+            }
+        };
+        let stdout = finish(stdout).await;
+        let stderr = finish(stderr).await;
+        let stderr_back = stderr_back.await.ok();
+        let mut result = BashRunResult {
+            exit_code: None,
+            signal: None,
+            timed_out: cause == Some(Cause::Timeout),
+            aborted: cause == Some(Cause::Abort),
+            timeout_ms: spec.timeout_ms,
+            stdout,
+            stderr,
+        };
+        let trailed = match (trailer, stderr_back) {
+            (Some(Ok(out)), Some(err)) => parse_trailer(&out.trailer).map(|how| (how, out, err)),
+            _ => None,
+        };
+        let Some((how, out, err)) = trailed else {
+            // The agent died, or lost step: its own exit stands for the
+            // command's (bubblewrap's or ssh's failure, with its stderr).
+            let Lent { mut agent, stdin } = lent;
+            drop(stdin);
+            let status = match cause {
+                Some(_) => agent.end(AGENT_EXIT_BOUND).await,
+                None => match agent.exit_status(self.grace()).await {
+                    Some(status) => Some(status),
+                    None => agent.end(AGENT_EXIT_BOUND).await,
+                },
+            };
+            if let Some(signal) = sent {
+                result.signal = Some(signal.as_str().to_owned());
+                return Ok(CappedRun::Finished(result));
+            }
+            use std::os::unix::process::ExitStatusExt;
+            result.exit_code = status.and_then(|s| s.code());
+            result.signal = status
+                .and_then(|s| s.signal())
+                .map(crate::bash::launcher::signal_name);
+            return launcher_finish(launcher, result, false);
+        };
+        // In step: the agent goes back to the pool.
+        let Lent { mut agent, stdin } = lent;
+        agent.stdin = stdin.into_nonblocking_fd().ok();
+        agent.stdout = out.pipe.into_nonblocking_fd().ok();
+        agent.stderr = err.pipe.into_nonblocking_fd().ok();
+        if agent.stdin.is_some() && agent.stdout.is_some() && agent.stderr.is_some() {
+            pool.put(agent);
+        }
+        match how {
+            Trailed::NoWorkdir => Err(BashError::Spawn(std::io::Error::from_raw_os_error(
+                nix::libc::ENOENT,
+            ))),
+            Trailed::Exit(_) if sent.is_some() => {
+                result.signal = sent.map(|s| s.as_str().to_owned());
+                Ok(CappedRun::Finished(result))
+            }
+            Trailed::Exit(code) => {
+                result.exit_code = Some(code);
+                launcher_finish(launcher, result, true)
+            }
+        }
+    }
+}
+
+/// A command that ended by itself, as its launcher reads it; `started`:
+/// the agent ran it (else the agent itself failed).
+fn launcher_finish(
+    launcher: &dyn Launcher,
+    result: BashRunResult,
+    started: bool,
+) -> Result<CappedRun, BashError> {
+    match launcher.remote() {
+        Some(remote) => remote.finish(result, started),
+        None => launcher.finish(result),
+    }
+    .map(CappedRun::Finished)
+}
+
+async fn finish(capture: Result<Capture, tokio::task::JoinError>) -> CollectedOutput {
+    match capture {
+        Ok(capture) => capture.finish().await,
+        Err(_) => CollectedOutput::default(),
+    }
+}
+
+/// The words of `env -i NAME=VALUE… bash -c COMMAND` (`clear`) or
+/// `env NAME=VALUE… bash --norc -c COMMAND`.
+pub(crate) fn env_argv(
+    clear: bool,
+    pairs: impl IntoIterator<Item = (OsString, OsString)>,
+    bash_flags: &[&str],
+    command: &str,
+) -> Vec<OsString> {
+    let mut argv = vec![OsString::from("env")];
+    if clear {
+        argv.push(OsString::from("-i"));
+    }
+    for (name, value) in pairs {
+        let mut pair = name;
+        pair.push("=");
+        pair.push(value);
+        argv.push(pair);
+    }
+    argv.push(OsString::from("bash"));
+    argv.extend(bash_flags.iter().map(OsString::from));
+    argv.extend([OsString::from("-c"), OsString::from(command)]);
+    argv
+}
