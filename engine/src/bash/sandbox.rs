@@ -33,7 +33,7 @@
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use thiserror::Error;
 
@@ -147,8 +147,10 @@ impl SandboxBashExecutor {
         let inner = LocalBashExecutor::new(config)?;
         let env = child_env(inner.config(), &probe_spec());
         launcher.probe(&env)?;
-        if !sandbox.one_shot {
-            launcher.agents = Some(launcher.agents(env));
+        if !sandbox.one_shot
+            && let Some(agents) = launcher.start_agents(env)
+        {
+            launcher.agents = Some(Mutex::new(agents));
         }
         let launcher = Arc::new(launcher);
         Ok(Self {
@@ -191,9 +193,31 @@ struct BwrapLauncher {
     /// Absolute and free of `.` and `..`.
     root: PathBuf,
     read_only: Vec<PathBuf>,
-    /// Agents in one sandbox of the executor's environment, and that
-    /// sandbox's arguments: a run whose own would differ starts its own.
-    agents: Option<(Arc<AgentPool>, Vec<OsString>)>,
+    /// Agents in sandboxes of the executor's environment (`None`: every
+    /// run starts its own sandbox).
+    agents: Option<Mutex<Agents>>,
+}
+
+/// A launcher's agents, the sandbox they run in, and the root they bind.
+#[derive(Debug)]
+struct Agents {
+    pool: Arc<AgentPool>,
+    /// The sandbox's arguments: a run whose own would differ starts its
+    /// own sandbox.
+    sandbox: Vec<OsString>,
+    env: BTreeMap<OsString, OsString>,
+    /// The root directory's device and inode when the agents started: a
+    /// root removed or replaced since is not the one they see.
+    root: (u64, u64),
+}
+
+/// A directory's device and inode.
+fn identity(dir: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(dir)
+        .ok()
+        .filter(std::fs::Metadata::is_dir)
+        .map(|m| (m.dev(), m.ino()))
 }
 
 /// `path` with `.` dropped and `..` taken lexically (an absolute path).
@@ -275,22 +299,29 @@ impl BwrapLauncher {
     }
 
     /// A pool of agents in the sandbox of a child whose environment is
-    /// `env`, one of them started.
-    fn agents(&self, env: BTreeMap<OsString, OsString>) -> (Arc<AgentPool>, Vec<OsString>) {
+    /// `env`, one of them started; `None` when the root is gone.
+    fn start_agents(&self, env: BTreeMap<OsString, OsString>) -> Option<Agents> {
+        let root = identity(&self.root)?;
         let sandbox = self.sandbox_args(&env);
         let mut args = sandbox.clone();
         args.extend([arg("--chdir"), arg(&self.root), arg("--")]);
         args.extend([SHELL, "--norc", "-c", AGENT_SCRIPT].map(arg));
         let bwrap = self.bwrap.clone();
+        let agent_env = env.clone();
         let pool = AgentPool::new(Box::new(move || {
             let mut command = std::process::Command::new(&bwrap);
-            command.args(&args).env_clear().envs(&env);
+            command.args(&args).env_clear().envs(&agent_env);
             command
         }));
         if let Err(e) = pool.warm() {
             tracing::warn!("sandbox: cannot start an agent ahead of the first run: {e}");
         }
-        (Arc::new(pool), sandbox)
+        Some(Agents {
+            pool: Arc::new(pool),
+            sandbox,
+            env,
+            root,
+        })
     }
 
     /// `spec`'s working directory in the sandbox: absolute, normalised,
@@ -366,17 +397,25 @@ impl Launcher for BwrapLauncher {
         spec: &BashSpec,
         env: &BTreeMap<OsString, OsString>,
     ) -> Option<(Arc<AgentPool>, AgentCall)> {
-        let (pool, sandbox) = self.agents.as_ref()?;
+        let mut agents = self.agents.as_ref()?.lock().ok()?;
         let workdir = self.workdir(spec).ok()?;
-        if self.sandbox_args(env) != *sandbox {
+        if identity(&self.root) != Some(agents.root) {
+            // The root was replaced: new agents bind the new one (a root
+            // that is gone fails the one-shot run as it should).
+            agents.pool.clear();
+            *agents = self.start_agents(agents.env.clone())?;
+        }
+        if self.sandbox_args(env) != agents.sandbox {
             return None;
         }
+        let pool = agents.pool.clone();
+        drop(agents);
         let pairs = env.iter().map(|(k, v)| (k.clone(), v.clone()));
         let call = AgentCall {
             workdir: workdir.into_os_string(),
             argv: env_argv(true, pairs, &[], &spec.command),
         };
-        Some((pool.clone(), call))
+        Some((pool, call))
     }
 
     fn finish(&self, result: BashRunResult) -> Result<BashRunResult, BashError> {

@@ -29,9 +29,12 @@ use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
+use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
+
+use super::group::KILL_SETTLE;
 
 /// The agent's script (module doc).
 pub(crate) const AGENT_SCRIPT: &str = include_str!("agent.sh");
@@ -97,6 +100,27 @@ impl AgentPool {
         }
     }
 
+    /// Ends every idle agent, and returns once they are gone (their
+    /// sandbox binds a root that is no more).
+    pub(crate) fn clear(&self) {
+        let idle = self
+            .idle
+            .lock()
+            .map(|mut idle| std::mem::take(&mut *idle))
+            .unwrap_or_default();
+        for mut agent in idle {
+            let started = descendants(agent.pid());
+            agent.kill_group();
+            if let Some(mut child) = agent.child.take() {
+                let _ = child.wait();
+            }
+            let deadline = std::time::Instant::now() + KILL_SETTLE;
+            while started.iter().any(|&pid| alive(pid)) && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+    }
+
     /// Keeps `agent` for a later run (or lets it go past [`MAX_IDLE`]).
     fn put(&self, agent: Agent) {
         if let Ok(mut idle) = self.idle.lock()
@@ -154,23 +178,25 @@ impl Agent {
         self.child.as_ref().map_or(0, Child::id)
     }
 
-    /// The agent's exit status, waited for at most `bound`, its group
-    /// killed first; the agent is spent.
-    async fn end(mut self, bound: std::time::Duration) -> Option<std::process::ExitStatus> {
-        self.kill_group();
-        let mut child = self.child.take()?;
-        let waited = tokio::task::spawn_blocking(move || child.wait());
-        match tokio::time::timeout(bound, waited).await {
-            Ok(Ok(Ok(status))) => Some(status),
-            _ => None,
+    /// Ends the agent, spent: its stdin closed (it exits, and its sandbox
+    /// or ssh session with it), then its group killed if it is still there
+    /// after `patience`. Returns once it and every process it had started
+    /// here are gone, or [`KILL_SETTLE`] after the kill.
+    async fn end(mut self, patience: Duration) {
+        self.stdin = None;
+        let started = descendants(self.pid());
+        if self.exit_status(patience).await.is_none() {
+            self.kill_group();
+            let _ = self.exit_status(KILL_SETTLE).await;
+        }
+        let deadline = tokio::time::Instant::now() + KILL_SETTLE;
+        while started.iter().any(|&pid| alive(pid)) && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(2)).await;
         }
     }
 
     /// The agent's exit status when it has ended by itself within `bound`.
-    async fn exit_status(
-        &mut self,
-        bound: std::time::Duration,
-    ) -> Option<std::process::ExitStatus> {
+    async fn exit_status(&mut self, bound: Duration) -> Option<std::process::ExitStatus> {
         let deadline = tokio::time::Instant::now() + bound;
         loop {
             if let Some(child) = self.child.as_mut()
@@ -181,7 +207,7 @@ impl Agent {
             if tokio::time::Instant::now() >= deadline {
                 return None;
             }
-            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            tokio::time::sleep(Duration::from_millis(2)).await;
         }
     }
 
@@ -203,6 +229,36 @@ impl Drop for Agent {
             std::thread::spawn(move || child.wait());
         }
     }
+}
+
+/// Every process below `pid`, by the kernel's lists of children.
+fn descendants(pid: u32) -> Vec<i32> {
+    let mut found = Vec::new();
+    let mut next = vec![pid.to_string()];
+    while let Some(parent) = next.pop() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{parent}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let children =
+                std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            for child in children.split_whitespace() {
+                if let Ok(pid) = child.parse::<i32>() {
+                    found.push(pid);
+                    next.push(child.to_owned());
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Whether `pid` is a process not yet dead (a zombie counts as dead).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X']))
+    })
 }
 
 /// `value` quoted for bash, byte for byte.

@@ -23,8 +23,8 @@ use crate::bash::{
     SharedSink,
 };
 
-/// How long a spent agent is waited for, to read its exit status.
-const AGENT_EXIT_BOUND: Duration = Duration::from_secs(5);
+/// How long a spent agent, its stdin closed, is given to exit.
+const AGENT_EXIT_BOUND: Duration = Duration::from_secs(2);
 
 /// Why the executor ended the command.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -124,7 +124,7 @@ impl LocalBashExecutor {
                 // The reader stopped mid-stream: the agent cannot be read
                 // in step again. Killing it ends the command with it.
                 stop.cancel();
-                lent.agent.end(AGENT_EXIT_BOUND).await;
+                lent.agent.end(Duration::ZERO).await;
                 return Ok(CappedRun::StdoutOverCap);
             }
             for (request, signal, bound) in [
@@ -137,6 +137,10 @@ impl LocalBashExecutor {
                     trailer = Some(ended);
                     break;
                 }
+            }
+            if trailer.is_none() {
+                // The agent does not answer: its output is not waited for.
+                stop.cancel();
             }
         }
 
@@ -162,6 +166,16 @@ impl LocalBashExecutor {
             stdout,
             stderr,
         };
+        if let Some(signal) = sent {
+            // A run the executor ended takes its agent with it: the whole
+            // sandbox or session goes, and with it anything the command
+            // started, in its group or not.
+            let Lent { agent, stdin } = lent;
+            drop(stdin);
+            agent.end(AGENT_EXIT_BOUND).await;
+            result.signal = Some(signal.as_str().to_owned());
+            return Ok(CappedRun::Finished(result));
+        }
         let trailed = match (trailer, stderr_back) {
             (Some(Ok(out)), Some(err)) => parse_trailer(&out.trailer).map(|how| (how, out, err)),
             _ => None,
@@ -171,16 +185,9 @@ impl LocalBashExecutor {
             // command's (bubblewrap's or ssh's failure, with its stderr).
             let Lent { mut agent, stdin } = lent;
             drop(stdin);
-            let status = match cause {
-                Some(_) => agent.end(AGENT_EXIT_BOUND).await,
-                None => match agent.exit_status(self.grace()).await {
-                    Some(status) => Some(status),
-                    None => agent.end(AGENT_EXIT_BOUND).await,
-                },
-            };
-            if let Some(signal) = sent {
-                result.signal = Some(signal.as_str().to_owned());
-                return Ok(CappedRun::Finished(result));
+            let status = agent.exit_status(self.grace()).await;
+            if status.is_none() {
+                agent.end(Duration::ZERO).await;
             }
             use std::os::unix::process::ExitStatusExt;
             result.exit_code = status.and_then(|s| s.code());
@@ -201,10 +208,6 @@ impl LocalBashExecutor {
             Trailed::NoWorkdir => Err(BashError::Spawn(std::io::Error::from_raw_os_error(
                 nix::libc::ENOENT,
             ))),
-            Trailed::Exit(_) if sent.is_some() => {
-                result.signal = sent.map(|s| s.as_str().to_owned());
-                Ok(CappedRun::Finished(result))
-            }
             Trailed::Exit(code) => {
                 result.exit_code = Some(code);
                 launcher_finish(launcher, result, true)
