@@ -1,7 +1,9 @@
 //! Criterion benchmarks of one whole call under the local executor, the
 //! sandboxed one (bubblewrap) and the remote one (ssh to a test sshd on
 //! 127.0.0.1, its master connection up), in one run, so their ratios are
-//! measured on the same machine at the same moment (docs/performance.md):
+//! measured on the same machine at the same moment (docs/performance.md),
+//! each remote or sandboxed one with its agents (the default) and starting
+//! bubblewrap or an ssh session per run (`one-shot`):
 //! a small call (grep over a 40-file tree) and a large one (grep over a
 //! 19 MB file, 60 000 matching lines past the raw-output cap, drained).
 //! Beside them, the contract's rg command itself, raw: `bash -c CMD | cat`
@@ -76,9 +78,15 @@ fn executors(c: &mut Criterion) {
             "local",
             Arc::new(LocalBashExecutor::new(config.clone()).unwrap()),
         )];
-        match SandboxBashExecutor::new(config.clone(), SandboxConfig::default()) {
-            Ok(sandbox) => kinds.push(("sandbox", Arc::new(sandbox))),
-            Err(e) => eprintln!("sandbox cases skipped: {e}"),
+        for (kind, one_shot) in [("sandbox", false), ("sandbox-one-shot", true)] {
+            let sandbox = SandboxConfig {
+                one_shot,
+                ..SandboxConfig::default()
+            };
+            match SandboxBashExecutor::new(config.clone(), sandbox) {
+                Ok(sandbox) => kinds.push((kind, Arc::new(sandbox))),
+                Err(e) => eprintln!("{kind} cases skipped: {e}"),
+            }
         }
         let sshd = TestSshd::start();
         if let Some(sshd) = &sshd {

@@ -37,7 +37,7 @@ use std::sync::{Arc, Mutex};
 
 use thiserror::Error;
 
-use super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, env_argv};
+use super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, bash_argv, env_pairs};
 use super::launcher::{LaunchPrefix, Launcher, exit_as_signal};
 use super::local::child_env;
 use super::shell::{SHELL, find_program_on_path};
@@ -410,10 +410,11 @@ impl Launcher for BwrapLauncher {
         }
         let pool = agents.pool.clone();
         drop(agents);
-        let pairs = env.iter().map(|(k, v)| (k.clone(), v.clone()));
         let call = AgentCall {
             workdir: workdir.into_os_string(),
-            argv: env_argv(true, pairs, &[], &spec.command),
+            clear: true,
+            env: env_pairs(env.clone()),
+            argv: bash_argv(&[], &spec.command),
         };
         Some((pool, call))
     }

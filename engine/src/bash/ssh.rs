@@ -49,6 +49,7 @@ use async_trait::async_trait;
 use nix::sys::signal::Signal;
 use thiserror::Error;
 
+use super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, bash_argv};
 use super::group::KILL_SETTLE;
 use super::launcher::{LaunchPrefix, Launcher, RemoteLauncher, RemoteRun, exit_as_signal};
 use super::local::FIXED_OVERLAY;
@@ -149,6 +150,10 @@ pub struct SshConfig {
     pub config_file: Option<PathBuf>,
     /// Seconds one connection attempt may take (`ConnectTimeout`).
     pub connect_timeout_s: u32,
+    /// Open an ssh session for every run instead of running commands on
+    /// agents in sessions kept for them (`agent/`): slower, for
+    /// comparison.
+    pub one_shot: bool,
 }
 
 impl SshConfig {
@@ -159,6 +164,7 @@ impl SshConfig {
             ssh: None,
             config_file: None,
             connect_timeout_s: 10,
+            one_shot: false,
         }
     }
 
@@ -248,7 +254,11 @@ impl SshBashExecutor {
                 .ok_or(SshError::SshMissing)?,
         };
         let master = Master::start(program, &ssh)?;
-        let launcher = Arc::new(SshLauncher::new(master, config.env.clone()));
+        let mut launcher = SshLauncher::new(master, config.env.clone());
+        if !ssh.one_shot {
+            launcher.agents = Some(launcher.start_agents());
+        }
+        let launcher = Arc::new(launcher);
         let inner = LocalBashExecutor::new(config)?.with_launcher(launcher.clone());
         Ok(Self { inner, launcher })
     }
@@ -448,6 +458,8 @@ exit $s"#;
 /// Runs commands through the master (module doc).
 #[derive(Debug)]
 struct SshLauncher {
+    /// Agents in sessions over the master (`None`: a session per run).
+    agents: Option<Arc<AgentPool>>,
     master: Master,
     /// The configured variables, set on the host after the fixed overlay.
     env: std::collections::BTreeMap<String, String>,
@@ -496,12 +508,47 @@ impl SshLauncher {
             })
             .unwrap_or_default();
         Self {
+            agents: None,
             master,
             env,
             runs: RunNames::new(format!("{prefix}{}", std::process::id())),
             abandoned: std::sync::Mutex::new(Vec::new()),
             marks_left: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// A pool of agents, each in a session of its own over the master
+    /// (`exec bash --norc -c AGENT`), one of them started.
+    fn start_agents(&self) -> Arc<AgentPool> {
+        let line = self
+            .master
+            .session(&format!("exec bash --norc -c {}", quoted(AGENT_SCRIPT)));
+        let pool = AgentPool::new(Box::new(move || {
+            let mut command = std::process::Command::new(&line.program);
+            command.args(&line.args);
+            command
+        }));
+        if let Err(e) = pool.warm() {
+            tracing::warn!(
+                "ssh {}: cannot start an agent ahead of the first run: {e}",
+                self.master.target
+            );
+        }
+        Arc::new(pool)
+    }
+
+    /// The variables set on the host for `spec`, after its scrubbed own:
+    /// the fixed overlay, the configured ones, the request's.
+    fn remote_env(&self, spec: &BashSpec) -> Vec<(String, String)> {
+        let overlay = FIXED_OVERLAY
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()));
+        let configured = self.env.clone().into_iter();
+        let requested = [&spec.env, &spec.dsh_env]
+            .into_iter()
+            .flatten()
+            .flat_map(|extra| extra.clone().into_iter());
+        overlay.chain(configured).chain(requested).collect()
     }
 
     /// The line the host's login shell runs for `spec` as run `id`.
@@ -513,15 +560,7 @@ impl SshLauncher {
             quoted(&spec.workdir),
             quoted(&spec.command)
         );
-        let overlay = FIXED_OVERLAY
-            .iter()
-            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()));
-        let configured = self.env.clone().into_iter();
-        let requested = [&spec.env, &spec.dsh_env]
-            .into_iter()
-            .flatten()
-            .flat_map(|extra| extra.clone().into_iter());
-        for (name, value) in overlay.chain(configured).chain(requested) {
+        for (name, value) in self.remote_env(spec) {
             line.push(' ');
             line.push_str(&quoted(&format!("{name}={value}")));
         }
@@ -571,6 +610,10 @@ rm -f -- "$r"; echo $sent"#
 
 impl Drop for SshLauncher {
     fn drop(&mut self) {
+        // The agents' sessions first: they ride on the master.
+        if let Some(agents) = self.agents.take() {
+            agents.clear();
+        }
         // Before the master goes (a field, dropped after this): the kill
         // scripts of dropped runs finish, and marks of runs that never
         // started are removed.
@@ -608,6 +651,25 @@ impl Launcher for SshLauncher {
 
     fn remote(&self) -> Option<&dyn RemoteLauncher> {
         Some(self)
+    }
+
+    fn agent_call(
+        &self,
+        spec: &BashSpec,
+        _env: &std::collections::BTreeMap<OsString, OsString>,
+    ) -> Option<(Arc<AgentPool>, AgentCall)> {
+        let pool = self.agents.clone()?;
+        let call = AgentCall {
+            workdir: OsString::from(&spec.workdir),
+            clear: false,
+            env: self
+                .remote_env(spec)
+                .into_iter()
+                .map(|(name, value)| (OsString::from(name), OsString::from(value)))
+                .collect(),
+            argv: bash_argv(&["--norc"], &spec.command),
+        };
+        Some((pool, call))
     }
 }
 

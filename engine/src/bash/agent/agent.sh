@@ -1,7 +1,9 @@
 # The executor's agent (agent/mod.rs): runs one command at a time for it,
 # each in a process group of its own, and frames what each one wrote.
 # A request is a byte count on a line, then that many bytes of shell:
-# `run NONCE WORKDIR ARGV...`. The command's stdout and stderr are the
+# `run NONCE WORKDIR CLEAR COUNT NAME=VALUE... ARGV...`: ARGV runs in
+# WORKDIR with the agent's environment (none if CLEAR is 1) and the COUNT
+# variables after it. The command's stdout and stderr are the
 # agent's own; after them come NONCE on stderr and `NONCE STATUS` (or
 # `NONCE nowd`: no such working directory) on a line of stdout. While a
 # command runs, a line `term` or `kill` on stdin sends its group that
@@ -13,6 +15,7 @@ for n in $(compgen -e); do
   case ${n^^} in *KEY*|*PASSWORD*|*SECRET*|*TOKEN*) unset "$n";; esac
   case $n in DSH_*) unset "$n";; esac
 done
+mapfile -t exported < <(compgen -e)
 watch() {
   local line
   while IFS= read -r line; do
@@ -24,14 +27,20 @@ watch() {
   kill -s KILL -- "-$1"
 }
 run() {
-  local nonce=$1 workdir=$2
-  shift 2
+  local nonce=$1 workdir=$2 clear=$3 count=$4
+  shift 4
+  local pairs=("${@:1:count}")
+  shift "$count"
   if ! cd -- "$workdir"; then
     printf '%s' "$nonce" >&3
     printf '%s nowd\n' "$nonce"
     return
   fi
-  "$@" </dev/null 2>&3 3>&- &
+  (
+    if ((clear)); then unset -v "${exported[@]}"; fi
+    if ((count)); then export -- "${pairs[@]}"; fi
+    exec "$@"
+  ) </dev/null 2>&3 3>&- &
   local pid=$!
   watch "$pid" <&0 >/dev/null 3>&- &
   local watcher=$!

@@ -22,7 +22,7 @@
 mod framed;
 mod run;
 
-pub(crate) use run::env_argv;
+pub(crate) use run::{bash_argv, env_pairs};
 
 use std::ffi::{OsStr, OsString};
 use std::os::fd::OwnedFd;
@@ -45,12 +45,18 @@ const MAX_IDLE: usize = 4;
 /// The agent's stdout pipe size, as the local executor's capped runs use.
 const STDOUT_PIPE_BYTES: i32 = 1 << 20;
 
-/// How one run goes on an agent: where, and the argv it runs there.
+/// How one run goes on an agent: where, with which environment, and the
+/// argv it runs there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentCall {
     /// The command's working directory, as the agent sees it.
     pub workdir: OsString,
-    /// The argv (e.g. `env -i NAME=VALUE… bash -c COMMAND`).
+    /// Whether the command starts from an empty environment (else from
+    /// the agent's own, scrubbed).
+    pub clear: bool,
+    /// The variables set for the command, in order.
+    pub env: Vec<(OsString, OsString)>,
+    /// The argv (e.g. `bash -c COMMAND`), found on the command's `PATH`.
     pub argv: Vec<OsString>,
 }
 
@@ -277,12 +283,42 @@ fn quoted(value: &OsStr) -> Vec<u8> {
     out
 }
 
+/// Whether bash can export a variable of this name.
+fn exportable(name: &OsStr) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = name.as_bytes();
+    bytes
+        .first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+}
+
 /// The request for `call` under `nonce`: its byte count on a line, then
-/// `run NONCE WORKDIR ARGV…`.
+/// `run NONCE WORKDIR CLEAR COUNT NAME=VALUE… ARGV…` (`agent.sh`). A name
+/// bash cannot export is left to `env` in front of the argv.
 fn request(nonce: &str, call: &AgentCall) -> Vec<u8> {
+    let pair = |(name, value): &(OsString, OsString)| {
+        let mut pair = name.clone();
+        pair.push("=");
+        pair.push(value);
+        pair
+    };
+    let mut words: Vec<OsString> = Vec::new();
+    if call.env.iter().all(|(name, _)| exportable(name)) {
+        words.push(OsString::from(if call.clear { "1" } else { "0" }));
+        words.push(OsString::from(call.env.len().to_string()));
+        words.extend(call.env.iter().map(pair));
+    } else {
+        words.extend(["0", "0", "env"].map(OsString::from));
+        if call.clear {
+            words.push(OsString::from("-i"));
+        }
+        words.extend(call.env.iter().map(pair));
+    }
+    words.extend(call.argv.iter().cloned());
     let mut body = format!("run {nonce} ").into_bytes();
     body.extend(quoted(&call.workdir));
-    for word in &call.argv {
+    for word in &words {
         body.push(b' ');
         body.extend(quoted(word));
     }
@@ -307,19 +343,38 @@ fn nonce() -> std::io::Result<String> {
 mod tests {
     use super::*;
 
+    fn call(env: &[(&str, &str)]) -> AgentCall {
+        AgentCall {
+            workdir: OsString::from("/w s"),
+            clear: true,
+            env: env
+                .iter()
+                .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+                .collect(),
+            argv: ["bash", "-c", "rg 'it'\nx"].map(OsString::from).to_vec(),
+        }
+    }
+
+    fn body(out: &[u8]) -> String {
+        let (count, body) = out.split_at(out.iter().position(|&b| b == b'\n').unwrap_or(0) + 1);
+        assert_eq!(count, format!("{}\n", body.len()).as_bytes());
+        String::from_utf8_lossy(body).into_owned()
+    }
+
     #[test]
     fn a_request_quotes_every_word_and_counts_its_bytes() {
-        let call = AgentCall {
-            workdir: OsString::from("/w s"),
-            argv: ["bash", "-c", "rg 'it''s'\nx"].map(OsString::from).to_vec(),
-        };
-        let out = request("N", &call);
-        let (count, body) = out.split_at(out.iter().position(|&b| b == b'\n').unwrap_or(0) + 1);
         assert_eq!(
-            String::from_utf8_lossy(body),
-            "run N '/w s' 'bash' '-c' 'rg '\\''it'\\'''\\''s'\\''\nx'\n"
+            body(&request("N", &call(&[("P_1", "a'b")]))),
+            "run N '/w s' '1' '1' 'P_1=a'\\''b' 'bash' '-c' 'rg '\\''it'\\''\nx'\n"
         );
-        assert_eq!(count, format!("{}\n", body.len()).as_bytes());
+    }
+
+    #[test]
+    fn a_name_bash_cannot_export_leaves_the_environment_to_env() {
+        assert_eq!(
+            body(&request("N", &call(&[("a.b", "1"), ("P", "2")]))),
+            "run N '/w s' '0' '0' 'env' '-i' 'a.b=1' 'P=2' 'bash' '-c' 'rg '\\''it'\\''\nx'\n"
+        );
     }
 
     #[test]

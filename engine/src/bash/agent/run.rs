@@ -194,7 +194,9 @@ impl LocalBashExecutor {
             result.signal = status
                 .and_then(|s| s.signal())
                 .map(crate::bash::launcher::signal_name);
-            return launcher_finish(launcher, result, false);
+            // Over ssh, the command may have run: its session's end is
+            // reported as the command's (exit 255 names the host).
+            return launcher_finish(launcher, result, true);
         };
         // In step: the agent goes back to the pool.
         let Lent { mut agent, stdin } = lent;
@@ -217,7 +219,7 @@ impl LocalBashExecutor {
 }
 
 /// A command that ended by itself, as its launcher reads it; `started`:
-/// the agent ran it (else the agent itself failed).
+/// it may have run (a remote launcher's reading of exit 255).
 fn launcher_finish(
     launcher: &dyn Launcher,
     result: BashRunResult,
@@ -237,26 +239,17 @@ async fn finish(capture: Result<Capture, tokio::task::JoinError>) -> CollectedOu
     }
 }
 
-/// The words of `env -i NAME=VALUE… bash -c COMMAND` (`clear`) or
-/// `env NAME=VALUE… bash --norc -c COMMAND`.
-pub(crate) fn env_argv(
-    clear: bool,
-    pairs: impl IntoIterator<Item = (OsString, OsString)>,
-    bash_flags: &[&str],
-    command: &str,
-) -> Vec<OsString> {
-    let mut argv = vec![OsString::from("env")];
-    if clear {
-        argv.push(OsString::from("-i"));
-    }
-    for (name, value) in pairs {
-        let mut pair = name;
-        pair.push("=");
-        pair.push(value);
-        argv.push(pair);
-    }
-    argv.push(OsString::from("bash"));
-    argv.extend(bash_flags.iter().map(OsString::from));
+/// The variables of a child environment, in order.
+pub(crate) fn env_pairs(
+    env: impl IntoIterator<Item = (OsString, OsString)>,
+) -> Vec<(OsString, OsString)> {
+    env.into_iter().collect()
+}
+
+/// `bash FLAGS… -c COMMAND`.
+pub(crate) fn bash_argv(flags: &[&str], command: &str) -> Vec<OsString> {
+    let mut argv = vec![OsString::from("bash")];
+    argv.extend(flags.iter().map(OsString::from));
     argv.extend([OsString::from("-c"), OsString::from(command)]);
     argv
 }
