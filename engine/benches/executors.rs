@@ -90,11 +90,15 @@ fn executors(c: &mut Criterion) {
         }
         let sshd = TestSshd::start();
         if let Some(sshd) = &sshd {
-            let ssh = SshConfig {
-                config_file: Some(sshd.client_config()),
-                ..SshConfig::new(format!("ssh://{HOST}").parse().unwrap())
-            };
-            kinds.push(("ssh", Arc::new(SshBashExecutor::new(config, ssh).unwrap())));
+            for (kind, one_shot) in [("ssh", false), ("ssh-one-shot", true)] {
+                let ssh = SshConfig {
+                    config_file: Some(sshd.client_config()),
+                    one_shot,
+                    ..SshConfig::new(format!("ssh://{HOST}").parse().unwrap())
+                };
+                let ssh = SshBashExecutor::new(config.clone(), ssh).unwrap();
+                kinds.push((kind, Arc::new(ssh)));
+            }
         }
         let workdir = root.path().to_string_lossy().into_owned();
         let mut group = c.benchmark_group(format!("call/{size}"));

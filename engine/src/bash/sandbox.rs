@@ -37,7 +37,7 @@ use std::sync::{Arc, Mutex};
 
 use thiserror::Error;
 
-use super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, bash_argv, env_pairs};
+use super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, bash_argv};
 use super::launcher::{LaunchPrefix, Launcher, exit_as_signal};
 use super::local::child_env;
 use super::shell::{SHELL, find_program_on_path};
@@ -210,6 +210,10 @@ struct Agents {
     /// root removed or replaced since is not the one they see.
     root: (u64, u64),
 }
+
+/// Variables a bash sets in its own environment (the agent's differ
+/// from those it was started with).
+const SHELL_SET: [&str; 3] = ["OLDPWD", "PWD", "SHLVL"];
 
 /// A directory's device and inode.
 fn identity(dir: &Path) -> Option<(u64, u64)> {
@@ -409,11 +413,23 @@ impl Launcher for BwrapLauncher {
             return None;
         }
         let pool = agents.pool.clone();
-        drop(agents);
+        // The agents started with the executor's environment: a run
+        // passes only what its own changes, and the variables the agent's
+        // bash changed in its own.
+        let changed = |name: &OsStr| SHELL_SET.iter().any(|own| name == OsStr::new(own));
         let call = AgentCall {
             workdir: workdir.into_os_string(),
-            clear: true,
-            env: env_pairs(env.clone()),
+            unset: (agents.env.keys().map(OsString::as_os_str))
+                .chain(SHELL_SET.map(OsStr::new))
+                .filter(|name| !env.contains_key(*name))
+                .map(OsStr::to_os_string)
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect(),
+            env: (env.iter())
+                .filter(|(name, value)| changed(name) || agents.env.get(*name) != Some(*value))
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect(),
             argv: bash_argv(&[], &spec.command),
         };
         Some((pool, call))

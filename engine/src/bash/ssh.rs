@@ -661,7 +661,7 @@ impl Launcher for SshLauncher {
         let pool = self.agents.clone()?;
         let call = AgentCall {
             workdir: OsString::from(&spec.workdir),
-            clear: false,
+            unset: Vec::new(),
             env: self
                 .remote_env(spec)
                 .into_iter()

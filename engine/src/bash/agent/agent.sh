@@ -1,9 +1,9 @@
 # The executor's agent (agent/mod.rs): runs one command at a time for it,
 # each in a process group of its own, and frames what each one wrote.
 # A request is a byte count on a line, then that many bytes of shell:
-# `run NONCE WORKDIR CLEAR COUNT NAME=VALUE... ARGV...`: ARGV runs in
-# WORKDIR with the agent's environment (none if CLEAR is 1) and the COUNT
-# variables after it. The command's stdout and stderr are the
+# `run NONCE WORKDIR N NAME... M NAME=VALUE... ARGV...`: ARGV runs in
+# WORKDIR with the agent's environment less the N names and with the M
+# variables set. The command's stdout and stderr are the
 # agent's own; after them come NONCE on stderr and `NONCE STATUS` (or
 # `NONCE nowd`: no such working directory) on a line of stdout. While a
 # command runs, a line `term` or `kill` on stdin sends its group that
@@ -15,7 +15,6 @@ for n in $(compgen -e); do
   case ${n^^} in *KEY*|*PASSWORD*|*SECRET*|*TOKEN*) unset "$n";; esac
   case $n in DSH_*) unset "$n";; esac
 done
-mapfile -t exported < <(compgen -e)
 watch() {
   local line
   while IFS= read -r line; do
@@ -27,18 +26,22 @@ watch() {
   kill -s KILL -- "-$1"
 }
 run() {
-  local nonce=$1 workdir=$2 clear=$3 count=$4
-  shift 4
-  local pairs=("${@:1:count}")
-  shift "$count"
+  local nonce=$1 workdir=$2 unsets=$3
+  shift 3
+  local names=("${@:1:unsets}")
+  shift "$unsets"
+  local sets=$1
+  shift
+  local pairs=("${@:1:sets}")
+  shift "$sets"
   if ! cd -- "$workdir"; then
     printf '%s' "$nonce" >&3
     printf '%s nowd\n' "$nonce"
     return
   fi
   (
-    if ((clear)); then unset -v "${exported[@]}"; fi
-    if ((count)); then export -- "${pairs[@]}"; fi
+    if ((unsets)); then unset -v "${names[@]}"; fi
+    if ((sets)); then export -- "${pairs[@]}"; fi
     exec "$@"
   ) </dev/null 2>&3 3>&- &
   local pid=$!

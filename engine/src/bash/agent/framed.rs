@@ -165,14 +165,12 @@ impl AsyncRead for Framed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::fd::OwnedFd;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     fn pipe() -> (tokio::net::unix::pipe::Sender, Receiver) {
         let (read, write) = nix::unistd::pipe().expect("pipe");
-        let sender =
-            tokio::net::unix::pipe::Sender::from_owned_fd(OwnedFd::from(write)).expect("sender");
-        let receiver = Receiver::from_owned_fd(OwnedFd::from(read)).expect("receiver");
+        let sender = tokio::net::unix::pipe::Sender::from_owned_fd(write).expect("sender");
+        let receiver = Receiver::from_owned_fd(read).expect("receiver");
         (sender, receiver)
     }
 

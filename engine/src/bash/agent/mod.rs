@@ -19,10 +19,12 @@
 //! group: bubblewrap's sandbox dies with it, and over ssh the agent hears
 //! the end of its stdin.
 
+#[cfg(test)]
+mod executor_tests;
 mod framed;
 mod run;
 
-pub(crate) use run::{bash_argv, env_pairs};
+pub(crate) use run::bash_argv;
 
 use std::ffi::{OsStr, OsString};
 use std::os::fd::OwnedFd;
@@ -51,10 +53,9 @@ const STDOUT_PIPE_BYTES: i32 = 1 << 20;
 pub struct AgentCall {
     /// The command's working directory, as the agent sees it.
     pub workdir: OsString,
-    /// Whether the command starts from an empty environment (else from
-    /// the agent's own, scrubbed).
-    pub clear: bool,
-    /// The variables set for the command, in order.
+    /// Variables of the agent's environment the command goes without.
+    pub unset: Vec<OsString>,
+    /// The variables set for the command on top of the agent's, in order.
     pub env: Vec<(OsString, OsString)>,
     /// The argv (e.g. `bash -c COMMAND`), found on the command's `PATH`.
     pub argv: Vec<OsString>,
@@ -290,12 +291,14 @@ fn exportable(name: &OsStr) -> bool {
     bytes
         .first()
         .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
-        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'_')
 }
 
 /// The request for `call` under `nonce`: its byte count on a line, then
-/// `run NONCE WORKDIR CLEAR COUNT NAME=VALUE… ARGV…` (`agent.sh`). A name
-/// bash cannot export is left to `env` in front of the argv.
+/// `run NONCE WORKDIR N NAME… M NAME=VALUE… ARGV…` (`agent.sh`). A name
+/// bash cannot handle is left to `env` in front of the argv.
 fn request(nonce: &str, call: &AgentCall) -> Vec<u8> {
     let pair = |(name, value): &(OsString, OsString)| {
         let mut pair = name.clone();
@@ -303,15 +306,21 @@ fn request(nonce: &str, call: &AgentCall) -> Vec<u8> {
         pair.push(value);
         pair
     };
+    let count = |n: usize| OsString::from(n.to_string());
     let mut words: Vec<OsString> = Vec::new();
-    if call.env.iter().all(|(name, _)| exportable(name)) {
-        words.push(OsString::from(if call.clear { "1" } else { "0" }));
-        words.push(OsString::from(call.env.len().to_string()));
+    let names = call
+        .unset
+        .iter()
+        .chain(call.env.iter().map(|(name, _)| name));
+    if names.clone().all(|name| exportable(name)) {
+        words.push(count(call.unset.len()));
+        words.extend(call.unset.iter().cloned());
+        words.push(count(call.env.len()));
         words.extend(call.env.iter().map(pair));
     } else {
         words.extend(["0", "0", "env"].map(OsString::from));
-        if call.clear {
-            words.push(OsString::from("-i"));
+        for name in &call.unset {
+            words.extend([OsString::from("-u"), name.clone()]);
         }
         words.extend(call.env.iter().map(pair));
     }
@@ -346,7 +355,7 @@ mod tests {
     fn call(env: &[(&str, &str)]) -> AgentCall {
         AgentCall {
             workdir: OsString::from("/w s"),
-            clear: true,
+            unset: vec![OsString::from("GONE")],
             env: env
                 .iter()
                 .map(|(k, v)| (OsString::from(k), OsString::from(v)))
@@ -365,7 +374,7 @@ mod tests {
     fn a_request_quotes_every_word_and_counts_its_bytes() {
         assert_eq!(
             body(&request("N", &call(&[("P_1", "a'b")]))),
-            "run N '/w s' '1' '1' 'P_1=a'\\''b' 'bash' '-c' 'rg '\\''it'\\''\nx'\n"
+            "run N '/w s' '1' 'GONE' '1' 'P_1=a'\\''b' 'bash' '-c' 'rg '\\''it'\\''\nx'\n"
         );
     }
 
@@ -373,7 +382,7 @@ mod tests {
     fn a_name_bash_cannot_export_leaves_the_environment_to_env() {
         assert_eq!(
             body(&request("N", &call(&[("a.b", "1"), ("P", "2")]))),
-            "run N '/w s' '0' '0' 'env' '-i' 'a.b=1' 'P=2' 'bash' '-c' 'rg '\\''it'\\''\nx'\n"
+            "run N '/w s' '0' '0' 'env' '-u' 'GONE' 'a.b=1' 'P=2' 'bash' '-c' 'rg '\\''it'\\''\nx'\n"
         );
     }
 

@@ -239,13 +239,6 @@ async fn finish(capture: Result<Capture, tokio::task::JoinError>) -> CollectedOu
     }
 }
 
-/// The variables of a child environment, in order.
-pub(crate) fn env_pairs(
-    env: impl IntoIterator<Item = (OsString, OsString)>,
-) -> Vec<(OsString, OsString)> {
-    env.into_iter().collect()
-}
-
 /// `bash FLAGS… -c COMMAND`.
 pub(crate) fn bash_argv(flags: &[&str], command: &str) -> Vec<OsString> {
     let mut argv = vec![OsString::from("bash")];

@@ -447,3 +447,34 @@ fn a_relative_workdir_is_refused_before_connecting() {
         "the working directory on ssh://wbtest must be an absolute path, not \"work\""
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_per_run_still_runs_commands_and_ends_them_on_the_host() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let exec = SshBashExecutor::new(
+        LocalBashConfig {
+            cwd: Some(work.path().to_string_lossy().into_owned()),
+            grace_ms: 300,
+            ..LocalBashConfig::default()
+        },
+        SshConfig {
+            config_file: Some(sshd.client_config()),
+            one_shot: true,
+            ..SshConfig::new(target())
+        },
+    )
+    .unwrap();
+    assert!(exec.launcher.agents.is_none());
+    let out = run(&exec, "echo hi; pwd").await;
+    assert_eq!(
+        out.stdout.text,
+        format!("hi\n{}\n", work.path().display()),
+        "{out:?}"
+    );
+    let (out, pgid) = killed_run(&exec, work.path(), None).await;
+    assert!(out.timed_out, "{out:?}");
+    assert_eq!(group_alive(pgid), Vec::<i32>::new());
+}
