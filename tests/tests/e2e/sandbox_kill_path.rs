@@ -24,7 +24,9 @@ use fs_search_engine::{
     bash::{SandboxBashExecutor, SandboxConfig},
 };
 use fs_search_tests::reliability::FakeRg;
-use fs_search_tests::reliability::procfs::{kill_group, live_group_members, proc_info};
+use fs_search_tests::reliability::procfs::{
+    descendants, kill_group, live_group_members, proc_info,
+};
 use serde_json::json;
 
 use super::process_hygiene::{FORKING_RG, FORKING_TIMEOUT_MS};
@@ -117,9 +119,17 @@ impl Sandboxed {
                 return None;
             }
             // The executor's agent names the fake too (its sandbox binds
-            // it) but sleeps in a group of its own: the call's group is
-            // the one with the sleepers.
-            for pid in self.fake_processes() {
+            // it) but sleeps in a group of its own, below which the call's
+            // group runs (whose fake may have exec'd its sleep already):
+            // the call's group is the one with the sleepers.
+            let named = self.fake_processes();
+            let below = named.iter().flat_map(|&pid| descendants(pid));
+            let candidates: Vec<i32> = named
+                .iter()
+                .copied()
+                .chain(below.map(|(pid, _)| pid))
+                .collect();
+            for pid in candidates {
                 let Some(info) = proc_info(pid) else { continue };
                 let sleeping = live_group_members(info.pgid)
                     .unwrap_or_default()

@@ -7,10 +7,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use nix::unistd::Pid;
+
+use crate::bash::group::live_members;
 use crate::bash::test_sshd::{HOST, TestSshd};
 use crate::bash::{
-    BashExecutor, BashRequest, BashRunResult, LocalBashConfig, SandboxBashExecutor, SandboxConfig,
-    SshBashExecutor, SshConfig,
+    BashExecutor, BashRequest, BashRunResult, CappedRun, LocalBashConfig, OverCap,
+    SandboxBashExecutor, SandboxConfig, SshBashExecutor, SshConfig,
 };
 
 fn sandbox(root: &Path, one_shot: bool) -> SandboxBashExecutor {
@@ -163,4 +166,42 @@ async fn over_ssh_one_agent_session_runs_command_after_command() {
     let next = agent_of(&exec).await;
     assert_ne!(next, first);
     assert_eq!(agent_of(&exec).await, next);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_ssh_a_stdout_cap_stop_ends_the_command_on_the_host() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let root = tempfile::tempdir().unwrap();
+    let exec = ssh(&sshd, root.path());
+    let pid_file = root.path().join("pgid");
+    let command = format!(
+        "read -r _ _ _ _ g _ < /proc/$$/stat; echo $g > '{}'; yes",
+        pid_file.display()
+    );
+    let mut spec = exec
+        .resolve(BashRequest {
+            command,
+            stdout_max_bytes: Some(100_000),
+            ..BashRequest::default()
+        })
+        .unwrap();
+    spec.timeout_ms = 20_000;
+    let ran = exec.run_capped(spec, OverCap::Stop).await.unwrap();
+    assert!(matches!(ran, CappedRun::StdoutOverCap));
+    let pgid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // The agent's `kill` reaches the host before the call returns; the
+    // group is gone at once, or within moments of its last member's exit.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    let mut alive = live_members(Pid::from_raw(pgid));
+    while !alive.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        alive = live_members(Pid::from_raw(pgid));
+    }
+    assert_eq!(alive, Vec::<i32>::new());
 }

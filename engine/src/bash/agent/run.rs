@@ -122,9 +122,14 @@ impl LocalBashExecutor {
         if let Some(cause) = cause {
             if cause == Cause::StdoutCap {
                 // The reader stopped mid-stream: the agent cannot be read
-                // in step again. Killing it ends the command with it.
+                // in step again. It kills the command's group first (over
+                // ssh, before the end of its session reaches it), then
+                // goes itself.
                 stop.cancel();
-                lent.agent.end(Duration::ZERO).await;
+                let _ = lent.stdin.write_all(b"kill\n").await;
+                let Lent { agent, stdin } = lent;
+                drop(stdin);
+                agent.end(Duration::ZERO).await;
                 return Ok(CappedRun::StdoutOverCap);
             }
             for (request, signal, bound) in [
