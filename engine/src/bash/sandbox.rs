@@ -37,7 +37,7 @@ use std::sync::{Arc, Mutex};
 
 use thiserror::Error;
 
-use super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, bash_argv};
+use super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, Ends, bash_argv};
 use super::launcher::{LaunchPrefix, Launcher, exit_as_signal};
 use super::local::child_env;
 use super::shell::{SHELL, find_program_on_path};
@@ -309,14 +309,27 @@ impl BwrapLauncher {
         let sandbox = self.sandbox_args(&env);
         let mut args = sandbox.clone();
         args.extend([arg("--chdir"), arg(&self.root), arg("--")]);
-        args.extend([SHELL, "--norc", "-c", AGENT_SCRIPT].map(arg));
+        args.extend(
+            [
+                SHELL,
+                "--norc",
+                "-c",
+                AGENT_SCRIPT,
+                SHELL,
+                Ends::Signals.arg(),
+            ]
+            .map(arg),
+        );
         let bwrap = self.bwrap.clone();
         let agent_env = env.clone();
-        let pool = AgentPool::new(Box::new(move || {
-            let mut command = std::process::Command::new(&bwrap);
-            command.args(&args).env_clear().envs(&agent_env);
-            command
-        }));
+        let pool = AgentPool::new(
+            Box::new(move || {
+                let mut command = std::process::Command::new(&bwrap);
+                command.args(&args).env_clear().envs(&agent_env);
+                command
+            }),
+            Ends::Signals,
+        );
         if let Err(e) = pool.warm() {
             tracing::warn!("sandbox: cannot start an agent ahead of the first run: {e}");
         }

@@ -49,7 +49,7 @@ use async_trait::async_trait;
 use nix::sys::signal::Signal;
 use thiserror::Error;
 
-use super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, bash_argv};
+use super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, Ends, bash_argv};
 use super::group::KILL_SETTLE;
 use super::launcher::{LaunchPrefix, Launcher, RemoteLauncher, RemoteRun, exit_as_signal};
 use super::local::FIXED_OVERLAY;
@@ -520,14 +520,19 @@ impl SshLauncher {
     /// A pool of agents, each in a session of its own over the master
     /// (`exec bash --norc -c AGENT`), one of them started.
     fn start_agents(&self) -> Arc<AgentPool> {
-        let line = self
-            .master
-            .session(&format!("exec bash --norc -c {}", quoted(AGENT_SCRIPT)));
-        let pool = AgentPool::new(Box::new(move || {
-            let mut command = std::process::Command::new(&line.program);
-            command.args(&line.args);
-            command
-        }));
+        let line = self.master.session(&format!(
+            "exec bash --norc -c {} bash {}",
+            quoted(AGENT_SCRIPT),
+            Ends::Lines.arg()
+        ));
+        let pool = AgentPool::new(
+            Box::new(move || {
+                let mut command = std::process::Command::new(&line.program);
+                command.args(&line.args);
+                command
+            }),
+            Ends::Lines,
+        );
         if let Err(e) = pool.warm() {
             tracing::warn!(
                 "ssh {}: cannot start an agent ahead of the first run: {e}",

@@ -3,11 +3,15 @@
 # A request is a byte count on a line, then that many bytes of shell:
 # `run NONCE WORKDIR N NAME... M NAME=VALUE... ARGV...`: ARGV runs in
 # WORKDIR with the agent's environment less the N names and with the M
-# variables set. The command's stdout and stderr are the
-# agent's own; after them come NONCE on stderr and `NONCE STATUS` (or
-# `NONCE nowd`: no such working directory) on a line of stdout. While a
-# command runs, a line `term` or `kill` on stdin sends its group that
-# signal; the end of stdin kills it and ends the agent.
+# variables set. The command's stdout and stderr are the agent's own;
+# after them come NONCE on stderr and `NONCE STATUS` (or `NONCE nowd`: no
+# such working directory) on a line of stdout.
+# How the executor ends a command early, by the agent's first argument:
+# `lines` (a line `term` or `kill` on stdin while it runs; the end of
+# stdin kills it and ends the agent) or `signals` (SIGUSR1 for TERM,
+# SIGUSR2 for KILL, sent to the agent; its stdin is read between runs
+# only, and the sandbox around it dies with the executor).
+ends=$1
 set -m
 LC_ALL=C
 exec 3>&2 2>/dev/null
@@ -15,6 +19,9 @@ for n in $(compgen -e); do
   case ${n^^} in *KEY*|*PASSWORD*|*SECRET*|*TOKEN*) unset "$n";; esac
   case $n in DSH_*) unset "$n";; esac
 done
+pid=0 signalled=0
+trap 'signalled=1; ((pid)) && kill -s TERM -- "-$pid"' USR1
+trap 'signalled=1; ((pid)) && kill -s KILL -- "-$pid"' USR2
 watch() {
   local line
   while IFS= read -r line; do
@@ -44,14 +51,26 @@ run() {
     if ((sets)); then export -- "${pairs[@]}"; fi
     exec "$@"
   ) </dev/null 2>&3 3>&- &
-  local pid=$!
-  watch "$pid" <&0 >/dev/null 3>&- &
-  local watcher=$!
+  pid=$!
+  local watcher=0
+  if [[ $ends == lines ]]; then
+    watch "$pid" <&0 >/dev/null 3>&- &
+    watcher=$!
+  fi
   wait "$pid"
   local status=$?
+  # A signal's trap cuts `wait` short: wait again for the status.
+  while ((signalled)); do
+    signalled=0
+    wait "$pid"
+    status=$?
+  done
   while kill -s 0 -- "-$pid"; do sleep 0.01; done
-  kill -s KILL "$watcher"
-  wait "$watcher"
+  if ((watcher)); then
+    kill -s KILL "$watcher"
+    wait "$watcher"
+  fi
+  pid=0
   printf '%s' "$nonce" >&3
   printf '%s %s\n' "$nonce" "$status"
 }

@@ -64,9 +64,37 @@ pub struct AgentCall {
 /// Starts agents: the launcher's program with the agent's script.
 pub(crate) type StartAgent = Box<dyn Fn() -> Command + Send + Sync>;
 
+/// How the executor ends an agent's command early (`agent.sh`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ends {
+    /// `term` and `kill` lines on the agent's stdin, read by a watcher the
+    /// agent starts per run: for an agent out of this process's reach
+    /// (over ssh), where the end of stdin must end the command too.
+    Lines,
+    /// SIGUSR1 and SIGUSR2 to the agent's shell: for an agent on this
+    /// machine, whose sandbox dies with the executor (no watcher, one
+    /// fork less per run).
+    Signals,
+}
+
+impl Ends {
+    /// The agent script's argument.
+    pub(crate) fn arg(self) -> &'static str {
+        match self {
+            Self::Lines => "lines",
+            Self::Signals => "signals",
+        }
+    }
+}
+
+/// The first line of the agent's script, by which its shell is found
+/// among the processes below the launcher's.
+const AGENT_MARK: &str = "# The executor's agent";
+
 /// The idle agents of one launcher (module doc).
 pub struct AgentPool {
     start: StartAgent,
+    ends: Ends,
     idle: Mutex<Vec<Agent>>,
 }
 
@@ -78,9 +106,10 @@ impl std::fmt::Debug for AgentPool {
 }
 
 impl AgentPool {
-    pub(crate) fn new(start: StartAgent) -> Self {
+    pub(crate) fn new(start: StartAgent, ends: Ends) -> Self {
         Self {
             start,
+            ends,
             idle: Mutex::new(Vec::new()),
         }
     }
@@ -142,6 +171,8 @@ impl AgentPool {
 #[derive(Debug)]
 struct Agent {
     child: Option<Child>,
+    /// The agent's shell, once found (for [`Ends::Signals`]).
+    shell: Option<i32>,
     stdin: Option<OwnedFd>,
     stdout: Option<OwnedFd>,
     stderr: Option<OwnedFd>,
@@ -169,6 +200,7 @@ impl Agent {
         }
         Ok(Self {
             child: Some(child),
+            shell: None,
             stdin,
             stdout,
             stderr,
@@ -218,6 +250,25 @@ impl Agent {
         }
     }
 
+    /// Sends `signal` to the agent's shell (found below the launcher's
+    /// process the first time: the first whose command line is the
+    /// agent's script); whether it was sent.
+    fn signal_shell(&mut self, signal: Signal) -> bool {
+        if self.shell.is_none() {
+            // bubblewrap's own processes carry the script in their
+            // arguments too: the shell is the first that runs bash.
+            self.shell = descendants(self.pid()).into_iter().find(|&pid| {
+                let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"));
+                comm.is_ok_and(|comm| comm.trim_end() == "bash")
+                    && std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
+                        memchr::memmem::find(&cmdline, AGENT_MARK.as_bytes()).is_some()
+                    })
+            });
+        }
+        self.shell
+            .is_some_and(|pid| nix::sys::signal::kill(Pid::from_raw(pid), signal).is_ok())
+    }
+
     fn kill_group(&self) {
         if let Ok(pid) = i32::try_from(self.pid())
             && pid > 1
@@ -238,11 +289,12 @@ impl Drop for Agent {
     }
 }
 
-/// Every process below `pid`, by the kernel's lists of children.
+/// Every process below `pid`, by the kernel's lists of children, nearest
+/// first.
 fn descendants(pid: u32) -> Vec<i32> {
     let mut found = Vec::new();
-    let mut next = vec![pid.to_string()];
-    while let Some(parent) = next.pop() {
+    let mut next = std::collections::VecDeque::from([pid.to_string()]);
+    while let Some(parent) = next.pop_front() {
         let Ok(tasks) = std::fs::read_dir(format!("/proc/{parent}/task")) else {
             continue;
         };
@@ -252,7 +304,7 @@ fn descendants(pid: u32) -> Vec<i32> {
             for child in children.split_whitespace() {
                 if let Ok(pid) = child.parse::<i32>() {
                     found.push(pid);
-                    next.push(child.to_owned());
+                    next.push_back(child.to_owned());
                 }
             }
         }

@@ -13,7 +13,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::framed::{Ended, Framed, Trailer};
-use super::{Agent, AgentCall, AgentPool, nonce, request};
+use super::{Agent, AgentCall, AgentPool, Ends, nonce, request};
 use crate::bash::capture::{Capture, collect};
 use crate::bash::group::KILL_SETTLE;
 use crate::bash::launcher::Launcher;
@@ -57,6 +57,31 @@ fn parse_trailer(line: &[u8]) -> Option<Trailed> {
 struct Lent {
     agent: Agent,
     stdin: Sender,
+}
+
+impl Lent {
+    /// Has the agent send the command's group `signal` (SIGTERM or
+    /// SIGKILL), as its pool's agents are told.
+    async fn end_command(&mut self, ends: Ends, signal: Signal) {
+        match ends {
+            Ends::Lines => {
+                let line: &[u8] = if signal == Signal::SIGTERM {
+                    b"term\n"
+                } else {
+                    b"kill\n"
+                };
+                let _ = self.stdin.write_all(line).await;
+            }
+            Ends::Signals => {
+                let own = if signal == Signal::SIGTERM {
+                    Signal::SIGUSR1
+                } else {
+                    Signal::SIGUSR2
+                };
+                self.agent.signal_shell(own);
+            }
+        }
+    }
 }
 
 impl LocalBashExecutor {
@@ -126,17 +151,17 @@ impl LocalBashExecutor {
                 // ssh, before the end of its session reaches it), then
                 // goes itself.
                 stop.cancel();
-                let _ = lent.stdin.write_all(b"kill\n").await;
+                lent.end_command(pool.ends, Signal::SIGKILL).await;
                 let Lent { agent, stdin } = lent;
                 drop(stdin);
                 agent.end(Duration::ZERO).await;
                 return Ok(CappedRun::StdoutOverCap);
             }
-            for (request, signal, bound) in [
-                (&b"term\n"[..], Signal::SIGTERM, self.grace()),
-                (&b"kill\n"[..], Signal::SIGKILL, KILL_SETTLE),
+            for (signal, bound) in [
+                (Signal::SIGTERM, self.grace()),
+                (Signal::SIGKILL, KILL_SETTLE),
             ] {
-                let _ = lent.stdin.write_all(request).await;
+                lent.end_command(pool.ends, signal).await;
                 sent = Some(signal);
                 if let Ok(ended) = tokio::time::timeout(bound, &mut stdout_back).await {
                     trailer = Some(ended);
