@@ -170,8 +170,9 @@ impl SandboxBashExecutor {
     }
 }
 
-/// A spec for the probe: nothing but its working directory matters.
-fn probe_spec() -> BashSpec {
+/// A spec for the probe (and for the environment agents start with):
+/// nothing but its working directory matters.
+pub(super) fn probe_spec() -> BashSpec {
     BashSpec {
         command: String::new(),
         workdir: String::new(),

@@ -52,7 +52,7 @@ use thiserror::Error;
 use super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, Ends, bash_argv};
 use super::group::KILL_SETTLE;
 use super::launcher::{LaunchPrefix, Launcher, RemoteLauncher, RemoteRun, exit_as_signal};
-use super::local::FIXED_OVERLAY;
+use super::local::{FIXED_OVERLAY, child_env};
 use super::shell::find_program_on_path;
 use super::{BashError, BashRunResult, BashSpec, LocalBashConfig, LocalBashExecutor};
 
@@ -255,11 +255,15 @@ impl SshBashExecutor {
         };
         let master = Master::start(program, &ssh)?;
         let mut launcher = SshLauncher::new(master, config.env.clone());
+        let inner = LocalBashExecutor::new(config)?;
         if !ssh.one_shot {
-            launcher.agents = Some(launcher.start_agents());
+            // The ssh client gets the scrubbed environment a one-shot
+            // run's would (what `SendEnv` may forward).
+            let env = child_env(inner.config(), &super::sandbox::probe_spec());
+            launcher.agents = Some(launcher.start_agents(env));
         }
         let launcher = Arc::new(launcher);
-        let inner = LocalBashExecutor::new(config)?.with_launcher(launcher.clone());
+        let inner = inner.with_launcher(launcher.clone());
         Ok(Self { inner, launcher })
     }
 
@@ -519,7 +523,7 @@ impl SshLauncher {
 
     /// A pool of agents, each in a session of its own over the master
     /// (`exec bash --norc -c AGENT`), one of them started.
-    fn start_agents(&self) -> Arc<AgentPool> {
+    fn start_agents(&self, env: std::collections::BTreeMap<OsString, OsString>) -> Arc<AgentPool> {
         let line = self.master.session(&format!(
             "exec bash --norc -c {} bash {}",
             quoted(AGENT_SCRIPT),
@@ -528,7 +532,7 @@ impl SshLauncher {
         let pool = AgentPool::new(
             Box::new(move || {
                 let mut command = std::process::Command::new(&line.program);
-                command.args(&line.args);
+                command.args(&line.args).env_clear().envs(&env);
                 command
             }),
             Ends::Lines,
