@@ -151,7 +151,12 @@ impl AsyncRead for Framed {
                     // output, and nothing comes back.
                     this.pipe = None;
                     this.back = None;
-                    this.ready = this.held.len();
+                    if this.found {
+                        // Gone within the trailer: the nonce is not output.
+                        this.held.truncate(this.ready);
+                    } else {
+                        this.ready = this.held.len();
+                    }
                     if this.ready == 0 {
                         return Poll::Ready(Ok(()));
                     }
@@ -226,5 +231,11 @@ mod tests {
     async fn an_agent_gone_before_the_nonce_gives_its_output_and_nothing_back() {
         let (out, trailer) = read_framed(&[b"partial NON"], b"NONCE", Trailer::Line).await;
         assert_eq!((out.as_slice(), trailer), (&b"partial NON"[..], None));
+    }
+
+    #[tokio::test]
+    async fn an_agent_gone_within_the_trailer_gives_the_output_before_the_nonce_only() {
+        let (out, trailer) = read_framed(&[b"outNONCE 1"], b"NONCE", Trailer::Line).await;
+        assert_eq!((out.as_slice(), trailer), (&b"out"[..], None));
     }
 }

@@ -82,6 +82,41 @@ impl Lent {
             }
         }
     }
+
+    /// Ends the command early: SIGTERM, then SIGKILL once `grace` is over
+    /// with no trailer, which is awaited at most [`KILL_SETTLE`] more.
+    /// The last signal sent, and the trailer if it came.
+    async fn end_early(
+        &mut self,
+        ends: Ends,
+        grace: Duration,
+        stdout_back: &mut std::pin::Pin<&mut oneshot::Receiver<Ended>>,
+    ) -> (
+        Option<Signal>,
+        Option<Result<Ended, oneshot::error::RecvError>>,
+    ) {
+        let mut sent = None;
+        for (signal, bound) in [(Signal::SIGTERM, grace), (Signal::SIGKILL, KILL_SETTLE)] {
+            self.end_command(ends, signal).await;
+            sent = Some(signal);
+            if let Ok(ended) = tokio::time::timeout(bound, &mut *stdout_back).await {
+                return (sent, Some(ended));
+            }
+        }
+        (sent, None)
+    }
+
+    /// The exit status of an agent that died (waited for at most
+    /// `bound`, then killed); the agent is spent.
+    async fn spent_status(self, bound: Duration) -> Option<std::process::ExitStatus> {
+        let Self { mut agent, stdin } = self;
+        drop(stdin);
+        let status = agent.exit_status(bound).await;
+        if status.is_none() {
+            agent.end(Duration::ZERO).await;
+        }
+        status
+    }
 }
 
 impl LocalBashExecutor {
@@ -143,7 +178,7 @@ impl LocalBashExecutor {
             () = signal.cancelled() => Some(Cause::Abort),
             () = deadline => Some(Cause::Timeout),
         };
-        let mut sent = None;
+        let mut sent: Option<Signal> = None;
         if let Some(cause) = cause {
             if cause == Cause::StdoutCap {
                 // The reader stopped mid-stream: the agent cannot be read
@@ -157,17 +192,9 @@ impl LocalBashExecutor {
                 agent.end(Duration::ZERO).await;
                 return Ok(CappedRun::StdoutOverCap);
             }
-            for (signal, bound) in [
-                (Signal::SIGTERM, self.grace()),
-                (Signal::SIGKILL, KILL_SETTLE),
-            ] {
-                lent.end_command(pool.ends, signal).await;
-                sent = Some(signal);
-                if let Ok(ended) = tokio::time::timeout(bound, &mut stdout_back).await {
-                    trailer = Some(ended);
-                    break;
-                }
-            }
+            (sent, trailer) = lent
+                .end_early(pool.ends, self.grace(), &mut stdout_back)
+                .await;
             if trailer.is_none() {
                 // The agent does not answer: its output is not waited for.
                 stop.cancel();
@@ -212,21 +239,16 @@ impl LocalBashExecutor {
         };
         let Some((how, out, err)) = trailed else {
             // The agent died, or lost step: its own exit stands for the
-            // command's (bubblewrap's or ssh's failure, with its stderr).
-            let Lent { mut agent, stdin } = lent;
-            drop(stdin);
-            let status = agent.exit_status(self.grace()).await;
-            if status.is_none() {
-                agent.end(Duration::ZERO).await;
-            }
+            // command's (bubblewrap's or ssh's failure, with its stderr;
+            // over ssh the command may have run, and exit 255 names the
+            // host).
+            let status = lent.spent_status(self.grace()).await;
             use std::os::unix::process::ExitStatusExt;
             result.exit_code = status.and_then(|s| s.code());
             result.signal = status
                 .and_then(|s| s.signal())
                 .map(crate::bash::launcher::signal_name);
-            // Over ssh, the command may have run: its session's end is
-            // reported as the command's (exit 255 names the host).
-            return launcher_finish(launcher, result, true);
+            return launcher_finish(launcher, result);
         };
         // In step: the agent goes back to the pool.
         let Lent { mut agent, stdin } = lent;
@@ -242,21 +264,17 @@ impl LocalBashExecutor {
             ))),
             Trailed::Exit(code) => {
                 result.exit_code = Some(code);
-                launcher_finish(launcher, result, true)
+                launcher_finish(launcher, result)
             }
         }
     }
 }
 
-/// A command that ended by itself, as its launcher reads it; `started`:
-/// it may have run (a remote launcher's reading of exit 255).
-fn launcher_finish(
-    launcher: &dyn Launcher,
-    result: BashRunResult,
-    started: bool,
-) -> Result<CappedRun, BashError> {
+/// A command that ended by itself (or whose agent did), as its launcher
+/// reads it: a remote launcher as one that started.
+fn launcher_finish(launcher: &dyn Launcher, result: BashRunResult) -> Result<CappedRun, BashError> {
     match launcher.remote() {
-        Some(remote) => remote.finish(result, started),
+        Some(remote) => remote.finish(result, true),
         None => launcher.finish(result),
     }
     .map(CappedRun::Finished)
