@@ -41,6 +41,17 @@ impl RgInfo {
         }
     }
 
+    /// The rg at `path` (not looked up on `PATH`) and its version:
+    /// `workbench freeze --also-rg` names one besides the rg on `PATH`.
+    pub fn at(path: &Path) -> Self {
+        let version_line = version_line_of(path);
+        Self {
+            version: version_number(&version_line).map(str::to_owned),
+            path: Some(path.to_path_buf()),
+            version_line,
+        }
+    }
+
     /// The rg that `kind`'s commands run: this machine's for the local
     /// and sandboxed executors (the sandbox binds the rg found on `PATH`),
     /// the host's for the remote one.

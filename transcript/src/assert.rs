@@ -3,7 +3,10 @@
 //! `workbench replay` prints (a unified diff per changed record) when any
 //! record changed; with `WORKBENCH_UPDATE=1` it rewrites the changed
 //! files instead, as `workbench replay --update` does (the habit of
-//! insta's `INSTA_UPDATE` and expect-test's `UPDATE_EXPECT`).
+//! insta's `INSTA_UPDATE` and expect-test's `UPDATE_EXPECT`). It may be
+//! called from `#[tokio::test]` too: inside a runtime it replays on a
+//! thread of its own. Another project depends on this crate by path or
+//! git (docs/transcripts.md, "From `cargo test`").
 //!
 //! ```no_run
 //! #[test]
@@ -32,7 +35,9 @@ pub fn update_requested(value: Option<&str>) -> bool {
 
 /// Replays every transcript (`*.jsonl`, in name order) in `dir` and panics
 /// with the report of each file that changed or cannot be replayed;
-/// with `WORKBENCH_UPDATE=1`, rewrites the changed files instead.
+/// with `WORKBENCH_UPDATE=1`, rewrites the changed files instead. Works
+/// in a plain `#[test]` and inside `#[tokio::test]` alike (see
+/// [`check_transcripts`]).
 pub fn assert_transcripts_replay(dir: impl AsRef<Path>) {
     let update = update_requested(std::env::var(UPDATE_VAR).ok().as_deref());
     if let Err(report) = check_transcripts(dir.as_ref(), update) {
@@ -41,8 +46,24 @@ pub fn assert_transcripts_replay(dir: impl AsRef<Path>) {
 }
 
 /// As [`assert_transcripts_replay`] with the update decided by the
-/// caller: `Err` holds the report of what failed.
+/// caller: `Err` holds the report of what failed. Callable anywhere,
+/// inside an async runtime too: it replays on a runtime of its own, on a
+/// thread of its own when the caller's thread already runs one (a
+/// runtime cannot be started inside another).
 pub fn check_transcripts(dir: &Path, update: bool) -> Result<(), String> {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return std::thread::scope(|scope| {
+            scope
+                .spawn(|| check_on_own_runtime(dir, update))
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
+    }
+    check_on_own_runtime(dir, update)
+}
+
+/// [`check_transcripts`] on a new runtime on this thread.
+fn check_on_own_runtime(dir: &Path, update: bool) -> Result<(), String> {
     let files = transcripts_in(dir)?;
     if files.is_empty() {
         return Err(format!(
@@ -108,6 +129,39 @@ fn transcripts_in(dir: &Path) -> Result<Vec<PathBuf>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A directory holding one fixture transcript (`glob-footers.jsonl`,
+    /// its tree named by absolute path).
+    fn one_fixture() -> tempfile::TempDir {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+        let text =
+            std::fs::read_to_string(fixtures.join("transcripts/glob-footers.jsonl")).unwrap();
+        let tree = fixtures.join("trees/mixed").canonicalize().unwrap();
+        let text = text.replacen(
+            "\"tree\":\"../trees/mixed\"",
+            &format!("\"tree\":{}", serde_json::json!(tree)),
+            1,
+        );
+        assert!(text.contains(&*tree.to_string_lossy()));
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("glob-footers.jsonl"), text).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_fixture_replays_from_a_plain_test() {
+        check_transcripts(one_fixture().path(), false).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_fixture_replays_from_inside_a_current_thread_tokio_test() {
+        check_transcripts(one_fixture().path(), false).unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_fixture_replays_from_inside_a_multi_thread_tokio_test() {
+        assert_transcripts_replay(one_fixture().path());
+    }
 
     #[test]
     fn the_update_variable_asks_for_an_update_unless_unset_empty_or_negative() {

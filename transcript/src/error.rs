@@ -66,6 +66,9 @@ pub enum EngineError {
     /// rg is not on PATH: nothing registered (the load's warning).
     #[error("{0}")]
     RgMissing(String),
+    /// The executor's `PATH` cannot put another rg's directory first.
+    #[error("{0}")]
+    Path(String),
     #[error("the plugin stayed pending")]
     Pending,
     #[error("the plugin did not load: {0}")]

@@ -48,6 +48,16 @@ pub fn rg_version_for(executor: ExecutorKind) -> String {
     fs_search_process::RgInfo::detect_for(executor).version_line
 }
 
+/// This process's `PATH` with `dir` first, for an executor's children.
+fn path_with_first(dir: &Path) -> Result<String, String> {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&rest));
+    let joined = std::env::join_paths(dirs).map_err(|e| format!("{}: {e}", dir.display()))?;
+    joined
+        .into_string()
+        .map_err(|_| format!("PATH with {} first is not UTF-8", dir.display()))
+}
+
 /// The outcome of `result` as the model saw it, normalised.
 pub fn outcome_of(result: &ToolResult, normaliser: &Normaliser) -> Outcome {
     let mut normaliser = normaliser.clone();
@@ -154,6 +164,10 @@ pub struct FixtureEngine {
     wrap: Option<ExecutorWrap>,
     /// The executor every registry runs its calls with.
     executor: ExecutorKind,
+    /// A directory put first on the executor's `PATH`, holding the `rg`
+    /// the calls run instead of the one on this process's `PATH`
+    /// (`workbench freeze --also-rg`).
+    rg_dir: Option<PathBuf>,
 }
 
 fn merged(base: &Value, overrides: &serde_json::Map<String, Value>) -> Value {
@@ -228,6 +242,7 @@ impl FixtureEngine {
             normaliser,
             wrap: None,
             executor: ExecutorKind::Local,
+            rg_dir: None,
         })
     }
 
@@ -235,6 +250,14 @@ impl FixtureEngine {
     /// `executor` kind (the sandbox's root is the tree).
     pub fn with_executor(mut self, executor: ExecutorKind) -> Self {
         self.executor = executor;
+        self
+    }
+
+    /// Runs the calls of every registry loaded from now on with `dir`
+    /// first on the local executor's `PATH`: the `rg` in it answers them
+    /// (see [`crate::variants::OtherRg`]).
+    pub fn with_rg_dir(mut self, dir: &Path) -> Self {
+        self.rg_dir = Some(dir.to_path_buf());
         self
     }
 
@@ -334,6 +357,12 @@ impl FixtureEngine {
         };
         if let Some(ms) = key.executor_timeout_ms {
             bash.timeout_ms = ms;
+        }
+        if let Some(dir) = &self.rg_dir {
+            bash.env.insert(
+                "PATH".to_owned(),
+                path_with_first(dir).map_err(EngineError::Path)?,
+            );
         }
         let mut bash: Arc<dyn BashExecutor> =
             fs_search_process::build_executor(self.executor, bash)

@@ -21,6 +21,9 @@
 //! - [`assert`](mod@assert): [`assert_transcripts_replay`], the `cargo test` form.
 //! - [`freeze`]: `workbench freeze`, a live recording made self-contained.
 //! - `drift`: how a frozen expectation differs from the live result.
+//! - [`variants`]: rg-version variants added to a fixture (`freeze
+//!   --also-rg`, `replay --add-variant`) and the note a replay without one
+//!   gives.
 //! - [`follow`]: reading a recording while another process appends to it.
 //! - [`explain`]: `workbench explain`, why a path is or is not on a page.
 //! - [`ablate`]: `workbench ablate`, recorded sessions replayed under
@@ -46,5 +49,6 @@ pub mod replay;
 pub mod report;
 mod rg_text;
 pub mod tree;
+pub mod variants;
 
 pub use assert::assert_transcripts_replay;

@@ -17,6 +17,7 @@ use super::fixture_engine::{EngineTree, FixtureEngine, rg_version_for};
 use super::format::{self, Outcome, Record, Transcript};
 use super::parse;
 pub use super::rg_text::Difference;
+use super::variants::OtherRg;
 use fs_search_process::ExecutorKind;
 
 /// One record: recorded and current outcome.
@@ -80,6 +81,45 @@ impl RecordCheck {
             _ => record.outcome = self.current.clone(),
         }
         record
+    }
+
+    /// The transcript line of the first recorded text line that differs
+    /// from the current outcome (else the result or variant line, where
+    /// only it differs: the error, spill or token count), counted in the
+    /// file as the format writes it: the result line follows the call
+    /// line, its text lines follow it, then each variant's block in rg
+    /// order. For a current outcome that only adds text lines, the
+    /// compared block's last line. `None` when the record matches.
+    pub fn first_changed_line(&self) -> Option<usize> {
+        if self.matches() {
+            return None;
+        }
+        let name = &self.record.call.name;
+        let line_count = |block: &str| block.lines().count();
+        let mut start = self.record.line + 1;
+        let (old, new) = match self.variant() {
+            Some(major) => {
+                start += line_count(&format::outcome_lines(name, &self.record.outcome));
+                for (m, outcome) in self.record.variants.range(..major) {
+                    start += line_count(&format::variant_lines(name, *m, outcome));
+                }
+                (
+                    format::variant_lines(name, major, self.expected()),
+                    format::variant_lines(name, major, &self.current),
+                )
+            }
+            None => (
+                format::outcome_lines(name, &self.record.outcome),
+                format::outcome_lines(name, &self.current),
+            ),
+        };
+        let old: Vec<&str> = old.lines().collect();
+        let new: Vec<&str> = new.lines().collect();
+        // The result line (index 0) carries the token count, which any
+        // change of text changes too: a text line is the better place.
+        let first_text = (1..old.len().max(new.len())).find(|i| old.get(*i) != new.get(*i));
+        let index = first_text.map_or(0, |i| i.min(old.len().saturating_sub(1)));
+        Some(start + index)
     }
 
     /// The unified diff of the record's result and text lines, recorded
@@ -202,6 +242,27 @@ pub async fn replay_transcript(
     temp_parent: &Path,
     executor: ExecutorKind,
 ) -> Result<Replay, TranscriptError> {
+    replay_under(file, transcript, temp_parent, executor, None).await
+}
+
+/// As [`replay_transcript`] with the local executor and `rg`, not the rg
+/// on `PATH`, answering the calls (`workbench freeze --also-rg`).
+pub async fn replay_transcript_with_rg(
+    file: &Path,
+    transcript: Transcript,
+    temp_parent: &Path,
+    rg: &OtherRg,
+) -> Result<Replay, TranscriptError> {
+    replay_under(file, transcript, temp_parent, ExecutorKind::Local, Some(rg)).await
+}
+
+async fn replay_under(
+    file: &Path,
+    transcript: Transcript,
+    temp_parent: &Path,
+    executor: ExecutorKind,
+    rg: Option<&OtherRg>,
+) -> Result<Replay, TranscriptError> {
     let label = file.display().to_string();
     let header = &transcript.header;
     let mut engine = FixtureEngine::new_in(
@@ -212,7 +273,13 @@ pub async fn replay_transcript(
     )
     .map_err(|e| TranscriptError::Other(format!("{label}:1: the header's tree: {e}")))?
     .with_executor(executor);
-    let rg_now = rg_version_for(executor);
+    let rg_now = match rg {
+        Some(rg) => {
+            engine = engine.with_rg_dir(rg.dir());
+            rg.version_line().to_owned()
+        }
+        None => rg_version_for(executor),
+    };
     let rg_major = fs_search_process::major_of_line(&rg_now);
     let recorded_major = fs_search_process::major_of_line(&header.env.rg);
     let mut checks = Vec::with_capacity(transcript.records.len());

@@ -4,7 +4,8 @@
 //! `$GITHUB_STEP_SUMMARY`.
 //!
 //! Annotations: `::error` for a changed record (titled by its kind: the
-//! engine's text, or only rg's own text), for a record over
+//! engine's text, or only rg's own text, and its name), at the first line
+//! of its recorded page that differs (a text line where one does), for a record over
 //! `--max-tokens` and for a transcript that cannot be replayed;
 //! `::notice` for a transcript recorded with another rg and for records
 //! `--update` rewrote. Their data escapes `%`, `\r` and `\n`; their
@@ -14,6 +15,7 @@ use std::fmt::Write as _;
 
 use super::{Counts, FileReport, ReportOptions, Verdict, other_rg_note};
 use crate::replay::Difference;
+use crate::variants::{compared_with_another_rg, missing_variant_note};
 use fs_search_process::thousands;
 
 /// The workflow commands for one file, a line each.
@@ -47,37 +49,57 @@ pub fn annotations(file: &FileReport, options: &ReportOptions) -> String {
             ),
         );
     }
+    let missing_variant = missing_variant_note(replay);
     for check in &replay.checks {
         let verdict = Verdict::of(check, options.max_tokens);
         let name = &check.record.call.name;
         let line = Some(check.record.line);
+        // A changed record is annotated where its recorded page first
+        // differs, the message saying which record and where it starts.
+        let changed_at = check.first_changed_line().or(line);
+        let changed_message = || {
+            let mut message = format!(
+                "record \"{name}\" (its call at line {}) differs from line {} on\n",
+                check.record.line,
+                changed_at.unwrap_or(check.record.line)
+            );
+            if let Some(note) = missing_variant
+                .as_ref()
+                .filter(|_| compared_with_another_rg(check))
+            {
+                message.push_str(note);
+                message.push('\n');
+            }
+            message.push_str(&check.diff(path));
+            message
+        };
         match verdict.difference {
             Some(_) if file.updated => command(
                 &mut out,
                 "notice",
                 path,
-                line,
+                changed_at,
                 &format!("Record updated: \"{name}\""),
-                &check.diff(path),
+                &changed_message(),
             ),
             Some(Difference::Engine) => command(
                 &mut out,
                 "error",
                 path,
-                line,
+                changed_at,
                 &format!("Record changed: \"{name}\" (the engine's text or the kind of result)"),
-                &check.diff(path),
+                &changed_message(),
             ),
             Some(Difference::RgText) => command(
                 &mut out,
                 "error",
                 path,
-                line,
+                changed_at,
                 &format!(
                     "Record changed only in rg's own text: \"{name}\" (recorded with {}, this is {})",
                     replay.transcript.header.env.rg, replay.rg_now
                 ),
-                &check.diff(path),
+                &changed_message(),
             ),
             None => {}
         }

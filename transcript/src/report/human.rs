@@ -1,11 +1,14 @@
 //! The report for a person reading a log (`workbench replay`'s stdout, the
 //! panic of [`crate::assert`]): per file `ok …`, `updated …`,
 //! or a unified diff per changed record, `CHANGED …` and the changed
-//! records by kind of difference; an `OVER BUDGET …` line per record over
+//! records by kind of difference (and, for records compared with what
+//! another rg major wrote, the rg the file was frozen with and the
+//! command that adds this rg's variant); an `OVER BUDGET …` line per record over
 //! `--max-tokens`.
 
 use super::{ReportOptions, Verdict};
 use crate::replay::{Difference, Replay};
+use crate::variants::missing_variant_note;
 
 /// The report of one replayed file; `updated`: `--update` rewrote its
 /// changed records.
@@ -26,8 +29,11 @@ pub fn file_text(replay: &Replay, options: &ReportOptions, updated: bool) -> Str
             replay.file
         );
     }
+    let missing_variant = missing_variant_note(replay)
+        .map(|note| format!("  {note}\n"))
+        .unwrap_or_default();
     format!(
-        "{}CHANGED {}: {changed} of {total} records{share} differ (run `workbench replay --update {}` to accept)\n{}{over}",
+        "{}CHANGED {}: {changed} of {total} records{share} differ (run `workbench replay --update {}` to accept)\n{}{missing_variant}{over}",
         replay.diffs(),
         replay.file,
         replay.file,

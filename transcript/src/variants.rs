@@ -1,0 +1,316 @@
+//! One fixture for every rg: adding rg-version variants to a transcript
+//! (the format's `{"variant":NAME,"rg":N,…}` blocks, [`crate::format`]).
+//!
+//! - [`OtherRg`]: an rg named besides the one on `PATH` (`workbench
+//!   freeze --also-rg DIR|BINARY`), run by putting a directory holding
+//!   only it first on the executor's `PATH`.
+//! - [`with_variant_added`]: a replayed transcript with the variant of
+//!   the rg that replayed it added to each record whose page differs
+//!   (`workbench replay --add-variant`, and `freeze --also-rg` per rg);
+//!   every other record, and every other rg's variant, stays as it was.
+//!   It refuses under the rg major the transcript was frozen with: there
+//!   the recorded results are that rg's own, and accepting a change is
+//!   `--update`'s job.
+//! - [`missing_variant_note`]: what a replay under an rg major with no
+//!   variant says when a page differs: the rg the fixture was frozen with
+//!   and the command that adds this rg's variant.
+
+use std::path::{Path, PathBuf};
+
+use fs_search_process::RgInfo;
+
+use super::error::TranscriptError;
+use super::format::Transcript;
+use super::replay::{RecordCheck, Replay};
+
+/// An rg binary other than the one on `PATH`: a temp directory holding
+/// `rg` (a symlink to it) that an executor puts first on its `PATH`, and
+/// the version it reports.
+#[derive(Debug)]
+pub struct OtherRg {
+    /// Holds the `rg` symlink; removed on drop.
+    dir: tempfile::TempDir,
+    binary: PathBuf,
+    info: RgInfo,
+}
+
+impl OtherRg {
+    /// The rg that `named` names: a directory holding an executable `rg`,
+    /// or the binary itself (of any name). An error when it is neither,
+    /// or when its `--version` does not name a ripgrep version.
+    pub fn new(named: &Path, temp_parent: &Path) -> Result<Self, TranscriptError> {
+        let candidate = if named.is_dir() {
+            named.join("rg")
+        } else {
+            named.to_path_buf()
+        };
+        let meta = std::fs::metadata(&candidate).map_err(|e| {
+            TranscriptError::Other(format!(
+                "{}: {e} (name a directory holding an `rg`, or an rg binary)",
+                candidate.display()
+            ))
+        })?;
+        if !meta.is_file() || !is_executable(&meta) {
+            return Err(TranscriptError::Other(format!(
+                "{}: not an executable file (name a directory holding an `rg`, or an rg binary)",
+                candidate.display()
+            )));
+        }
+        let binary = candidate
+            .canonicalize()
+            .map_err(|e| TranscriptError::io(&candidate, e))?;
+        let info = RgInfo::at(&binary);
+        if info.major().is_none() {
+            return Err(TranscriptError::Other(format!(
+                "{}: not an rg whose version can be read (`--version` gave \"{}\")",
+                binary.display(),
+                info.version_line
+            )));
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("fs-search-rg-")
+            .tempdir_in(temp_parent)
+            .map_err(|e| TranscriptError::io(temp_parent, e))?;
+        let link = dir.path().join("rg");
+        std::os::unix::fs::symlink(&binary, &link).map_err(|e| TranscriptError::io(&link, e))?;
+        Ok(Self { dir, binary, info })
+    }
+
+    /// The directory to put first on `PATH`: it holds only `rg`.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The binary (canonical).
+    pub fn binary(&self) -> &Path {
+        &self.binary
+    }
+
+    /// `rg --version`'s first line, as a transcript header records it.
+    pub fn version_line(&self) -> &str {
+        &self.info.version_line
+    }
+
+    /// Its major version (always known: [`Self::new`] checks it).
+    pub fn major(&self) -> Option<u32> {
+        self.info.major()
+    }
+}
+
+fn is_executable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+/// A transcript with the replaying rg's variant added.
+#[derive(Debug, Clone)]
+pub struct VariantAdded {
+    pub transcript: Transcript,
+    /// The rg major version the variants are for.
+    pub major: u32,
+    /// The names of the records whose variant for `major` was added,
+    /// replaced or (back to the recorded result) removed, in file order.
+    pub records: Vec<String>,
+}
+
+/// `replay`'s transcript with, for each record whose page under this
+/// run's rg differs from what it expects, this rg major's variant set to
+/// the current page (removed where the current page is the recorded
+/// result itself). Records that match are left as they were, byte for
+/// byte once written, and so are all variants for other majors. Refused
+/// when this rg's major is unknown, when the header's is, or when they
+/// are the same.
+pub fn with_variant_added(replay: &Replay) -> Result<VariantAdded, TranscriptError> {
+    let file = &replay.file;
+    let frozen_with = &replay.transcript.header.env.rg;
+    let now = &replay.rg_now;
+    let Some(major) = fs_search_process::major_of_line(now) else {
+        return Err(TranscriptError::Other(format!(
+            "{file}: cannot add a variant for this rg (\"{now}\"): its major version is unknown"
+        )));
+    };
+    let Some(recorded) = fs_search_process::major_of_line(frozen_with) else {
+        return Err(TranscriptError::Other(format!(
+            "{file}: its header names no rg version (\"{frozen_with}\"), so its results belong to no rg a variant could differ from; `workbench replay --update {file}` records this rg's"
+        )));
+    };
+    if recorded == major {
+        return Err(TranscriptError::Other(format!(
+            "{file} was frozen with {frozen_with}, the same major version as this {now}: its recorded results are rg {major}'s own and there is no variant to add (to accept changed results: `workbench replay --update {file}`)"
+        )));
+    }
+    let mut transcript = replay.transcript.clone();
+    let mut records = Vec::new();
+    for (record, check) in transcript.records.iter_mut().zip(&replay.checks) {
+        if check.matches() {
+            continue;
+        }
+        if record.outcome.matches(&check.current) {
+            record.variants.remove(&major);
+        } else {
+            record.variants.insert(major, check.current.clone());
+        }
+        records.push(record.call.name.clone());
+    }
+    Ok(VariantAdded {
+        transcript,
+        major,
+        records,
+    })
+}
+
+/// Whether `check` was compared with what another rg major version
+/// wrote: this rg's major is not the header's and the record has no
+/// variant for it.
+pub fn compared_with_another_rg(check: &RecordCheck) -> bool {
+    check.variant().is_none() && check.rg_major != check.recorded_major
+}
+
+/// For a replay where a record compared with another rg's text changed:
+/// which rg the fixture was frozen with, which rg this is, and the
+/// command that adds this rg's variant; `None` when no such record
+/// changed.
+pub fn missing_variant_note(replay: &Replay) -> Option<String> {
+    let count = replay
+        .changed()
+        .filter(|c| compared_with_another_rg(c))
+        .count();
+    if count == 0 {
+        return None;
+    }
+    let major = replay.checks.first().and_then(|c| c.rg_major);
+    let this = major.map_or_else(|| "this rg".to_owned(), |m| format!("rg {m}"));
+    Some(format!(
+        "{} was frozen with {} and has no variant for {this} ({}) in {count} changed record{}: \
+         if {this}'s pages are right, add its variant with `workbench replay --add-variant {}` \
+         run under {this} (or freeze with `--also-rg DIR` naming it), then review `git diff`",
+        replay.file,
+        replay.transcript.header.env.rg,
+        replay.rg_now,
+        if count == 1 { "" } else { "s" },
+        replay.file,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{Call, CallOptions, Header, Outcome, Record, TranscriptEnv};
+    use std::sync::Arc;
+
+    fn outcome(text: &str) -> Outcome {
+        Outcome {
+            is_error: false,
+            error: None,
+            spill: None,
+            warnings: Vec::new(),
+            text: text.into(),
+            tokens: None,
+        }
+    }
+
+    fn record(name: &str, text: &str) -> Record {
+        Record {
+            line: 0,
+            call: Call {
+                name: name.into(),
+                tool: "glob".into(),
+                args: serde_json::json!({"pattern": "*"}),
+                options: CallOptions::default(),
+            },
+            outcome: outcome(text),
+            variants: Default::default(),
+        }
+    }
+
+    /// A replay under `now` of a transcript frozen with rg 13: record
+    /// "same" gives its recorded page, "moved" another, and "back" its
+    /// recorded page while it carries a stale rg 15 variant.
+    fn replay(now: &str) -> Replay {
+        let mut back = record("back", "a\nb");
+        back.variants.insert(15, outcome("b\na"));
+        back.variants.insert(14, outcome("b\na"));
+        let records = vec![record("same", "x"), record("moved", "a\nb"), back];
+        let currents = ["x", "b\na", "a\nb"];
+        let header = Header {
+            tree: ".".into(),
+            config: serde_json::json!({}),
+            env: TranscriptEnv {
+                rg: "ripgrep 13.0.0".into(),
+                ripgrep_config: Vec::new(),
+                executor: None,
+            },
+        };
+        let checks = records
+            .iter()
+            .zip(currents)
+            .map(|(record, text)| RecordCheck {
+                record: record.clone(),
+                current: outcome(text),
+                rg_major: fs_search_process::major_of_line(now),
+                recorded_major: Some(13),
+            })
+            .collect();
+        let tree = crate::fixture_engine::EngineTree::prepare(
+            &std::env::temp_dir(),
+            &std::env::temp_dir(),
+        )
+        .unwrap();
+        Replay {
+            file: "f.jsonl".into(),
+            transcript: crate::format::Transcript { header, records },
+            checks,
+            rg_now: now.into(),
+            tree: Arc::new(tree),
+        }
+    }
+
+    #[test]
+    fn adding_a_variant_touches_only_the_records_that_differ_under_this_rg() {
+        let before = replay("ripgrep 15.2.0");
+        let added = with_variant_added(&before).unwrap();
+        assert_eq!(added.major, 15);
+        assert_eq!(added.records, ["moved", "back"]);
+        let [same, moved, back] = &added.transcript.records[..] else {
+            panic!("three records");
+        };
+        assert_eq!(same, &before.transcript.records[0]);
+        assert_eq!(moved.outcome, before.transcript.records[1].outcome);
+        assert_eq!(moved.variants[&15].text, "b\na");
+        // The stale rg 15 variant goes; rg 14's stays.
+        assert!(!back.variants.contains_key(&15));
+        assert_eq!(back.variants[&14].text, "b\na");
+        assert_eq!(added.transcript.header, before.transcript.header);
+    }
+
+    #[test]
+    fn adding_a_variant_under_the_rg_major_it_was_frozen_with_is_refused() {
+        let e = with_variant_added(&replay("ripgrep 13.0.0")).unwrap_err();
+        let message = e.to_string();
+        assert!(
+            message.starts_with("f.jsonl was frozen with ripgrep 13.0.0, the same major version"),
+            "{message}"
+        );
+        assert!(
+            message.contains("`workbench replay --update f.jsonl`"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn the_missing_variant_note_names_the_frozen_rg_and_the_command() {
+        let note = missing_variant_note(&replay("ripgrep 14.1.1")).unwrap();
+        assert!(
+            note.starts_with(
+                "f.jsonl was frozen with ripgrep 13.0.0 and has no variant for rg 14 (ripgrep 14.1.1) in 1 changed record:"
+            ),
+            "{note}"
+        );
+        assert!(
+            note.contains("`workbench replay --add-variant f.jsonl`"),
+            "{note}"
+        );
+        // Under the frozen rg a change is the engine's, not a missing variant.
+        assert_eq!(missing_variant_note(&replay("ripgrep 13.0.0")), None);
+    }
+}
