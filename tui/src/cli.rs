@@ -185,6 +185,11 @@ pub(crate) struct ReplayArgs {
     /// token counts).
     #[arg(long)]
     pub update: bool,
+    /// Add this rg's variant to each record whose page differs under it,
+    /// leaving every other record and variant as it is (refused under
+    /// the rg major the file was frozen with).
+    #[arg(long, conflicts_with_all = ["update", "shard"])]
+    pub add_variant: bool,
     /// Exit 1 when any result's text is more than N tokens (a budget check).
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u64>,
@@ -273,6 +278,11 @@ pub(crate) struct FreezeArgs {
     /// The directory to write the tree manifest (manifest.json) into.
     #[arg(long)]
     pub tree_out: PathBuf,
+    /// Also run each record under this rg (a directory holding an `rg`,
+    /// or the binary) on the frozen tree, and write its variant wherever
+    /// its page differs. Repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub also_rg: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,8 @@
 //! - [`call`]: `workbench call`, one tool call;
 //! - [`explain`]: `workbench explain`, why a path is or is not on the page;
 //! - [`lens`]: `workbench lens`, a tool result as a host's model receives it;
+//! - [`rg_variants`]: `freeze --also-rg` and `replay --add-variant`,
+//!   one fixture for every rg;
 //! - [`surface`]: `workbench surface`, the prompt sections and tool definitions;
 //! - [`transcripts`]: `workbench replay`, `workbench record` and
 //!   `workbench freeze`.
@@ -19,6 +21,7 @@ pub(crate) mod ablate_host;
 pub(crate) mod call;
 pub(crate) mod explain;
 pub(crate) mod lens;
+pub(crate) mod rg_variants;
 pub(crate) mod surface;
 pub(crate) mod transcripts;
 

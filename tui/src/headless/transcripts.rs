@@ -1,4 +1,4 @@
-//! `workbench replay FILE... [--update] [--max-tokens N] [--junit FILE]
+//! `workbench replay FILE... [--update | --add-variant] [--max-tokens N] [--junit FILE]
 //! [--format human|github] [--jobs N] [--shard K/N]` and `workbench record --tree DIR
 //! --config JSON|@FILE --out FILE < calls.jsonl`: the headless front of
 //! the transcript library. Exit status: replay 0 when every record
@@ -19,14 +19,16 @@
 //! (but a report file that cannot be written is 2).
 //! Record: 0 or 2.
 //! `workbench freeze RECORDING [--workdir DIR] --out TRANSCRIPT --tree-out
-//! DIR` makes a live recording self-contained and replays it: 0, 1 or 2
-//! likewise (1 also for a recording with no calls, nothing written). Every file these commands rewrite (`--update`, `--out`,
+//! DIR [--also-rg DIR]...` makes a live recording self-contained (with
+//! each `--also-rg`'s variants, [`super::rg_variants`]) and replays it
+//! under every rg named: 0, 1 or 2 likewise (1 also for a recording with no calls, nothing written). Every file these commands rewrite (`--update`, `--out`,
 //! the manifest) is replaced at once: a failed write leaves the old one.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use super::print;
+use super::rg_variants::AlsoRgOutcome;
 use crate::cli::{FreezeArgs, RecordArgs, ReplayArgs, ReplayFormat};
 use crate::error::Error;
 use fs_search_process::ExecutorKind;
@@ -40,6 +42,7 @@ use fs_search_transcript::replay::{Replay, replay_file};
 use fs_search_transcript::report::{
     FileReport, ReportOptions, github, human, junit, other_rg_note,
 };
+use fs_search_transcript::variants::OtherRg;
 
 /// Replays `args.files` (`--jobs` at once, `--shard`'s share); with
 /// `update`, rewrites each changed file instead of failing. Reports on
@@ -56,7 +59,7 @@ pub(crate) async fn replay(args: &ReplayArgs) -> Result<ExitCode, Error> {
             .map_or_else(default_jobs, |n| usize::try_from(n).unwrap_or(1)),
         shard: args.shard,
         temp_parent: std::env::temp_dir(),
-        count_tokens: args.update || args.max_tokens.is_some(),
+        count_tokens: args.update || args.add_variant || args.max_tokens.is_some(),
         tokenizer: args.tokenizer.file().map(Path::to_path_buf),
         executor: args.sandbox.kind(),
     };
@@ -158,7 +161,27 @@ fn report_file(
         }
         updated = true;
     }
-    print(&human::file_text(replay, options, updated));
+    if args.add_variant && !replay.all_match() {
+        match super::rg_variants::add_variant(file, replay) {
+            Ok(line) => {
+                print(&line);
+                updated = true;
+            }
+            Err(e) => {
+                print(&human::file_text(replay, options, false));
+                stderr_line!("workbench replay: --add-variant: {e}");
+                *status = exit::ERROR;
+                return FileReport {
+                    file: label,
+                    result: Err(e),
+                    updated: false,
+                };
+            }
+        }
+    }
+    if !(args.add_variant && updated) {
+        print(&human::file_text(replay, options, updated));
+    }
     if human::fails(replay, options, updated) {
         *status = (*status).max(exit::CHANGED);
     }
@@ -353,6 +376,7 @@ pub(crate) async fn freeze(args: &FreezeArgs) -> Result<ExitCode, Error> {
     let (recording, out_file, tree_out) = (&args.recording, &args.out, &args.tree_out);
     fs_search_process::install_signals();
     let temp = std::env::temp_dir();
+    let also_rg = super::rg_variants::resolve_also_rg(&args.also_rg, &temp).map_err(failed)?;
     let prepared =
         prepare_freeze(recording, args.workdir.as_deref(), out_file, tree_out).map_err(failed)?;
     if prepared.records() == 0 {
@@ -368,7 +392,7 @@ pub(crate) async fn freeze(args: &FreezeArgs) -> Result<ExitCode, Error> {
         let message = format!("--out {}: {e}", parent.display());
         return Err(failed(TranscriptError::Other(message)));
     }
-    let frozen = freeze_steps(prepared, out_file, tree_out, &temp)
+    let (frozen, also_rg_outcomes) = freeze_steps(prepared, out_file, tree_out, &temp, &also_rg)
         .await
         .map_err(failed)?;
     for renamed in &frozen.renamed {
@@ -390,6 +414,9 @@ pub(crate) async fn freeze(args: &FreezeArgs) -> Result<ExitCode, Error> {
             );
         }
     }
+    for outcome in &also_rg_outcomes {
+        stderr_line!("workbench freeze: note: {}", outcome.note(out_file));
+    }
     let replay = match replay_file(out_file, &temp, ExecutorKind::Local).await {
         Ok(replay) => replay,
         Err(source @ TranscriptError::Stopped(_)) => return Err(failed(source)),
@@ -397,6 +424,25 @@ pub(crate) async fn freeze(args: &FreezeArgs) -> Result<ExitCode, Error> {
             let message = format!("the frozen transcript does not replay: {e}");
             return Err(failed(TranscriptError::Other(message)));
         }
+    };
+    let also_replays =
+        match super::rg_variants::proof_replays(out_file, &temp, &also_rg, &also_rg_outcomes).await
+        {
+            Ok(replays) => replays,
+            Err(source @ TranscriptError::Stopped(_)) => return Err(failed(source)),
+            Err(e) => {
+                let message = format!("the frozen transcript does not replay: {e}");
+                return Err(failed(TranscriptError::Other(message)));
+            }
+        };
+    let under = if also_replays.is_empty() {
+        String::new()
+    } else {
+        let versions: Vec<&str> = std::iter::once(&replay)
+            .chain(&also_replays)
+            .map(|r| r.rg_now.as_str())
+            .collect();
+        format!(" under {}", versions.join(", "))
     };
     let summary = format!(
         "froze {} records to {} (tree {}: {} files, {} bytes)",
@@ -416,13 +462,17 @@ pub(crate) async fn freeze(args: &FreezeArgs) -> Result<ExitCode, Error> {
         n => format!(" ({n} of them in another order than the live session showed, noted above)"),
     };
     let content = frozen.content_changed().count();
-    if replay.all_match() && content == 0 {
+    let all_match = replay.all_match() && also_replays.iter().all(Replay::all_match);
+    if all_match && content == 0 {
         print(&format!(
-            "{summary}; they replay with no differences{order_note}\n"
+            "{summary}; they replay with no differences{under}{order_note}\n"
         ));
         return Ok(ExitCode::SUCCESS);
     }
     print(&replay.diffs());
+    for other in &also_replays {
+        print(&other.diffs());
+    }
     if content == 0 {
         // Re-derived on the same tree yet not replaying: the tree itself
         // does not pin the result (say, a record that depends on time).
@@ -446,15 +496,29 @@ async fn freeze_steps(
     out_file: &Path,
     tree_out: &Path,
     temp: &Path,
-) -> Result<Frozen, TranscriptError> {
+    also_rg: &[OtherRg],
+) -> Result<(Frozen, Vec<AlsoRgOutcome>), TranscriptError> {
     let mut derived = prepared.derive(temp).await?;
+    let mut tokenizer = None;
     if derived.carries_tokens() {
-        let tokenizer = fs_search_process::join_tokenizer(
+        let loaded = fs_search_process::join_tokenizer(
             fs_search_process::load_tokenizer_in_background(None),
         )
         .await
         .map_err(|e| TranscriptError::Other(format!("the tokenizer: {e}")))?;
-        derived.count_tokens(&tokenizer);
+        derived.count_tokens(&loaded);
+        tokenizer = Some(loaded);
     }
-    prepared.write(&derived, out_file, tree_out)
+    let mut frozen = prepared.write(&derived, out_file, tree_out)?;
+    if also_rg.is_empty() {
+        return Ok((frozen, Vec::new()));
+    }
+    let (outcomes, lines) =
+        super::rg_variants::add_also_rg_variants(out_file, temp, also_rg, tokenizer.as_ref())
+            .await?;
+    // Variants move the records after them: the notes name the new lines.
+    for (drift, line) in frozen.drifts.iter_mut().zip(lines) {
+        drift.line = line;
+    }
+    Ok((frozen, outcomes))
 }

@@ -15,6 +15,7 @@ mod docs;
 mod e2e_terminal;
 mod explain;
 mod freeze_session;
+mod freeze_variants;
 mod hardening;
 mod inputs;
 mod lens;

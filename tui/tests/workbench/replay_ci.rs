@@ -92,9 +92,10 @@ const ODD_NAME_IN_XML: &str = "a<&\"\\u0007b";
 /// stderr text is what such an rg might have written), with one record's
 /// engine text changed and one record left as recorded: a record that
 /// differs only in rg's own text, one changed in the engine's text, and
-/// one that matches. Returns the file, its text, and the three records'
-/// call lines.
-fn three_kinds(dir: &Path) -> (String, String, [usize; 3]) {
+/// one that matches. Returns the file, its text, the three records'
+/// call lines, and the lines of the two changed text lines (of
+/// "glob-bad" and of "grep-one").
+fn three_kinds(dir: &Path) -> (String, String, [usize; 3], [usize; 2]) {
     let calls = format!(
         "{}\n{}\n{}\n",
         r#"{"call":"glob-bad","tool":"glob","args":{"pattern":"["}}"#,
@@ -124,7 +125,14 @@ fn three_kinds(dir: &Path) -> (String, String, [usize; 3]) {
         line_of(&changed, r#"{"call":"grep-one""#),
         line_of(&changed, &format!(r#"{{"call":"{ODD_NAME_JSON}""#)),
     ];
-    (file, changed, calls)
+    let texts = [
+        line_of(
+            &changed,
+            r#"{"text":"Error: glob pattern rejected by ripgrep: rg 12"#,
+        ),
+        line_of(&changed, r#"{"text":"Found one match"}"#),
+    ];
+    (file, changed, calls, texts)
 }
 
 /// `report` as junitparser reads it (tests/workbench/support/junit_read.py).
@@ -178,7 +186,7 @@ fn result_kinds(case: &Value) -> Vec<(String, String)> {
 #[test]
 fn a_junit_report_tells_changed_rg_text_over_budget_and_errors_apart_for_junitparser() {
     let dir = tempfile::tempdir().unwrap();
-    let (file, _, lines) = three_kinds(dir.path());
+    let (file, _, lines, _) = three_kinds(dir.path());
     let report = dir.path().join("report.xml");
     let out = workbench(&[
         "replay",
@@ -328,9 +336,15 @@ fn every_fixture_replays_and_its_junit_report_skips_each_variant_for_another_rg(
 }
 
 #[test]
-fn github_annotations_point_at_each_record_and_the_summary_is_appended() {
+fn github_annotations_point_at_each_changed_records_first_changed_line_and_the_summary_is_appended()
+{
     let dir = tempfile::tempdir().unwrap();
-    let (file, _, lines) = three_kinds(dir.path());
+    let (file, _, lines, texts) = three_kinds(dir.path());
+    // The changed text lines lie below the call and result lines.
+    assert!(
+        texts[0] >= lines[0] + 2 && texts[1] >= lines[1] + 2,
+        "{texts:?} {lines:?}"
+    );
     let summary = dir.path().join("summary.md");
     std::fs::write(&summary, "earlier step\n").unwrap();
     let args = ["replay", "--format", "github", "--max-tokens", "20", &file];
@@ -354,17 +368,33 @@ fn github_annotations_point_at_each_record_and_the_summary_is_appended() {
             "::notice file={file},line=1,title=Recorded with another rg::{file} was recorded with ripgrep 12.1.1, this is {rg}: records with a variant for this rg are compared with it, the others with the recorded text"
         )
     );
+    // An annotation of a changed record points at its first changed text
+    // line, names the record and its call line, says how a variant for
+    // this rg is added (the file has none), then gives the diff.
+    let missing_variant =
+        format!("{file} was frozen with ripgrep 12.1.1 and has no variant for rg ");
     let glob_bad = format!(
-        "::error file={file},line={},title=Record changed only in rg's own text%3A \"glob-bad\" (recorded with ripgrep 12.1.1%2C this is {rg})::--- {file}:{} record \"glob-bad\" (recorded)%0A",
-        lines[0], lines[0]
+        "::error file={file},line={},title=Record changed only in rg's own text%3A \"glob-bad\" (recorded with ripgrep 12.1.1%2C this is {rg})::record \"glob-bad\" (its call at line {}) differs from line {} on%0A{missing_variant}",
+        texts[0], lines[0], texts[0]
+    );
+    let glob_bad = annotations
+        .iter()
+        .find(|a| a.starts_with(&glob_bad))
+        .unwrap_or_else(|| panic!("{glob_bad}\n{stdout}"));
+    assert!(
+        glob_bad.contains(&format!("`workbench replay --add-variant {file}`")),
+        "{glob_bad}"
     );
     assert!(
-        annotations.iter().any(|a| a.starts_with(&glob_bad)),
-        "{glob_bad}\n{stdout}"
+        glob_bad.contains(&format!(
+            "%0A--- {file}:{} record \"glob-bad\" (recorded)%0A",
+            lines[0]
+        )),
+        "{glob_bad}"
     );
     let grep_one = format!(
-        "::error file={file},line={},title=Record changed%3A \"grep-one\" (the engine's text or the kind of result)::--- {file}:{}",
-        lines[1], lines[1]
+        "::error file={file},line={},title=Record changed%3A \"grep-one\" (the engine's text or the kind of result)::record \"grep-one\" (its call at line {}) differs from line {} on%0A",
+        texts[1], lines[1], texts[1]
     );
     let grep_one = annotations
         .iter()
@@ -429,7 +459,7 @@ fn github_annotations_point_at_each_record_and_the_summary_is_appended() {
 #[test]
 fn output_and_exit_status_are_the_same_with_one_job_and_with_four() {
     let dir = tempfile::tempdir().unwrap();
-    let (file, _, _) = three_kinds(dir.path());
+    let (file, _, _, _) = three_kinds(dir.path());
     let with_missing = [
         "fixtures/transcripts/appendix-a.jsonl",
         file.as_str(),
