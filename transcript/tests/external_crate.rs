@@ -31,11 +31,36 @@ fn target_dir() -> PathBuf {
         .join("external-crate")
 }
 
-/// Writes the outside crate into `dir`: the Cargo.toml docs/transcripts.md
-/// shows (its path made absolute), the workspace's Cargo.lock (the same
-/// dependency versions, found offline), the fixture and the tests.
+/// The path docs/transcripts.md's dependency line names.
+const DOCS_PATH: &str = "\"../fs-search-workbench/transcript\"";
+
+/// docs/transcripts.md's `toml` block of `[dev-dependencies]`.
+fn docs_dependencies() -> String {
+    let page = std::fs::read_to_string(repo().join("docs/transcripts.md")).unwrap();
+    let start = page.find("```toml\n[dev-dependencies]\n").unwrap() + "```toml\n".len();
+    let end = start + page[start..].find("```\n").unwrap();
+    page[start..end].to_owned()
+}
+
+#[test]
+fn the_docs_give_a_path_dependency_line_and_tokio_for_tokio_tests() {
+    let block = docs_dependencies();
+    assert!(
+        block.contains(&format!(
+            "\nfs-search-transcript = {{ path = {DOCS_PATH} }}\n"
+        )),
+        "{block}"
+    );
+    assert!(block.contains("\ntokio = { version = \"1\", features = [\"macros\", \"rt\"] }\n"));
+}
+
+/// Writes the outside crate into `dir`: a package with the
+/// `[dev-dependencies]` docs/transcripts.md shows (its path made
+/// absolute), the workspace's Cargo.lock (the same dependency versions,
+/// found offline), the fixture and the tests.
 fn outside_crate(dir: &Path) {
     let transcript_crate = repo().join("transcript");
+    let dependencies = docs_dependencies().replace(DOCS_PATH, &toml_string(&transcript_crate));
     let manifest = format!(
         r#"[package]
 name = "uses-fs-search-transcripts"
@@ -43,14 +68,10 @@ version = "0.0.0"
 edition = "2024"
 publish = false
 
-[dev-dependencies]
-fs-search-transcript = {{ path = {} }}
-tokio = {{ version = "1", features = ["macros", "rt", "rt-multi-thread"] }}
-
+{dependencies}
 # Not part of any workspace above the temp dir.
 [workspace]
-"#,
-        toml_string(&transcript_crate)
+"#
     );
     std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
     std::fs::copy(repo().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
