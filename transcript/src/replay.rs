@@ -466,6 +466,44 @@ mod tests {
     }
 
     #[test]
+    fn the_first_changed_line_is_the_first_differing_text_line_of_the_compared_block() {
+        let (_, t) = transcript();
+        let mut record = t.records[0].clone();
+        // Call line 10; result 11, text 12-14; rg 14's variant 15-16;
+        // rg 15's variant 17-19.
+        record.line = 10;
+        record.outcome.text = "a\nb\nc".into();
+        let with_text = |text: &str| Outcome {
+            text: text.into(),
+            ..record.outcome.clone()
+        };
+        record.variants.insert(14, with_text("x"));
+        record.variants.insert(15, with_text("p\nq"));
+        let at = |current: Outcome, now: u32| {
+            RecordCheck {
+                record: record.clone(),
+                current,
+                rg_major: Some(now),
+                recorded_major: Some(13),
+            }
+            .first_changed_line()
+        };
+        assert_eq!(at(with_text("a\nb\nc"), 13), None);
+        assert_eq!(at(with_text("a\nB\nc"), 13), Some(13));
+        assert_eq!(at(with_text("p\nQ"), 15), Some(19));
+        assert_eq!(at(with_text("y"), 14), Some(16));
+        // Lines only added: the block's last line; only removed: the first gone.
+        assert_eq!(at(with_text("a\nb\nc\nd"), 13), Some(14));
+        assert_eq!(at(with_text("a"), 13), Some(13));
+        // Only the result line differs (the kind of result).
+        let error = Outcome {
+            is_error: true,
+            ..with_text("a\nb\nc")
+        };
+        assert_eq!(at(error, 13), Some(11));
+    }
+
+    #[test]
     fn update_under_the_headers_rg_major_replaces_the_outcome() {
         let updated = check("a.ts", "b.ts", 13).updated_record();
         assert_eq!(updated.outcome.text, "b.ts");
