@@ -73,8 +73,9 @@ fn difference_kinds(replay: &Replay) -> String {
     out
 }
 
-/// One line per result whose current text is more than `max` tokens.
-fn over_budget(replay: &Replay, max: Option<u64>) -> String {
+/// One line per result whose current text is more than `max` tokens
+/// (`OVER BUDGET FILE:LINE record "NAME": …`).
+pub fn over_budget(replay: &Replay, max: Option<u64>) -> String {
     let Some(max) = max else {
         return String::new();
     };

@@ -165,6 +165,7 @@ fn report_file(
         match super::rg_variants::add_variant(file, replay) {
             Ok(line) => {
                 print(&line);
+                print(&human::over_budget(replay, options.max_tokens));
                 updated = true;
             }
             Err(e) => {
