@@ -585,7 +585,7 @@ impl Drop for Master {
 
 /// Seconds an idle master lives on (`ControlPersist`): once this process
 /// is gone, by any means, its sessions close and the master follows.
-pub const CONTROL_PERSIST_S: u32 = 3;
+const CONTROL_PERSIST_S: u32 = 3;
 
 /// A new directory `fs-ssh-XXXXXX` in `parent`, readable by its owner
 /// only (0700, whatever the umask).
