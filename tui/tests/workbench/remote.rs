@@ -378,3 +378,209 @@ fn surface_json_over_ssh_names_the_executor_and_the_host_s_rg_not_this_machine_s
     assert_eq!(local["executor"], "local");
     assert_eq!(local["rg"]["version"], "99.0.0");
 }
+
+/// The ssh processes of this machine whose command line names `dir` (the
+/// control directory's parent): the master and any session over it.
+fn ssh_naming(dir: &Path) -> Vec<(i32, String)> {
+    let needle = dir.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            let ssh = cmdline.starts_with("ssh ") || cmdline.contains("/ssh ");
+            (ssh && cmdline.contains(&needle)).then(|| (pid, cmdline.chars().take(200).collect()))
+        })
+        .collect()
+}
+
+/// Starts `workbench call grep` over ssh on a FIFO in a process group of
+/// its own, with its control directory under a TMPDIR of its own, waits
+/// until rg runs on the host, applies `end` to the workbench's pid, and
+/// checks that no ssh process naming that TMPDIR (the master above all)
+/// is left within 10 s.
+fn no_master_left_after(end: impl FnOnce(i32)) {
+    use std::os::unix::process::CommandExt;
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let work = fifo_workdir();
+    let tmp = tempfile::tempdir().unwrap();
+    let executor = executor();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_workbench"))
+        .args([
+            "call",
+            "grep",
+            "--workdir",
+            work.path().to_str().unwrap(),
+            "--config",
+            r#"{"sampleOverCapGlobResults":true}"#,
+            "--args",
+            r#"{"pattern":"x","path":"fifo"}"#,
+            "--executor",
+            &executor,
+        ])
+        .current_dir(repo())
+        .env("WORKBENCH_SSH_CONFIG", sshd.client_config())
+        .env("TMPDIR", tmp.path())
+        .env_remove("XDG_RUNTIME_DIR")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !running_in(work.path()).iter().any(|(_, name)| name == "rg") {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30)
+                && child.try_wait().unwrap().is_none(),
+            "no rg on the host in 30 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!ssh_naming(tmp.path()).is_empty(), "no master found");
+    end(i32::try_from(child.id()).unwrap());
+    let _ = child.wait();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut left = ssh_naming(tmp.path());
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        left = ssh_naming(tmp.path());
+    }
+    for (pid, _) in &left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    assert_eq!(left, Vec::new());
+    // What the call ran on the host is gone too.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let mut running = running_in(work.path());
+    while !running.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        running = running_in(work.path());
+    }
+    assert_eq!(running, Vec::new());
+}
+
+#[test]
+fn a_double_sigint_to_the_workbench_s_group_mid_call_leaves_no_ssh_master() {
+    no_master_left_after(|pid| {
+        // Two quick Ctrl-Cs: SIGINT to the whole group, twice.
+        for _ in 0..2 {
+            let group = format!("-{pid}");
+            assert!(
+                Command::new("kill")
+                    .args(["-INT", "--", &group])
+                    .status()
+                    .unwrap()
+                    .success()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(30));
+        }
+    });
+}
+
+#[test]
+fn sigkill_of_workbench_call_mid_call_leaves_no_ssh_master() {
+    no_master_left_after(|pid| {
+        assert!(
+            Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status()
+                .unwrap()
+                .success()
+        );
+    });
+}
+
+#[test]
+fn a_missing_workdir_on_the_host_is_said_at_start_naming_host_and_directory() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let missing = work.path().join("missing");
+    let executor = executor();
+    let out = workbench(
+        &[
+            "call",
+            "grep",
+            "--workdir",
+            missing.to_str().unwrap(),
+            "--config",
+            r#"{"sampleOverCapGlobResults":true}"#,
+            "--args",
+            r#"{"pattern":"x"}"#,
+            "--executor",
+            &executor,
+        ],
+        Some(&sshd),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "the ssh executor cannot start: the working directory {} does not exist on {executor} (or is not a directory)",
+            missing.display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!text(&out.stderr).contains("ENOENT"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_sandboxed_remote_call_finds_nothing_outside_the_workdir_and_pages_inside_match_the_unconfined() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let parent = tempfile::tempdir().unwrap();
+    let work = parent.path().join("work");
+    std::fs::create_dir_all(work.join("src")).unwrap();
+    std::fs::write(work.join("src/a.rs"), "fn alpha() {}\nfn beta() {}\n").unwrap();
+    std::fs::write(parent.path().join("canary.txt"), "CANARY alpha\n").unwrap();
+    let workdir = work.to_str().unwrap();
+    let canary = parent.path().join("canary.txt");
+    let executor = executor();
+    let call = |args: &str, sandbox: bool| {
+        let mut argv = vec![
+            "call",
+            "grep",
+            "--workdir",
+            workdir,
+            "--config",
+            r#"{"sampleOverCapGlobResults":true}"#,
+            "--args",
+            args,
+            "--no-spill",
+            "--executor",
+            &executor,
+        ];
+        if sandbox {
+            argv.push("--sandbox");
+        }
+        workbench(&argv, Some(&sshd))
+    };
+    // Inside: the same page, byte for byte.
+    for args in [r#"{"pattern":"fn alpha"}"#, r#"{"pattern":"nothing here"}"#] {
+        let (open, confined) = (call(args, false), call(args, true));
+        assert_eq!(confined.status.code(), Some(0), "{}", text(&confined.stderr));
+        assert_eq!(text(&confined.stdout), text(&open.stdout), "{args}");
+    }
+    // Outside: the canary is found unconfined, not in the sandbox.
+    let outside = format!(
+        r#"{{"pattern":"CANARY","path":{}}}"#,
+        serde_json::to_string(canary.to_str().unwrap()).unwrap()
+    );
+    assert!(text(&call(&outside, false).stdout).contains("CANARY alpha"));
+    let confined = call(&outside, true);
+    assert!(!text(&confined.stdout).contains("CANARY"), "{}", text(&confined.stdout));
+    // The environment of the sandbox's processes cannot be read.
+    let environ = r#"{"pattern":"PATH","path":"/proc/self/environ"}"#;
+    assert!(text(&call(environ, false).stdout).contains("PATH="));
+    let confined = call(environ, true);
+    assert!(!text(&confined.stdout).contains("PATH="), "{}", text(&confined.stdout));
+}
