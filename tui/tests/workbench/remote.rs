@@ -400,8 +400,9 @@ fn ssh_naming(dir: &Path) -> Vec<(i32, String)> {
 /// its own, with its control directory under a TMPDIR of its own, waits
 /// until rg runs on the host, applies `end` to the workbench's pid, and
 /// checks that no ssh process naming that TMPDIR (the master above all)
-/// is left within 10 s.
-fn no_master_left_after(end: impl FnOnce(i32)) {
+/// is left within 10 s, and, when `unwinds` (the workbench got to close
+/// it), no control directory either.
+fn no_master_left_after(unwinds: bool, end: impl FnOnce(i32)) {
     use std::os::unix::process::CommandExt;
     let Some(sshd) = TestSshd::start() else {
         return;
@@ -464,29 +465,37 @@ fn no_master_left_after(end: impl FnOnce(i32)) {
         running = running_in(work.path());
     }
     assert_eq!(running, Vec::new());
+    if unwinds {
+        let files: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(files, Vec::<std::ffi::OsString>::new(), "left in TMPDIR");
+    }
 }
 
+/// Ctrl-C pressed twice, and again, while the workbench ends the call:
+/// SIGINT to its whole group until it has exited, so that one lands
+/// while it closes its master.
 #[test]
-fn a_double_sigint_to_the_workbench_s_group_mid_call_leaves_no_ssh_master() {
-    no_master_left_after(|pid| {
-        // Two quick Ctrl-Cs: SIGINT to the whole group, twice.
-        for _ in 0..2 {
-            let group = format!("-{pid}");
-            assert!(
-                Command::new("kill")
-                    .args(["-INT", "--", &group])
-                    .status()
-                    .unwrap()
-                    .success()
-            );
-            std::thread::sleep(std::time::Duration::from_millis(30));
+fn sigints_to_the_workbench_s_group_mid_call_leave_no_ssh_master() {
+    no_master_left_after(true, |pid| {
+        let group = nix::unistd::Pid::from_raw(-pid);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::time::Instant::now() < deadline
+            && nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGINT).is_ok()
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
         }
     });
 }
 
 #[test]
 fn sigkill_of_workbench_call_mid_call_leaves_no_ssh_master() {
-    no_master_left_after(|pid| {
+    // Nothing of it runs to close the master: the master ends by itself
+    // once its sessions' clients have gone with their pipes (its control
+    // directory stays behind).
+    no_master_left_after(false, |pid| {
         assert!(
             Command::new("kill")
                 .args(["-KILL", &pid.to_string()])
@@ -529,11 +538,16 @@ fn a_missing_workdir_on_the_host_is_said_at_start_naming_host_and_directory() {
         "{}",
         text(&out.stderr)
     );
-    assert!(!text(&out.stderr).contains("ENOENT"), "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("ENOENT"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
-fn a_sandboxed_remote_call_finds_nothing_outside_the_workdir_and_pages_inside_match_the_unconfined() {
+fn a_sandboxed_remote_call_finds_nothing_outside_the_workdir_and_pages_inside_match_the_unconfined()
+{
     let Some(sshd) = TestSshd::start() else {
         return;
     };
@@ -567,7 +581,12 @@ fn a_sandboxed_remote_call_finds_nothing_outside_the_workdir_and_pages_inside_ma
     // Inside: the same page, byte for byte.
     for args in [r#"{"pattern":"fn alpha"}"#, r#"{"pattern":"nothing here"}"#] {
         let (open, confined) = (call(args, false), call(args, true));
-        assert_eq!(confined.status.code(), Some(0), "{}", text(&confined.stderr));
+        assert_eq!(
+            confined.status.code(),
+            Some(0),
+            "{}",
+            text(&confined.stderr)
+        );
         assert_eq!(text(&confined.stdout), text(&open.stdout), "{args}");
     }
     // Outside: the canary is found unconfined, not in the sandbox.
@@ -577,10 +596,18 @@ fn a_sandboxed_remote_call_finds_nothing_outside_the_workdir_and_pages_inside_ma
     );
     assert!(text(&call(&outside, false).stdout).contains("CANARY alpha"));
     let confined = call(&outside, true);
-    assert!(!text(&confined.stdout).contains("CANARY"), "{}", text(&confined.stdout));
+    assert!(
+        !text(&confined.stdout).contains("CANARY"),
+        "{}",
+        text(&confined.stdout)
+    );
     // The environment of the sandbox's processes cannot be read.
     let environ = r#"{"pattern":"PATH","path":"/proc/self/environ"}"#;
     assert!(text(&call(environ, false).stdout).contains("PATH="));
     let confined = call(environ, true);
-    assert!(!text(&confined.stdout).contains("PATH="), "{}", text(&confined.stdout));
+    assert!(
+        !text(&confined.stdout).contains("PATH="),
+        "{}",
+        text(&confined.stdout)
+    );
 }
