@@ -10,8 +10,17 @@
 //!   private directory of the per-user runtime directory
 //!   (`$XDG_RUNTIME_DIR`, else the temporary directory); every call is a
 //!   session multiplexed over it (`ControlMaster=no`), so a call costs a
-//!   round trip, not a handshake. Dropping the executor ends the master
-//!   (`ssh -O exit`) and removes the directory.
+//!   round trip, not a handshake. The directory is 0700, its files 0600.
+//!   Dropping the executor ends the master (`ssh -O exit`, in a process
+//!   group of its own, its failure logged) and removes the directory. No
+//!   master outlives this process: it ends by itself
+//!   [`CONTROL_PERSIST_S`] seconds after its last session, and a keeper
+//!   session, fed by a pipe from this process, holds it open until then.
+//! - At start one session checks the working directory on the host (a
+//!   missing one is refused naming host and directory) and, with
+//!   [`SshConfig::sandbox`], that bubblewrap there makes the sandbox
+//!   (`ssh/sandbox.sh`: the local sandbox's policy, its binds computed on
+//!   the host) in which every command then runs.
 //! - The user's own ssh configuration, agent and known hosts apply (or
 //!   the config file [`SshConfig::config_file`] names); `BatchMode=yes`:
 //!   never a prompt; `ConnectTimeout` bounds a connection attempt.
