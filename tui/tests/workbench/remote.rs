@@ -611,3 +611,61 @@ fn a_sandboxed_remote_call_finds_nothing_outside_the_workdir_and_pages_inside_ma
         text(&confined.stdout)
     );
 }
+
+/// docs/workbench.md's way to pin rg's order on HOST: a config file on
+/// HOST named by `RIPGREP_CONFIG_PATH`, sent by the client (`SendEnv`)
+/// and accepted by HOST's sshd (`AcceptEnv`), unconfined and sandboxed.
+#[test]
+fn rg_s_order_on_the_host_is_pinned_by_a_config_there_sent_with_sendenv() {
+    let Some(sshd) = TestSshd::start_with_config("AcceptEnv RIPGREP_CONFIG_PATH\n") else {
+        return;
+    };
+    let config_dir = tempfile::tempdir().unwrap();
+    let client_config = config_dir.path().join("ssh_config");
+    let mut text_of_config = std::fs::read_to_string(sshd.client_config()).unwrap();
+    text_of_config.push_str("  SendEnv RIPGREP_CONFIG_PATH\n");
+    std::fs::write(&client_config, text_of_config).unwrap();
+    let rg_config = config_dir.path().join("sorted.ripgreprc");
+    std::fs::write(&rg_config, "--sort=path\n").unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mut names: Vec<String> = (0..40)
+        .map(|i| format!("f{:02}.txt", (i * 17) % 40))
+        .collect();
+    for name in &names {
+        std::fs::write(work.path().join(name), format!("needle {name}\n")).unwrap();
+    }
+    names.sort();
+    let executor = executor();
+    for sandbox in [false, true] {
+        let mut argv = vec![
+            "call",
+            "grep",
+            "--workdir",
+            work.path().to_str().unwrap(),
+            "--config",
+            r#"{"sampleOverCapGlobResults":true}"#,
+            "--args",
+            r#"{"pattern":"needle"}"#,
+            "--no-spill",
+            "--executor",
+            &executor,
+        ];
+        if sandbox {
+            argv.push("--sandbox");
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_workbench"))
+            .args(&argv)
+            .current_dir(repo())
+            .env("WORKBENCH_SSH_CONFIG", &client_config)
+            .env("RIPGREP_CONFIG_PATH", &rg_config)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let listed: Vec<String> = text(&out.stdout)
+            .lines()
+            .filter(|line| line.ends_with(".txt") && line.starts_with('f'))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(listed, names, "sandbox: {sandbox}");
+    }
+}
