@@ -669,3 +669,107 @@ fn rg_s_order_on_the_host_is_pinned_by_a_config_there_sent_with_sendenv() {
         assert_eq!(listed, names, "sandbox: {sandbox}");
     }
 }
+
+/// `workbench mcp --listen ADDR --executor ssh://wbtest EXTRA…` against
+/// `sshd`: its stderr lines up to the listening line (then it is
+/// stopped), or all of them when it exits first, with its exit code.
+fn mcp_listen_over_ssh(
+    sshd: &TestSshd,
+    workdir: &Path,
+    listen: &str,
+    extra: &[&str],
+) -> (Vec<String>, Option<i32>) {
+    use std::io::BufRead;
+    let state = tempfile::tempdir().unwrap();
+    let executor = executor();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_workbench"))
+        .args([
+            "mcp",
+            "--workdir",
+            workdir.to_str().unwrap(),
+            "--config",
+            r#"{"sampleOverCapGlobResults":true}"#,
+            "--no-spill",
+            "--executor",
+            &executor,
+            "--listen",
+            listen,
+        ])
+        .args(extra)
+        .current_dir(repo())
+        .env("WORKBENCH_SSH_CONFIG", sshd.client_config())
+        .env("WORKBENCH_MCP_TOKEN", "test-token-0123456789")
+        .env("XDG_STATE_HOME", state.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = Vec::new();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    loop {
+        let mut line = String::new();
+        if stderr.read_line(&mut line).unwrap() == 0 {
+            return (lines, child.wait().unwrap().code());
+        }
+        lines.push(line.trim_end().to_owned());
+        if line.contains("listening on") {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            return (lines, None);
+        }
+    }
+}
+
+#[test]
+fn mcp_listen_beyond_loopback_with_a_remote_executor_sandboxes_on_the_host_by_default() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let (lines, _) = mcp_listen_over_ssh(&sshd, work.path(), "0.0.0.0:0", &[]);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].contains("/mcp (rg runs on ssh://wbtest, ")
+            && lines[0].ends_with(", sandboxed there, the default on a non-loopback address; --no-sandbox turns it off: only the workspace is readable; pages name paths there)"),
+        "{lines:?}"
+    );
+    let (lines, _) = mcp_listen_over_ssh(&sshd, work.path(), "0.0.0.0:0", &["--no-sandbox"]);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(
+        lines[0],
+        "workbench mcp: warning: --no-sandbox on 0.0.0.0:0: every client holding the token can read every file this user can read through the tools"
+    );
+    assert!(lines[1].ends_with(": pages name paths there)"), "{lines:?}");
+    let (lines, _) = mcp_listen_over_ssh(&sshd, work.path(), "127.0.0.1:0", &[]);
+    assert!(
+        lines[0].ends_with(": pages name paths there)"),
+        "loopback: {lines:?}"
+    );
+    assert!(!lines[0].contains("sandboxed"), "loopback: {lines:?}");
+}
+
+/// Fault injection: the host's sessions get a PATH holding bash and cat
+/// alone, so the default sandbox cannot be made there.
+#[test]
+fn mcp_listen_beyond_loopback_refuses_a_host_without_bubblewrap_fault_injected_path() {
+    let bin = tempfile::tempdir().unwrap();
+    for program in ["bash", "cat"] {
+        let found = Command::new("bash")
+            .args(["-c", &format!("command -v {program}")])
+            .output()
+            .unwrap();
+        std::os::unix::fs::symlink(text(&found.stdout).trim(), bin.path().join(program)).unwrap();
+    }
+    let Some(sshd) = TestSshd::start_with_path(bin.path().to_str()) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let (lines, code) = mcp_listen_over_ssh(&sshd, work.path(), "0.0.0.0:0", &[]);
+    assert_eq!(code, Some(2), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains("the sandbox on ssh://wbtest needs bubblewrap there")
+            && l.ends_with("(--listen on a non-loopback address runs calls sandboxed by default; --no-sandbox opts out)")),
+        "{lines:?}"
+    );
+}
