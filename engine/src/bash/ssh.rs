@@ -415,7 +415,9 @@ impl Master {
     /// after its last session closed), then the keeper session that holds
     /// it open for as long as this process lives.
     fn start(program: PathBuf, ssh: &SshConfig) -> Result<Self, SshError> {
-        let dir = private_dir(&runtime_dir()).map_err(SshError::ControlDir)?;
+        let parent = runtime_dir();
+        remove_stale_dirs(&parent, STALE_AFTER);
+        let dir = private_dir(&parent).map_err(SshError::ControlDir)?;
         let socket = dir.path().join("m");
         let mut options = ssh.options();
         let mut control = OsString::from("ControlPath=");
@@ -604,6 +606,49 @@ fn private_dir(parent: &std::path::Path) -> std::io::Result<tempfile::TempDir> {
         .prefix("fs-ssh-")
         .permissions(std::fs::Permissions::from_mode(0o700))
         .tempdir_in(parent)
+}
+
+/// How old a control directory without a socket must be to be taken for
+/// one a killed workbench left (a master starting has none for at most
+/// its connect timeout and login).
+const STALE_AFTER: Duration = Duration::from_secs(120);
+
+/// Removes the control directories of `parent` that a workbench killed
+/// before it could remove them left behind: named `fs-ssh-…`, owned by
+/// this user, with no socket (their master has ended), untouched for
+/// `age`.
+fn remove_stale_dirs(parent: &std::path::Path, age: Duration) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    let uid = nix::unistd::Uid::effective().as_raw();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let named = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|name| name.starts_with("fs-ssh-"));
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|at| at.elapsed().ok())
+            .is_some_and(|elapsed| elapsed >= age);
+        let stale = named
+            && meta.is_dir()
+            && meta.uid() == uid
+            && old
+            && std::fs::symlink_metadata(path.join("m")).is_err();
+        if stale && let Err(e) = std::fs::remove_dir_all(&path) {
+            tracing::debug!(
+                "cannot remove a stale control directory {}: {e}",
+                path.display()
+            );
+        }
+    }
 }
 
 /// A new file at `path` readable by its owner only (0600).

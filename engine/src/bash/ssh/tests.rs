@@ -729,3 +729,29 @@ async fn a_sandboxed_session_per_run_shows_what_the_agents_show() {
         "{out:?}"
     );
 }
+
+#[test]
+fn control_directories_a_killed_workbench_left_are_removed_and_live_or_young_ones_kept() {
+    let parent = tempfile::tempdir().unwrap();
+    let make = |name: &str, socket: bool| {
+        let dir = parent.path().join(name);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("log"), "").unwrap();
+        if socket {
+            std::os::unix::net::UnixListener::bind(dir.join("m")).unwrap();
+        }
+        dir
+    };
+    let stale = make("fs-ssh-stale", false);
+    let live = make("fs-ssh-live", true);
+    let other = make("not-ours", false);
+    // Older than any age: everything is old enough at age zero.
+    remove_stale_dirs(parent.path(), Duration::ZERO);
+    assert!(!stale.exists());
+    assert!(live.exists());
+    assert!(other.exists());
+    // Young: kept.
+    let young = make("fs-ssh-young", false);
+    remove_stale_dirs(parent.path(), Duration::from_secs(3600));
+    assert!(young.exists());
+}
