@@ -706,19 +706,22 @@ fn mcp_listen_over_ssh(
         .spawn()
         .unwrap();
     let mut lines = Vec::new();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    loop {
-        let mut line = String::new();
-        if stderr.read_line(&mut line).unwrap() == 0 {
-            return (lines, child.wait().unwrap().code());
-        }
-        lines.push(line.trim_end().to_owned());
-        if line.contains("listening on") {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            return (lines, None);
+    let mut listening = false;
+    if let Some(stderr) = child.stderr.take() {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            listening = line.contains("listening on");
+            lines.push(line);
+            if listening {
+                break;
+            }
         }
     }
+    if listening {
+        let _ = child.kill();
+    }
+    let status = child.wait().unwrap();
+    (lines, (!listening).then(|| status.code()).flatten())
 }
 
 #[test]
