@@ -3,7 +3,8 @@
 //! 127.0.0.1, its master connection up), in one run, so their ratios are
 //! measured on the same machine at the same moment (docs/performance.md),
 //! each remote or sandboxed one with its agents (the default) and starting
-//! bubblewrap or an ssh session per run (`one-shot`):
+//! bubblewrap or an ssh session per run (`one-shot`), and the remote one
+//! with its agents in bubblewrap on the host (`ssh-sandbox`):
 //! a small call (grep over a 40-file tree) and a large one (grep over a
 //! 19 MB file, 60 000 matching lines past the raw-output cap, drained).
 //! Beside them, the contract's rg command itself, raw: `bash -c CMD | cat`
@@ -90,14 +91,21 @@ fn executors(c: &mut Criterion) {
         }
         let sshd = TestSshd::start();
         if let Some(sshd) = &sshd {
-            for (kind, one_shot) in [("ssh", false), ("ssh-one-shot", true)] {
+            for (kind, one_shot, sandbox) in [
+                ("ssh", false, false),
+                ("ssh-one-shot", true, false),
+                ("ssh-sandbox", false, true),
+            ] {
                 let ssh = SshConfig {
                     config_file: Some(sshd.client_config()),
                     one_shot,
+                    sandbox,
                     ..SshConfig::new(format!("ssh://{HOST}").parse().unwrap())
                 };
-                let ssh = SshBashExecutor::new(config.clone(), ssh).unwrap();
-                kinds.push((kind, Arc::new(ssh)));
+                match SshBashExecutor::new(config.clone(), ssh) {
+                    Ok(ssh) => kinds.push((kind, Arc::new(ssh))),
+                    Err(e) => eprintln!("{kind} cases skipped: {e}"),
+                }
             }
         }
         let workdir = root.path().to_string_lossy().into_owned();

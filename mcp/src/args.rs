@@ -60,8 +60,9 @@ pub struct McpArgs {
     #[arg(long, value_name = "SECS", default_value_t = 1800, requires = "listen")]
     pub idle_timeout: u64,
     /// Run rg in a bubblewrap sandbox where only the workspace exists,
-    /// read-only (docs/reliability.md); the default with --listen on a
-    /// non-loopback address. Exits 2 when bubblewrap cannot make it.
+    /// read-only (docs/reliability.md), on HOST with --executor; the
+    /// default with --listen on a non-loopback address. Exits 2 when
+    /// bubblewrap cannot make it.
     #[arg(long, conflicts_with = "no_sandbox")]
     pub sandbox: bool,
     /// Run rg unconfined even with --listen on a non-loopback address
@@ -76,7 +77,7 @@ pub struct McpArgs {
         long,
         value_name = "ssh://[USER@]HOST[:PORT]",
         value_parser = fs_search_process::parse_executor,
-        conflicts_with_all = ["sandbox", "replay"]
+        conflicts_with = "replay"
     )]
     pub executor: Option<&'static fs_search_process::RemoteHost>,
 }

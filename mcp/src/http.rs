@@ -432,7 +432,7 @@ pub(crate) async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     let workspace = match Workspace::load(args, executor).await {
         Ok(workspace) => Arc::new(workspace),
         Err(e @ McpError::Setup(SetupError::Executor(_)))
-            if !args.sandbox && !executor.is_remote() =>
+            if !args.sandbox && executor.is_confined() =>
         {
             return Err(McpError::DefaultSandbox(Box::new(e)));
         }
@@ -456,10 +456,20 @@ pub(crate) async fn serve(args: &McpArgs) -> Result<u8, McpError> {
         ExecutorKind::Sandbox => {
             " (sandboxed, the default on a non-loopback address: only the workspace is readable; --no-sandbox turns it off)".to_owned()
         }
-        ExecutorKind::Ssh(remote) => format!(
+        ExecutorKind::Ssh(remote) if !remote.sandboxed => format!(
             " (rg runs on {}, {}: pages name paths there)",
             remote.label,
             remote.rg().version_line
+        ),
+        ExecutorKind::Ssh(remote) => format!(
+            " (rg runs on {}, {}, sandboxed there{}: only the workspace is readable; pages name paths there)",
+            remote.label,
+            remote.rg().version_line,
+            if args.sandbox {
+                ""
+            } else {
+                ", the default on a non-loopback address; --no-sandbox turns it off"
+            }
         ),
     };
     tracing::info!(executor = executor.as_str(), "executor");

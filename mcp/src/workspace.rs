@@ -38,15 +38,17 @@ pub(crate) struct Workspace {
     pub executor: ExecutorKind,
 }
 
-/// The executor `mcp` runs: the sandbox with `--sandbox`, and by default
-/// when it listens on `listen`, a non-loopback address (a remote client),
-/// unless `--no-sandbox`.
+/// The executor `mcp` runs: the sandbox (on HOST with `--executor`) with
+/// `--sandbox`, and by default when it listens on `listen`, a
+/// non-loopback address (a remote client), unless `--no-sandbox`.
 pub(crate) fn executor_for(args: &McpArgs, listen: Option<std::net::SocketAddr>) -> ExecutorKind {
-    if let Some(host) = args.executor {
-        return ExecutorKind::Ssh(host);
+    let public = listen.is_some_and(|addr| !addr.ip().is_loopback());
+    let confined = args.sandbox || (public && !args.no_sandbox);
+    match args.executor {
+        Some(host) if confined => ExecutorKind::Ssh(host.sandboxed()),
+        Some(host) => ExecutorKind::Ssh(host),
+        None => ExecutorKind::from_flag(confined),
     }
-    let remote = listen.is_some_and(|addr| !addr.ip().is_loopback());
-    ExecutorKind::from_flag(args.sandbox || (remote && !args.no_sandbox))
 }
 
 impl Workspace {
@@ -177,5 +179,28 @@ mod bad_workdir_tests {
                 format!("--workdir {}: {problem}", bad.display())
             );
         }
+    }
+
+    #[test]
+    fn a_remote_executor_is_confined_on_a_public_address_and_by_sandbox_unless_no_sandbox() {
+        let executor = |flags: &[&str], listen: &str| {
+            let mut argv = vec!["mcp", "--executor", "ssh://devbox", "--workdir", "/srv/w"];
+            argv.extend(flags);
+            let mcp = Mcp::try_parse_from(argv).unwrap();
+            super::executor_for(&mcp.args, Some(listen.parse().unwrap()))
+        };
+        let confined = |flags: &[&str], listen: &str| {
+            let kind = executor(flags, listen);
+            assert!(kind.is_remote(), "{kind:?}");
+            kind.is_confined()
+        };
+        assert!(confined(&[], "0.0.0.0:8080"));
+        assert!(!confined(&["--no-sandbox"], "0.0.0.0:8080"));
+        assert!(!confined(&[], "127.0.0.1:8080"));
+        assert!(confined(&["--sandbox"], "127.0.0.1:8080"));
+        assert_eq!(
+            executor(&[], "0.0.0.0:8080").as_str(),
+            "ssh://devbox (sandbox: bwrap)"
+        );
     }
 }

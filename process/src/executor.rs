@@ -2,9 +2,11 @@
 //! sandboxed one (`--sandbox`: bubblewrap around each command, only
 //! the workspace readable; docs/reliability.md has the threat model), or
 //! the remote one (`--executor ssh://[USER@]HOST[:PORT]`: each command
-//! runs on HOST over ssh; docs/workbench.md). Building the sandboxed one
-//! probes bubblewrap once, the remote one connects once, and either fails
-//! — never falling back to the local one — when it cannot be used.
+//! runs on HOST over ssh; docs/workbench.md; with `--sandbox`, inside
+//! bubblewrap on HOST). Building the sandboxed one probes bubblewrap
+//! once, the remote one connects once (and, confined, probes bubblewrap
+//! on HOST), and either fails — never falling back to the local one or
+//! to an unconfined one — when it cannot be used.
 
 use std::sync::{Arc, OnceLock};
 
@@ -27,7 +29,8 @@ pub enum ExecutorKind {
     Local,
     /// `bash -c` in a bubblewrap sandbox holding only the workspace.
     Sandbox,
-    /// `bash -c` on another machine over ssh.
+    /// `bash -c` on another machine over ssh (inside bubblewrap there
+    /// when [`RemoteHost::sandboxed`]).
     Ssh(&'static RemoteHost),
 }
 
@@ -43,13 +46,19 @@ pub struct RemoteHost {
     pub target: SshTarget,
     /// `target` as the user wrote it back: `ssh://[USER@]HOST[:PORT]`.
     pub label: String,
+    /// Whether commands run inside bubblewrap on the host (`--sandbox`
+    /// with `--executor`).
+    pub sandboxed: bool,
+    /// The executor's name in recordings' headers and the surface:
+    /// `label`, with ` (sandbox: bwrap)` when sandboxed.
+    name: String,
     /// The rg the host runs, asked once ([`RemoteHost::rg`]).
     rg: OnceLock<RgInfo>,
 }
 
 impl PartialEq for RemoteHost {
     fn eq(&self, other: &Self) -> bool {
-        self.target == other.target
+        self.target == other.target && self.sandboxed == other.sandboxed
     }
 }
 
@@ -58,10 +67,20 @@ impl Eq for RemoteHost {}
 impl std::hash::Hash for RemoteHost {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.target.hash(state);
+        self.sandboxed.hash(state);
     }
 }
 
 impl RemoteHost {
+    /// The same host with its commands inside bubblewrap there (kept for
+    /// the process's life, as the parsed one is).
+    pub fn sandboxed(&'static self) -> &'static RemoteHost {
+        if self.sandboxed {
+            return self;
+        }
+        leak(self.target.clone(), true)
+    }
+
     /// The rg the host's commands run (the first on its login `PATH`) and
     /// its version, asked over ssh on first use and kept; when the host
     /// cannot be asked, the version line says why.
@@ -92,15 +111,35 @@ fn ssh_config(target: &SshTarget) -> SshConfig {
     }
 }
 
+/// The message refusing the Landlock runner over ssh: it confines this
+/// process's children, and a remote executor's commands run on HOST.
+pub fn remote_landlock_refusal(remote: &RemoteHost) -> String {
+    format!(
+        "--sandbox=landlock cannot confine commands on {}: the Landlock runner confines processes of this machine; use --sandbox or --sandbox=bwrap (bubblewrap on {})",
+        remote.label, remote.label
+    )
+}
+
+fn leak(target: SshTarget, sandboxed: bool) -> &'static RemoteHost {
+    let label = target.to_string();
+    let name = if sandboxed {
+        format!("{label} (sandbox: bwrap)")
+    } else {
+        label.clone()
+    };
+    Box::leak(Box::new(RemoteHost {
+        target,
+        label,
+        sandboxed,
+        name,
+        rg: OnceLock::new(),
+    }))
+}
+
 /// Parses `--executor`: `ssh://[USER@]HOST[:PORT]`.
 pub fn parse_executor(raw: &str) -> Result<&'static RemoteHost, String> {
     let target: SshTarget = raw.parse().map_err(|e| format!("{e}"))?;
-    let label = target.to_string();
-    Ok(Box::leak(Box::new(RemoteHost {
-        target,
-        label,
-        rg: OnceLock::new(),
-    })))
+    Ok(leak(target, false))
 }
 
 impl ExecutorKind {
@@ -114,7 +153,17 @@ impl ExecutorKind {
         match self {
             Self::Local => "local",
             Self::Sandbox => "sandbox",
-            Self::Ssh(remote) => &remote.label,
+            Self::Ssh(remote) => &remote.name,
+        }
+    }
+
+    /// Whether commands run confined: in the local sandbox, or in one on
+    /// the host.
+    pub fn is_confined(self) -> bool {
+        match self {
+            Self::Local => false,
+            Self::Sandbox => true,
+            Self::Ssh(remote) => remote.sandboxed,
         }
     }
 
@@ -155,8 +204,14 @@ pub fn build(
                 .map_err(ExecutorError::Sandbox)?,
         ),
         ExecutorKind::Ssh(remote) => Arc::new(
-            SshBashExecutor::new(config, ssh_config(&remote.target))
-                .map_err(|e| ExecutorError::Ssh(Box::new(e)))?,
+            SshBashExecutor::new(
+                config,
+                SshConfig {
+                    sandbox: remote.sandboxed,
+                    ..ssh_config(&remote.target)
+                },
+            )
+            .map_err(|e| ExecutorError::Ssh(Box::new(e)))?,
         ),
     })
 }

@@ -44,12 +44,13 @@ impl TokenizerArg {
 }
 
 /// `--sandbox`: run every command in a bubblewrap sandbox in which only
-/// the workspace exists, read-only (`crate::executor`).
+/// the workspace exists, read-only (`crate::executor`); with
+/// `--executor`, the sandbox is on HOST.
 #[derive(Debug, Clone, Copy, Args)]
 pub struct SandboxArg {
     /// Run rg in a bubblewrap sandbox where only the workspace exists,
-    /// read-only (docs/reliability.md); exits 2 when bubblewrap cannot
-    /// make it.
+    /// read-only (docs/reliability.md), on HOST with --executor; exits 2
+    /// when bubblewrap cannot make it.
     #[arg(long)]
     pub sandbox: bool,
     /// Run rg on another machine over ssh, in --workdir there (an
@@ -59,8 +60,7 @@ pub struct SandboxArg {
     #[arg(
         long,
         value_name = "ssh://[USER@]HOST[:PORT]",
-        value_parser = crate::parse_executor,
-        conflicts_with = "sandbox"
+        value_parser = crate::parse_executor
     )]
     pub executor: Option<&'static crate::RemoteHost>,
 }
@@ -69,6 +69,7 @@ impl SandboxArg {
     /// The executor the flags choose.
     pub fn kind(self) -> crate::ExecutorKind {
         match self.executor {
+            Some(remote) if self.sandbox => crate::ExecutorKind::Ssh(remote.sandboxed()),
             Some(remote) => crate::ExecutorKind::Ssh(remote),
             None => crate::ExecutorKind::from_flag(self.sandbox),
         }

@@ -54,6 +54,7 @@ pub use bounded::{
 pub use console::write_line;
 pub use executor::{
     ExecutorError, ExecutorKind, RemoteHost, build as build_executor, parse_executor,
+    remote_landlock_refusal,
 };
 #[cfg(feature = "clap")]
 pub use flags::{ConfigArg, SandboxArg, SpillArgs, TokenizerArg, spill_root};

@@ -72,13 +72,13 @@ pub fn run(cli: Cli) -> ExitCode {
     // A bad --workdir is named as such, before any shell is spawned in it.
     // A workdir on another machine (`--executor ssh://…`) is checked there.
     let workdir = match &cli.command {
-        None => cli.tui.workdir.as_deref(),
+        None if cli.tui.sandbox.executor.is_none() => cli.tui.workdir.as_deref(),
         Some(Command::Call(args)) if args.sandbox.executor.is_none() => {
             Some(args.call.workdir.as_path())
         }
         Some(Command::Explain(args)) => Some(args.call.workdir.as_path()),
         Some(Command::Mcp(args)) if args.executor.is_none() => args.workdir.as_deref(),
-        Some(_) => None,
+        None | Some(_) => None,
     };
     if let Some(Err(e)) = workdir.map(fs_search_process::check_workdir) {
         stderr_line!("workbench: {e}");

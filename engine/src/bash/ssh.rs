@@ -10,8 +10,17 @@
 //!   private directory of the per-user runtime directory
 //!   (`$XDG_RUNTIME_DIR`, else the temporary directory); every call is a
 //!   session multiplexed over it (`ControlMaster=no`), so a call costs a
-//!   round trip, not a handshake. Dropping the executor ends the master
-//!   (`ssh -O exit`) and removes the directory.
+//!   round trip, not a handshake. The directory is 0700, its files 0600.
+//!   Dropping the executor ends the master (`ssh -O exit`, in a process
+//!   group of its own, its failure logged) and removes the directory. No
+//!   master outlives this process: it ends by itself
+//!   [`CONTROL_PERSIST_S`] seconds after its last session, and a keeper
+//!   session, fed by a pipe from this process, holds it open until then.
+//! - At start one session checks the working directory on the host (a
+//!   missing one is refused naming host and directory) and, with
+//!   [`SshConfig::sandbox`], that bubblewrap there makes the sandbox
+//!   (`ssh/sandbox.sh`: the local sandbox's policy, its binds computed on
+//!   the host) in which every command then runs.
 //! - The user's own ssh configuration, agent and known hosts apply (or
 //!   the config file [`SshConfig::config_file`] names); `BatchMode=yes`:
 //!   never a prompt; `ConnectTimeout` bounds a connection attempt.
@@ -39,6 +48,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::str::FromStr;
@@ -64,6 +74,22 @@ const SSH_FAILED: i32 = 255;
 
 /// The wrapper's stderr line when the working directory is missing.
 const NO_WORKDIR_LINE: &str = "\u{1}fs-search-remote-no-workdir\n";
+
+/// The sandbox script's stderr line when the host has no bubblewrap.
+const NO_BWRAP_LINE: &str = "\u{1}fs-search-remote-no-bwrap\n";
+
+/// The host's sandbox (module doc): `ROOT DIR N NAME=VALUE... ARGV...`.
+const SANDBOX_SCRIPT: &str = include_str!("ssh/sandbox.sh");
+
+/// The check [`SshBashExecutor::new`] runs on the host once: `$1` the
+/// working directory, `$2` the sandbox script (empty: none), whose `true`
+/// must run.
+const CHECK_SCRIPT: &str = r#"if ! cd -- "$1" 2>/dev/null; then
+  printf '\001fs-search-remote-no-workdir\n' >&2
+  exit 127
+fi
+[ -z "$2" ] && exit 0
+exec bash --norc -c "$2" bash "$1" "$1" 0 bash --norc -c : </dev/null"#;
 
 /// Where a command runs: `ssh://[USER@]HOST[:PORT]`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -154,6 +180,10 @@ pub struct SshConfig {
     /// agents in sessions kept for them (`agent/`): slower, for
     /// comparison.
     pub one_shot: bool,
+    /// Run every command inside a bubblewrap sandbox on the host that
+    /// shows what the local sandbox shows (`ssh/sandbox.sh`), failing
+    /// closed when the host has no bubblewrap or it cannot start.
+    pub sandbox: bool,
 }
 
 impl SshConfig {
@@ -165,6 +195,7 @@ impl SshConfig {
             config_file: None,
             connect_timeout_s: 10,
             one_shot: false,
+            sandbox: false,
         }
     }
 
@@ -223,6 +254,32 @@ pub enum SshError {
         /// What ssh said (its stderr lines, joined by `; `).
         reason: String,
     },
+    /// The working directory is not a directory on the host.
+    #[error("the working directory {path} does not exist on {target} (or is not a directory)")]
+    NoWorkdir {
+        /// The host.
+        target: SshTarget,
+        /// The working directory given.
+        path: String,
+    },
+    /// The host has no bubblewrap for the sandbox.
+    #[error(
+        "the sandbox on {target} needs bubblewrap there, and `bwrap` is not on its PATH (install it on {target}: apt-get install bubblewrap)"
+    )]
+    BwrapMissing {
+        /// The host.
+        target: SshTarget,
+    },
+    /// bubblewrap on the host ran but could not make the sandbox.
+    #[error(
+        "bubblewrap on {target} cannot make the sandbox: {reason} (user namespaces may be refused there)"
+    )]
+    SandboxRefused {
+        /// The host.
+        target: SshTarget,
+        /// What bubblewrap said.
+        reason: String,
+    },
     /// The local executor's settings were rejected.
     #[error("{0}")]
     Executor(#[from] BashError),
@@ -254,7 +311,9 @@ impl SshBashExecutor {
                 .ok_or(SshError::SshMissing)?,
         };
         let master = Master::start(program, &ssh)?;
+        master.check_host(&workdir, ssh.sandbox)?;
         let mut launcher = SshLauncher::new(master, config.env.clone());
+        launcher.sandbox_root = ssh.sandbox.then_some(workdir);
         let inner = LocalBashExecutor::new(config)?;
         if !ssh.one_shot {
             // The ssh client gets the scrubbed environment a one-shot
@@ -270,6 +329,11 @@ impl SshBashExecutor {
     /// The host it runs commands on.
     pub fn target(&self) -> &SshTarget {
         &self.launcher.master.target
+    }
+
+    /// Whether its commands run inside a sandbox on the host.
+    pub fn sandboxed(&self) -> bool {
+        self.launcher.sandbox_root.is_some()
     }
 }
 
@@ -324,6 +388,8 @@ struct Master {
     options: Vec<OsString>,
     /// Holds the control socket; removed on drop, after `ssh -O exit`.
     dir: tempfile::TempDir,
+    /// The session holding the master open ([`Master::start_keeper`]).
+    keeper: Option<std::process::Child>,
     /// Counts the master open until the directory is gone (last field:
     /// dropped last).
     _open: OpenMaster,
@@ -343,32 +409,37 @@ fn runtime_dir() -> PathBuf {
 }
 
 impl Master {
-    /// Makes the control directory and starts the master (`ssh -M -N -f`:
-    /// it goes to the background once authenticated).
+    /// Makes the control directory (0700, its files 0600) and starts the
+    /// master (`ssh -M -N -f`: it goes to the background once
+    /// authenticated, and ends by itself [`CONTROL_PERSIST_S`] seconds
+    /// after its last session closed), then the keeper session that holds
+    /// it open for as long as this process lives.
     fn start(program: PathBuf, ssh: &SshConfig) -> Result<Self, SshError> {
-        let dir = tempfile::Builder::new()
-            .prefix("fs-ssh-")
-            .tempdir_in(runtime_dir())
-            .map_err(SshError::ControlDir)?;
+        let parent = runtime_dir();
+        remove_stale_dirs(&parent, STALE_AFTER);
+        let dir = private_dir(&parent).map_err(SshError::ControlDir)?;
         let socket = dir.path().join("m");
         let mut options = ssh.options();
         let mut control = OsString::from("ControlPath=");
         control.push(&socket);
         options.extend([arg("-o"), control]);
-        let master = Self {
+        let mut master = Self {
             program,
             target: ssh.target.clone(),
             options,
             dir,
+            keeper: None,
             _open: OpenMaster::counted(),
         };
         // The backgrounded master keeps its stderr: a file, so that no
         // pipe waits on it.
-        let log_path = master.dir.path().join("log");
-        let log = std::fs::File::create(&log_path).map_err(SshError::ControlDir)?;
+        let log_path = master.log_path();
+        let log = private_file(&log_path).map_err(SshError::ControlDir)?;
         let status = std::process::Command::new(&master.program)
             .args(&master.options)
-            .args(["-M", "-N", "-f", "-o", "ControlMaster=yes", "--"])
+            .args(["-M", "-N", "-f", "-o", "ControlMaster=yes", "-o"])
+            .arg(format!("ControlPersist={CONTROL_PERSIST_S}"))
+            .arg("--")
             .arg(&master.target.host)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -389,7 +460,82 @@ impl Master {
                 reason,
             });
         }
+        master.keeper = master.start_keeper();
         Ok(master)
+    }
+
+    /// Where the backgrounded master writes its stderr.
+    fn log_path(&self) -> PathBuf {
+        self.dir.path().join("log")
+    }
+
+    /// A session that holds the master open while this process lives: its
+    /// remote `cat` ends when the pipe on its stdin does (this process
+    /// gone, by any means), and the master then ends
+    /// [`CONTROL_PERSIST_S`] seconds later. In a process group of its own,
+    /// so that a Ctrl-C to the workbench's group does not end it early.
+    fn start_keeper(&self) -> Option<std::process::Child> {
+        let line = self.session("exec cat >/dev/null");
+        let spawned = std::process::Command::new(&line.program)
+            .args(&line.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn();
+        match spawned {
+            Ok(child) => Some(child),
+            Err(e) => {
+                tracing::warn!(
+                    "ssh {}: cannot start the session that keeps the master open: {e}",
+                    self.target
+                );
+                None
+            }
+        }
+    }
+
+    /// Checks, in one session, that `workdir` is a directory on the host
+    /// and, for a sandbox, that bubblewrap there makes one around it
+    /// (`true` run inside): the reason otherwise, naming the host.
+    fn check_host(&self, workdir: &str, sandbox: bool) -> Result<(), SshError> {
+        let script = if sandbox { SANDBOX_SCRIPT } else { "" };
+        let line = self.session(&format!(
+            "exec bash --norc -c {} bash {} {}",
+            quoted(CHECK_SCRIPT),
+            quoted(workdir),
+            quoted(script)
+        ));
+        let output = std::process::Command::new(&line.program)
+            .args(&line.args)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| SshError::Unreachable {
+                target: self.target.clone(),
+                reason: format!("{} could not start: {e}", self.program.display()),
+            })?;
+        if output.status.success() {
+            return Ok(());
+        }
+        let said = String::from_utf8_lossy(&output.stderr);
+        let target = self.target.clone();
+        if said.contains(NO_WORKDIR_LINE) {
+            return Err(SshError::NoWorkdir {
+                target,
+                path: workdir.to_owned(),
+            });
+        }
+        if said.contains(NO_BWRAP_LINE) {
+            return Err(SshError::BwrapMissing { target });
+        }
+        let reason = match said.trim() {
+            "" => format!("exit {}", output.status.code().unwrap_or(-1)),
+            said => said.lines().collect::<Vec<_>>().join("; "),
+        };
+        Err(match output.status.code() {
+            Some(SSH_FAILED) | None => SshError::Unreachable { target, reason },
+            Some(_) => SshError::SandboxRefused { target, reason },
+        })
     }
 
     /// `ssh OPTIONS -o ControlMaster=no -T -- HOST remote`.
@@ -402,18 +548,138 @@ impl Master {
             args,
         }
     }
-}
 
-impl Drop for Master {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new(&self.program)
+    /// `ssh -O exit`, in a process group of its own (a second Ctrl-C to
+    /// the workbench's group must not cut it short); ssh's complaint
+    /// when it failed.
+    fn exit(&self) -> Result<(), String> {
+        let output = std::process::Command::new(&self.program)
             .args(&self.options)
             .args(["-O", "exit", "--"])
             .arg(&self.target.host)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .output()
+            .map_err(|e| format!("{} could not start: {e}", self.program.display()))?;
+        if output.status.success() {
+            return Ok(());
+        }
+        let said = String::from_utf8_lossy(&output.stderr);
+        Err(match said.trim() {
+            "" => format!("`ssh -O exit` failed ({})", output.status),
+            said => said.lines().collect::<Vec<_>>().join("; "),
+        })
+    }
+}
+
+impl Drop for Master {
+    fn drop(&mut self) {
+        // No socket: the master never started (or has ended).
+        let started = self.dir.path().join("m").exists();
+        if started && let Err(reason) = self.exit() {
+            let log = std::fs::read_to_string(self.log_path()).unwrap_or_default();
+            tracing::warn!(
+                "ssh {}: cannot end the master connection ({reason}); it ends by itself {CONTROL_PERSIST_S} s after its last session; its log: {}",
+                self.target,
+                log.trim()
+            );
+        }
+        if let Some(mut keeper) = self.keeper.take() {
+            drop(keeper.stdin.take());
+            let _ = keeper.kill();
+            let _ = keeper.wait();
+        }
+    }
+}
+
+/// Seconds an idle master lives on (`ControlPersist`): once this process
+/// is gone, by any means, its sessions close and the master follows.
+const CONTROL_PERSIST_S: u32 = 3;
+
+/// A new directory `fs-ssh-XXXXXX` in `parent`, readable by its owner
+/// only (0700, whatever the umask).
+fn private_dir(parent: &std::path::Path) -> std::io::Result<tempfile::TempDir> {
+    use std::os::unix::fs::PermissionsExt;
+    tempfile::Builder::new()
+        .prefix("fs-ssh-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir_in(parent)
+}
+
+/// How old a control directory without a socket must be to be taken for
+/// one a killed workbench left (a master starting has none for at most
+/// its connect timeout and login).
+const STALE_AFTER: Duration = Duration::from_secs(120);
+
+/// Removes the control directories of `parent` that a workbench killed
+/// before it could remove them left behind: named `fs-ssh-…`, owned by
+/// this user, with no socket (their master has ended), untouched for
+/// `age`.
+fn remove_stale_dirs(parent: &std::path::Path, age: Duration) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    let uid = nix::unistd::Uid::effective().as_raw();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let named = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|name| name.starts_with("fs-ssh-"));
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|at| at.elapsed().ok())
+            .is_some_and(|elapsed| elapsed >= age);
+        let stale = named
+            && meta.is_dir()
+            && meta.uid() == uid
+            && old
+            && std::fs::symlink_metadata(path.join("m")).is_err();
+        if stale && let Err(e) = std::fs::remove_dir_all(&path) {
+            tracing::debug!(
+                "cannot remove a stale control directory {}: {e}",
+                path.display()
+            );
+        }
+    }
+}
+
+/// A new file at `path` readable by its owner only (0600).
+fn private_file(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+
+/// Whether `path` is `root` or below it, both absolute, taken lexically
+/// (`.` dropped, `..` going up).
+fn under(path: &str, root: &str) -> bool {
+    fn lexical(path: &str) -> Option<PathBuf> {
+        let mut out = PathBuf::new();
+        for component in std::path::Path::new(path).components() {
+            match component {
+                std::path::Component::CurDir => {}
+                std::path::Component::ParentDir => {
+                    out.pop();
+                }
+                other => out.push(other),
+            }
+        }
+        out.is_absolute().then_some(out)
+    }
+    match (lexical(path), lexical(root)) {
+        (Some(path), Some(root)) => path.starts_with(root),
+        _ => false,
     }
 }
 
@@ -427,7 +693,8 @@ fn quoted(value: &str) -> String {
 const RUN_DIR: &str = r#"${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}}"#;
 
 /// The bash wrapper on the host (module doc); `$1` is the run's name, `$2`
-/// the working directory, `$3` the command, the rest `NAME=VALUE` pairs.
+/// the working directory, `$3` the command, `$4` the sandbox's root and
+/// `$5` its script (both empty: no sandbox), the rest `NAME=VALUE` pairs.
 ///
 /// The run's file is the handshake with the kill script
 /// ([`SshLauncher::end_script`]): whichever creates it first (`set -C`:
@@ -448,8 +715,12 @@ for n in $(compgen -e); do
   case $n in DSH_*) unset "$n" 2>/dev/null;; esac
 done
 if cd -- "$2" 2>/dev/null; then
-  c=$3; shift 3
-  env "$@" bash --norc -c "$c"
+  c=$3 root=$4 sb=$5; shift 5
+  if [ -n "$sb" ]; then
+    bash --norc -c "$sb" bash "$root" "$PWD" $# "$@" bash --norc -c "$c"
+  else
+    env "$@" bash --norc -c "$c"
+  fi
   s=$?
 else
   printf '\001fs-search-remote-no-workdir\n' >&2
@@ -475,6 +746,8 @@ struct SshLauncher {
     /// A kill script left its mark for a run that never started: removed
     /// from the host when the launcher goes.
     marks_left: std::sync::atomic::AtomicBool,
+    /// The sandbox's root when commands run in one (`None`: unconfined).
+    sandbox_root: Option<String>,
 }
 
 /// Unique run names: the launcher's random part and a counter.
@@ -518,17 +791,27 @@ impl SshLauncher {
             runs: RunNames::new(format!("{prefix}{}", std::process::id())),
             abandoned: std::sync::Mutex::new(Vec::new()),
             marks_left: std::sync::atomic::AtomicBool::new(false),
+            sandbox_root: None,
         }
     }
 
     /// A pool of agents, each in a session of its own over the master
     /// (`exec bash --norc -c AGENT`), one of them started.
     fn start_agents(&self, env: std::collections::BTreeMap<OsString, OsString>) -> Arc<AgentPool> {
-        let line = self.master.session(&format!(
-            "exec bash --norc -c {} bash {}",
+        let agent = format!(
+            "bash --norc -c {} bash {}",
             quoted(AGENT_SCRIPT),
             Ends::Lines.arg()
-        ));
+        );
+        let line = self.master.session(&match &self.sandbox_root {
+            Some(root) => format!(
+                "exec bash --norc -c {} bash {} {} 0 {agent}",
+                quoted(SANDBOX_SCRIPT),
+                quoted(root),
+                quoted(root)
+            ),
+            None => format!("exec {agent}"),
+        });
         let pool = AgentPool::new(
             Box::new(move || {
                 let mut command = std::process::Command::new(&line.program);
@@ -562,12 +845,18 @@ impl SshLauncher {
 
     /// The line the host's login shell runs for `spec` as run `id`.
     fn remote_line(&self, spec: &BashSpec, id: &str) -> String {
+        let (root, script) = match &self.sandbox_root {
+            Some(root) => (root.as_str(), SANDBOX_SCRIPT),
+            None => ("", ""),
+        };
         let mut line = format!(
-            "exec bash --norc -c {} bash {} {} {}",
+            "exec bash --norc -c {} bash {} {} {} {} {}",
             quoted(WRAPPER),
             quoted(id),
             quoted(&spec.workdir),
-            quoted(&spec.command)
+            quoted(&spec.command),
+            quoted(root),
+            quoted(script)
         );
         for (name, value) in self.remote_env(spec) {
             line.push(' ');
@@ -602,6 +891,18 @@ while kill -s 0 -- "-$g" 2>/dev/null; do
 done
 rm -f -- "$r"; echo $sent"#
         )
+    }
+
+    /// Whether `spec` may run: in a sandbox, its working directory must be
+    /// under the root (outside it nothing exists: a missing one's error,
+    /// as the local sandbox gives).
+    fn check_workdir(&self, spec: &BashSpec) -> Result<(), BashError> {
+        match &self.sandbox_root {
+            Some(root) if !under(&spec.workdir, root) => Err(BashError::Spawn(
+                std::io::Error::from_raw_os_error(nix::libc::ENOENT),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// The ssh command that runs `script` on the host, its output piped.
@@ -667,6 +968,7 @@ impl Launcher for SshLauncher {
         spec: &BashSpec,
         _env: &std::collections::BTreeMap<OsString, OsString>,
     ) -> Option<(Arc<AgentPool>, AgentCall)> {
+        self.check_workdir(spec).ok()?;
         let pool = self.agents.clone()?;
         let call = AgentCall {
             workdir: OsString::from(&spec.workdir),
@@ -685,6 +987,7 @@ impl Launcher for SshLauncher {
 #[async_trait]
 impl RemoteLauncher for SshLauncher {
     fn command_line(&self, spec: &BashSpec) -> Result<RemoteRun, BashError> {
+        self.check_workdir(spec)?;
         let id = self.runs.next();
         Ok(RemoteRun {
             line: self.master.session(&self.remote_line(spec, &id)),

@@ -37,6 +37,28 @@ impl TestSshd {
     /// A started server, or `None` (with a message on stderr) when
     /// `/usr/sbin/sshd` is not installed.
     pub fn start() -> Option<Self> {
+        let path = std::env::var("PATH")
+            .ok()
+            .filter(|p| !p.is_empty() && !p.contains(char::is_whitespace));
+        Self::start_with_path(path.as_deref())
+    }
+
+    /// A started server whose sessions get `path` as their `PATH` (none:
+    /// sshd's default), or `None` as [`TestSshd::start`].
+    pub fn start_with_path(path: Option<&str>) -> Option<Self> {
+        Self::start_with(path, "")
+    }
+
+    /// A started server as [`TestSshd::start`], its sessions' `PATH` the
+    /// test's, with `extra` (lines) added to its configuration.
+    pub fn start_with_config(extra: &str) -> Option<Self> {
+        let path = std::env::var("PATH")
+            .ok()
+            .filter(|p| !p.is_empty() && !p.contains(char::is_whitespace));
+        Self::start_with(path.as_deref(), extra)
+    }
+
+    fn start_with(path: Option<&str>, extra: &str) -> Option<Self> {
         if !Path::new(SSHD).exists() {
             let _ = writeln!(
                 std::io::stderr(),
@@ -65,14 +87,11 @@ impl TestSshd {
              AuthorizedKeysFile {keys}\nStrictModes no\nPasswordAuthentication no\n\
              KbdInteractiveAuthentication no\nUsePAM no\nPermitRootLogin prohibit-password\n\
              MaxSessions 64\nMaxStartups 64\nLogLevel ERROR\n\
-             SetEnv WB_API_KEY=leak DSH_HOST=leak WB_PLAIN=kept{path}\n",
+             SetEnv WB_API_KEY=leak DSH_HOST=leak WB_PLAIN=kept{path}\n{extra}",
             // The host is this machine: its sessions find the rg this test
             // runs with (CI puts rg 14 or 15 first on PATH), not the one
             // of sshd's default PATH.
-            path = std::env::var("PATH")
-                .ok()
-                .filter(|p| !p.is_empty() && !p.contains(char::is_whitespace))
-                .map_or_else(String::new, |p| format!(" PATH={p}")),
+            path = path.map_or_else(String::new, |p| format!(" PATH={p}")),
             host_key = at("host_key").display(),
             keys = at("authorized_keys").display(),
         );

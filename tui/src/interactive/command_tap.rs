@@ -1,7 +1,8 @@
 //! The command tap: a [`BashExecutor`] around the real one that notes
 //! every command it is handed to run (the resolved spec's command line
 //! and working directory, exactly what `bash -c` gets), so the Call tab
-//! can show the rg command line a developer compares with their shell.
+//! can show the rg command line a developer compares with their shell,
+//! and the host it ran on when that is another machine.
 //! A call's commands are collected by running it inside [`capture`]
 //! (a tokio task-local: calls on other tasks never mix).
 
@@ -21,6 +22,8 @@ pub struct RanCommand {
     pub command: String,
     /// The directory it ran in.
     pub workdir: String,
+    /// The host it ran on (`ssh://HOST`), when not this machine.
+    pub host: Option<String>,
 }
 
 tokio::task_local! {
@@ -36,26 +39,42 @@ pub(crate) async fn capture<F: Future>(call: F) -> (F::Output, Vec<RanCommand>) 
     (output, ran)
 }
 
-fn note(spec: &BashSpec) {
-    let _ = COMMANDS.try_with(|commands| {
-        if let Ok(mut commands) = commands.lock() {
-            commands.push(RanCommand {
-                command: spec.command.clone(),
-                workdir: spec.workdir.clone(),
-            });
-        }
-    });
-}
-
 /// The tap around `inner`: every run is passed on unchanged.
 pub(crate) struct CommandTap {
     inner: Arc<dyn BashExecutor>,
+    /// Where `inner` runs commands, when not on this machine.
+    host: Option<String>,
 }
 
 impl CommandTap {
-    /// Taps `inner`.
+    /// Taps `inner`, which runs commands on this machine.
+    #[cfg(test)]
     pub(crate) fn wrap(inner: Arc<dyn BashExecutor>) -> Arc<dyn BashExecutor> {
-        Arc::new(Self { inner })
+        Arc::new(Self { inner, host: None })
+    }
+
+    /// A tap for an executor of `kind`: its commands are noted with the
+    /// host they run on when that is another machine.
+    pub(crate) fn for_executor(
+        kind: fs_search_process::ExecutorKind,
+    ) -> impl FnOnce(Arc<dyn BashExecutor>) -> Arc<dyn BashExecutor> {
+        let host = match kind {
+            fs_search_process::ExecutorKind::Ssh(remote) => Some(remote.label.clone()),
+            _ => None,
+        };
+        move |inner| Arc::new(Self { inner, host }) as Arc<dyn BashExecutor>
+    }
+
+    fn note(&self, spec: &BashSpec) {
+        let _ = COMMANDS.try_with(|commands| {
+            if let Ok(mut commands) = commands.lock() {
+                commands.push(RanCommand {
+                    command: spec.command.clone(),
+                    workdir: spec.workdir.clone(),
+                    host: self.host.clone(),
+                });
+            }
+        });
     }
 }
 
@@ -66,12 +85,12 @@ impl BashExecutor for CommandTap {
     }
 
     async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
-        note(&spec);
+        self.note(&spec);
         self.inner.run(spec).await
     }
 
     async fn run_capped(&self, spec: BashSpec, over_cap: OverCap) -> Result<CappedRun, BashError> {
-        note(&spec);
+        self.note(&spec);
         self.inner.run_capped(spec, over_cap).await
     }
 
@@ -85,7 +104,7 @@ impl BashExecutor for CommandTap {
         over_cap: OverCap,
         sink: SharedSink,
     ) -> Result<StreamedRun, BashError> {
-        note(&spec);
+        self.note(&spec);
         self.inner.run_streamed(spec, over_cap, sink).await
     }
 
@@ -124,6 +143,7 @@ mod tests {
             vec![RanCommand {
                 command: "printf 'it ran'".into(),
                 workdir: dir.path().to_string_lossy().into_owned(),
+                host: None,
             }]
         );
     }

@@ -346,7 +346,7 @@ impl EffectRunner {
                 &config,
                 SpillChoice::of(spill_root.as_deref()),
                 executor,
-                CommandTap::wrap,
+                CommandTap::for_executor(executor),
             )
             .await;
             if latest.load(Ordering::SeqCst) != generation {

@@ -81,15 +81,19 @@ pub(crate) async fn run(args: TuiArgs) -> Result<ExitCode, TuiError> {
         Some(dir) => dir,
         None => std::env::current_dir().map_err(TuiError::CurrentDir)?,
     };
-    check_workdir(&workdir)?;
+    let executor = args.sandbox.kind();
+    // A workdir on another machine is checked there, by the build below.
+    if !executor.is_remote() {
+        check_workdir(&workdir)?;
+    }
     let workdir = std::path::absolute(&workdir).map_err(|source| TuiError::Absolute {
         path: workdir.display().to_string(),
         source,
     })?;
-    let executor = args.sandbox.kind();
-    if executor == fs_search_process::ExecutorKind::Sandbox {
+    if executor != fs_search_process::ExecutorKind::Local {
         // Fail closed before the terminal opens: the sandbox is probed
-        // once here, and every load builds it the same way.
+        // once here (on HOST, with the workdir there, for a remote
+        // executor), and every load builds it the same way.
         fs_search_process::build_executor(
             executor,
             fs_search_engine::LocalBashConfig {

@@ -378,3 +378,401 @@ fn surface_json_over_ssh_names_the_executor_and_the_host_s_rg_not_this_machine_s
     assert_eq!(local["executor"], "local");
     assert_eq!(local["rg"]["version"], "99.0.0");
 }
+
+/// The ssh processes of this machine whose command line names `dir` (the
+/// control directory's parent): the master and any session over it.
+fn ssh_naming(dir: &Path) -> Vec<(i32, String)> {
+    let needle = dir.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            let ssh = cmdline.starts_with("ssh ") || cmdline.contains("/ssh ");
+            (ssh && cmdline.contains(&needle)).then(|| (pid, cmdline.chars().take(200).collect()))
+        })
+        .collect()
+}
+
+/// Starts `workbench call grep` over ssh on a FIFO in a process group of
+/// its own, with its control directory under a TMPDIR of its own, waits
+/// until rg runs on the host, applies `end` to the workbench's pid, and
+/// checks that no ssh process naming that TMPDIR (the master above all)
+/// is left within 10 s, and, when `unwinds` (the workbench got to close
+/// it), no control directory either.
+fn no_master_left_after(unwinds: bool, end: impl FnOnce(i32)) {
+    use std::os::unix::process::CommandExt;
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let work = fifo_workdir();
+    let tmp = tempfile::tempdir().unwrap();
+    let executor = executor();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_workbench"))
+        .args([
+            "call",
+            "grep",
+            "--workdir",
+            work.path().to_str().unwrap(),
+            "--config",
+            r#"{"sampleOverCapGlobResults":true}"#,
+            "--args",
+            r#"{"pattern":"x","path":"fifo"}"#,
+            "--executor",
+            &executor,
+        ])
+        .current_dir(repo())
+        .env("WORKBENCH_SSH_CONFIG", sshd.client_config())
+        .env("TMPDIR", tmp.path())
+        .env_remove("XDG_RUNTIME_DIR")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !running_in(work.path()).iter().any(|(_, name)| name == "rg") {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30)
+                && child.try_wait().unwrap().is_none(),
+            "no rg on the host in 30 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!ssh_naming(tmp.path()).is_empty(), "no master found");
+    end(i32::try_from(child.id()).unwrap());
+    let _ = child.wait();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut left = ssh_naming(tmp.path());
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        left = ssh_naming(tmp.path());
+    }
+    for (pid, _) in &left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    assert_eq!(left, Vec::new());
+    // What the call ran on the host is gone too.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let mut running = running_in(work.path());
+    while !running.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        running = running_in(work.path());
+    }
+    assert_eq!(running, Vec::new());
+    if unwinds {
+        let files: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(files, Vec::<std::ffi::OsString>::new(), "left in TMPDIR");
+    }
+}
+
+/// Ctrl-C pressed twice, and again, while the workbench ends the call:
+/// SIGINT to its whole group until it has exited, so that one lands
+/// while it closes its master.
+#[test]
+fn sigints_to_the_workbench_s_group_mid_call_leave_no_ssh_master() {
+    no_master_left_after(true, |pid| {
+        let group = nix::unistd::Pid::from_raw(-pid);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::time::Instant::now() < deadline
+            && nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGINT).is_ok()
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    });
+}
+
+#[test]
+fn sigkill_of_workbench_call_mid_call_leaves_no_ssh_master() {
+    // Nothing of it runs to close the master: the master ends by itself
+    // once its sessions' clients have gone with their pipes (its control
+    // directory stays behind).
+    no_master_left_after(false, |pid| {
+        assert!(
+            Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status()
+                .unwrap()
+                .success()
+        );
+    });
+}
+
+#[test]
+fn a_missing_workdir_on_the_host_is_said_at_start_naming_host_and_directory() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let missing = work.path().join("missing");
+    let executor = executor();
+    let out = workbench(
+        &[
+            "call",
+            "grep",
+            "--workdir",
+            missing.to_str().unwrap(),
+            "--config",
+            r#"{"sampleOverCapGlobResults":true}"#,
+            "--args",
+            r#"{"pattern":"x"}"#,
+            "--executor",
+            &executor,
+        ],
+        Some(&sshd),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "the ssh executor cannot start: the working directory {} does not exist on {executor} (or is not a directory)",
+            missing.display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        !text(&out.stderr).contains("ENOENT"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_sandboxed_remote_call_finds_nothing_outside_the_workdir_and_pages_inside_match_the_unconfined()
+{
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let parent = tempfile::tempdir().unwrap();
+    let work = parent.path().join("work");
+    std::fs::create_dir_all(work.join("src")).unwrap();
+    std::fs::write(work.join("src/a.rs"), "fn alpha() {}\nfn beta() {}\n").unwrap();
+    std::fs::write(parent.path().join("canary.txt"), "CANARY alpha\n").unwrap();
+    let workdir = work.to_str().unwrap();
+    let canary = parent.path().join("canary.txt");
+    let executor = executor();
+    let call = |args: &str, sandbox: bool| {
+        let mut argv = vec![
+            "call",
+            "grep",
+            "--workdir",
+            workdir,
+            "--config",
+            r#"{"sampleOverCapGlobResults":true}"#,
+            "--args",
+            args,
+            "--no-spill",
+            "--executor",
+            &executor,
+        ];
+        if sandbox {
+            argv.push("--sandbox");
+        }
+        workbench(&argv, Some(&sshd))
+    };
+    // Inside: the same page, byte for byte.
+    for args in [r#"{"pattern":"fn alpha"}"#, r#"{"pattern":"nothing here"}"#] {
+        let (open, confined) = (call(args, false), call(args, true));
+        assert_eq!(
+            confined.status.code(),
+            Some(0),
+            "{}",
+            text(&confined.stderr)
+        );
+        assert_eq!(text(&confined.stdout), text(&open.stdout), "{args}");
+    }
+    // Outside: the canary is found unconfined, not in the sandbox.
+    let outside = format!(
+        r#"{{"pattern":"CANARY","path":{}}}"#,
+        serde_json::to_string(canary.to_str().unwrap()).unwrap()
+    );
+    assert!(text(&call(&outside, false).stdout).contains("CANARY alpha"));
+    let confined = call(&outside, true);
+    assert!(
+        !text(&confined.stdout).contains("CANARY"),
+        "{}",
+        text(&confined.stdout)
+    );
+    // The environment of the sandbox's processes cannot be read.
+    let environ = r#"{"pattern":"PATH","path":"/proc/self/environ"}"#;
+    assert!(text(&call(environ, false).stdout).contains("PATH="));
+    let confined = call(environ, true);
+    assert!(
+        !text(&confined.stdout).contains("PATH="),
+        "{}",
+        text(&confined.stdout)
+    );
+}
+
+/// docs/workbench.md's way to pin rg's order on HOST: a config file on
+/// HOST named by `RIPGREP_CONFIG_PATH`, sent by the client (`SendEnv`)
+/// and accepted by HOST's sshd (`AcceptEnv`), unconfined and sandboxed.
+#[test]
+fn rg_s_order_on_the_host_is_pinned_by_a_config_there_sent_with_sendenv() {
+    let Some(sshd) = TestSshd::start_with_config("AcceptEnv RIPGREP_CONFIG_PATH\n") else {
+        return;
+    };
+    let config_dir = tempfile::tempdir().unwrap();
+    let client_config = config_dir.path().join("ssh_config");
+    let mut text_of_config = std::fs::read_to_string(sshd.client_config()).unwrap();
+    text_of_config.push_str("  SendEnv RIPGREP_CONFIG_PATH\n");
+    std::fs::write(&client_config, text_of_config).unwrap();
+    let rg_config = config_dir.path().join("sorted.ripgreprc");
+    std::fs::write(&rg_config, "--sort=path\n").unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mut names: Vec<String> = (0..40)
+        .map(|i| format!("f{:02}.txt", (i * 17) % 40))
+        .collect();
+    for name in &names {
+        std::fs::write(work.path().join(name), format!("needle {name}\n")).unwrap();
+    }
+    names.sort();
+    let executor = executor();
+    for sandbox in [false, true] {
+        let mut argv = vec![
+            "call",
+            "grep",
+            "--workdir",
+            work.path().to_str().unwrap(),
+            "--config",
+            r#"{"sampleOverCapGlobResults":true}"#,
+            "--args",
+            r#"{"pattern":"needle"}"#,
+            "--no-spill",
+            "--executor",
+            &executor,
+        ];
+        if sandbox {
+            argv.push("--sandbox");
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_workbench"))
+            .args(&argv)
+            .current_dir(repo())
+            .env("WORKBENCH_SSH_CONFIG", &client_config)
+            .env("RIPGREP_CONFIG_PATH", &rg_config)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let listed: Vec<String> = text(&out.stdout)
+            .lines()
+            .filter(|line| line.ends_with(".txt") && line.starts_with('f'))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(listed, names, "sandbox: {sandbox}");
+    }
+}
+
+/// `workbench mcp --listen ADDR --executor ssh://wbtest EXTRA…` against
+/// `sshd`: its stderr lines up to the listening line (then it is
+/// stopped), or all of them when it exits first, with its exit code.
+fn mcp_listen_over_ssh(
+    sshd: &TestSshd,
+    workdir: &Path,
+    listen: &str,
+    extra: &[&str],
+) -> (Vec<String>, Option<i32>) {
+    use std::io::BufRead;
+    let state = tempfile::tempdir().unwrap();
+    let executor = executor();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_workbench"))
+        .args([
+            "mcp",
+            "--workdir",
+            workdir.to_str().unwrap(),
+            "--config",
+            r#"{"sampleOverCapGlobResults":true}"#,
+            "--no-spill",
+            "--executor",
+            &executor,
+            "--listen",
+            listen,
+        ])
+        .args(extra)
+        .current_dir(repo())
+        .env("WORKBENCH_SSH_CONFIG", sshd.client_config())
+        .env("WORKBENCH_MCP_TOKEN", "test-token-0123456789")
+        .env("XDG_STATE_HOME", state.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = Vec::new();
+    let mut listening = false;
+    if let Some(stderr) = child.stderr.take() {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            listening = line.contains("listening on");
+            lines.push(line);
+            if listening {
+                break;
+            }
+        }
+    }
+    if listening {
+        let _ = child.kill();
+    }
+    let status = child.wait().unwrap();
+    (lines, (!listening).then(|| status.code()).flatten())
+}
+
+#[test]
+fn mcp_listen_beyond_loopback_with_a_remote_executor_sandboxes_on_the_host_by_default() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let (lines, _) = mcp_listen_over_ssh(&sshd, work.path(), "0.0.0.0:0", &[]);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].contains("/mcp (rg runs on ssh://wbtest, ")
+            && lines[0].ends_with(", sandboxed there, the default on a non-loopback address; --no-sandbox turns it off: only the workspace is readable; pages name paths there)"),
+        "{lines:?}"
+    );
+    let (lines, _) = mcp_listen_over_ssh(&sshd, work.path(), "0.0.0.0:0", &["--no-sandbox"]);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(
+        lines[0],
+        "workbench mcp: warning: --no-sandbox on 0.0.0.0:0: every client holding the token can read every file this user can read through the tools"
+    );
+    assert!(lines[1].ends_with(": pages name paths there)"), "{lines:?}");
+    let (lines, _) = mcp_listen_over_ssh(&sshd, work.path(), "127.0.0.1:0", &[]);
+    assert!(
+        lines[0].ends_with(": pages name paths there)"),
+        "loopback: {lines:?}"
+    );
+    assert!(!lines[0].contains("sandboxed"), "loopback: {lines:?}");
+}
+
+/// Fault injection: the host's sessions get a PATH holding bash and cat
+/// alone, so the default sandbox cannot be made there.
+#[test]
+fn mcp_listen_beyond_loopback_refuses_a_host_without_bubblewrap_fault_injected_path() {
+    let bin = tempfile::tempdir().unwrap();
+    for program in ["bash", "cat"] {
+        let found = Command::new("bash")
+            .args(["-c", &format!("command -v {program}")])
+            .output()
+            .unwrap();
+        std::os::unix::fs::symlink(text(&found.stdout).trim(), bin.path().join(program)).unwrap();
+    }
+    let Some(sshd) = TestSshd::start_with_path(bin.path().to_str()) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let (lines, code) = mcp_listen_over_ssh(&sshd, work.path(), "0.0.0.0:0", &[]);
+    assert_eq!(code, Some(2), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains("the sandbox on ssh://wbtest needs bubblewrap there")
+            && l.ends_with("(--listen on a non-loopback address runs calls sandboxed by default; --no-sandbox opts out)")),
+        "{lines:?}"
+    );
+}

@@ -478,3 +478,280 @@ async fn a_session_per_run_still_runs_commands_and_ends_them_on_the_host() {
     assert!(out.timed_out, "{out:?}");
     assert_eq!(group_alive(pgid), Vec::<i32>::new());
 }
+
+/// The ssh processes of this machine whose command line names `needle`
+/// (a control directory): the master and any session over it.
+fn ssh_processes_naming(needle: &str) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            (cmdline.starts_with("ssh ") || cmdline.contains("/ssh "))
+                .then_some(())
+                .filter(|()| cmdline.contains(needle))
+                .map(|()| pid)
+        })
+        .collect()
+}
+
+#[test]
+fn the_control_directory_and_its_files_are_private_and_the_master_ends_with_the_executor() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let exec = executor(&sshd, work.path(), LocalBashConfig::default());
+    let dir = exec.launcher.master.dir.path().to_path_buf();
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir), 0o700, "{}", dir.display());
+    for file in ["m", "log"] {
+        assert_eq!(mode(&dir.join(file)), 0o600, "{file}");
+    }
+    let needle = dir.to_string_lossy().into_owned();
+    assert!(!ssh_processes_naming(&needle).is_empty());
+    drop(exec);
+    assert_eq!(ssh_processes_naming(&needle), Vec::<i32>::new());
+    assert!(!dir.exists());
+}
+
+#[test]
+fn a_master_left_without_its_executor_ends_by_itself_within_seconds() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let exec = executor(&sshd, work.path(), LocalBashConfig::default());
+    let needle = exec
+        .launcher
+        .master
+        .dir
+        .path()
+        .to_string_lossy()
+        .into_owned();
+    let sessions = || {
+        ssh_processes_naming(&needle)
+            .into_iter()
+            .filter(|pid| {
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                String::from_utf8_lossy(&cmdline).contains("ControlMaster=no")
+            })
+            .collect::<Vec<_>>()
+    };
+    // The keeper and the warm agent.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while sessions().len() < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sessions = sessions();
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    // As when this process is killed: no drop runs, and the sessions'
+    // clients go.
+    std::mem::forget(exec);
+    for pid in sessions {
+        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL);
+    }
+    let deadline =
+        std::time::Instant::now() + Duration::from_secs(u64::from(CONTROL_PERSIST_S) + 5);
+    while !ssh_processes_naming(&needle).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(ssh_processes_naming(&needle), Vec::<i32>::new());
+}
+
+#[test]
+fn a_missing_workdir_on_the_host_is_refused_at_start_naming_host_and_directory() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let missing = work.path().join("missing");
+    let err = SshBashExecutor::new(
+        LocalBashConfig {
+            cwd: Some(missing.to_string_lossy().into_owned()),
+            ..LocalBashConfig::default()
+        },
+        SshConfig {
+            config_file: Some(sshd.client_config()),
+            ..SshConfig::new(target())
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the working directory {} does not exist on ssh://wbtest (or is not a directory)",
+            missing.display()
+        )
+    );
+}
+
+fn sandboxed(sshd: &TestSshd, workdir: &Path) -> Result<SshBashExecutor, SshError> {
+    SshBashExecutor::new(
+        LocalBashConfig {
+            cwd: Some(workdir.to_string_lossy().into_owned()),
+            ..LocalBashConfig::default()
+        },
+        SshConfig {
+            config_file: Some(sshd.client_config()),
+            sandbox: true,
+            ..SshConfig::new(target())
+        },
+    )
+}
+
+#[tokio::test]
+async fn the_sandbox_on_the_host_shows_the_workdir_and_not_a_canary_next_to_it_nor_proc() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let parent = tempfile::tempdir().unwrap();
+    let work = parent.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(work.join("a.txt"), "inside CANARY\n").unwrap();
+    std::fs::write(parent.path().join("canary.txt"), "CANARY\n").unwrap();
+    let exec = sandboxed(&sshd, &work).unwrap();
+    assert!(exec.sandboxed());
+    let out = run(
+        &exec,
+        "pwd; rg -l CANARY; rg -l CANARY .. /; [ -e /proc/self/environ ] || echo no-proc; \
+         : > b.txt 2>/dev/null || echo read-only; compgen -e | while read -r n; do printf '%s ' \"$n\"; done",
+    )
+    .await;
+    let text = &out.stdout.text;
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], work.to_str().unwrap(), "{text}");
+    assert_eq!(lines[1], "a.txt", "{text}");
+    // The canary's parent is there (the workdir's), the canary is not.
+    let hits: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.contains("canary"))
+        .copied()
+        .collect();
+    assert_eq!(hits, Vec::<&str>::new(), "{text}");
+    assert!(text.contains("no-proc"), "{text}");
+    assert!(text.contains("read-only"), "{text}");
+    // The host's login environment held WB_PLAIN, WB_API_KEY and
+    // DSH_HOST (test_sshd.rs): none passes the allowlist.
+    let names = lines.last().unwrap();
+    for absent in [
+        "WB_PLAIN",
+        "WB_API_KEY",
+        "DSH_HOST",
+        "HOME",
+        "USER",
+        "SSH_CONNECTION",
+    ] {
+        assert!(
+            !names.split(' ').any(|n| n == absent),
+            "{absent} in {names}"
+        );
+    }
+    assert!(names.split(' ').any(|n| n == "PATH"), "{names}");
+}
+
+#[tokio::test]
+async fn a_sandboxed_call_outside_the_root_fails_as_a_missing_workdir() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let exec = sandboxed(&sshd, work.path()).unwrap();
+    let mut spec = exec.resolve(request("true")).unwrap();
+    spec.workdir = format!("{}/..", work.path().display());
+    assert_eq!(
+        exec.run(spec).await.unwrap_err().to_string(),
+        "spawn bash ENOENT"
+    );
+}
+
+/// Fault injection: the host's sessions get a PATH holding bash and cat
+/// alone, so no bubblewrap is found there.
+#[test]
+fn a_host_without_bubblewrap_on_its_path_is_refused_fault_injected_path() {
+    let bin = tempfile::tempdir().unwrap();
+    for program in ["bash", "cat"] {
+        let found =
+            super::super::shell::find_program_on_path(program, std::env::var_os("PATH").as_deref())
+                .unwrap();
+        std::os::unix::fs::symlink(found, bin.path().join(program)).unwrap();
+    }
+    let Some(sshd) = TestSshd::start_with_path(bin.path().to_str()) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let err = sandboxed(&sshd, work.path()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the sandbox on ssh://wbtest needs bubblewrap there, and `bwrap` is not on its PATH (install it on ssh://wbtest: apt-get install bubblewrap)"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandboxed_session_per_run_shows_what_the_agents_show() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let parent = tempfile::tempdir().unwrap();
+    let work = parent.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(work.join("a.txt"), "CANARY\n").unwrap();
+    std::fs::write(parent.path().join("canary.txt"), "CANARY\n").unwrap();
+    let exec = SshBashExecutor::new(
+        LocalBashConfig {
+            cwd: Some(work.to_string_lossy().into_owned()),
+            ..LocalBashConfig::default()
+        },
+        SshConfig {
+            config_file: Some(sshd.client_config()),
+            sandbox: true,
+            one_shot: true,
+            ..SshConfig::new(target())
+        },
+    )
+    .unwrap();
+    let command = "rg -l CANARY .; rg -c CANARY ../canary.txt 2>/dev/null || echo no-canary; [ -e /proc/self/environ ] || echo no-proc; echo \"$FS_X\"";
+    let mut env = BTreeMap::new();
+    env.insert("FS_X".to_owned(), "set".to_owned());
+    let spec = exec
+        .resolve(BashRequest {
+            command: command.into(),
+            env: Some(env),
+            ..BashRequest::default()
+        })
+        .unwrap();
+    let out = exec.run(spec).await.unwrap();
+    assert_eq!(
+        out.stdout.text, "./a.txt\nno-canary\nno-proc\nset\n",
+        "{out:?}"
+    );
+}
+
+#[test]
+fn control_directories_a_killed_workbench_left_are_removed_and_live_or_young_ones_kept() {
+    let parent = tempfile::tempdir().unwrap();
+    let make = |name: &str, socket: bool| {
+        let dir = parent.path().join(name);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("log"), "").unwrap();
+        if socket {
+            std::os::unix::net::UnixListener::bind(dir.join("m")).unwrap();
+        }
+        dir
+    };
+    let stale = make("fs-ssh-stale", false);
+    let live = make("fs-ssh-live", true);
+    let other = make("not-ours", false);
+    // Older than any age: everything is old enough at age zero.
+    remove_stale_dirs(parent.path(), Duration::ZERO);
+    assert!(!stale.exists());
+    assert!(live.exists());
+    assert!(other.exists());
+    // Young: kept.
+    let young = make("fs-ssh-young", false);
+    remove_stale_dirs(parent.path(), Duration::from_secs(3600));
+    assert!(young.exists());
+}

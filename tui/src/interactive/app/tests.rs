@@ -1602,3 +1602,35 @@ mod ablate_mode {
         assert!(app.state.ablate.is_none());
     }
 }
+
+#[test]
+fn the_call_tab_names_the_host_a_remote_command_ran_on() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('e'));
+    ctrl(&mut app, 'u');
+    type_text(&mut app, "*.rs");
+    let (id, _, _) = run_effect(&press(&mut app, KeyCode::Enter));
+    press(&mut app, KeyCode::Esc);
+    app.on_event(AppEvent::Finished {
+        id,
+        result: Box::new(glob_result(&["a.rs"], 100, None)),
+        duration: Duration::from_millis(12),
+        commands: vec![crate::interactive::command_tap::RanCommand {
+            command: "rg --files --glob='*.rs'".into(),
+            workdir: "/srv/work".into(),
+            host: Some("ssh://devbox".into()),
+        }],
+    });
+    let details: Vec<String> = content::tab_doc(&app.state, Tab::Call)
+        .unwrap()
+        .lines
+        .iter()
+        .map(|l| l.text.clone())
+        .collect();
+    assert!(
+        details
+            .iter()
+            .any(|l| l == "            run by bash -c in /srv/work on ssh://devbox"),
+        "{details:?}"
+    );
+}

@@ -176,8 +176,12 @@ fn push_commands(doc: &mut Doc, commands: &[RanCommand]) {
     }
     for ran in commands {
         doc.push(&format!("command     {}", ran.command), LineKind::Body);
+        let on = ran
+            .host
+            .as_ref()
+            .map_or_else(String::new, |host| format!(" on {host}"));
         doc.push(
-            &format!("            run by bash -c in {}", ran.workdir),
+            &format!("            run by bash -c in {}{on}", ran.workdir),
             LineKind::Note,
         );
     }
