@@ -46,7 +46,8 @@ pub(crate) fn executor_for(args: &McpArgs, listen: Option<std::net::SocketAddr>)
         return ExecutorKind::Ssh(host);
     }
     let remote = listen.is_some_and(|addr| !addr.ip().is_loopback());
-    ExecutorKind::from_flag(args.sandbox || (remote && !args.no_sandbox))
+    let by_default = (remote && !args.no_sandbox).then_some(fs_search_engine::bash::Runner::Auto);
+    ExecutorKind::from_flag(args.sandbox.or(by_default))
 }
 
 impl Workspace {

@@ -1,9 +1,10 @@
 //! The bash executor every front end chooses between: the local one, the
-//! sandboxed one (`--sandbox`: bubblewrap around each command, only
-//! the workspace readable; docs/reliability.md has the threat model), or
+//! sandboxed one (`--sandbox[=auto|bwrap|landlock]`: each command
+//! confined by bubblewrap or Landlock to the workspace and the files bash
+//! and rg run from; docs/reliability.md has the threat model), or
 //! the remote one (`--executor ssh://[USER@]HOST[:PORT]`: each command
 //! runs on HOST over ssh; docs/workbench.md). Building the sandboxed one
-//! probes bubblewrap once, the remote one connects once, and either fails
+//! proves its runner once, the remote one connects once, and either fails
 //! — never falling back to the local one — when it cannot be used.
 
 use std::sync::{Arc, OnceLock};
@@ -13,8 +14,8 @@ use crate::rg::RgInfo;
 use fs_search_engine::{
     BashExecutor, LocalBashConfig, LocalBashExecutor,
     bash::{
-        SandboxBashExecutor, SandboxConfig, SandboxError, SshBashExecutor, SshConfig, SshError,
-        SshTarget,
+        Runner, SandboxBashExecutor, SandboxConfig, SandboxError, SshBashExecutor, SshConfig,
+        SshError, SshTarget,
     },
 };
 use thiserror::Error;
@@ -25,11 +26,17 @@ pub enum ExecutorKind {
     /// `bash -c` on this machine, reading what the user can read.
     #[default]
     Local,
-    /// `bash -c` in a bubblewrap sandbox holding only the workspace.
-    Sandbox,
+    /// `bash -c` in a sandbox holding only the workspace and what bash
+    /// and rg run from, by the runner asked for (`auto` by default).
+    Sandbox(Runner),
     /// `bash -c` on another machine over ssh.
     Ssh(&'static RemoteHost),
 }
+
+/// What a sandboxed command can read, as start lines say it (the one
+/// account docs/reliability.md gives in full).
+pub const SANDBOX_READABLE: &str =
+    "only the workspace (read-only) and the files bash and rg run from are readable";
 
 /// The environment variable naming an ssh configuration file used
 /// instead of the user's own (`ssh -F FILE`).
@@ -104,17 +111,46 @@ pub fn parse_executor(raw: &str) -> Result<&'static RemoteHost, String> {
 }
 
 impl ExecutorKind {
-    /// `sandbox` with `--sandbox`, else `local`.
-    pub fn from_flag(sandbox: bool) -> Self {
-        if sandbox { Self::Sandbox } else { Self::Local }
+    /// The sandbox with the runner of `--sandbox[=RUNNER]`, else `local`.
+    pub fn from_flag(sandbox: Option<Runner>) -> Self {
+        sandbox.map_or(Self::Local, Self::Sandbox)
     }
 
-    /// The name recordings write in their header (`env.executor`).
-    pub fn as_str(self) -> &'static str {
+    /// What a sandbox shows, for start lines: `sandboxed by RUNNER: …`
+    /// ([`SANDBOX_READABLE`]); `None` for another executor.
+    pub fn sandbox_account(self) -> Option<String> {
+        let runner = self.runner()?;
+        Some(format!(
+            "sandboxed by {}: {SANDBOX_READABLE}",
+            runner.as_str()
+        ))
+    }
+
+    /// Whether commands run in a sandbox (any runner).
+    pub fn is_sandbox(self) -> bool {
+        matches!(self, Self::Sandbox(_))
+    }
+
+    /// The runner a sandbox runs with: `auto` named as what it chose once
+    /// an executor of it was built ([`build`]), else as asked.
+    pub fn runner(self) -> Option<Runner> {
         match self {
-            Self::Local => "local",
-            Self::Sandbox => "sandbox",
-            Self::Ssh(remote) => &remote.label,
+            Self::Sandbox(Runner::Auto) => Some(AUTO_CHOSE.get().copied().unwrap_or(Runner::Auto)),
+            Self::Sandbox(runner) => Some(runner),
+            _ => None,
+        }
+    }
+
+    /// The name recordings write in their header (`env.executor`):
+    /// `local`, `sandbox-bwrap` or `sandbox-landlock` (`sandbox` before
+    /// `auto` has chosen), or the ssh target.
+    pub fn as_str(self) -> &'static str {
+        match (self, self.runner()) {
+            (Self::Ssh(remote), _) => &remote.label,
+            (_, Some(Runner::Bwrap)) => "sandbox-bwrap",
+            (_, Some(Runner::Landlock)) => "sandbox-landlock",
+            (_, Some(Runner::Auto)) => "sandbox",
+            (_, None) => "local",
         }
     }
 
@@ -140,6 +176,10 @@ pub enum ExecutorError {
     Ssh(Box<SshError>),
 }
 
+/// The runner `auto` chose in this process (the first sandbox built):
+/// bubblewrap can start on this machine or not, for every build.
+static AUTO_CHOSE: OnceLock<Runner> = OnceLock::new();
+
 /// The executor of `kind` with `config` (the sandbox's root is
 /// `config.cwd`).
 pub fn build(
@@ -150,10 +190,20 @@ pub fn build(
         ExecutorKind::Local => {
             Arc::new(LocalBashExecutor::new(config).map_err(ExecutorError::Local)?)
         }
-        ExecutorKind::Sandbox => Arc::new(
-            SandboxBashExecutor::new(config, SandboxConfig::default())
-                .map_err(ExecutorError::Sandbox)?,
-        ),
+        ExecutorKind::Sandbox(runner) => {
+            let sandbox = SandboxBashExecutor::new(
+                config,
+                SandboxConfig {
+                    runner,
+                    ..SandboxConfig::default()
+                },
+            )
+            .map_err(ExecutorError::Sandbox)?;
+            if runner == Runner::Auto {
+                let _ = AUTO_CHOSE.set(sandbox.runner());
+            }
+            Arc::new(sandbox)
+        }
         ExecutorKind::Ssh(remote) => Arc::new(
             SshBashExecutor::new(config, ssh_config(&remote.target))
                 .map_err(|e| ExecutorError::Ssh(Box::new(e)))?,

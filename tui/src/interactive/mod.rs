@@ -87,7 +87,7 @@ pub(crate) async fn run(args: TuiArgs) -> Result<ExitCode, TuiError> {
         source,
     })?;
     let executor = args.sandbox.kind();
-    if executor == fs_search_process::ExecutorKind::Sandbox {
+    if executor.is_sandbox() {
         // Fail closed before the terminal opens: the sandbox is probed
         // once here, and every load builds it the same way.
         fs_search_process::build_executor(

@@ -6,8 +6,12 @@
 //! executor (`--die-with-parent`). The sandbox holds the links and files
 //! `exposed.rs` finds (links recreated as links, each file bound alone,
 //! read-only, at its own path), the operator's extras, the root, a
-//! minimal `/dev` and a private empty `/tmp`; no `/proc` (nothing in it
-//! needs one). A working directory outside the root fails the run as a
+//! minimal `/dev`, a private empty `/tmp`, and the sandbox's own `/proc`
+//! (rg reads `/proc/self/exe`; the new PID namespace shows only the
+//! sandbox's processes, whose environment is the allowlist). The
+//! directories bubblewrap makes on the way to a bound file are mode 0111
+//! (capabilities dropped, so it holds): `/usr` can be walked to bash, not
+//! listed. A working directory outside the root fails the run as a
 //! missing one does (`spawn bash ENOENT`). bubblewrap reports a command
 //! killed by signal N as exit 128+N; the launcher reads it back as the
 //! signal, and a failure of bubblewrap itself (its `bwrap: …` message and
@@ -105,7 +109,12 @@ impl BwrapLauncher {
             .iter()
             .map(arg)
             .collect();
-        args.extend([arg("--dev"), arg("/dev"), arg("--tmpfs"), arg("/tmp")]);
+        // rg reads /proc/self/exe at start (it exits 2 without it): the
+        // sandbox's own /proc, whose PID namespace holds only the
+        // sandbox's processes, each with the allowlisted environment.
+        for (kind, dir) in [("--dev", "/dev"), ("--proc", "/proc"), ("--tmpfs", "/tmp")] {
+            args.extend([arg(kind), arg(dir)]);
+        }
         for (at, target) in &exposed.links {
             args.extend([arg("--symlink"), arg(target), arg(at)]);
         }
@@ -140,7 +149,9 @@ impl BwrapLauncher {
         let mut dirs = BTreeSet::new();
         for path in targets {
             for dir in path.ancestors().skip(1) {
-                if !bound_dirs.iter().any(|bound| dir.starts_with(bound)) {
+                // The private /tmp stays writable (a here-document's file).
+                let private = dir == Path::new("/tmp");
+                if !private && !bound_dirs.iter().any(|bound| dir.starts_with(bound)) {
                     dirs.insert(dir.to_path_buf());
                 }
             }

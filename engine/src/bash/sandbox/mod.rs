@@ -18,8 +18,12 @@
 //!   `env` the child's `PATH` finds, each file alone, their shared
 //!   libraries and the loader, the ripgrep config file
 //!   `RIPGREP_CONFIG_PATH` names, and the locale data of the child's
-//!   locale; no whole system directory, no `/etc`, no `/home`, no `/proc`;
-//! - `/dev/null` (bubblewrap: a minimal `/dev`, and a private empty `/tmp`);
+//!   locale; no whole system directory, no `/etc`, no `/home`;
+//! - `/dev/null`; under bubblewrap a minimal `/dev`, a private empty
+//!   `/tmp` and the sandbox's own `/proc` (rg reads `/proc/self/exe`),
+//!   which shows only the sandbox's processes; under Landlock the host's
+//!   `/proc` stays unreadable (rg's `readlink` of `/proc/self/exe` is a
+//!   walk, which Landlock does not confine);
 //! - paths the operator adds ([`SandboxConfig::read_only`]).
 //!
 //! Nothing is writable but `/dev/null` (and bubblewrap's private `/tmp`),
