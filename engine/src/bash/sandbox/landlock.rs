@@ -14,8 +14,10 @@
 //! ioctl), TCP bind and connect (ABI 4), and scopes signals and abstract
 //! UNIX sockets to the domain (ABI 6). It allows reading (and executing)
 //! only the set bubblewrap binds (`exposed.rs`, the root, the operator's
-//! extras) and reading and writing `/dev/null` (the agent's script
-//! redirects to it); nothing else, so nothing is writable and no TCP
+//! extras), reading and writing `/dev/null` (the agent's script
+//! redirects to it) and reading the devices of bubblewrap's minimal
+//! `/dev` that hold nothing of the host (`/dev/zero`, `/dev/full`,
+//! `/dev/random`, `/dev/urandom`); nothing else, so nothing is writable and no TCP
 //! connection can be made. Paths outside read as "Permission denied" (the
 //! kernel refuses them), not as missing; the walk to a path is not
 //! confined, so a `stat` outside still answers. A root replaced since the
@@ -43,6 +45,10 @@ use super::{SandboxConfig, SandboxError, identity, passes_into_sandbox, workdir_
 
 /// The file-system ABI whose accesses the ruleset handles.
 const FS_ABI: ABI = ABI::V5;
+
+/// The devices of bubblewrap's minimal `/dev` that read the same for
+/// everyone, readable here too (`/dev/null` is also writable).
+const DEV_READABLE: [&str; 4] = ["/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
 
 /// A request to the spawner thread: a command and where its child goes.
 type SpawnRequest = (Command, mpsc::Sender<std::io::Result<Child>>);
@@ -114,6 +120,7 @@ fn restrict_this_thread(readable: &[PathBuf]) -> Result<(), String> {
         .and_then(|r| r.scope(Scope::from_all(ABI::V6)))
         .and_then(|r| r.create())
         .and_then(|r| r.add_rules(path_beneath_rules(readable, read)))
+        .and_then(|r| r.add_rules(path_beneath_rules(DEV_READABLE, AccessFs::ReadFile)))
         .and_then(|r| r.add_rule(PathBeneath::new(null, dev_null)))
         .and_then(|r| r.restrict_self())
         .map_err(|e| e.to_string())?;
