@@ -1,5 +1,6 @@
 //! Criterion benchmarks of one whole call under the local executor, the
-//! sandboxed one (bubblewrap) and the remote one (ssh to a test sshd on
+//! sandboxed one (bubblewrap, `sandbox`; Landlock, `landlock`) and the
+//! remote one (ssh to a test sshd on
 //! 127.0.0.1, its master connection up), in one run, so their ratios are
 //! measured on the same machine at the same moment (docs/performance.md),
 //! each remote or sandboxed one with its agents (the default) and starting
@@ -19,7 +20,7 @@ use std::sync::Arc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use fs_search_engine::{
     BashExecutor, ExecContext, GrepArgs, Host, LocalBashConfig, LocalBashExecutor, Registry,
-    bash::{SandboxBashExecutor, SandboxConfig, SshBashExecutor, SshConfig},
+    bash::{Runner, SandboxBashExecutor, SandboxConfig, SshBashExecutor, SshConfig},
     helpers::build_grep_command,
 };
 use serde_json::json;
@@ -79,8 +80,13 @@ fn executors(c: &mut Criterion) {
             "local",
             Arc::new(LocalBashExecutor::new(config.clone()).unwrap()),
         )];
-        for (kind, one_shot) in [("sandbox", false), ("sandbox-one-shot", true)] {
+        for (kind, runner, one_shot) in [
+            ("sandbox", Runner::Bwrap, false),
+            ("sandbox-one-shot", Runner::Bwrap, true),
+            ("landlock", Runner::Landlock, false),
+        ] {
             let sandbox = SandboxConfig {
+                runner,
                 one_shot,
                 ..SandboxConfig::default()
             };

@@ -59,12 +59,21 @@ pub struct McpArgs {
     /// End an HTTP session after this many seconds without a message.
     #[arg(long, value_name = "SECS", default_value_t = 1800, requires = "listen")]
     pub idle_timeout: u64,
-    /// Run rg in a bubblewrap sandbox where only the workspace exists,
-    /// read-only (docs/reliability.md), on HOST with --executor; the
-    /// default with --listen on a non-loopback address. Exits 2 when
-    /// bubblewrap cannot make it.
-    #[arg(long, conflicts_with = "no_sandbox")]
-    pub sandbox: bool,
+    /// Run rg confined to the workspace (read-only) and the files bash
+    /// and rg run from, by bubblewrap or Landlock (auto: bubblewrap where
+    /// it can start, else Landlock; docs/reliability.md), on HOST with
+    /// --executor (bubblewrap there); the default with --listen on a
+    /// non-loopback address. Exits 2 when the runner cannot confine.
+    #[arg(
+        long,
+        value_name = "RUNNER",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "auto",
+        value_parser = fs_search_process::parse_runner,
+        conflicts_with = "no_sandbox"
+    )]
+    pub sandbox: Option<fs_search_engine::bash::Runner>,
     /// Run rg unconfined even with --listen on a non-loopback address
     /// (a warning says what a client can then read).
     #[arg(long)]

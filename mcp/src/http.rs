@@ -432,7 +432,7 @@ pub(crate) async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     let workspace = match Workspace::load(args, executor).await {
         Ok(workspace) => Arc::new(workspace),
         Err(e @ McpError::Setup(SetupError::Executor(_)))
-            if !args.sandbox && executor.is_confined() =>
+            if args.sandbox.is_none() && executor.is_confined() =>
         {
             return Err(McpError::DefaultSandbox(Box::new(e)));
         }
@@ -450,26 +450,28 @@ pub(crate) async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     tracing::info!(%bound, token = gate.has_token(), "listening");
     let sandbox_note = match executor {
         ExecutorKind::Local => String::new(),
-        ExecutorKind::Sandbox if args.sandbox => {
-            " (sandboxed: only the workspace is readable)".to_owned()
+        ExecutorKind::Sandbox(_) if args.sandbox.is_some() => {
+            format!(" ({})", executor.sandbox_account().unwrap_or_default())
         }
-        ExecutorKind::Sandbox => {
-            " (sandboxed, the default on a non-loopback address: only the workspace is readable; --no-sandbox turns it off)".to_owned()
-        }
+        ExecutorKind::Sandbox(_) => format!(
+            " ({}; the default on a non-loopback address, --no-sandbox turns it off)",
+            executor.sandbox_account().unwrap_or_default()
+        ),
         ExecutorKind::Ssh(remote) if !remote.sandboxed => format!(
             " (rg runs on {}, {}: pages name paths there)",
             remote.label,
             remote.rg().version_line
         ),
         ExecutorKind::Ssh(remote) => format!(
-            " (rg runs on {}, {}, sandboxed there{}: only the workspace is readable; pages name paths there)",
+            " (rg runs on {}, {}, sandboxed there by bwrap{}: {}; pages name paths there)",
             remote.label,
             remote.rg().version_line,
-            if args.sandbox {
+            if args.sandbox.is_some() {
                 ""
             } else {
                 ", the default on a non-loopback address; --no-sandbox turns it off"
-            }
+            },
+            fs_search_process::SANDBOX_READABLE
         ),
     };
     tracing::info!(executor = executor.as_str(), "executor");

@@ -43,11 +43,12 @@ pub(crate) struct Workspace {
 /// non-loopback address (a remote client), unless `--no-sandbox`.
 pub(crate) fn executor_for(args: &McpArgs, listen: Option<std::net::SocketAddr>) -> ExecutorKind {
     let public = listen.is_some_and(|addr| !addr.ip().is_loopback());
-    let confined = args.sandbox || (public && !args.no_sandbox);
-    match args.executor {
-        Some(host) if confined => ExecutorKind::Ssh(host.sandboxed()),
-        Some(host) => ExecutorKind::Ssh(host),
-        None => ExecutorKind::from_flag(confined),
+    let by_default = (public && !args.no_sandbox).then_some(fs_search_engine::bash::Runner::Auto);
+    let confined = args.sandbox.or(by_default);
+    match (args.executor, confined) {
+        (Some(host), Some(runner)) => ExecutorKind::Ssh(host.sandboxed(runner)),
+        (Some(host), None) => ExecutorKind::Ssh(host),
+        (None, confined) => ExecutorKind::from_flag(confined),
     }
 }
 

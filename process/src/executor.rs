@@ -1,9 +1,10 @@
 //! The bash executor every front end chooses between: the local one, the
-//! sandboxed one (`--sandbox`: bubblewrap around each command, only
-//! the workspace readable; docs/reliability.md has the threat model), or
+//! sandboxed one (`--sandbox[=auto|bwrap|landlock]`: each command
+//! confined by bubblewrap or Landlock to the workspace and the files bash
+//! and rg run from; docs/reliability.md has the threat model), or
 //! the remote one (`--executor ssh://[USER@]HOST[:PORT]`: each command
 //! runs on HOST over ssh; docs/workbench.md; with `--sandbox`, inside
-//! bubblewrap on HOST). Building the sandboxed one probes bubblewrap
+//! bubblewrap on HOST). Building the sandboxed one proves its runner
 //! once, the remote one connects once (and, confined, probes bubblewrap
 //! on HOST), and either fails — never falling back to the local one or
 //! to an unconfined one — when it cannot be used.
@@ -15,8 +16,8 @@ use crate::rg::RgInfo;
 use fs_search_engine::{
     BashExecutor, LocalBashConfig, LocalBashExecutor,
     bash::{
-        SandboxBashExecutor, SandboxConfig, SandboxError, SshBashExecutor, SshConfig, SshError,
-        SshTarget,
+        Runner, SandboxBashExecutor, SandboxConfig, SandboxError, SshBashExecutor, SshConfig,
+        SshError, SshTarget,
     },
 };
 use thiserror::Error;
@@ -27,12 +28,18 @@ pub enum ExecutorKind {
     /// `bash -c` on this machine, reading what the user can read.
     #[default]
     Local,
-    /// `bash -c` in a bubblewrap sandbox holding only the workspace.
-    Sandbox,
+    /// `bash -c` in a sandbox holding only the workspace and what bash
+    /// and rg run from, by the runner asked for (`auto` by default).
+    Sandbox(Runner),
     /// `bash -c` on another machine over ssh (inside bubblewrap there
     /// when [`RemoteHost::sandboxed`]).
     Ssh(&'static RemoteHost),
 }
+
+/// What a sandboxed command can read, as start lines say it (the one
+/// account docs/reliability.md gives in full).
+pub const SANDBOX_READABLE: &str =
+    "only the workspace (read-only) and the files bash and rg run from are readable";
 
 /// The environment variable naming an ssh configuration file used
 /// instead of the user's own (`ssh -F FILE`).
@@ -49,6 +56,9 @@ pub struct RemoteHost {
     /// Whether commands run inside bubblewrap on the host (`--sandbox`
     /// with `--executor`).
     pub sandboxed: bool,
+    /// The runner `--sandbox=RUNNER` asked for on the host: only
+    /// bubblewrap runs there, so [`build`] refuses `landlock`.
+    asked: Option<Runner>,
     /// The executor's name in recordings' headers and the surface:
     /// `label`, with ` (sandbox: bwrap)` when sandboxed.
     name: String,
@@ -58,7 +68,7 @@ pub struct RemoteHost {
 
 impl PartialEq for RemoteHost {
     fn eq(&self, other: &Self) -> bool {
-        self.target == other.target && self.sandboxed == other.sandboxed
+        self.target == other.target && self.asked == other.asked
     }
 }
 
@@ -67,18 +77,18 @@ impl Eq for RemoteHost {}
 impl std::hash::Hash for RemoteHost {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.target.hash(state);
-        self.sandboxed.hash(state);
+        self.asked.hash(state);
     }
 }
 
 impl RemoteHost {
-    /// The same host with its commands inside bubblewrap there (kept for
-    /// the process's life, as the parsed one is).
-    pub fn sandboxed(&'static self) -> &'static RemoteHost {
-        if self.sandboxed {
+    /// The same host with its commands inside a sandbox there, by
+    /// `runner` (kept for the process's life, as the parsed one is).
+    pub fn sandboxed(&'static self, runner: Runner) -> &'static RemoteHost {
+        if self.asked == Some(runner) {
             return self;
         }
-        leak(self.target.clone(), true)
+        leak(self.target.clone(), Some(runner))
     }
 
     /// The rg the host's commands run (the first on its login `PATH`) and
@@ -120,7 +130,8 @@ pub fn remote_landlock_refusal(remote: &RemoteHost) -> String {
     )
 }
 
-fn leak(target: SshTarget, sandboxed: bool) -> &'static RemoteHost {
+fn leak(target: SshTarget, asked: Option<Runner>) -> &'static RemoteHost {
+    let sandboxed = asked.is_some();
     let label = target.to_string();
     let name = if sandboxed {
         format!("{label} (sandbox: bwrap)")
@@ -131,6 +142,7 @@ fn leak(target: SshTarget, sandboxed: bool) -> &'static RemoteHost {
         target,
         label,
         sandboxed,
+        asked,
         name,
         rg: OnceLock::new(),
     }))
@@ -139,21 +151,37 @@ fn leak(target: SshTarget, sandboxed: bool) -> &'static RemoteHost {
 /// Parses `--executor`: `ssh://[USER@]HOST[:PORT]`.
 pub fn parse_executor(raw: &str) -> Result<&'static RemoteHost, String> {
     let target: SshTarget = raw.parse().map_err(|e| format!("{e}"))?;
-    Ok(leak(target, false))
+    Ok(leak(target, None))
 }
 
 impl ExecutorKind {
-    /// `sandbox` with `--sandbox`, else `local`.
-    pub fn from_flag(sandbox: bool) -> Self {
-        if sandbox { Self::Sandbox } else { Self::Local }
+    /// The sandbox with the runner of `--sandbox[=RUNNER]`, else `local`.
+    pub fn from_flag(sandbox: Option<Runner>) -> Self {
+        sandbox.map_or(Self::Local, Self::Sandbox)
     }
 
-    /// The name recordings write in their header (`env.executor`).
-    pub fn as_str(self) -> &'static str {
+    /// What a sandbox shows, for start lines: `sandboxed by RUNNER: …`
+    /// ([`SANDBOX_READABLE`]); `None` for another executor.
+    pub fn sandbox_account(self) -> Option<String> {
+        let runner = self.runner()?;
+        Some(format!(
+            "sandboxed by {}: {SANDBOX_READABLE}",
+            runner.as_str()
+        ))
+    }
+
+    /// Whether commands run in a sandbox (any runner).
+    pub fn is_sandbox(self) -> bool {
+        matches!(self, Self::Sandbox(_))
+    }
+
+    /// The runner a sandbox runs with: `auto` named as what it chose once
+    /// an executor of it was built ([`build`]), else as asked.
+    pub fn runner(self) -> Option<Runner> {
         match self {
-            Self::Local => "local",
-            Self::Sandbox => "sandbox",
-            Self::Ssh(remote) => &remote.name,
+            Self::Sandbox(Runner::Auto) => Some(AUTO_CHOSE.get().copied().unwrap_or(Runner::Auto)),
+            Self::Sandbox(runner) => Some(runner),
+            _ => None,
         }
     }
 
@@ -162,8 +190,22 @@ impl ExecutorKind {
     pub fn is_confined(self) -> bool {
         match self {
             Self::Local => false,
-            Self::Sandbox => true,
+            Self::Sandbox(_) => true,
             Self::Ssh(remote) => remote.sandboxed,
+        }
+    }
+
+    /// The name recordings write in their header (`env.executor`):
+    /// `local`, `sandbox-bwrap` or `sandbox-landlock` (`sandbox` before
+    /// `auto` has chosen), or the ssh target (with ` (sandbox: bwrap)`
+    /// when confined there).
+    pub fn as_str(self) -> &'static str {
+        match (self, self.runner()) {
+            (Self::Ssh(remote), _) => &remote.name,
+            (_, Some(Runner::Bwrap)) => "sandbox-bwrap",
+            (_, Some(Runner::Landlock)) => "sandbox-landlock",
+            (_, Some(Runner::Auto)) => "sandbox",
+            (_, None) => "local",
         }
     }
 
@@ -187,7 +229,15 @@ pub enum ExecutorError {
     /// here instead.
     #[error("the ssh executor cannot start: {0}")]
     Ssh(Box<SshError>),
+    /// `--sandbox=landlock` with `--executor`: the Landlock runner
+    /// confines this machine's processes only.
+    #[error("{0}")]
+    RemoteLandlock(String),
 }
+
+/// The runner `auto` chose in this process (the first sandbox built):
+/// bubblewrap can start on this machine or not, for every build.
+static AUTO_CHOSE: OnceLock<Runner> = OnceLock::new();
 
 /// The executor of `kind` with `config` (the sandbox's root is
 /// `config.cwd`).
@@ -199,10 +249,23 @@ pub fn build(
         ExecutorKind::Local => {
             Arc::new(LocalBashExecutor::new(config).map_err(ExecutorError::Local)?)
         }
-        ExecutorKind::Sandbox => Arc::new(
-            SandboxBashExecutor::new(config, SandboxConfig::default())
-                .map_err(ExecutorError::Sandbox)?,
-        ),
+        ExecutorKind::Sandbox(runner) => {
+            let sandbox = SandboxBashExecutor::new(
+                config,
+                SandboxConfig {
+                    runner,
+                    ..SandboxConfig::default()
+                },
+            )
+            .map_err(ExecutorError::Sandbox)?;
+            if runner == Runner::Auto {
+                let _ = AUTO_CHOSE.set(sandbox.runner());
+            }
+            Arc::new(sandbox)
+        }
+        ExecutorKind::Ssh(remote) if remote.asked == Some(Runner::Landlock) => {
+            return Err(ExecutorError::RemoteLandlock(remote_landlock_refusal(remote)));
+        }
         ExecutorKind::Ssh(remote) => Arc::new(
             SshBashExecutor::new(
                 config,

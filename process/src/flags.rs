@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use fs_search_engine::bash::Runner;
 
 use crate::setup::SetupError;
 
@@ -43,16 +44,26 @@ impl TokenizerArg {
     }
 }
 
-/// `--sandbox`: run every command in a bubblewrap sandbox in which only
-/// the workspace exists, read-only (`crate::executor`); with
-/// `--executor`, the sandbox is on HOST.
+/// `--sandbox[=auto|bwrap|landlock]`: run every command confined to the
+/// workspace, read-only, and the files bash and rg run from
+/// (`crate::executor`); with `--executor`, the sandbox is bubblewrap on
+/// HOST.
 #[derive(Debug, Clone, Copy, Args)]
 pub struct SandboxArg {
-    /// Run rg in a bubblewrap sandbox where only the workspace exists,
-    /// read-only (docs/reliability.md), on HOST with --executor; exits 2
-    /// when bubblewrap cannot make it.
-    #[arg(long)]
-    pub sandbox: bool,
+    /// Run rg confined to the workspace (read-only) and the files bash and
+    /// rg run from, by bubblewrap or Landlock (auto: bubblewrap where it
+    /// can start, else Landlock; docs/reliability.md); on HOST with
+    /// --executor (bubblewrap there); exits 2 when the runner cannot
+    /// confine.
+    #[arg(
+        long,
+        value_name = "RUNNER",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "auto",
+        value_parser = parse_runner
+    )]
+    pub sandbox: Option<Runner>,
     /// Run rg on another machine over ssh, in --workdir there (an
     /// absolute path on HOST): the user's ssh configuration, keys and
     /// known hosts apply, never a prompt (docs/workbench.md). Exits 2 when
@@ -69,11 +80,21 @@ impl SandboxArg {
     /// The executor the flags choose.
     pub fn kind(self) -> crate::ExecutorKind {
         match self.executor {
-            Some(remote) if self.sandbox => crate::ExecutorKind::Ssh(remote.sandboxed()),
-            Some(remote) => crate::ExecutorKind::Ssh(remote),
+            Some(remote) => match self.sandbox {
+                Some(runner) => crate::ExecutorKind::Ssh(remote.sandboxed(runner)),
+                None => crate::ExecutorKind::Ssh(remote),
+            },
             None => crate::ExecutorKind::from_flag(self.sandbox),
         }
     }
+}
+
+/// Parses `--sandbox=RUNNER`: `auto`, `bwrap` or `landlock`.
+pub fn parse_runner(raw: &str) -> Result<Runner, String> {
+    [Runner::Auto, Runner::Bwrap, Runner::Landlock]
+        .into_iter()
+        .find(|runner| runner.as_str() == raw)
+        .ok_or_else(|| format!("`{raw}` is not a runner: auto, bwrap or landlock"))
 }
 
 /// `--spill-dir DIR | --no-spill`, `--retention DAYS` (default: the

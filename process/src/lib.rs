@@ -53,11 +53,11 @@ pub use bounded::{
 };
 pub use console::write_line;
 pub use executor::{
-    ExecutorError, ExecutorKind, RemoteHost, build as build_executor, parse_executor,
-    remote_landlock_refusal,
+    ExecutorError, ExecutorKind, RemoteHost, SANDBOX_READABLE, build as build_executor,
+    parse_executor, remote_landlock_refusal,
 };
 #[cfg(feature = "clap")]
-pub use flags::{ConfigArg, SandboxArg, SpillArgs, TokenizerArg, spill_root};
+pub use flags::{ConfigArg, SandboxArg, SpillArgs, TokenizerArg, parse_runner, spill_root};
 pub use log_records::{capture as capture_log_records, install as install_log_records};
 pub use logging::{Logging, init as init_logging};
 pub use nearest::{edit_distance, nearest};

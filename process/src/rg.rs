@@ -58,7 +58,7 @@ impl RgInfo {
     pub fn detect_for(kind: crate::ExecutorKind) -> Self {
         match kind {
             crate::ExecutorKind::Ssh(remote) => remote.rg().clone(),
-            crate::ExecutorKind::Local | crate::ExecutorKind::Sandbox => Self::detect(),
+            crate::ExecutorKind::Local | crate::ExecutorKind::Sandbox(_) => Self::detect(),
         }
     }
 

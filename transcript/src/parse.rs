@@ -134,10 +134,12 @@ fn parse_header(
     };
     let executor = match env.get("executor") {
         None => None,
-        Some(Value::String(name)) if ["local", "sandbox"].contains(&name.as_str()) => {
-            Some(name.clone())
+        Some(Value::String(name)) if EXECUTORS.contains(&name.as_str()) => Some(name.clone()),
+        Some(_) => {
+            return Err(ctx.err(
+                "\"executor\" must be \"local\", \"sandbox-bwrap\", \"sandbox-landlock\" or \"sandbox\"",
+            ));
         }
-        Some(_) => return Err(ctx.err("\"executor\" must be \"local\" or \"sandbox\"")),
     };
     let header = Header {
         tree,
@@ -150,6 +152,10 @@ fn parse_header(
     };
     Ok((header, version))
 }
+
+/// The executors a header may name: the local one, the sandbox by its
+/// runner, and `sandbox` as recordings before the runners wrote it.
+const EXECUTORS: [&str; 4] = ["local", "sandbox-bwrap", "sandbox-landlock", "sandbox"];
 
 fn parse_session(
     ctx: &LineCtx<'_>,

@@ -50,6 +50,13 @@ pub trait Launcher: Debug + Send + Sync {
         env: &BTreeMap<OsString, OsString>,
     ) -> Result<LaunchPrefix, BashError>;
 
+    /// Whether this process's variable `name` reaches the command (a
+    /// sandbox passes an allowlist). The default passes every one the
+    /// local executor does.
+    fn inherits(&self, _name: &std::ffi::OsStr) -> bool {
+        true
+    }
+
     /// The result of a command that ended by itself, as the launcher's
     /// exit tells it. The default keeps it as it is.
     fn finish(&self, result: BashRunResult) -> Result<BashRunResult, BashError> {

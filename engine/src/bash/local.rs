@@ -129,11 +129,35 @@ pub(super) const FIXED_OVERLAY: [(&str, &str); 4] = [
     ("GIT_PAGER", "cat"),
 ];
 
+/// The child environment of a run through `launcher` (none: a direct
+/// one): [`child_env`] with the launcher's choice of this process's
+/// variables.
+fn launched_env(
+    config: &LocalBashConfig,
+    spec: &BashSpec,
+    launcher: Option<&dyn Launcher>,
+) -> BTreeMap<OsString, OsString> {
+    match launcher {
+        Some(launcher) => child_env_with(config, spec, |name| launcher.inherits(name)),
+        None => child_env(config, spec),
+    }
+}
+
 /// The child environment: the scrubbed harness environment, the fixed
 /// overlay, the configured `env`, then the spec's `env` and `dshEnv`.
 pub(super) fn child_env(config: &LocalBashConfig, spec: &BashSpec) -> BTreeMap<OsString, OsString> {
+    child_env_with(config, spec, |_| true)
+}
+
+/// [`child_env`] with, of this process's variables, only those whose
+/// names `passes` (a sandbox's allowlist).
+pub(super) fn child_env_with(
+    config: &LocalBashConfig,
+    spec: &BashSpec,
+    passes: impl Fn(&OsStr) -> bool,
+) -> BTreeMap<OsString, OsString> {
     let mut env: BTreeMap<OsString, OsString> = std::env::vars_os()
-        .filter(|(name, _)| !is_scrubbed(&name.to_string_lossy()))
+        .filter(|(name, _)| passes(name) && !is_scrubbed(&name.to_string_lossy()))
         .collect();
     for (name, value) in FIXED_OVERLAY {
         env.insert(name.into(), value.into());
@@ -159,7 +183,7 @@ fn shell_command(
     spec: &BashSpec,
     launcher: Option<&dyn Launcher>,
 ) -> Result<Command, BashError> {
-    let env = child_env(config, spec);
+    let env = launched_env(config, spec, launcher);
     let mut command = match launcher {
         Some(launcher) => {
             let prefix = launcher.prefix(spec, &env)?;
@@ -393,7 +417,8 @@ impl LocalBashExecutor {
         }
         if spec.stdin.is_none()
             && let Some(launcher) = self.launcher.as_deref()
-            && let Some((pool, call)) = launcher.agent_call(&spec, &child_env(&self.config, &spec))
+            && let Some((pool, call)) =
+                launcher.agent_call(&spec, &launched_env(&self.config, &spec, Some(launcher)))
         {
             return self
                 .run_on_agent(launcher, &pool, call, spec, capped, sink)

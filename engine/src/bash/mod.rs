@@ -7,8 +7,9 @@
 //! ([`OverCap`], [`CappedRun`], [`StreamedRun`], [`StdoutSink`]).
 //! [`LocalBashExecutor`] is the local implementation; a [`Launcher`]
 //! starts its `bash -c` through another program, and
-//! [`SandboxBashExecutor`] is it with bubblewrap as the launcher: the
-//! command reads only the workspace.
+//! [`SandboxBashExecutor`] is it with a sandbox (bubblewrap or Landlock)
+//! as the launcher: the command reads only the workspace and what bash
+//! and rg need to run.
 
 /// Implements [`BashExecutor`] for an executor that is a
 /// [`LocalBashExecutor`] with a launcher of its own (its field `inner`):
@@ -80,7 +81,10 @@ pub use launcher::{
     LaunchPrefix, Launcher, REMOTE_GROUP_LINE, RemoteLauncher, RemoteRun, exit_as_signal,
 };
 pub use local::{LocalBashConfig, LocalBashExecutor};
-pub use sandbox::{BWRAP, SandboxBashExecutor, SandboxConfig, SandboxError};
+pub use sandbox::{
+    BWRAP, Runner, SANDBOX_ENV, SANDBOX_ENV_PREFIX, SandboxBashExecutor, SandboxConfig,
+    SandboxError, passes_into_sandbox,
+};
 pub use ssh::{
     BadTarget, SSH, SshBashExecutor, SshConfig, SshError, SshTarget, wait_for_ssh_masters,
 };

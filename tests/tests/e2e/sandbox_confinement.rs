@@ -1,10 +1,12 @@
-//! The sandboxed executor (bubblewrap) reads only its workspace: canary
+//! The sandboxed executor, under each runner (bubblewrap, Landlock),
+//! reads only its workspace and the files bash and rg run from: canary
 //! files planted outside it (in a sibling of the workspace, behind
-//! symlinks inside it, behind `/proc/*/root`) never show on any page of
-//! any call, tool or argument shape, while the same shapes under the local
-//! executor do reach them (so the canaries are reachable at all). Inside
-//! the workspace, every call gives the local executor's result exactly:
-//! a fixed set of shapes and a property over generated trees and calls.
+//! symlinks inside it, behind `/proc/*/root`, under `/usr/local`) never
+//! show on any page of any call, tool or argument shape, `/usr` lists
+//! nothing, while the same shapes under the local executor do reach them
+//! (so the canaries are reachable at all). Inside the workspace, every
+//! call gives the local executor's result exactly: a fixed set of shapes
+//! and a property over generated trees and calls.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -13,7 +15,7 @@ use std::sync::Arc;
 use fs_search_engine::{
     BashExecutor, ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, Registry,
     ToolResult,
-    bash::{SandboxBashExecutor, SandboxConfig},
+    bash::{Runner, SandboxBashExecutor, SandboxConfig},
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -116,8 +118,19 @@ fn bash_config(root: &Path) -> LocalBashConfig {
     }
 }
 
-async fn sandboxed(root: &Path) -> Registry {
-    let bash = SandboxBashExecutor::new(bash_config(root), SandboxConfig::default()).unwrap();
+/// The two runners every confinement claim is tested under.
+const RUNNERS: [Runner; 2] = [Runner::Bwrap, Runner::Landlock];
+
+fn runner(runner: Runner) -> SandboxConfig {
+    SandboxConfig {
+        runner,
+        ..SandboxConfig::default()
+    }
+}
+
+async fn sandboxed(root: &Path, by: Runner) -> Registry {
+    let bash = SandboxBashExecutor::new(bash_config(root), runner(by)).unwrap();
+    assert_eq!(bash.runner(), by);
     registry(Arc::new(bash)).await
 }
 
@@ -126,9 +139,8 @@ async fn local(root: &Path) -> Registry {
 }
 
 /// Both executors on `root`, grep's order pinned by `rg_config`.
-async fn both(root: &Path, rg_config: &SortedRg) -> (Registry, Registry) {
-    let sandbox =
-        SandboxBashExecutor::new(rg_config.bash_config(root), SandboxConfig::default()).unwrap();
+async fn both(root: &Path, rg_config: &SortedRg, by: Runner) -> (Registry, Registry) {
+    let sandbox = SandboxBashExecutor::new(rg_config.bash_config(root), runner(by)).unwrap();
     let local = LocalBashExecutor::new(rg_config.bash_config(root)).unwrap();
     (
         registry(Arc::new(sandbox)).await,
@@ -214,8 +226,14 @@ fn leaked(text: &str, args: &Value) -> Vec<&'static str> {
 
 #[tokio::test]
 async fn no_call_tool_or_argument_shape_shows_a_canary_from_outside_the_workspace() {
+    for by in RUNNERS {
+        no_canary_shows_under(by).await;
+    }
+}
+
+async fn no_canary_shows_under(by: Runner) {
     let planted = plant();
-    let registry = sandboxed(&planted.work).await;
+    let registry = sandboxed(&planted.work, by).await;
     let mut calls = 0;
     for path in outside_paths(&planted) {
         for (tool, args) in shapes(&path) {
@@ -223,7 +241,7 @@ async fn no_call_tool_or_argument_shape_shows_a_canary_from_outside_the_workspac
             assert_eq!(
                 leaked(&result.text, &args),
                 Vec::<&str>::new(),
-                "{tool} {args}:\n{}",
+                "{by:?} {tool} {args}:\n{}",
                 result.text
             );
             calls += 1;
@@ -278,25 +296,99 @@ async fn the_local_executor_reaches_the_canaries_through_the_same_shapes() {
     assert_eq!(leaking, BTreeSet::from(through));
 }
 
+/// bubblewrap shows no outside path at all; Landlock's kernel refuses it.
 #[tokio::test]
-async fn an_outside_path_reads_as_a_missing_one() {
+async fn an_outside_path_reads_as_missing_under_bwrap_and_denied_under_landlock() {
     let planted = plant();
-    let registry = sandboxed(&planted.work).await;
     let file = planted.outside_file.to_string_lossy().into_owned();
-    for path in ["/etc", "/proc/self/root/etc", "link-file", file.as_str()] {
-        let args = json!({"pattern": "secret", "path": path});
-        let result = call(&registry, &planted.work, "grep", &args).await;
-        assert_eq!(
-            result.error.as_ref().and_then(|e| e.code_str()),
-            Some("SEARCH_FAILED"),
-            "{path}: {}",
-            result.text
-        );
+    for (by, said) in [
+        (Runner::Bwrap, "No such file or directory"),
+        (Runner::Landlock, "Permission denied"),
+    ] {
+        let registry = sandboxed(&planted.work, by).await;
+        for path in ["/etc", "/proc/self/root/etc", "link-file", file.as_str()] {
+            let args = json!({"pattern": "secret", "path": path});
+            let result = call(&registry, &planted.work, "grep", &args).await;
+            assert_eq!(
+                result.error.as_ref().and_then(|e| e.code_str()),
+                Some("SEARCH_FAILED"),
+                "{by:?} {path}: {}",
+                result.text
+            );
+            assert!(result.text.contains(said), "{by:?} {path}: {}", result.text);
+        }
+    }
+}
+
+/// A uniquely named directory under `/usr/local`, removed when dropped.
+struct UsrLocalCanary {
+    dir: PathBuf,
+}
+
+impl UsrLocalCanary {
+    fn plant() -> Self {
+        let unique = format!("fs-search-canary-{}-{NAME_TOKEN}", std::process::id());
+        let dir = Path::new("/usr/local").join(unique);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("planted.txt"), format!("{CONTENT_TOKEN}\n")).unwrap();
+        Self { dir }
+    }
+}
+
+impl Drop for UsrLocalCanary {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// `/usr` holds bash's and rg's files, and lists nothing; a canary under
+/// `/usr/local` is not found, while the local executor finds it.
+#[tokio::test]
+async fn glob_of_usr_and_grep_of_a_canary_under_usr_local_find_nothing() {
+    let planted = plant();
+    let canary = UsrLocalCanary::plant();
+    let usr_local = "/usr/local".to_owned();
+    let asks = [
+        ("glob", json!({"pattern": "**/*", "path": "/usr"})),
+        ("glob", json!({"pattern": "*", "path": "/usr/bin"})),
+        ("glob", json!({"pattern": "**/*", "path": usr_local})),
+        ("grep", json!({"pattern": CONTENT_TOKEN, "path": usr_local})),
+        (
+            "grep",
+            json!({"pattern": CONTENT_TOKEN, "path": canary.dir}),
+        ),
+    ];
+    let local = local(&planted.work).await;
+    for (tool, args) in &asks[2..] {
+        let result = call(&local, &planted.work, tool, args).await;
         assert!(
-            result.text.contains("No such file or directory"),
-            "{path}: {}",
+            result.text.contains(NAME_TOKEN) || result.text.contains(CONTENT_TOKEN),
+            "local {tool} {args}: {}",
             result.text
         );
+    }
+    for by in RUNNERS {
+        let registry = sandboxed(&planted.work, by).await;
+        for (tool, args) in &asks {
+            let result = call(&registry, &planted.work, tool, args).await;
+            assert!(
+                !result.text.contains(CONTENT_TOKEN),
+                "{by:?} {tool} {args}: {}",
+                result.text
+            );
+            assert!(
+                !result.text.contains("planted.txt"),
+                "{by:?} {tool} {args}: {}",
+                result.text
+            );
+            for program in ["/usr/bin/bash", "/usr/bin/rg", "libc.so"] {
+                assert!(
+                    !result.text.contains(program),
+                    "{by:?} {tool} {args}: {}",
+                    result.text
+                );
+            }
+        }
     }
 }
 
@@ -308,9 +400,15 @@ fn comparable(result: &ToolResult) -> Value {
 
 #[tokio::test]
 async fn in_workspace_calls_give_the_local_executor_s_results_exactly() {
+    for by in RUNNERS {
+        in_workspace_calls_match_under(by).await;
+    }
+}
+
+async fn in_workspace_calls_match_under(by: Runner) {
     let planted = plant();
     let rg_config = SortedRg::new();
-    let (sandbox, local) = both(&planted.work, &rg_config).await;
+    let (sandbox, local) = both(&planted.work, &rg_config, by).await;
     let shapes = [
         ("grep", json!({"pattern": "secret"})),
         ("grep", json!({"pattern": "secret", "path": "src"})),
@@ -329,7 +427,7 @@ async fn in_workspace_calls_give_the_local_executor_s_results_exactly() {
     for (tool, args) in shapes {
         let a = call(&sandbox, &planted.work, tool, &args).await;
         let b = call(&local, &planted.work, tool, &args).await;
-        assert_eq!(comparable(&a), comparable(&b), "{tool} {args}");
+        assert_eq!(comparable(&a), comparable(&b), "{by:?} {tool} {args}");
     }
 }
 
@@ -417,11 +515,13 @@ proptest! {
         let rg_config = SortedRg::new();
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         runtime.block_on(async {
-            let (sandbox, local) = both(root.path(), &rg_config).await;
-            for (tool, args) in &calls {
-                let a = call(&sandbox, root.path(), tool, args).await;
-                let b = call(&local, root.path(), tool, args).await;
-                assert_eq!(comparable(&a), comparable(&b), "{tool} {args}");
+            for by in RUNNERS {
+                let (sandbox, local) = both(root.path(), &rg_config, by).await;
+                for (tool, args) in &calls {
+                    let a = call(&sandbox, root.path(), tool, args).await;
+                    let b = call(&local, root.path(), tool, args).await;
+                    assert_eq!(comparable(&a), comparable(&b), "{by:?} {tool} {args}");
+                }
             }
         });
     }

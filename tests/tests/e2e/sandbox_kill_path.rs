@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use fs_search_engine::{
     ExecContext, Host, LocalBashConfig, Registry, ToolResult,
-    bash::{SandboxBashExecutor, SandboxConfig},
+    bash::{Runner, SandboxBashExecutor, SandboxConfig},
 };
 use fs_search_tests::reliability::FakeRg;
 use fs_search_tests::reliability::procfs::{
@@ -72,7 +72,14 @@ impl Sandboxed {
                 env: BTreeMap::from([("PATH".to_owned(), self.fake.path_env())]),
                 ..LocalBashConfig::default()
             },
-            SandboxConfig::default(),
+            // The fakes are bash scripts that run coreutils (`sleep`,
+            // `wc`, `mv`) and their libraries: the operator's extras show
+            // them.
+            SandboxConfig {
+                runner: Runner::Bwrap,
+                read_only: vec!["/usr/bin".into(), "/bin".into(), "/usr/lib".into()],
+                ..SandboxConfig::default()
+            },
         )
         .unwrap();
         let mut registry = Registry::new(Host {

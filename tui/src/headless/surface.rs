@@ -228,7 +228,8 @@ struct SurfaceJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     total_tokens: Option<usize>,
     warnings: &'a [String],
-    /// The executor the calls run under: `local`, `sandbox` or
+    /// The executor the calls run under: `local`, `sandbox-bwrap`,
+    /// `sandbox-landlock` or
     /// `ssh://[USER@]HOST[:PORT]`.
     executor: &'a str,
     /// `--host`: the lens whose descriptions are shown.

@@ -423,7 +423,7 @@ fn help_flags(help: &str) -> std::collections::BTreeSet<String> {
                 .split_whitespace()
                 .map(|word| word.trim_end_matches(','))
                 .filter(|word| word.starts_with("--"))
-                .map(|word| word.split(['<', '=']).next().unwrap().to_owned())
+                .map(|word| word.split(['<', '=', '[']).next().unwrap().to_owned())
                 .collect::<Vec<_>>()
         })
         .filter(|flag| flag != "--help" && flag != "--version")

@@ -1,9 +1,11 @@
-//! `--sandbox` with the built `workbench`, real bwrap, bash and rg: every
-//! fixture transcript replays identically under the sandbox (the
-//! differential check), a call reads only its workspace, a missing
-//! bubblewrap stops every front end at start with exit 2 and the package
-//! to install, `mcp --listen` on a non-loopback address sandboxes by
-//! default and says so, and a recording names its executor.
+//! `--sandbox[=RUNNER]` with the built `workbench`, real bwrap, Landlock,
+//! bash and rg: every fixture transcript replays identically under each
+//! runner (the differential check), a call reads only its workspace and
+//! no variable of the workbench outside the allowlist, a missing
+//! bubblewrap stops every front end asked for it at start with exit 2 and
+//! the package to install while `auto` falls back to Landlock, `mcp
+//! --listen` on a non-loopback address sandboxes by default and says so,
+//! and a recording names its executor and runner.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
@@ -25,7 +27,7 @@ fn repo() -> PathBuf {
 }
 
 #[test]
-fn every_fixture_transcript_replays_without_a_diff_under_the_sandbox() {
+fn every_fixture_transcript_replays_without_a_diff_under_each_runner() {
     let mut files: Vec<String> = std::fs::read_dir(repo().join("fixtures/transcripts"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -34,22 +36,72 @@ fn every_fixture_transcript_replays_without_a_diff_under_the_sandbox() {
         .collect();
     files.sort();
     assert!(files.len() >= 9, "{files:?}");
-    let out = bin()
-        .arg("replay")
-        .arg("--sandbox")
-        .args(&files)
-        .current_dir(repo())
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
+    for flag in ["--sandbox=bwrap", "--sandbox=landlock"] {
+        let out = bin()
+            .arg("replay")
+            .arg(flag)
+            .args(&files)
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{flag}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        for file in &files {
+            assert!(
+                stdout(&out).contains(&format!("ok {file}: ")),
+                "{flag} {file}"
+            );
+        }
+    }
+}
+
+/// The workbench started with a database URL and a password-like name in
+/// its environment: the local executor's rg reads them in its own
+/// `/proc/self/environ`, no sandboxed one does.
+#[test]
+fn proc_self_environ_holds_no_variable_outside_the_allowlist_under_each_runner() {
+    let dir = tree();
+    let args = r#"{"pattern":"postgres|SOME_PASS|PATH=","path":"/proc/self/environ"}"#;
+    let run = |flag: Option<&str>| {
+        let out = Command::new(env!("CARGO_BIN_EXE_workbench"))
+            .args([
+                "call",
+                "grep",
+                "--workdir",
+                root(dir.path()),
+                "--args",
+                args,
+            ])
+            .args(["--config", SAMPLING, "--no-spill"])
+            .args(flag)
+            .env("DATABASE_URL", "postgres://u:pw@h/db")
+            .env("SOME_PASS", "x")
+            .output()
+            .unwrap();
+        stdout(&out)
+    };
+    let local = run(None);
+    assert!(
+        local.contains("postgres://u:pw@h/db") && local.contains("SOME_PASS"),
+        "{local}"
     );
-    for file in &files {
-        assert!(stdout(&out).contains(&format!("ok {file}: ")), "{file}");
+    let bwrap = run(Some("--sandbox=bwrap"));
+    assert!(
+        bwrap.contains("PATH="),
+        "the sandbox's own environ reads: {bwrap}"
+    );
+    let landlock = run(Some("--sandbox=landlock"));
+    assert!(landlock.contains("Permission denied"), "{landlock}");
+    for page in [bwrap, landlock] {
+        assert!(
+            !page.contains("postgres") && !page.contains("SOME_PASS"),
+            "{page}"
+        );
     }
 }
 
@@ -113,12 +165,12 @@ fn without_bwrap(args: &[&str], bin_dir: &Path, state: &Path) -> Output {
 }
 
 #[test]
-fn without_bubblewrap_every_front_end_exits_2_at_start_naming_the_package() {
+fn without_bubblewrap_every_front_end_asked_for_it_exits_2_at_start_naming_the_package() {
     let dir = tree();
     let bin_dir = path_without_bwrap();
     let state = tempfile::tempdir().unwrap();
     let workdir = root(dir.path());
-    let runs: [&[&str]; 5] = [
+    let runs: [&[&str]; 4] = [
         &[
             "call",
             "glob",
@@ -128,7 +180,7 @@ fn without_bubblewrap_every_front_end_exits_2_at_start_naming_the_package() {
             "{\"pattern\":\"*\"}",
             "--config",
             SAMPLING,
-            "--sandbox",
+            "--sandbox=bwrap",
         ],
         &[
             "explain",
@@ -139,7 +191,7 @@ fn without_bubblewrap_every_front_end_exits_2_at_start_naming_the_package() {
             "{\"pattern\":\"*\"}",
             "--config",
             SAMPLING,
-            "--sandbox",
+            "--sandbox=bwrap",
             "notes.md",
         ],
         &[
@@ -148,18 +200,15 @@ fn without_bubblewrap_every_front_end_exits_2_at_start_naming_the_package() {
             workdir,
             "--config",
             SAMPLING,
-            "--sandbox",
+            "--sandbox=bwrap",
         ],
         &[
-            "mcp",
             "--workdir",
             workdir,
             "--config",
             SAMPLING,
-            "--listen",
-            "0.0.0.0:0",
+            "--sandbox=bwrap",
         ],
-        &["--workdir", workdir, "--config", SAMPLING, "--sandbox"],
     ];
     for args in runs {
         let out = without_bwrap(args, bin_dir.path(), state.path());
@@ -175,12 +224,48 @@ fn without_bubblewrap_every_front_end_exits_2_at_start_naming_the_package() {
             stdout(&out)
         );
     }
-    // The default sandbox of a non-loopback --listen names the opt-out.
-    let out = without_bwrap(runs[3], bin_dir.path(), state.path());
+}
+
+/// Fault injection: no bubblewrap on `PATH`, as where it cannot start;
+/// `auto` confines with Landlock, and the page is the local one.
+#[test]
+fn fault_without_bubblewrap_auto_falls_back_to_landlock() {
+    let dir = tree();
+    let bin_dir = path_without_bwrap();
+    let state = tempfile::tempdir().unwrap();
+    let workdir = root(dir.path());
+    let local = call(
+        &dir,
+        "grep",
+        r#"{"pattern":"alpha"}"#,
+        &["--config", SAMPLING, "--no-spill"],
+    );
+    let grep = |args: &str| {
+        without_bwrap(
+            &[
+                "call",
+                "grep",
+                "--workdir",
+                workdir,
+                "--args",
+                args,
+                "--config",
+                SAMPLING,
+                "--no-spill",
+                "--sandbox",
+            ],
+            bin_dir.path(),
+            state.path(),
+        )
+    };
+    let inside = grep(r#"{"pattern":"alpha"}"#);
+    assert_eq!(inside.status.code(), Some(0), "{inside:?}");
+    assert_eq!(stdout(&inside), stdout(&local));
+    let etc = grep(r#"{"pattern":"root","path":"/etc"}"#);
     assert!(
-        stderr(&out).contains("--no-sandbox opts out"),
+        stdout(&etc).contains("Permission denied"),
         "{}",
-        stderr(&out)
+        stdout(&etc)
     );
 }
 
@@ -227,7 +312,7 @@ fn mcp_listen_beyond_loopback_sandboxes_by_default_and_says_so() {
     let lines = start_line(dir.path(), "0.0.0.0:0", &[]);
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
-        lines[0].ends_with("/mcp (sandboxed, the default on a non-loopback address: only the workspace is readable; --no-sandbox turns it off)"),
+        lines[0].ends_with("/mcp (sandboxed by bwrap: only the workspace (read-only) and the files bash and rg run from are readable; the default on a non-loopback address, --no-sandbox turns it off)"),
         "{lines:?}"
     );
     let lines = start_line(dir.path(), "0.0.0.0:0", &["--no-sandbox"]);
@@ -242,11 +327,13 @@ fn mcp_listen_beyond_loopback_sandboxes_by_default_and_says_so() {
         lines[0].ends_with("/mcp"),
         "loopback stays local: {lines:?}"
     );
-    let lines = start_line(dir.path(), "127.0.0.1:0", &["--sandbox"]);
-    assert!(
-        lines[0].ends_with("/mcp (sandboxed: only the workspace is readable)"),
-        "{lines:?}"
-    );
+    for runner in ["bwrap", "landlock"] {
+        let lines = start_line(dir.path(), "127.0.0.1:0", &[&format!("--sandbox={runner}")]);
+        assert!(
+            lines[0].ends_with(&format!("/mcp (sandboxed by {runner}: only the workspace (read-only) and the files bash and rg run from are readable)")),
+            "{lines:?}"
+        );
+    }
 }
 
 #[test]
@@ -254,7 +341,11 @@ fn a_recording_names_its_executor_in_its_header() {
     let dir = tree();
     let out_dir = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
-    for (flag, expected) in [(None, "local"), (Some("--sandbox"), "sandbox")] {
+    for (flag, expected) in [
+        (None, "local"),
+        (Some("--sandbox"), "sandbox-bwrap"),
+        (Some("--sandbox=landlock"), "sandbox-landlock"),
+    ] {
         let record = out_dir.path().join(format!("{expected}.jsonl"));
         let out = bin()
             .args([

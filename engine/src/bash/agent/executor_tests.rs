@@ -16,6 +16,9 @@ use crate::bash::{
     SandboxBashExecutor, SandboxConfig, SshBashExecutor, SshConfig,
 };
 
+/// A bubblewrap sandbox of `root` that also shows `/usr/bin` (the
+/// coreutils these tests run: the sandbox holds only bash, rg, `sleep`
+/// and `env` of its own).
 fn sandbox(root: &Path, one_shot: bool) -> SandboxBashExecutor {
     SandboxBashExecutor::new(
         LocalBashConfig {
@@ -24,6 +27,8 @@ fn sandbox(root: &Path, one_shot: bool) -> SandboxBashExecutor {
             ..LocalBashConfig::default()
         },
         SandboxConfig {
+            runner: crate::bash::Runner::Bwrap,
+            read_only: vec!["/usr/bin".into()],
             one_shot,
             ..SandboxConfig::default()
         },

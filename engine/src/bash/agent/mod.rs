@@ -64,6 +64,10 @@ pub struct AgentCall {
 /// Starts agents: the launcher's program with the agent's script.
 pub(crate) type StartAgent = Box<dyn Fn() -> Command + Send + Sync>;
 
+/// Spawns an agent's command where the launcher needs it spawned (the
+/// Landlock runner's confined thread); none spawns it on the caller's.
+pub(crate) type SpawnAgent = Box<dyn Fn(Command) -> std::io::Result<Child> + Send + Sync>;
+
 /// How the executor ends an agent's command early (`agent.sh`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Ends {
@@ -94,6 +98,7 @@ const AGENT_MARK: &str = "# The executor's agent";
 /// The idle agents of one launcher (module doc).
 pub struct AgentPool {
     start: StartAgent,
+    spawn: Option<SpawnAgent>,
     ends: Ends,
     idle: Mutex<Vec<Agent>>,
 }
@@ -109,14 +114,21 @@ impl AgentPool {
     pub(crate) fn new(start: StartAgent, ends: Ends) -> Self {
         Self {
             start,
+            spawn: None,
             ends,
             idle: Mutex::new(Vec::new()),
         }
     }
 
+    /// This pool with every agent spawned through `spawn`.
+    pub(crate) fn spawning_with(mut self, spawn: SpawnAgent) -> Self {
+        self.spawn = Some(spawn);
+        self
+    }
+
     /// Starts one agent ahead of the first run.
     pub(crate) fn warm(&self) -> std::io::Result<()> {
-        let agent = Agent::start(&self.start)?;
+        let agent = Agent::start(&self.start, self.spawn.as_ref())?;
         self.put(agent);
         Ok(())
     }
@@ -131,7 +143,7 @@ impl AgentPool {
                         return Ok(agent);
                     }
                 }
-                None => return Agent::start(&self.start),
+                None => return Agent::start(&self.start, self.spawn.as_ref()),
             }
         }
     }
@@ -179,14 +191,17 @@ struct Agent {
 }
 
 impl Agent {
-    fn start(start: &StartAgent) -> std::io::Result<Self> {
+    fn start(start: &StartAgent, spawn: Option<&SpawnAgent>) -> std::io::Result<Self> {
         let mut command = start();
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        let mut child = command.spawn()?;
+        let mut child = match spawn {
+            Some(spawn) => spawn(command)?,
+            None => command.spawn()?,
+        };
         let stdin = child.stdin.take().map(OwnedFd::from);
         let stdout = child.stdout.take().map(OwnedFd::from);
         let stderr = child.stderr.take().map(OwnedFd::from);
@@ -256,8 +271,11 @@ impl Agent {
     fn signal_shell(&mut self, signal: Signal) -> bool {
         if self.shell.is_none() {
             // bubblewrap's own processes carry the script in their
-            // arguments too: the shell is the first that runs bash.
-            self.shell = descendants(self.pid()).into_iter().find(|&pid| {
+            // arguments too: the shell is the first that runs bash (the
+            // spawned process itself under Landlock).
+            let own = i32::try_from(self.pid()).ok();
+            let below = descendants(self.pid());
+            self.shell = own.into_iter().chain(below).find(|&pid| {
                 let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"));
                 comm.is_ok_and(|comm| comm.trim_end() == "bash")
                     && std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
@@ -269,11 +287,18 @@ impl Agent {
             .is_some_and(|pid| nix::sys::signal::kill(Pid::from_raw(pid), signal).is_ok())
     }
 
+    /// Kills the agent's group and the groups of the commands below it
+    /// (the agent makes each a group of its own; outside a PID namespace,
+    /// as under Landlock, they would outlive the agent).
     fn kill_group(&self) {
         if let Ok(pid) = i32::try_from(self.pid())
             && pid > 1
         {
+            let below = descendants(self.pid());
             let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+            for child in below {
+                let _ = killpg(Pid::from_raw(child), Signal::SIGKILL);
+            }
         }
     }
 }

@@ -16,7 +16,7 @@ pub struct SessionInfo {
     pub log_path: Option<PathBuf>,
     /// The rg the calls run; its version is shown in the header.
     pub rg: fs_search_process::RgInfo,
-    /// The executor when it is not the local one (`sandbox`,
+    /// The executor when it is not the local one (`sandbox-bwrap`,
     /// `ssh://HOST`): the header names it before the rg version.
     pub executor: Option<String>,
 }
