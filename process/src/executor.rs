@@ -264,7 +264,9 @@ pub fn build(
             Arc::new(sandbox)
         }
         ExecutorKind::Ssh(remote) if remote.asked == Some(Runner::Landlock) => {
-            return Err(ExecutorError::RemoteLandlock(remote_landlock_refusal(remote)));
+            return Err(ExecutorError::RemoteLandlock(remote_landlock_refusal(
+                remote,
+            )));
         }
         ExecutorKind::Ssh(remote) => Arc::new(
             SshBashExecutor::new(
