@@ -391,9 +391,21 @@ impl LocalBashExecutor {
                 "This operation was aborted".into(),
             ));
         }
+        // A run that goes elsewhere fails as a local spawn would, at once
+        // (`spawn_refusal.rs`).
+        let env = self
+            .launcher
+            .is_some()
+            .then(|| child_env(&self.config, &spec));
+        if let Some(env) = &env
+            && let Some(refused) = super::spawn_refusal::spawn_refusal(&spec, env)
+        {
+            return Err(BashError::Spawn(refused));
+        }
         if spec.stdin.is_none()
             && let Some(launcher) = self.launcher.as_deref()
-            && let Some((pool, call)) = launcher.agent_call(&spec, &child_env(&self.config, &spec))
+            && let Some(env) = &env
+            && let Some((pool, call)) = launcher.agent_call(&spec, env)
         {
             return self
                 .run_on_agent(launcher, &pool, call, spec, capped, sink)
@@ -410,6 +422,7 @@ impl LocalBashExecutor {
                 None,
             ),
         };
+        super::inherited::mark_inherited_descriptors_close_on_exec();
         let mut child = command.spawn().map_err(BashError::Spawn)?;
         let pid = child.id().unwrap_or_default();
         let pgid = Pid::from_raw(i32::try_from(pid).unwrap_or_default());

@@ -60,10 +60,12 @@ mod batched;
 mod capture;
 mod group;
 mod group_line;
+mod inherited;
 mod launcher;
 mod local;
 mod sandbox;
 mod shell;
+mod spawn_refusal;
 mod ssh;
 #[cfg(test)]
 pub(crate) mod test_sshd;
@@ -76,6 +78,7 @@ use async_trait::async_trait;
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
+pub use inherited::mark_inherited_descriptors_close_on_exec;
 pub use launcher::{
     LaunchPrefix, Launcher, REMOTE_GROUP_LINE, RemoteLauncher, RemoteRun, exit_as_signal,
 };

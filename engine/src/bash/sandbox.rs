@@ -365,6 +365,7 @@ impl BwrapLauncher {
     fn probe(&self, env: &BTreeMap<OsString, OsString>) -> Result<(), SandboxError> {
         let mut args = self.sandbox_args(env);
         args.extend([arg("--chdir"), arg(&self.root), arg("--"), arg("true")]);
+        super::inherited::mark_inherited_descriptors_close_on_exec();
         let output = std::process::Command::new(&self.bwrap)
             .args(args)
             .env_clear()

@@ -366,6 +366,7 @@ impl Master {
         // pipe waits on it.
         let log_path = master.dir.path().join("log");
         let log = std::fs::File::create(&log_path).map_err(SshError::ControlDir)?;
+        super::inherited::mark_inherited_descriptors_close_on_exec();
         let status = std::process::Command::new(&master.program)
             .args(&master.options)
             .args(["-M", "-N", "-f", "-o", "ControlMaster=yes", "--"])

@@ -186,6 +186,7 @@ impl Agent {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
+        super::inherited::mark_inherited_descriptors_close_on_exec();
         let mut child = command.spawn()?;
         let stdin = child.stdin.take().map(OwnedFd::from);
         let stdout = child.stdout.take().map(OwnedFd::from);
