@@ -402,6 +402,30 @@ impl LocalBashExecutor {
         {
             return Err(BashError::Spawn(refused));
         }
+        // A sandbox or a remote session: one of the process's slots for
+        // the whole run (`slots.rs`).
+        let _slot = match self.launcher {
+            Some(_) => {
+                match super::slots::wait_for_slot(&signal, Duration::from_millis(spec.timeout_ms))
+                    .await
+                {
+                    super::slots::Slot::Held(slot) => slot,
+                    super::slots::Slot::Aborted => {
+                        return Err(BashError::AbortedBeforeSpawn(
+                            "This operation was aborted".into(),
+                        ));
+                    }
+                    super::slots::Slot::TimedOut => {
+                        return Ok(CappedRun::Finished(BashRunResult {
+                            timed_out: true,
+                            timeout_ms: spec.timeout_ms,
+                            ..BashRunResult::default()
+                        }));
+                    }
+                }
+            }
+            None => None,
+        };
         if spec.stdin.is_none()
             && let Some(launcher) = self.launcher.as_deref()
             && let Some(env) = &env

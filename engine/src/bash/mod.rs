@@ -65,6 +65,7 @@ mod launcher;
 mod local;
 mod sandbox;
 mod shell;
+mod slots;
 mod spawn_refusal;
 mod ssh;
 #[cfg(test)]
@@ -84,6 +85,7 @@ pub use launcher::{
 };
 pub use local::{LocalBashConfig, LocalBashExecutor};
 pub use sandbox::{BWRAP, SandboxBashExecutor, SandboxConfig, SandboxError};
+pub use slots::bound_launcher_runs;
 pub use ssh::{
     BadTarget, SSH, SshBashExecutor, SshConfig, SshError, SshTarget, wait_for_ssh_masters,
 };

@@ -16,6 +16,7 @@ mod e2e_terminal;
 mod explain;
 mod freeze_session;
 mod hardening;
+mod inherited_descriptors;
 mod inputs;
 mod lens;
 mod mcp;
