@@ -14,10 +14,7 @@ use crate::cli_headless::{SAMPLING, root};
 use crate::mcp::{mkfifo, sorted_rg_config, tree};
 use crate::mcp_http::{answer_of, raw_session};
 
-#[path = "../../../engine/src/bash/test_sshd.rs"]
-mod test_sshd;
-
-use test_sshd::{HOST, TestSshd};
+use crate::remote::test_sshd::{HOST, TestSshd};
 
 const CANARY: &str = "CANARY-OUTSIDE-THE-WORKSPACE";
 
@@ -173,12 +170,11 @@ fn an_mcp_server_started_holding_descriptors_lends_none_to_a_call_over_http() {
             .spawn()
             .unwrap();
         let addr = listening_address(&mut child);
+        let _server = crate::mcp_load::Killed(child);
         for (tool, args) in probes() {
             let what = format!("{sandbox:?} {tool} {args}");
             assert_nothing_through(&http_call(&addr, tool, args), &what);
         }
-        let _ = child.kill();
-        let _ = child.wait();
     }
 }
 

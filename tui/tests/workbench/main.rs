@@ -23,6 +23,7 @@ mod mcp;
 mod mcp_2026;
 mod mcp_hangup;
 mod mcp_http;
+mod mcp_load;
 mod mcp_replay;
 mod recording;
 mod remote;

@@ -244,10 +244,13 @@ async fn outcome(
         .map_err(|e| e.to_string())
 }
 
+/// What an input is, its command and its variables.
+type RefusedInput = (&'static str, String, Vec<(&'static str, String)>);
+
 /// Inputs a local spawn refuses before bash runs: a NUL in the command or
 /// in a variable, one argument over 128 KiB (the 200 KB pattern of a
 /// grep), and an environment over the whole list's limit.
-fn refused_inputs() -> Vec<(&'static str, String, Vec<(&'static str, String)>)> {
+fn refused_inputs() -> Vec<RefusedInput> {
     let big = "x".repeat(100_000);
     vec![
         ("a NUL in the command", "echo 'a\0b'".to_owned(), vec![]),
