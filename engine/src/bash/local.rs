@@ -431,9 +431,9 @@ impl LocalBashExecutor {
             && let Some(env) = &env
             && let Some((pool, call)) = launcher.agent_call(&spec, env)
         {
-            return self
-                .run_on_agent(launcher, &pool, call, spec, capped, sink)
-                .await;
+            // Boxed: a call waiting for its slot holds none of the run's
+            // state (many may wait at once).
+            return Box::pin(self.run_on_agent(launcher, &pool, call, spec, capped, sink)).await;
         }
         let remote = self.launcher.as_deref().and_then(|l| l.remote());
         let (mut command, run_id) = match remote {
