@@ -59,6 +59,12 @@ pub struct McpArgs {
     /// End an HTTP session after this many seconds without a message.
     #[arg(long, value_name = "SECS", default_value_t = 1800, requires = "listen")]
     pub idle_timeout: u64,
+    /// The most sandboxes (or ssh sessions, with --executor) running calls
+    /// at once, across every session; a call beyond them waits in line,
+    /// first come first served, at most its timeout (docs/mcp.md).
+    #[arg(long, value_name = "N", default_value_t = 8,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_sandboxes: u32,
     /// Run rg confined to the workspace (read-only) and the files bash
     /// and rg run from, by bubblewrap or Landlock (auto: bubblewrap where
     /// it can start, else Landlock; docs/reliability.md), on HOST with

@@ -56,6 +56,9 @@ const SSH_MASTERS_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Runs the command line `cli` to completion; its exit status.
 pub fn run(cli: Cli) -> ExitCode {
+    // No descriptor this process inherited reaches a command, whatever
+    // runs it (engine bash/inherited.rs).
+    fs_search_engine::bash::mark_inherited_descriptors_close_on_exec();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         // Arguments may nest `fs_search_engine::json::MAX_DEPTH` levels deep; cloning,

@@ -415,14 +415,49 @@ impl LocalBashExecutor {
                 "This operation was aborted".into(),
             ));
         }
+        // A run that goes elsewhere fails as a local spawn would, at once
+        // (`spawn_refusal.rs`).
+        let env = self
+            .launcher
+            .is_some()
+            .then(|| child_env(&self.config, &spec));
+        if let Some(env) = &env
+            && let Some(refused) = super::spawn_refusal::spawn_refusal(&spec, env)
+        {
+            return Err(BashError::Spawn(refused));
+        }
+        // A sandbox or a remote session: one of the process's slots for
+        // the whole run (`slots.rs`).
+        let _slot = match self.launcher {
+            Some(_) => {
+                match super::slots::wait_for_slot(&signal, Duration::from_millis(spec.timeout_ms))
+                    .await
+                {
+                    super::slots::Slot::Held(slot) => slot,
+                    super::slots::Slot::Aborted => {
+                        return Err(BashError::AbortedBeforeSpawn(
+                            "This operation was aborted".into(),
+                        ));
+                    }
+                    super::slots::Slot::TimedOut => {
+                        return Ok(CappedRun::Finished(BashRunResult {
+                            timed_out: true,
+                            timeout_ms: spec.timeout_ms,
+                            ..BashRunResult::default()
+                        }));
+                    }
+                }
+            }
+            None => None,
+        };
         if spec.stdin.is_none()
             && let Some(launcher) = self.launcher.as_deref()
             && let Some((pool, call)) =
                 launcher.agent_call(&spec, &launched_env(&self.config, &spec, Some(launcher)))
         {
-            return self
-                .run_on_agent(launcher, &pool, call, spec, capped, sink)
-                .await;
+            // Boxed: a call waiting for its slot holds none of the run's
+            // state (many may wait at once).
+            return Box::pin(self.run_on_agent(launcher, &pool, call, spec, capped, sink)).await;
         }
         let remote = self.launcher.as_deref().and_then(|l| l.remote());
         let (mut command, run_id) = match remote {
@@ -435,6 +470,7 @@ impl LocalBashExecutor {
                 None,
             ),
         };
+        super::inherited::mark_inherited_descriptors_close_on_exec();
         let mut child = command.spawn().map_err(BashError::Spawn)?;
         let pid = child.id().unwrap_or_default();
         let pgid = Pid::from_raw(i32::try_from(pid).unwrap_or_default());

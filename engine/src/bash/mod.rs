@@ -61,10 +61,13 @@ mod batched;
 mod capture;
 mod group;
 mod group_line;
+mod inherited;
 mod launcher;
 mod local;
 mod sandbox;
 mod shell;
+mod slots;
+mod spawn_refusal;
 mod ssh;
 #[cfg(test)]
 pub(crate) mod test_sshd;
@@ -77,6 +80,7 @@ use async_trait::async_trait;
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
+pub use inherited::mark_inherited_descriptors_close_on_exec;
 pub use launcher::{
     LaunchPrefix, Launcher, REMOTE_GROUP_LINE, RemoteLauncher, RemoteRun, exit_as_signal,
 };
@@ -85,6 +89,7 @@ pub use sandbox::{
     BWRAP, Runner, SANDBOX_ENV, SANDBOX_ENV_PREFIX, SandboxBashExecutor, SandboxConfig,
     SandboxError, passes_into_sandbox,
 };
+pub use slots::bound_launcher_runs;
 pub use ssh::{
     BadTarget, SSH, SshBashExecutor, SshConfig, SshError, SshTarget, wait_for_ssh_masters,
 };

@@ -435,6 +435,7 @@ impl Master {
         // pipe waits on it.
         let log_path = master.log_path();
         let log = private_file(&log_path).map_err(SshError::ControlDir)?;
+        super::inherited::mark_inherited_descriptors_close_on_exec();
         let status = std::process::Command::new(&master.program)
             .args(&master.options)
             .args(["-M", "-N", "-f", "-o", "ControlMaster=yes", "-o"])

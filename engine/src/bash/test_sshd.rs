@@ -86,7 +86,7 @@ impl TestSshd {
             "Port {port}\nListenAddress 127.0.0.1\nHostKey {host_key}\nPidFile none\n\
              AuthorizedKeysFile {keys}\nStrictModes no\nPasswordAuthentication no\n\
              KbdInteractiveAuthentication no\nUsePAM no\nPermitRootLogin prohibit-password\n\
-             MaxSessions 64\nMaxStartups 64\nLogLevel ERROR\n\
+             MaxSessions 64\nMaxStartups 64\nLogLevel ERROR\nAcceptEnv LC_ALL\n\
              SetEnv WB_API_KEY=leak DSH_HOST=leak WB_PLAIN=kept{path}\n{extra}",
             // The host is this machine: its sessions find the rg this test
             // runs with (CI puts rg 14 or 15 first on PATH), not the one

@@ -209,7 +209,7 @@ fn open(addr: &str) -> TcpStream {
     stream
 }
 
-fn read_reply(mut stream: TcpStream) -> Reply {
+pub(crate) fn read_reply(mut stream: TcpStream) -> Reply {
     let mut bytes = Vec::new();
     let _ = stream.read_to_end(&mut bytes);
     parse_reply(&bytes)
@@ -237,7 +237,7 @@ fn initialize_body() -> Value {
 }
 
 /// A raw session: initialize and initialized; its `Mcp-Session-Id`.
-fn raw_session(addr: &str, auth: &[(&str, &str)]) -> String {
+pub(crate) fn raw_session(addr: &str, auth: &[(&str, &str)]) -> String {
     let init = post(addr, auth, &initialize_body());
     assert_eq!(init.status, 200, "{init:?}");
     assert_eq!(
@@ -263,7 +263,7 @@ fn raw_session(addr: &str, auth: &[(&str, &str)]) -> String {
 }
 
 /// Sends a `tools/call` (id 1) in `session` and leaves the answer unread.
-fn start_raw_call(addr: &str, session: &str, args: Value) -> TcpStream {
+pub(crate) fn start_raw_call(addr: &str, session: &str, args: Value) -> TcpStream {
     let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
         "params":{"name":"grep","arguments":args}});
     let mut stream = open(addr);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 #[path = "../../../engine/src/bash/test_sshd.rs"]
-mod test_sshd;
+pub(crate) mod test_sshd;
 
 use test_sshd::{HOST, TestSshd};
 

@@ -13,6 +13,9 @@
 # only, and the sandbox around it dies with the executor).
 ends=$1
 set -m
+# The agent counts its requests' bytes in the C locale; a command gets the
+# LC_ALL the agent was started with (or none), as a shell of its own would.
+lc_all_given=${LC_ALL+1} lc_all=${LC_ALL-}
 LC_ALL=C
 exec 3>&2 2>/dev/null
 for n in $(compgen -e); do
@@ -47,6 +50,7 @@ run() {
     return
   fi
   (
+    if [[ $lc_all_given ]]; then LC_ALL=$lc_all; else unset -v LC_ALL; fi
     if ((unsets)); then unset -v "${names[@]}"; fi
     if ((sets)); then export -- "${pairs[@]}"; fi
     exec "$@"

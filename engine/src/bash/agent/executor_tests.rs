@@ -210,3 +210,241 @@ async fn over_ssh_a_stdout_cap_stop_ends_the_command_on_the_host() {
     }
     assert_eq!(alive, Vec::<i32>::new());
 }
+
+// ----------------------------------------------- what a local run carries
+
+fn local(root: &Path) -> crate::bash::LocalBashExecutor {
+    crate::bash::LocalBashExecutor::new(LocalBashConfig {
+        cwd: Some(root.to_string_lossy().into_owned()),
+        ..LocalBashConfig::default()
+    })
+    .unwrap()
+}
+
+/// A run's outcome as the comparison needs it: its exit and output, or
+/// the error's words.
+async fn outcome(
+    exec: &dyn BashExecutor,
+    command: &str,
+    env: &[(&str, &str)],
+) -> Result<(Option<i32>, bool, String), String> {
+    let env = (!env.is_empty()).then(|| {
+        env.iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    });
+    let spec = exec
+        .resolve(BashRequest {
+            command: command.into(),
+            env,
+            // A run that hung would end here, as a timed-out result: not
+            // the local executor's error.
+            timeout_ms: Some(20_000),
+            ..BashRequest::default()
+        })
+        .map_err(|e| e.to_string())?;
+    exec.run(spec)
+        .await
+        .map(|out| (out.exit_code, out.timed_out, out.stdout.text))
+        .map_err(|e| e.to_string())
+}
+
+/// What an input is, its command and its variables.
+type RefusedInput = (&'static str, String, Vec<(&'static str, String)>);
+
+/// Inputs a local spawn refuses before bash runs: a NUL in the command or
+/// in a variable, one argument over 128 KiB (the 200 KB pattern of a
+/// grep), and an environment over the whole list's limit.
+fn refused_inputs() -> Vec<RefusedInput> {
+    let big = "x".repeat(100_000);
+    vec![
+        ("a NUL in the command", "echo 'a\0b'".to_owned(), vec![]),
+        (
+            "a NUL in a variable",
+            "echo ok".to_owned(),
+            vec![("V", "a\0b".to_owned())],
+        ),
+        (
+            "a 200 KB argument",
+            format!("# {}", "p".repeat(200_000)),
+            vec![],
+        ),
+        (
+            "7 MB of environment",
+            "echo ok".to_owned(),
+            NAMES.iter().map(|name| (*name, big.clone())).collect(),
+        ),
+    ]
+}
+
+/// Seventy variable names.
+const NAMES: [&str; 70] = [
+    "B00", "B01", "B02", "B03", "B04", "B05", "B06", "B07", "B08", "B09", "B10", "B11", "B12",
+    "B13", "B14", "B15", "B16", "B17", "B18", "B19", "B20", "B21", "B22", "B23", "B24", "B25",
+    "B26", "B27", "B28", "B29", "B30", "B31", "B32", "B33", "B34", "B35", "B36", "B37", "B38",
+    "B39", "B40", "B41", "B42", "B43", "B44", "B45", "B46", "B47", "B48", "B49", "B50", "B51",
+    "B52", "B53", "B54", "B55", "B56", "B57", "B58", "B59", "B60", "B61", "B62", "B63", "B64",
+    "B65", "B66", "B67", "B68", "B69",
+];
+
+async fn assert_refused_as_locally(exec: &dyn BashExecutor, root: &Path, label: &str) {
+    let local = local(root);
+    for (what, command, env) in refused_inputs() {
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let here = outcome(&local, &command, &env).await;
+        assert!(here.is_err(), "{what}: the local executor ran it: {here:?}");
+        let there = outcome(exec, &command, &env).await;
+        assert_eq!(there, here, "{label}: {what}");
+    }
+    // The agent is still in step: the next run is answered.
+    assert_eq!(
+        outcome(exec, "echo next", &[]).await,
+        Ok((Some(0), false, "next\n".to_owned())),
+        "{label}"
+    );
+}
+
+#[tokio::test]
+async fn a_nul_or_an_argument_list_over_the_limit_fails_in_the_sandbox_as_it_does_locally() {
+    let root = tempfile::tempdir().unwrap();
+    assert_refused_as_locally(&sandbox(root.path(), false), root.path(), "agent").await;
+    assert_refused_as_locally(&sandbox(root.path(), true), root.path(), "one-shot").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nul_or_an_argument_list_over_the_limit_fails_over_ssh_as_it_does_locally() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let root = tempfile::tempdir().unwrap();
+    assert_refused_as_locally(&ssh(&sshd, root.path()), root.path(), "ssh").await;
+}
+
+/// A sandbox whose executor's environment sets `LC_ALL` to `lc_all`.
+fn sandbox_with_lc_all(root: &Path, one_shot: bool, lc_all: &str) -> SandboxBashExecutor {
+    SandboxBashExecutor::new(
+        LocalBashConfig {
+            cwd: Some(root.to_string_lossy().into_owned()),
+            env: BTreeMap::from([("LC_ALL".to_owned(), lc_all.to_owned())]),
+            ..LocalBashConfig::default()
+        },
+        SandboxConfig {
+            one_shot,
+            ..SandboxConfig::default()
+        },
+    )
+    .unwrap()
+}
+
+const SHOW_LC_ALL: &str = "echo \"${LC_ALL-unset}\"";
+
+#[tokio::test]
+async fn the_sandboxs_agents_pass_lc_all_on_as_a_sandbox_of_its_own_does() {
+    let root = tempfile::tempdir().unwrap();
+    let agents = sandbox_with_lc_all(root.path(), false, "C.UTF-8");
+    let one_shot = sandbox_with_lc_all(root.path(), true, "C.UTF-8");
+    let by_agent = run(&agents, SHOW_LC_ALL).await.stdout.text;
+    assert_eq!(by_agent, run(&one_shot, SHOW_LC_ALL).await.stdout.text);
+    assert_eq!(by_agent, "C.UTF-8\n");
+    // Without it (unless the tests' own environment has one): as alone.
+    let agents = sandbox(root.path(), false);
+    let one_shot = sandbox(root.path(), true);
+    let by_agent = run(&agents, SHOW_LC_ALL).await.stdout.text;
+    assert_eq!(by_agent, run(&one_shot, SHOW_LC_ALL).await.stdout.text);
+    if std::env::var_os("LC_ALL").is_none() {
+        assert_eq!(by_agent, "unset\n");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_ssh_an_lc_all_the_login_sets_reaches_the_command_as_in_a_session_of_its_own() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let root = tempfile::tempdir().unwrap();
+    // The client asks the host to set LC_ALL in the login's environment.
+    let config = root.path().join("ssh_config");
+    let mut text = std::fs::read_to_string(sshd.client_config()).unwrap();
+    text.push_str("  SetEnv LC_ALL=C.UTF-8\n");
+    std::fs::write(&config, text).unwrap();
+    let over = |config: std::path::PathBuf, one_shot: bool| {
+        SshBashExecutor::new(
+            LocalBashConfig {
+                cwd: Some(root.path().to_string_lossy().into_owned()),
+                ..LocalBashConfig::default()
+            },
+            SshConfig {
+                config_file: Some(config),
+                one_shot,
+                ..SshConfig::new(format!("ssh://{HOST}").parse().unwrap())
+            },
+        )
+        .unwrap()
+    };
+    for (config, expected) in [(config, Some("C.UTF-8\n")), (sshd.client_config(), None)] {
+        let by_agent = run(&over(config.clone(), false), SHOW_LC_ALL).await;
+        let alone = run(&over(config, true), SHOW_LC_ALL).await;
+        assert_eq!(by_agent.stdout.text, alone.stdout.text, "{alone:?}");
+        if let Some(expected) = expected {
+            assert_eq!(by_agent.stdout.text, expected);
+        }
+    }
+}
+
+// ------------------------------------------------- inherited descriptors
+
+/// Lists the command's open descriptors from 3 up without `/proc`: bash's
+/// `read -u N` names each closed one (no redirection, which would open a
+/// descriptor of its own).
+const LIST_DESCRIPTORS: &str =
+    "exec 2>&1; for fd in {3..1023}; do read -t 0 -u $fd; done; echo listed";
+
+/// The descriptors from 3 up the listing found open.
+fn open_descriptors(out: &BashRunResult) -> Vec<u32> {
+    assert!(out.stdout.text.ends_with("listed\n"), "{out:?}");
+    let closed: std::collections::BTreeSet<u32> = out
+        .stdout
+        .text
+        .lines()
+        .filter_map(|line| {
+            let (_, rest) = line.split_once("read: ")?;
+            let (fd, said) = rest.split_once(": ")?;
+            said.starts_with("invalid file descriptor")
+                .then(|| fd.parse().ok())
+                .flatten()
+        })
+        .collect();
+    (3..=1023).filter(|fd| !closed.contains(fd)).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_descriptor_of_this_process_reaches_a_command_under_any_executor() {
+    let root = tempfile::tempdir().unwrap();
+    let sshd = TestSshd::start();
+    // A descriptor without close-on-exec, as one inherited from whatever
+    // started the process is; made before the executors start their
+    // agents.
+    let file = std::fs::File::open(root.path()).unwrap();
+    let leaky = nix::unistd::dup(&file).unwrap();
+    let mut executors: Vec<(&str, Box<dyn BashExecutor>)> = vec![
+        ("local", Box::new(local(root.path()))),
+        ("sandbox agent", Box::new(sandbox(root.path(), false))),
+        ("sandbox one-shot", Box::new(sandbox(root.path(), true))),
+    ];
+    if let Some(sshd) = &sshd {
+        executors.push(("ssh", Box::new(ssh(sshd, root.path()))));
+    }
+    for (label, exec) in &executors {
+        // About 60 bytes a closed descriptor: over the default budget.
+        let spec = exec
+            .resolve(BashRequest {
+                command: LIST_DESCRIPTORS.into(),
+                stdout_max_bytes: Some(1 << 20),
+                ..BashRequest::default()
+            })
+            .unwrap();
+        let out = exec.run(spec).await.unwrap();
+        assert_eq!(open_descriptors(&out), Vec::<u32>::new(), "{label}");
+    }
+    drop(leaky);
+}

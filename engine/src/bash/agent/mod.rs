@@ -129,7 +129,8 @@ impl AgentPool {
     /// Starts one agent ahead of the first run.
     pub(crate) fn warm(&self) -> std::io::Result<()> {
         let agent = Agent::start(&self.start, self.spawn.as_ref())?;
-        self.put(agent);
+        // One past the idle agents is not needed: it ends as it drops.
+        drop(self.put(agent));
         Ok(())
     }
 
@@ -169,12 +170,15 @@ impl AgentPool {
         }
     }
 
-    /// Keeps `agent` for a later run (or lets it go past [`MAX_IDLE`]).
-    fn put(&self, agent: Agent) {
-        if let Ok(mut idle) = self.idle.lock()
-            && idle.len() < MAX_IDLE
-        {
-            idle.push(agent);
+    /// Keeps `agent` for a later run; past [`MAX_IDLE`] (or with the
+    /// pool's lock poisoned) gives it back, for the caller to end.
+    fn put(&self, agent: Agent) -> Option<Agent> {
+        match self.idle.lock() {
+            Ok(mut idle) if idle.len() < MAX_IDLE => {
+                idle.push(agent);
+                None
+            }
+            _ => Some(agent),
         }
     }
 }
@@ -198,6 +202,7 @@ impl Agent {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
+        super::inherited::mark_inherited_descriptors_close_on_exec();
         let mut child = match spawn {
             Some(spawn) => spawn(command)?,
             None => command.spawn()?,

@@ -256,7 +256,11 @@ impl LocalBashExecutor {
         agent.stdout = out.pipe.into_nonblocking_fd().ok();
         agent.stderr = err.pipe.into_nonblocking_fd().ok();
         if agent.stdin.is_some() && agent.stdout.is_some() && agent.stderr.is_some() {
-            pool.put(agent);
+            // An agent the pool does not keep is gone before the run
+            // gives its slot back (`slots.rs`): the bound counts it.
+            if let Some(spare) = pool.put(agent) {
+                spare.end(Duration::ZERO).await;
+            }
         }
         match how {
             Trailed::NoWorkdir => Err(BashError::Spawn(std::io::Error::from_raw_os_error(

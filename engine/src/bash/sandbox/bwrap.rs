@@ -201,6 +201,7 @@ impl BwrapLauncher {
         let mut args = self.sandbox_args(env);
         args.extend([arg("--chdir"), arg(&self.root), arg("--"), arg(SHELL)]);
         args.extend([arg("-c"), arg("true")]);
+        crate::bash::inherited::mark_inherited_descriptors_close_on_exec();
         let output = std::process::Command::new(&self.bwrap)
             .args(args)
             .env_clear()

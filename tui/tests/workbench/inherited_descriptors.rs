@@ -1,0 +1,195 @@
+//! A workbench started holding descriptors (an outside directory on 7, a
+//! pipe on 250, as `exec 7</outside 250<>FIFO` in a shell leaves them)
+//! lends none of them to a command: through `/proc/self/fd/7` a grep or a
+//! glob finds nothing of the outside canary, and `/proc/self/fd/250` is
+//! missing rather than a pipe that blocks rg; under the local executor,
+//! the sandbox, over ssh (the test sshd), and over `mcp --listen`.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::cli_headless::{SAMPLING, root};
+use crate::mcp::{mkfifo, sorted_rg_config, tree};
+use crate::mcp_http::{answer_of, raw_session};
+
+use crate::remote::test_sshd::{HOST, TestSshd};
+
+const CANARY: &str = "CANARY-OUTSIDE-THE-WORKSPACE";
+
+/// The outside directory (its `secret.txt` holds the canary) and a FIFO.
+struct Held {
+    dir: tempfile::TempDir,
+}
+
+impl Held {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("outside")).unwrap();
+        std::fs::write(dir.path().join("outside/secret.txt"), format!("{CANARY}\n")).unwrap();
+        mkfifo(&dir.path().join("fifo"));
+        Self { dir }
+    }
+
+    /// `bash -c 'exec 7<OUTSIDE 250<>FIFO; exec workbench ARGS…'`.
+    fn workbench(&self, args: &[&str]) -> Command {
+        let mut command = Command::new("bash");
+        command
+            .args(["-c", r#"exec 7<"$1" 250<>"$2"; shift 2; exec "$@""#, "bash"])
+            .arg(self.dir.path().join("outside"))
+            .arg(self.dir.path().join("fifo"))
+            .arg(env!("CARGO_BIN_EXE_workbench"))
+            .args(args)
+            .env("RIPGREP_CONFIG_PATH", sorted_rg_config());
+        command
+    }
+}
+
+/// The calls that would read through the held descriptors.
+fn probes() -> [(&'static str, Value); 3] {
+    [
+        (
+            "grep",
+            json!({"pattern": "CANARY", "path": "/proc/self/fd/7/secret.txt"}),
+        ),
+        ("glob", json!({"pattern": "*", "path": "/proc/self/fd/7"})),
+        ("grep", json!({"pattern": "x", "path": "/proc/self/fd/250"})),
+    ]
+}
+
+/// Neither the canary nor a match nor the outside file's name (a glob
+/// names no path it was given), and no timeout (a pipe rg waits on).
+fn assert_nothing_through(text: &str, what: &str) {
+    assert!(!text.contains(CANARY), "{what}: {text}");
+    assert!(!text.starts_with("Found"), "{what}: {text}");
+    if what.contains("glob") {
+        assert!(!text.contains("secret.txt"), "{what}: {text}");
+    }
+    assert!(!text.contains("timed out"), "{what}: {text}");
+}
+
+fn call_holding(held: &Held, workdir: &Path, extra: &[&str], sshd: Option<&TestSshd>) {
+    for (tool, args) in probes() {
+        let args = args.to_string();
+        let mut command = held.workbench(
+            &[
+                &["call", tool, "--workdir", root(workdir), "--args", &args],
+                &["--config", SAMPLING, "--no-spill"][..],
+                extra,
+            ]
+            .concat(),
+        );
+        if let Some(sshd) = sshd {
+            command.env("WORKBENCH_SSH_CONFIG", sshd.client_config());
+        }
+        let out: Output = command.output().unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_nothing_through(&said, &format!("{extra:?} {tool} {args}"));
+        if tool == "grep" {
+            assert!(said.contains("No such file"), "{extra:?} {args}: {said}");
+        }
+    }
+}
+
+#[test]
+fn a_call_started_holding_descriptors_reads_nothing_through_them_locally_or_in_the_sandbox() {
+    let held = Held::new();
+    let workspace = tree();
+    call_holding(&held, workspace.path(), &[], None);
+    call_holding(&held, workspace.path(), &["--sandbox"], None);
+}
+
+#[test]
+fn a_call_started_holding_descriptors_reads_nothing_through_them_over_ssh() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let held = Held::new();
+    let workspace = tree();
+    let executor = format!("ssh://{HOST}");
+    call_holding(
+        &held,
+        workspace.path(),
+        &["--executor", &executor],
+        Some(&sshd),
+    );
+}
+
+/// The text of one `tools/call` in a new raw session.
+fn http_call(addr: &str, tool: &str, args: Value) -> String {
+    let session = raw_session(addr, &[]);
+    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+        "params":{"name":tool,"arguments":args}});
+    let reply = crate::mcp_http::post(
+        addr,
+        &[
+            ("Mcp-Session-Id", session.as_str()),
+            ("MCP-Protocol-Version", "2025-06-18"),
+        ],
+        &body,
+    );
+    let answer = answer_of(&reply);
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text: {answer}"))
+        .to_owned()
+}
+
+#[test]
+fn an_mcp_server_started_holding_descriptors_lends_none_to_a_call_over_http() {
+    let held = Held::new();
+    let workspace = tree();
+    let state = tempfile::tempdir().unwrap();
+    for sandbox in [&[][..], &["--sandbox"][..]] {
+        let mut child = held
+            .workbench(
+                &[
+                    &["mcp", "--workdir", root(workspace.path())],
+                    &[
+                        "--listen",
+                        "127.0.0.1:0",
+                        "--config",
+                        SAMPLING,
+                        "--no-spill",
+                    ][..],
+                    sandbox,
+                ]
+                .concat(),
+            )
+            .env("XDG_STATE_HOME", state.path())
+            .env("TMPDIR", state.path())
+            .env_remove("WORKBENCH_MCP_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let addr = listening_address(&mut child);
+        let _server = crate::mcp_load::Killed(child);
+        for (tool, args) in probes() {
+            let what = format!("{sandbox:?} {tool} {args}");
+            assert_nothing_through(&http_call(&addr, tool, args), &what);
+        }
+    }
+}
+
+/// The `ADDR:PORT` of the first stderr line, `… listening on
+/// http://ADDR:PORT/mcp …` (whatever follows it); the rest is drained.
+pub(crate) fn listening_address(child: &mut std::process::Child) -> String {
+    use std::io::BufRead;
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line
+        .split_once("listening on http://")
+        .and_then(|(_, rest)| rest.split_once("/mcp"))
+        .map(|(addr, _)| addr.to_owned())
+        .unwrap_or_else(|| panic!("no address on stderr: {line:?}"));
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    addr
+}
