@@ -463,15 +463,15 @@ pub(crate) async fn serve(args: &McpArgs) -> Result<u8, McpError> {
             remote.rg().version_line
         ),
         ExecutorKind::Ssh(remote) => format!(
-            " (rg runs on {}, {}, sandboxed there by bwrap{}: {}; pages name paths there)",
+            " (rg runs on {}, {}, sandboxed there by bwrap: {}{}; pages name paths there)",
             remote.label,
             remote.rg().version_line,
+            fs_search_process::SANDBOX_READABLE,
             if args.sandbox.is_some() {
                 ""
             } else {
-                ", the default on a non-loopback address; --no-sandbox turns it off"
-            },
-            fs_search_process::SANDBOX_READABLE
+                "; the default on a non-loopback address, --no-sandbox turns it off"
+            }
         ),
     };
     tracing::info!(executor = executor.as_str(), "executor");

@@ -601,12 +601,14 @@ fn a_sandboxed_remote_call_finds_nothing_outside_the_workdir_and_pages_inside_ma
         "{}",
         text(&confined.stdout)
     );
-    // The environment of the sandbox's processes cannot be read.
-    let environ = r#"{"pattern":"PATH","path":"/proc/self/environ"}"#;
-    assert!(text(&call(environ, false).stdout).contains("PATH="));
+    // The sandbox's processes hold only the allowlist's variables: the
+    // login environment's WB_PLAIN (test_sshd.rs) reaches an unconfined
+    // command, not a confined one.
+    let environ = r#"{"pattern":"WB_PLAIN","path":"/proc/self/environ"}"#;
+    assert!(text(&call(environ, false).stdout).contains("WB_PLAIN=kept"));
     let confined = call(environ, true);
     assert!(
-        !text(&confined.stdout).contains("PATH="),
+        !text(&confined.stdout).contains("WB_PLAIN"),
         "{}",
         text(&confined.stdout)
     );
@@ -734,7 +736,7 @@ fn mcp_listen_beyond_loopback_with_a_remote_executor_sandboxes_on_the_host_by_de
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
         lines[0].contains("/mcp (rg runs on ssh://wbtest, ")
-            && lines[0].ends_with(", sandboxed there, the default on a non-loopback address; --no-sandbox turns it off: only the workspace is readable; pages name paths there)"),
+            && lines[0].ends_with(", sandboxed there by bwrap: only the workspace (read-only) and the files bash and rg run from are readable; the default on a non-loopback address, --no-sandbox turns it off; pages name paths there)"),
         "{lines:?}"
     );
     let (lines, _) = mcp_listen_over_ssh(&sshd, work.path(), "0.0.0.0:0", &["--no-sandbox"]);
