@@ -43,6 +43,7 @@ pub mod follow;
 pub mod format;
 pub mod freeze;
 pub mod normalise;
+pub mod other_rg;
 pub mod parse;
 pub mod record;
 pub mod replay;

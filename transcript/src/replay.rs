@@ -15,9 +15,9 @@ use similar::TextDiff;
 use super::error::TranscriptError;
 use super::fixture_engine::{EngineTree, FixtureEngine, rg_version_for};
 use super::format::{self, Outcome, Record, Transcript};
+use super::other_rg::OtherRg;
 use super::parse;
 pub use super::rg_text::Difference;
-use super::variants::OtherRg;
 use fs_search_process::ExecutorKind;
 
 /// One record: recorded and current outcome.

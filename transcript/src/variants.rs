@@ -1,9 +1,6 @@
 //! One fixture for every rg: adding rg-version variants to a transcript
 //! (the format's `{"variant":NAME,"rg":N,…}` blocks, [`crate::format`]).
 //!
-//! - [`OtherRg`]: an rg named besides the one on `PATH` (`workbench
-//!   freeze --also-rg DIR|BINARY`), run by putting a directory holding
-//!   only it first on the executor's `PATH`.
 //! - [`with_variant_added`]: a replayed transcript with the variant of
 //!   the rg that replayed it added to each record whose page differs
 //!   (`workbench replay --add-variant`, and `freeze --also-rg` per rg);
@@ -15,92 +12,9 @@
 //!   variant says when a page differs: the rg the fixture was frozen with
 //!   and the command that adds this rg's variant.
 
-use std::path::{Path, PathBuf};
-
-use fs_search_process::RgInfo;
-
 use super::error::TranscriptError;
 use super::format::Transcript;
 use super::replay::{RecordCheck, Replay};
-
-/// An rg binary other than the one on `PATH`: a temp directory holding
-/// `rg` (a symlink to it) that an executor puts first on its `PATH`, and
-/// the version it reports.
-#[derive(Debug)]
-pub struct OtherRg {
-    /// Holds the `rg` symlink; removed on drop.
-    dir: tempfile::TempDir,
-    binary: PathBuf,
-    info: RgInfo,
-}
-
-impl OtherRg {
-    /// The rg that `named` names: a directory holding an executable `rg`,
-    /// or the binary itself (of any name). An error when it is neither,
-    /// or when its `--version` does not name a ripgrep version.
-    pub fn new(named: &Path, temp_parent: &Path) -> Result<Self, TranscriptError> {
-        let candidate = if named.is_dir() {
-            named.join("rg")
-        } else {
-            named.to_path_buf()
-        };
-        let meta = std::fs::metadata(&candidate).map_err(|e| {
-            TranscriptError::Other(format!(
-                "{}: {e} (name a directory holding an `rg`, or an rg binary)",
-                candidate.display()
-            ))
-        })?;
-        if !meta.is_file() || !is_executable(&meta) {
-            return Err(TranscriptError::Other(format!(
-                "{}: not an executable file (name a directory holding an `rg`, or an rg binary)",
-                candidate.display()
-            )));
-        }
-        let binary = candidate
-            .canonicalize()
-            .map_err(|e| TranscriptError::io(&candidate, e))?;
-        let info = RgInfo::at(&binary);
-        if info.major().is_none() {
-            return Err(TranscriptError::Other(format!(
-                "{}: not an rg whose version can be read (`--version` gave \"{}\")",
-                binary.display(),
-                info.version_line
-            )));
-        }
-        let dir = tempfile::Builder::new()
-            .prefix("fs-search-rg-")
-            .tempdir_in(temp_parent)
-            .map_err(|e| TranscriptError::io(temp_parent, e))?;
-        let link = dir.path().join("rg");
-        std::os::unix::fs::symlink(&binary, &link).map_err(|e| TranscriptError::io(&link, e))?;
-        Ok(Self { dir, binary, info })
-    }
-
-    /// The directory to put first on `PATH`: it holds only `rg`.
-    pub fn dir(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// The binary (canonical).
-    pub fn binary(&self) -> &Path {
-        &self.binary
-    }
-
-    /// `rg --version`'s first line, as a transcript header records it.
-    pub fn version_line(&self) -> &str {
-        &self.info.version_line
-    }
-
-    /// Its major version (always known: [`Self::new`] checks it).
-    pub fn major(&self) -> Option<u32> {
-        self.info.major()
-    }
-}
-
-fn is_executable(meta: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode() & 0o111 != 0
-}
 
 /// A transcript with the replaying rg's variant added.
 #[derive(Debug, Clone)]

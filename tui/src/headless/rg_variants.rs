@@ -11,9 +11,10 @@ use std::path::{Path, PathBuf};
 use fs_search_tokens::Tokenizer;
 use fs_search_transcript::error::TranscriptError;
 use fs_search_transcript::format;
+use fs_search_transcript::other_rg::OtherRg;
 use fs_search_transcript::record::save;
 use fs_search_transcript::replay::{Replay, read_transcript, replay_transcript_with_rg};
-use fs_search_transcript::variants::{OtherRg, VariantAdded, with_variant_added};
+use fs_search_transcript::variants::{VariantAdded, with_variant_added};
 
 /// The rgs `--also-rg` names, each checked (an executable rg whose
 /// version reads) before anything is frozen; two of one major version

@@ -37,12 +37,12 @@ use fs_search_process::stderr_line;
 use fs_search_transcript::batch::{BatchOptions, FileResult, default_jobs, replay_files};
 use fs_search_transcript::error::TranscriptError;
 use fs_search_transcript::freeze::{Frozen, Prepared, prepare as prepare_freeze};
+use fs_search_transcript::other_rg::OtherRg;
 use fs_search_transcript::record::{parse_calls, record as record_calls, save};
 use fs_search_transcript::replay::{Replay, replay_file};
 use fs_search_transcript::report::{
     FileReport, ReportOptions, github, human, junit, other_rg_note,
 };
-use fs_search_transcript::variants::OtherRg;
 
 /// Replays `args.files` (`--jobs` at once, `--shard`'s share); with
 /// `update`, rewrites each changed file instead of failing. Reports on
