@@ -353,8 +353,14 @@ pub(crate) async fn freeze(args: &FreezeArgs) -> Result<ExitCode, Error> {
     let (recording, out_file, tree_out) = (&args.recording, &args.out, &args.tree_out);
     fs_search_process::install_signals();
     let temp = std::env::temp_dir();
-    let prepared =
-        prepare_freeze(recording, args.workdir.as_deref(), out_file, tree_out).map_err(failed)?;
+    let prepared = prepare_freeze(
+        recording,
+        args.workdir.as_deref(),
+        args.whole_tree,
+        out_file,
+        tree_out,
+    )
+    .map_err(failed)?;
     if prepared.records() == 0 {
         stderr_line!(
             "workbench freeze: warning: {} holds no calls: nothing to freeze (was anything called while it recorded?)",
@@ -399,12 +405,13 @@ pub(crate) async fn freeze(args: &FreezeArgs) -> Result<ExitCode, Error> {
         }
     };
     let summary = format!(
-        "froze {} records to {} (tree {}: {} files, {} bytes)",
+        "froze {} records to {} (tree {}: {} files, {} bytes of content, a manifest of {} bytes)",
         frozen.records,
         out_file.display(),
         frozen.manifest.display(),
         frozen.files,
-        frozen.bytes
+        frozen.bytes,
+        frozen.manifest_bytes
     );
     let order_only = frozen
         .drifts
@@ -456,5 +463,5 @@ async fn freeze_steps(
         .map_err(|e| TranscriptError::Other(format!("the tokenizer: {e}")))?;
         derived.count_tokens(&tokenizer);
     }
-    prepared.write(&derived, out_file, tree_out)
+    prepared.write(derived, out_file, tree_out)
 }
