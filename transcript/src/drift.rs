@@ -230,7 +230,11 @@ fn changed_since_recording(tool: &str, live: &Outcome, rerun: &Complete, tree: &
 }
 
 /// Why the fixture tree does not give the complete result the live tree
-/// gives: the files whose entries differ.
+/// gives: the files whose entries differ. Its text starts with
+/// [`LOST_BY_THE_FIXTURE`].
+/// How the cause of a fixture that lost part of a result begins.
+pub(crate) const LOST_BY_THE_FIXTURE: &str = "the fixture tree does not give";
+
 fn lost_by_the_fixture(frozen: &Complete, rerun: &Complete) -> String {
     let live: BTreeSet<&str> = rerun.items.iter().map(String::as_str).collect();
     let fixture: BTreeSet<&str> = frozen.items.iter().map(String::as_str).collect();
@@ -243,10 +247,7 @@ fn lost_by_the_fixture(frozen: &Complete, rerun: &Complete) -> String {
     } else {
         format!("entries of {} differ", listing(&files.into_iter().collect::<Vec<_>>()))
     };
-    format!(
-        "the fixture tree does not give the complete result the live tree gives ({what}); \
-         freeze with --whole-tree to copy every file"
-    )
+    format!("the fixture tree does not give the complete result the live tree gives ({what})")
 }
 
 /// How the frozen expectation of one record relates to the live one.
@@ -480,7 +481,7 @@ mod tests {
         };
         assert_eq!(
             causes,
-            ["the fixture tree does not give the complete result the live tree gives (entries of b.rs differ); freeze with --whole-tree to copy every file"]
+            ["the fixture tree does not give the complete result the live tree gives (entries of b.rs differ)"]
         );
     }
 

@@ -99,6 +99,14 @@ fn relative(root: &Path, path: &Path) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Whether `path` is one of `leave_out` (the fixture's own files) or
+/// lies below one.
+pub(super) fn is_left_out(path: &[u8], leave_out: &[Vec<u8>]) -> bool {
+    leave_out
+        .iter()
+        .any(|out| path.starts_with(out) && matches!(path.get(out.len()), None | Some(b'/')))
+}
+
 /// What is kept of one file.
 #[derive(Debug, Default)]
 struct KeptFile {
@@ -229,7 +237,8 @@ pub(super) fn minimal_tree(
         entry.whole = true;
     }
     dirs.extend(vcs_dirs);
-    kept.retain(|path, _| !leave_out.contains(path));
+    kept.retain(|path, _| !is_left_out(path, leave_out));
+    dirs.retain(|path| !is_left_out(path, leave_out));
     for path in kept.keys().chain(dirs.clone().iter()) {
         let mut parent = path.as_slice();
         while let Some(cut) = parent.iter().rposition(|b| *b == b'/') {

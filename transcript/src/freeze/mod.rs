@@ -66,7 +66,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 
-use super::drift::{Complete, Drift, classify};
+use super::drift::{Complete, Drift, LOST_BY_THE_FIXTURE, classify};
 use super::error::TranscriptError;
 use super::fixture_engine::DEFAULT_RIPGREP_CONFIG;
 use super::format::Transcript;
@@ -691,7 +691,7 @@ impl Prepared {
         )?
         .with_executor(self.executor);
         let reading = PatternReading::of(&self.live_ripgrep_config);
-        let mut live = Vec::with_capacity(self.records());
+        let mut live: Vec<Complete> = Vec::with_capacity(self.records());
         let mut reaches = Vec::with_capacity(self.records());
         for record in &self.transcript.records {
             TranscriptError::check_stopped()?;
@@ -798,6 +798,7 @@ impl Prepared {
             unpinned.push(chosen.1);
         }
         drop(frozen_engine);
+        self.without_the_fixture(&mut live, &frozen);
         let mut transcript = self.transcript.clone();
         for (record, bare) in transcript.records.iter_mut().zip(&unpinned) {
             if *bare {
@@ -816,6 +817,26 @@ impl Prepared {
             unpinned,
             replay,
         })
+    }
+
+    /// A re-freeze into the searched tree finds the fixture's own files
+    /// (`--out`, `--tree-out`) when it runs the calls again live: they are
+    /// not what the model searched. A live result that holds them is taken
+    /// without them: as the fixture's result where that is the same.
+    fn without_the_fixture(&self, live: &mut [Complete], frozen: &[Complete]) {
+        if self.leave_out.is_empty() {
+            return;
+        }
+        for (live, frozen) in live.iter_mut().zip(frozen) {
+            let before = live.items.len();
+            live.items.retain(|item| {
+                let path = item.split('\n').next().unwrap_or("");
+                !minimal::is_left_out(path.as_bytes(), &self.leave_out)
+            });
+            if live.items.len() != before && live.items == frozen.items {
+                *live = frozen.clone();
+            }
+        }
     }
 
     /// Writes the fixture: each record's expectation is the fixture's
@@ -844,6 +865,12 @@ impl Prepared {
             .zip(&unpinned)
         {
             let mut found = classify(&record.call.tool, &record.outcome, live, frozen, &self.tree);
+            if let Drift::Content { causes } = &mut found
+                && !self.whole_tree
+                && causes.iter().any(|c| c.starts_with(LOST_BY_THE_FIXTURE))
+            {
+                causes.push("freeze with --whole-tree to copy every file".to_owned());
+            }
             if let Drift::Content { causes } = &mut found
                 && !self.above_ignore_files.is_empty()
             {

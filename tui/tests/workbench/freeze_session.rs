@@ -254,7 +254,7 @@ fn freeze_names_a_file_changed_since_recording_instead_of_guessing() {
 }
 
 #[test]
-fn a_workdir_inside_a_git_repository_keeps_its_gitignore_and_names_the_parents() {
+fn a_workdir_inside_a_git_repository_keeps_its_gitignore_and_whole_names_the_parents() {
     let repo = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(repo.path().join(".git")).unwrap();
     std::fs::write(repo.path().join(".gitignore"), "*.log\n").unwrap();
@@ -270,16 +270,30 @@ fn a_workdir_inside_a_git_repository_keeps_its_gitignore_and_names_the_parents()
     let seen = server.call("grep", &json!({"pattern": "needle"}));
     server.finish();
     assert_eq!(seen, "Found 1 match\n\na.txt\nLine 1: needle");
-    let freeze = run(&[
-        "freeze",
-        root(&recording),
-        "--workdir",
-        root(&live),
-        "--out",
-        root(&work.path().join("out/t.jsonl")),
-        "--tree-out",
-        root(&work.path().join("out/tree")),
-    ]);
+    let (out, tree_out) = (work.path().join("out/t.jsonl"), work.path().join("out/tree"));
+    let freeze = |whole_tree: bool| {
+        let mut args = vec![
+            "freeze",
+            root(&recording),
+            "--workdir",
+            root(&live),
+            "--out",
+            root(&out),
+            "--tree-out",
+            root(&tree_out),
+        ];
+        if whole_tree {
+            args.push("--whole-tree");
+        }
+        run(&args)
+    };
+    // The minimal tree holds only what the grep found: faithful as it is.
+    let minimal = freeze(false);
+    assert_eq!(minimal.status.code(), Some(0), "{minimal:?}");
+    let manifest = std::fs::read_to_string(work.path().join("out/tree/manifest.json")).unwrap();
+    assert!(!manifest.contains("x.log"), "{manifest}");
+    // The whole tree holds x.log, which only the parent's rule hid.
+    let freeze = freeze(true);
     let stderr = String::from_utf8_lossy(&freeze.stderr);
     assert_eq!(freeze.status.code(), Some(1), "{freeze:?}");
     // The tree's own .gitignore still hides secret.txt on the frozen
@@ -290,7 +304,7 @@ fn a_workdir_inside_a_git_repository_keeps_its_gitignore_and_names_the_parents()
     );
     assert!(
         stderr.contains(
-            "content differs: a file only on the frozen page (added or changed since recording): x.log; ignore files above the workdir applied live and are not part of the frozen tree: "
+            "content differs: the fixture tree does not give the complete result the live tree gives (entries of x.log differ); ignore files above the workdir applied live and are not part of the frozen tree: "
         ),
         "{stderr}"
     );
