@@ -162,7 +162,12 @@ pub(crate) fn classify(
 /// it the tree no longer holds, files whose matches changed, files the
 /// complete result now adds (when the live page was complete), or other
 /// totals.
-fn changed_since_recording(tool: &str, live: &Outcome, rerun: &Complete, tree: &Path) -> Vec<String> {
+fn changed_since_recording(
+    tool: &str,
+    live: &Outcome,
+    rerun: &Complete,
+    tree: &Path,
+) -> Vec<String> {
     let complete: BTreeSet<&str> = rerun.items.iter().map(String::as_str).collect();
     let (items, rest) = page_parts(tool, live);
     let mut missing = BTreeSet::new();
@@ -245,7 +250,10 @@ fn lost_by_the_fixture(frozen: &Complete, rerun: &Complete) -> String {
     let what = if files.is_empty() {
         "rg's own text or the totals differ".to_owned()
     } else {
-        format!("entries of {} differ", listing(&files.into_iter().collect::<Vec<_>>()))
+        format!(
+            "entries of {} differ",
+            listing(&files.into_iter().collect::<Vec<_>>())
+        )
     };
     format!("the fixture tree does not give the complete result the live tree gives ({what})")
 }
@@ -411,7 +419,12 @@ mod tests {
     #[test]
     fn an_over_cap_grep_cut_in_other_files_is_order_only_by_its_complete_result() {
         // 3 of 4 matches shown: live cut inside b's block, frozen after a's.
-        let items = ["a\nLine 1: x", "a\nLine 2: x", "b\nLine 1: x", "b\nLine 2: x"];
+        let items = [
+            "a\nLine 1: x",
+            "a\nLine 2: x",
+            "b\nLine 1: x",
+            "b\nLine 2: x",
+        ];
         let footer = "(Showing 3 of 4 matches. Full result saved to x)";
         let live = outcome(
             &format!("Found 4 matches\n\nb\nLine 1: x\nLine 2: x\n\na\nLine 1: x\n\n{footer}"),
@@ -481,7 +494,9 @@ mod tests {
         };
         assert_eq!(
             causes,
-            ["the fixture tree does not give the complete result the live tree gives (entries of b.rs differ)"]
+            [
+                "the fixture tree does not give the complete result the live tree gives (entries of b.rs differ)"
+            ]
         );
     }
 

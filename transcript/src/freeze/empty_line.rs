@@ -57,10 +57,11 @@ impl PatternReading {
                 reading.fixed = true;
             } else if line == "--no-fixed-strings" {
                 reading.fixed = false;
-            } else if !LINE_NEUTRAL
-                .iter()
-                .any(|flag| line == *flag || line.starts_with(&format!("{flag}=")) || line.starts_with(&format!("{flag}-")))
-            {
+            } else if !LINE_NEUTRAL.iter().any(|flag| {
+                line == *flag
+                    || line.starts_with(&format!("{flag}="))
+                    || line.starts_with(&format!("{flag}-"))
+            }) {
                 reading.unknown = true;
             }
         }

@@ -323,7 +323,10 @@ mod tests {
             keep_lines(content, &lines(&[2, 4])),
             b"\ntwo needle\n\nfour needle\n"
         );
-        assert_eq!(keep_lines(b"a\nlast needle", &lines(&[2])), b"\nlast needle");
+        assert_eq!(
+            keep_lines(b"a\nlast needle", &lines(&[2])),
+            b"\nlast needle"
+        );
         assert_eq!(keep_lines(content, &lines(&[])), b"");
     }
 

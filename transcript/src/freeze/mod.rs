@@ -69,20 +69,20 @@ use serde_json::{Map, Value, json};
 use super::drift::{Complete, Drift, LOST_BY_THE_FIXTURE, classify};
 use super::error::TranscriptError;
 use super::fixture_engine::DEFAULT_RIPGREP_CONFIG;
-use super::format::Transcript;
 use super::fixture_engine::{FixtureEngine, outcome_of};
 use super::format::Call;
+use super::format::Transcript;
 use super::normalise::{path_arg_on_root, path_arg_to_placeholder};
-use empty_line::PatternReading;
-use fs_search_engine::ToolResult;
-use fs_search_engine::value::ToolValue;
-use minimal::Reach;
 use super::parse::{self, DuplicateName};
 use super::record::relative_path;
 use super::replay::{Replay, replay_transcript, tree_path};
 use super::tree::{MANIFEST_FILE, MANIFEST_NAME, MANIFEST_VERSION, is_fixture_tree};
+use empty_line::PatternReading;
+use fs_search_engine::ToolResult;
+use fs_search_engine::value::ToolValue;
 use fs_search_process::ExecutorKind;
 use fs_search_process::Staged;
+use minimal::Reach;
 
 /// Directories kept empty (the same names glob excludes).
 const VCS_DIRS: [&str; 6] = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"];
@@ -485,7 +485,10 @@ pub struct Prepared {
 /// The executor a recording's calls ran under, from its header: the
 /// sandbox runs again; an ssh host's tree is not here, so the error says
 /// what to run instead.
-fn live_executor(recording: &Path, transcript: &Transcript) -> Result<ExecutorKind, TranscriptError> {
+fn live_executor(
+    recording: &Path,
+    transcript: &Transcript,
+) -> Result<ExecutorKind, TranscriptError> {
     match transcript.header.env.executor.as_deref() {
         None | Some("local") => Ok(ExecutorKind::Local),
         Some("sandbox") => Ok(ExecutorKind::Sandbox),
@@ -708,7 +711,9 @@ impl Prepared {
                     &workdir,
                     reading,
                 ));
-            } else if let Some(target) = reach_of(&record.call, &result, live_engine.root(), &workdir, reading).target {
+            } else if let Some(target) =
+                reach_of(&record.call, &result, live_engine.root(), &workdir, reading).target
+            {
                 reaches.push(Reach {
                     scope: target.clone(),
                     target: Some(target),
@@ -806,9 +811,13 @@ impl Prepared {
             }
         }
         transcript.header.tree = staging.path().to_string_lossy().into_owned();
-        let replay =
-            replay_transcript(&self.recording, transcript, temp_parent, ExecutorKind::Local)
-                .await?;
+        let replay = replay_transcript(
+            &self.recording,
+            transcript,
+            temp_parent,
+            ExecutorKind::Local,
+        )
+        .await?;
         Ok(Derived {
             walked,
             manifest_text,

@@ -270,7 +270,10 @@ fn a_workdir_inside_a_git_repository_keeps_its_gitignore_and_whole_names_the_par
     let seen = server.call("grep", &json!({"pattern": "needle"}));
     server.finish();
     assert_eq!(seen, "Found 1 match\n\na.txt\nLine 1: needle");
-    let (out, tree_out) = (work.path().join("out/t.jsonl"), work.path().join("out/tree"));
+    let (out, tree_out) = (
+        work.path().join("out/t.jsonl"),
+        work.path().join("out/tree"),
+    );
     let freeze = |whole_tree: bool| {
         let mut args = vec![
             "freeze",
@@ -353,4 +356,120 @@ fn a_refreeze_into_the_searched_tree_leaves_the_fixture_out_of_itself() {
         !manifest.contains("\"fixtures/transcripts/session.jsonl\""),
         "{manifest}"
     );
+}
+
+/// A generated tree of 20,000 small files in 200 directories, every
+/// file's and directory's modification time then set to one second (as a
+/// checkout's or a copy's are), so glob's order has ties everywhere. Each
+/// file holds an empty line, for the pattern that matches empty lines.
+fn same_second_tree() -> tempfile::TempDir {
+    let tree = tempfile::tempdir().unwrap();
+    for d in 0..200 {
+        let dir = tree.path().join(format!("d{d:03}"));
+        std::fs::create_dir(&dir).unwrap();
+        for f in 0..100 {
+            let i = d * 100 + f;
+            let ext = ["rs", "md", "txt"][i % 3];
+            let text = format!("line one\n\nneedle {i}\nline four {d}\n");
+            std::fs::write(dir.join(format!("f{i:05}.{ext}")), text).unwrap();
+        }
+    }
+    let status = Command::new("find")
+        .arg(tree.path())
+        .args(["-exec", "touch", "-d", "@1700000000", "{}", "+"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    tree
+}
+
+/// The README's flow on a real-size tree with no rg config: a recorded
+/// session covering over-cap glob and grep, `include`, a regex error,
+/// missing paths, a single file, an absolute path inside the workdir and
+/// a pattern that matches empty lines; `freeze` exits 0 on the untouched
+/// tree, its fixture keeps a fraction of the tree, and `replay` is clean
+/// run after run.
+#[test]
+fn a_session_on_twenty_thousand_same_second_files_freezes_faithfully_on_the_first_try() {
+    let live = same_second_tree();
+    let live_root = root(live.path());
+    let work = tempfile::tempdir().unwrap();
+    let recording = work.path().join("recordings/session.jsonl");
+    std::fs::create_dir_all(recording.parent().unwrap()).unwrap();
+    let calls = [
+        ("glob", json!({"pattern": "**/*.rs"})),
+        ("glob", json!({"pattern": "*.md", "path": "d007"})),
+        ("glob", json!({"pattern": "*", "path": "no_such_dir"})),
+        ("grep", json!({"pattern": "needle \\d*77\\b"})),
+        (
+            "grep",
+            json!({"pattern": "needle 2\\d\\b", "include": "*.md"}),
+        ),
+        ("grep", json!({"pattern": "(unclosed"})),
+        (
+            "grep",
+            json!({"pattern": "needle", "path": "nonexistent_dir"}),
+        ),
+        (
+            "grep",
+            json!({"pattern": "needle", "path": "d000/f00001.md"}),
+        ),
+        (
+            "grep",
+            json!({"pattern": "needle 30\\d\\b", "path": format!("{live_root}/d003")}),
+        ),
+        ("grep", json!({"pattern": "^$", "path": "d004"})),
+        ("grep", json!({"pattern": "four 199$", "path": "d199"})),
+    ];
+    let mut server = Stdio2025::recording(live.path(), SMALL_CAPS, &recording);
+    let mut seen = Vec::new();
+    for (tool, args) in &calls {
+        seen.push(server.call(tool, args));
+    }
+    server.finish();
+    assert!(seen[0].contains("Showing 12 of 6667"), "{}", seen[0]);
+    assert!(seen[3].contains("Found 20 of 200 matches"), "{}", seen[3]);
+    assert!(seen[6].contains("nonexistent_dir"), "{}", seen[6]);
+
+    let transcript = work.path().join("fixtures/transcripts/session.jsonl");
+    let tree_out = work.path().join("fixtures/trees/session");
+    let freeze = run(&[
+        "freeze",
+        root(&recording),
+        "--workdir",
+        live_root,
+        "--out",
+        root(&transcript),
+        "--tree-out",
+        root(&tree_out),
+    ]);
+    let stdout = String::from_utf8_lossy(&freeze.stdout);
+    assert_eq!(freeze.status.code(), Some(0), "{freeze:?}");
+    assert!(
+        stdout.contains("froze 11 records") && stdout.contains("they replay with no differences"),
+        "{stdout}"
+    );
+    // Every error page is what the model saw, byte for byte.
+    let (_, frozen) = records(&transcript);
+    for i in [2, 5, 6] {
+        assert_eq!(frozen[i], seen[i], "record {i}");
+    }
+    // The fixture keeps the globbed names and the grepped files, not the
+    // tree: 6,667 .rs names and a few hundred other files of 20,000.
+    let manifest = std::fs::read_to_string(tree_out.join("manifest.json")).unwrap();
+    let files = manifest.matches("{\"file\":").count();
+    assert!((6_667..8_000).contains(&files), "{files} files");
+    assert!(
+        !manifest.contains("\"d150/f15001.md\""),
+        "an unreached file"
+    );
+    drop(live);
+
+    let first = run(&["replay", root(&transcript)]);
+    assert_eq!(first.status.code(), Some(0), "{first:?}");
+    for _ in 1..5 {
+        let again = run(&["replay", root(&transcript)]);
+        assert_eq!(again.status.code(), Some(0), "{again:?}");
+        assert_eq!(again.stdout, first.stdout);
+    }
 }
