@@ -39,17 +39,22 @@ pub(crate) struct Complete {
 }
 
 impl Complete {
-    /// The run of a `tool` call whose page is `outcome` and whose
-    /// canonical value (every path or match) is `value`.
+    /// The run of a `tool` call whose page is `outcome`: its complete
+    /// result is the text it spilled (`spilled`, the complete result by
+    /// definition; an over-cap grep that streamed keeps no value), else
+    /// its canonical value (every path or match).
     pub(crate) fn of(
         tool: &str,
         outcome: Outcome,
         value: Option<&ToolValue>,
+        spilled: Option<&str>,
         config: &Config,
     ) -> Self {
-        let mut items = match value {
-            Some(ToolValue::Glob(value)) => value.paths.clone(),
-            Some(ToolValue::Grep(value)) if !value.matches.is_empty() => {
+        let mut items = match (spilled, value) {
+            (Some(text), _) if tool == "glob" => text.lines().map(str::to_owned).collect(),
+            (Some(text), _) => items_of(tool, &entries(tool, text).0),
+            (None, Some(ToolValue::Glob(value))) => value.paths.clone(),
+            (None, Some(ToolValue::Grep(value))) if !value.matches.is_empty() => {
                 let text = grep_spill_content(value, config);
                 items_of(tool, &entries(tool, &text).0)
             }
@@ -57,6 +62,27 @@ impl Complete {
         };
         items.sort_unstable();
         Self { outcome, items }
+    }
+
+    /// A grep's complete result as files and their matched line numbers,
+    /// in path order.
+    pub(crate) fn grep_lines(&self) -> Vec<(&str, Vec<u64>)> {
+        let mut files: Vec<(&str, Vec<u64>)> = Vec::new();
+        for item in &self.items {
+            let (path, line) = item.split_once('\n').unwrap_or((item, ""));
+            let Some(number) = line
+                .strip_prefix("Line ")
+                .and_then(|l| l.split(':').next())
+                .and_then(|n| n.parse().ok())
+            else {
+                continue;
+            };
+            match files.last_mut() {
+                Some((last, numbers)) if *last == path => numbers.push(number),
+                _ => files.push((path, vec![number])),
+            }
+        }
+        files
     }
 
     /// How many files the complete result lists.
@@ -93,6 +119,11 @@ fn same_kind(a: &Outcome, b: &Outcome) -> bool {
         && a.spill.as_ref().map(|s| s.bytes) == b.spill.as_ref().map(|s| s.bytes)
 }
 
+/// Whether two outcomes show the model the same (token counts aside).
+fn same_page(a: &Outcome, b: &Outcome) -> bool {
+    a.text == b.text && same_kind(a, b) && a.spill == b.spill
+}
+
 /// A page's items (sorted) and its other parts (count line, footers).
 fn page_parts(tool: &str, outcome: &Outcome) -> (Vec<String>, Vec<String>) {
     let (entries, rest) = entries(tool, &outcome.text);
@@ -105,7 +136,7 @@ fn page_parts(tool: &str, outcome: &Outcome) -> (Vec<String>, Vec<String>) {
 /// page does: the same kind, count line and footers, and the same
 /// number of items, each one of the complete result's.
 fn shows_part_of(tool: &str, page: &Outcome, run: &Complete) -> bool {
-    if *page == run.outcome {
+    if same_page(page, &run.outcome) {
         return true;
     }
     if !same_kind(page, &run.outcome) || run.items.is_empty() {
@@ -130,10 +161,7 @@ pub(crate) fn classify(
     frozen: &Complete,
     tree: &Path,
 ) -> Drift {
-    let same_page = live.text == frozen.outcome.text
-        && same_kind(live, &frozen.outcome)
-        && live.spill == frozen.outcome.spill;
-    if same_page {
+    if same_page(live, &frozen.outcome) {
         return Drift::Same;
     }
     if !shows_part_of(tool, live, rerun) {
@@ -247,7 +275,17 @@ fn lost_by_the_fixture(frozen: &Complete, rerun: &Complete) -> String {
         .symmetric_difference(&fixture)
         .map(|i| entry_path(i))
         .collect();
-    let what = if files.is_empty() {
+    let what = if rerun.outcome.is_error && !frozen.outcome.is_error {
+        let code = rerun
+            .outcome
+            .error
+            .as_ref()
+            .and_then(|e| e.code.clone())
+            .unwrap_or_else(|| "an error".to_owned());
+        format!(
+            "the call fails on the live tree ({code}) but not on the fixture tree, which keeps less of the files it read"
+        )
+    } else if files.is_empty() {
         "rg's own text or the totals differ".to_owned()
     } else {
         format!(

@@ -1,7 +1,8 @@
 //! Whether a recorded grep can match a line `workbench freeze` empties:
 //! a minimal fixture tree keeps a grep-matched file's matched lines at
-//! their line numbers and empties the others, which changes no page only
-//! when no recorded pattern matches the empty line `""`. The pattern is
+//! their line numbers and replaces the others by a filler line (`""`, or
+//! `" "`, `"#"`, … where a pattern matches the empty line), which changes
+//! no page only when no recorded pattern reaching the file matches it. The pattern is
 //! tested with `regex-automata` (the Rust regex syntax rg's default
 //! engine reads), under the rg config lines the calls ran with: `-F`
 //! makes it a literal; a line that changes what a line match is (`-v`,
@@ -70,20 +71,34 @@ impl PatternReading {
 
     /// Whether `pattern` can match an empty line (true when unsure: a
     /// pattern this engine does not compile may still be one rg reads).
+    #[cfg(test)]
     pub(super) fn may_match_empty_line(self, pattern: &str) -> bool {
+        self.may_match_line(pattern, "")
+    }
+
+    /// Whether `pattern` can match the line `line`, in either case (the
+    /// config's case flags aside); true when unsure.
+    pub(super) fn may_match_line(self, pattern: &str, line: &str) -> bool {
         if self.unknown {
             return true;
         }
         if self.fixed {
-            return pattern.is_empty();
+            return line.to_lowercase().contains(&pattern.to_lowercase());
         }
-        let built = Regex::builder()
-            .syntax(syntax::Config::new().multi_line(true).unicode(true))
-            .build(pattern);
-        match built {
-            Ok(regex) => regex.is_match(""),
-            Err(_) => true,
-        }
+        [false, true].into_iter().any(|case_insensitive| {
+            let built = Regex::builder()
+                .syntax(
+                    syntax::Config::new()
+                        .multi_line(true)
+                        .unicode(true)
+                        .case_insensitive(case_insensitive),
+                )
+                .build(pattern);
+            match built {
+                Ok(regex) => regex.is_match(line),
+                Err(_) => true,
+            }
+        })
     }
 }
 

@@ -24,6 +24,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
+use super::empty_line::PatternReading;
 use super::{IGNORE_FILES, VCS_DIRS, Walk, Walked, join, mtime_of};
 use crate::error::TranscriptError;
 
@@ -39,8 +40,8 @@ pub(super) struct Reach {
     /// Files a grep matched (absolute), each with its 1-based line
     /// numbers.
     pub grepped: Vec<(PathBuf, Vec<u64>)>,
-    /// Whether the call's pattern can match an empty line.
-    pub matches_empty_lines: bool,
+    /// The grep's pattern, when it searched (not an error).
+    pub pattern: Option<String>,
 }
 
 /// The most a frozen fixture tree may hold.
@@ -99,6 +100,22 @@ fn relative(root: &Path, path: &Path) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The file a result's `path` names: itself, or, where the name is not
+/// UTF-8 (a result carries it lossily, with U+FFFD), the one entry of its
+/// directory whose lossy name it is.
+fn on_disk(path: &Path) -> Option<PathBuf> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        return Some(path.to_path_buf());
+    }
+    let name = path.file_name()?.to_str()?;
+    let parent = on_disk(path.parent()?)?;
+    std::fs::read_dir(&parent)
+        .ok()?
+        .filter_map(Result::ok)
+        .find(|entry| entry.file_name().to_string_lossy() == name)
+        .map(|entry| parent.join(entry.file_name()))
+}
+
 /// Whether `path` is one of `leave_out` (the fixture's own files) or
 /// lies below one.
 pub(super) fn is_left_out(path: &[u8], leave_out: &[Vec<u8>]) -> bool {
@@ -113,8 +130,21 @@ struct KeptFile {
     /// Line numbers a grep matched (empty: a glob or a named path only).
     lines: BTreeSet<u64>,
     grepped: bool,
-    /// A pattern that can match an empty line reaches the file.
+    /// Keep it whole (an ignore file).
     whole: bool,
+    /// The patterns of the greps whose scope holds the file.
+    patterns: BTreeSet<String>,
+}
+
+/// The lines a line no call matched may become, shortest first.
+const FILLERS: [&str; 5] = ["", " ", "#", ";", "~"];
+
+/// The first filler none of `patterns` can match; `None`: keep the file
+/// whole.
+fn filler(patterns: &BTreeSet<String>, reading: PatternReading) -> Option<&'static str> {
+    FILLERS
+        .into_iter()
+        .find(|filler| patterns.iter().all(|p| !reading.may_match_line(p, filler)))
 }
 
 /// Whether rg's reading of `content` depends on more than its lines.
@@ -127,8 +157,8 @@ fn read_as_more_than_lines(content: &[u8]) -> bool {
 }
 
 /// The lines of `content` at `lines` (1-based), each other line before
-/// the last of them emptied; the rest dropped.
-fn keep_lines(content: &[u8], lines: &BTreeSet<u64>) -> Vec<u8> {
+/// the last of them replaced by `filler`; the rest dropped.
+fn keep_lines(content: &[u8], lines: &BTreeSet<u64>, filler: &str) -> Vec<u8> {
     let Some(&last) = lines.last() else {
         return Vec::new();
     };
@@ -140,6 +170,7 @@ fn keep_lines(content: &[u8], lines: &BTreeSet<u64>) -> Vec<u8> {
         if lines.contains(&number) {
             out.extend_from_slice(line);
         } else {
+            out.extend_from_slice(filler.as_bytes());
             out.push(b'\n');
         }
     }
@@ -191,15 +222,15 @@ fn walk_shapers(
 pub(super) fn minimal_tree(
     root: &Path,
     reaches: &[Reach],
+    reading: PatternReading,
     leave_out: &[Vec<u8>],
     bound: FixtureBound,
 ) -> Result<Walk, TranscriptError> {
     let mut kept: BTreeMap<Vec<u8>, KeptFile> = BTreeMap::new();
     let mut dirs: BTreeSet<Vec<u8>> = BTreeSet::new();
-    let whole_scopes: Vec<&Path> = reaches
+    let scoped: Vec<(&Path, &str)> = reaches
         .iter()
-        .filter(|r| r.matches_empty_lines)
-        .map(|r| r.scope.as_path())
+        .filter_map(|r| Some((r.scope.as_path(), r.pattern.as_deref()?)))
         .collect();
     for reach in reaches {
         if let Some(target) = &reach.target
@@ -217,16 +248,21 @@ pub(super) fn minimal_tree(
             }
         }
         for file in &reach.globbed {
-            if let Some(rel) = relative(root, file) {
+            if let Some(rel) = on_disk(file).and_then(|f| relative(root, &f)) {
                 kept.entry(rel).or_default();
             }
         }
         for (file, lines) in &reach.grepped {
-            if let Some(rel) = relative(root, file) {
+            if let Some(rel) = on_disk(file).and_then(|f| relative(root, &f)) {
                 let entry = kept.entry(rel).or_default();
                 entry.grepped = true;
                 entry.lines.extend(lines);
-                entry.whole |= whole_scopes.iter().any(|scope| file.starts_with(scope));
+                entry.patterns.extend(
+                    scoped
+                        .iter()
+                        .filter(|(scope, _)| file.starts_with(scope))
+                        .map(|(_, pattern)| (*pattern).to_owned()),
+                );
             }
         }
     }
@@ -284,10 +320,11 @@ pub(super) fn minimal_tree(
         }
         let content = if file.grepped {
             let content = std::fs::read(&full).map_err(|e| TranscriptError::io(&full, e))?;
-            if file.whole || read_as_more_than_lines(&content) {
-                content
-            } else {
-                keep_lines(&content, &file.lines)
+            match filler(&file.patterns, reading) {
+                Some(filler) if !file.whole && !read_as_more_than_lines(&content) => {
+                    keep_lines(&content, &file.lines, filler)
+                }
+                _ => content,
             }
         } else {
             Vec::new()
@@ -320,14 +357,15 @@ mod tests {
     fn matched_lines_stay_at_their_numbers_and_the_rest_is_emptied_or_dropped() {
         let content = b"one\ntwo needle\nthree\nfour needle\nfive\n";
         assert_eq!(
-            keep_lines(content, &lines(&[2, 4])),
+            keep_lines(content, &lines(&[2, 4]), ""),
             b"\ntwo needle\n\nfour needle\n"
         );
         assert_eq!(
-            keep_lines(b"a\nlast needle", &lines(&[2])),
+            keep_lines(b"a\nlast needle", &lines(&[2]), ""),
             b"\nlast needle"
         );
-        assert_eq!(keep_lines(content, &lines(&[])), b"");
+        assert_eq!(keep_lines(content, &lines(&[]), ""), b"");
+        assert_eq!(keep_lines(b"x\n\ny\n", &lines(&[2]), " "), b" \n\n");
     }
 
     #[test]
@@ -338,6 +376,16 @@ mod tests {
         assert!(read_as_more_than_lines(b"\xff\xfen\0"));
         assert!(read_as_more_than_lines(b"caf\xe9 needle\n"));
         assert!(!read_as_more_than_lines("café needle\n".as_bytes()));
+    }
+
+    #[test]
+    fn a_filler_is_chosen_that_no_reaching_pattern_matches() {
+        let reading = PatternReading::of(&[]);
+        let patterns = |ps: &[&str]| ps.iter().map(|p| (*p).to_owned()).collect();
+        assert_eq!(filler(&patterns(&["needle"]), reading), Some(""));
+        assert_eq!(filler(&patterns(&["^$"]), reading), Some(" "));
+        assert_eq!(filler(&patterns(&["^$", "^ ?$"]), reading), Some("#"));
+        assert_eq!(filler(&patterns(&["^.?$"]), reading), None);
     }
 
     #[test]
@@ -360,13 +408,14 @@ mod tests {
             Reach {
                 scope: root.clone(),
                 grepped: vec![(root.join("src/a.rs"), vec![2])],
+                pattern: Some("needle".to_owned()),
                 ..Reach::default()
             },
             Reach {
                 target: Some(root.join("src/b.rs")),
                 scope: root.join("src/b.rs"),
                 grepped: vec![(root.join("src/b.rs"), vec![2])],
-                matches_empty_lines: true,
+                pattern: Some("^.?$|needle".to_owned()),
                 ..Reach::default()
             },
         ];
@@ -374,7 +423,7 @@ mod tests {
             bytes: 1 << 20,
             entries: 100,
         };
-        let walk = minimal_tree(&root, &reaches, &[], bound).unwrap();
+        let walk = minimal_tree(&root, &reaches, PatternReading::of(&[]), &[], bound).unwrap();
         let found: Vec<(String, Option<String>)> = walk
             .entries
             .iter()
@@ -405,7 +454,8 @@ mod tests {
             bytes: 4,
             entries: 100,
         };
-        let Err(refused) = minimal_tree(&root, &reaches, &[], tight) else {
+        let Err(refused) = minimal_tree(&root, &reaches, PatternReading::of(&[]), &[], tight)
+        else {
             panic!("a tree over the bound was built");
         };
         assert!(

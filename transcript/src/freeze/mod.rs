@@ -79,7 +79,6 @@ use super::replay::{Replay, replay_transcript, tree_path};
 use super::tree::{MANIFEST_FILE, MANIFEST_NAME, MANIFEST_VERSION, is_fixture_tree};
 use empty_line::PatternReading;
 use fs_search_engine::ToolResult;
-use fs_search_engine::value::ToolValue;
 use fs_search_process::ExecutorKind;
 use fs_search_process::Staged;
 use minimal::Reach;
@@ -311,9 +310,14 @@ fn entry_value(entry: &Walked) -> Value {
     if let Some(content) = &entry.content {
         match std::str::from_utf8(content) {
             Ok("") => {}
-            Ok(text) => {
-                map.insert("text".into(), json!(text));
-            }
+            Ok(text) => match repeated_line_parts(text) {
+                Some(parts) => {
+                    map.insert("content".into(), Value::Array(parts));
+                }
+                None => {
+                    map.insert("text".into(), json!(text));
+                }
+            },
             Err(_) => {
                 map.insert(
                     "content".into(),
@@ -323,6 +327,37 @@ fn entry_value(entry: &Walked) -> Value {
         }
     }
     Value::Object(map)
+}
+
+/// `text` as manifest content parts where it holds runs of one short
+/// line (a minimal tree's emptied lines, `"\n"` or `" \n"`), each run a
+/// `{"repeat", "times"}` part; `None` when it holds no such run.
+fn repeated_line_parts(text: &str) -> Option<Vec<Value>> {
+    const MIN_RUN: usize = 8;
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut parts = Vec::new();
+    let mut plain = String::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let run = lines[i..].iter().take_while(|l| **l == line).count();
+        if line.len() <= 2 && line.ends_with('\n') && run >= MIN_RUN {
+            if !plain.is_empty() {
+                parts.push(json!(std::mem::take(&mut plain)));
+            }
+            parts.push(json!({"repeat": line, "times": run}));
+        } else {
+            plain.push_str(&line.repeat(run));
+        }
+        i += run;
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    if !plain.is_empty() {
+        parts.push(json!(plain));
+    }
+    Some(parts)
 }
 
 /// The manifest text: one entry per line, so a review reads it top down.
@@ -613,13 +648,7 @@ fn on_tree(workdir: &Path, path: &str) -> PathBuf {
 }
 
 /// What one call's complete result on the live tree reached.
-fn reach_of(
-    call: &Call,
-    result: &ToolResult,
-    root: &Path,
-    workdir: &Path,
-    reading: PatternReading,
-) -> Reach {
+fn reach_of(call: &Call, complete: &Complete, root: &Path, workdir: &Path) -> Reach {
     let rooted = path_arg_on_root(&call.args, root);
     let args = rooted.as_ref().unwrap_or(&call.args);
     let target = args
@@ -631,38 +660,37 @@ fn reach_of(
         target,
         ..Reach::default()
     };
-    match &result.value {
-        Some(ToolValue::Glob(value)) => {
-            reach.globbed = value.paths.iter().map(|p| on_tree(workdir, p)).collect();
-        }
-        Some(ToolValue::Grep(value)) => {
-            let mut by_file: Vec<(PathBuf, Vec<u64>)> = Vec::new();
-            for found in &value.matches {
-                let line = u64::try_from(found.line_number).unwrap_or(0);
-                match by_file.last_mut() {
-                    Some((file, lines)) if *file == on_tree(workdir, &found.path) => {
-                        lines.push(line);
-                    }
-                    _ => by_file.push((on_tree(workdir, &found.path), vec![line])),
-                }
-            }
-            reach.grepped = by_file;
-            let pattern = args.get("pattern").and_then(Value::as_str).unwrap_or("");
-            reach.matches_empty_lines = reading.may_match_empty_line(pattern);
-        }
-        None => {}
+    if complete.outcome.is_error {
+        return reach;
+    }
+    if call.tool == "glob" {
+        reach.globbed = complete.items.iter().map(|p| on_tree(workdir, p)).collect();
+    } else {
+        reach.grepped = complete
+            .grep_lines()
+            .into_iter()
+            .map(|(path, lines)| (on_tree(workdir, path), lines))
+            .collect();
+        let pattern = args.get("pattern").and_then(Value::as_str).unwrap_or("");
+        reach.pattern = Some(pattern.to_owned());
     }
     reach
 }
 
-/// The complete result of `result` for `call` run by `engine`.
+/// The complete result of `result` for `call` run by `engine`: the text
+/// it spilled (read before the engine's spill store goes), else its value.
 fn complete_of(engine: &FixtureEngine, call: &Call, result: &ToolResult) -> Complete {
     let config = fs_search_engine::Config::from_json(&engine.call_config(call))
         .unwrap_or_else(|_| fs_search_engine::Config::with_sampling(false));
+    let spilled = result
+        .spill
+        .as_ref()
+        .and_then(|s| std::fs::read_to_string(&s.locator).ok());
     Complete::of(
         &call.tool,
         outcome_of(result, engine.normaliser()),
         result.value.as_ref(),
+        spilled.as_deref(),
         &config,
     )
 }
@@ -703,30 +731,37 @@ impl Prepared {
                 .await
                 .map_err(|e| setup(record, e))?;
             let workdir = live_engine.call_workdir(&record.call);
-            if !result.is_error {
-                reaches.push(reach_of(
-                    &record.call,
-                    &result,
-                    live_engine.root(),
-                    &workdir,
-                    reading,
-                ));
-            } else if let Some(target) =
-                reach_of(&record.call, &result, live_engine.root(), &workdir, reading).target
-            {
-                reaches.push(Reach {
-                    scope: target.clone(),
-                    target: Some(target),
-                    ..Reach::default()
-                });
+            let mut complete = complete_of(&live_engine, &record.call, &result);
+            if complete.items.is_empty() && result.spill.is_none() && !result.is_error {
+                // A page over its cap with no spill store keeps no complete
+                // result: the same call with a store gives it.
+                let mut stored = record.call.clone();
+                stored.options.spill = super::format::SpillMode::Store;
+                let again = live_engine
+                    .run_raw(&stored)
+                    .await
+                    .map_err(|e| setup(record, e))?;
+                complete.items = complete_of(&live_engine, &stored, &again).items;
             }
-            live.push(complete_of(&live_engine, &record.call, &result));
+            reaches.push(reach_of(
+                &record.call,
+                &complete,
+                live_engine.root(),
+                &workdir,
+            ));
+            live.push(complete);
         }
         drop(live_engine);
         let mut walked = if self.whole_tree {
             walk(&self.tree, &self.leave_out, bound)?
         } else {
-            minimal::minimal_tree(&self.canonical_tree, &reaches, &self.leave_out, bound)?
+            minimal::minimal_tree(
+                &self.canonical_tree,
+                &reaches,
+                reading,
+                &self.leave_out,
+                bound,
+            )?
         };
         walked.left_out = self
             .leave_out

@@ -473,3 +473,62 @@ fn a_session_on_twenty_thousand_same_second_files_freezes_faithfully_on_the_firs
         assert_eq!(again.stdout, first.stdout);
     }
 }
+
+/// Issue 46 item 6: a session recorded in the sandbox freezes (its calls
+/// run again in the sandbox, on the live tree); one recorded over ssh is
+/// refused in one line that says what to run instead.
+#[test]
+fn a_sandboxed_session_freezes_and_an_ssh_one_says_where_to_freeze_it() {
+    let live = copied_tree();
+    let work = tempfile::tempdir().unwrap();
+    let recording = work.path().join("session.jsonl");
+    let mut server = Stdio2025::spawn(&[
+        "mcp",
+        "--workdir",
+        root(live.path()),
+        "--config",
+        SMALL_CAPS,
+        "--sandbox",
+        "--record",
+        root(&recording),
+    ]);
+    server.call("grep", &json!({"pattern": "needle"}));
+    server.call("glob", &json!({"pattern": "**/*.md"}));
+    server.finish();
+    let header = std::fs::read_to_string(&recording).unwrap();
+    assert!(header.contains("\"executor\":\"sandbox\""), "{header}");
+    let freeze = |recording: &Path| {
+        run(&[
+            "freeze",
+            root(recording),
+            "--workdir",
+            root(live.path()),
+            "--out",
+            root(&work.path().join("out/t.jsonl")),
+            "--tree-out",
+            root(&work.path().join("out/tree")),
+        ])
+    };
+    let sandboxed = freeze(&recording);
+    assert_eq!(sandboxed.status.code(), Some(0), "{sandboxed:?}");
+
+    let over_ssh = work.path().join("ssh.jsonl");
+    std::fs::write(
+        &over_ssh,
+        header.replacen(
+            "\"executor\":\"sandbox\"",
+            "\"executor\":\"ssh://devbox\"",
+            1,
+        ),
+    )
+    .unwrap();
+    let refused = freeze(&over_ssh);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("recorded over --executor ssh://devbox")
+            && stderr.contains("run `workbench freeze` there"),
+        "{stderr}"
+    );
+}
