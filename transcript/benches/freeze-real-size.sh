@@ -3,7 +3,7 @@
 #
 # The size and time of `workbench freeze` on a real-size repository
 # (docs/transcripts.md#minimal-fixture-trees): records 15 varied calls on
-# TREE (a u-boot-sized tree: `make-tree.sh TREE 38000`, or a checkout)
+# TREE (a u-boot-sized tree: a checkout, or a generated tree of 38k files)
 # with `workbench record`, freezes them into OUTDIR, and prints the
 # tree's bytes, the fixture's bytes (manifest and transcript) and the
 # freeze's wall time. A measurement, not a test: run it by hand.

@@ -177,12 +177,15 @@ fn keep_lines(content: &[u8], lines: &BTreeSet<u64>, filler: &str) -> Vec<u8> {
     out
 }
 
+/// Paths below the root, as the walk names them.
+type PathSet = BTreeSet<Vec<u8>>;
+
 /// Finds the ignore files and VCS directories under `root`, depth first;
 /// the fixture's own files (`leave_out`) are not looked into.
 fn walk_shapers(
     root: &Path,
     leave_out: &[Vec<u8>],
-) -> Result<(BTreeSet<Vec<u8>>, BTreeSet<Vec<u8>>), TranscriptError> {
+) -> Result<(PathSet, PathSet), TranscriptError> {
     let mut files = BTreeSet::new();
     let mut vcs_dirs = BTreeSet::new();
     let mut stack = vec![Vec::<u8>::new()];
