@@ -134,10 +134,14 @@ fn parse_header(
     };
     let executor = match env.get("executor") {
         None => None,
-        Some(Value::String(name)) if ["local", "sandbox"].contains(&name.as_str()) => {
+        Some(Value::String(name))
+            if ["local", "sandbox"].contains(&name.as_str()) || name.starts_with("ssh://") =>
+        {
             Some(name.clone())
         }
-        Some(_) => return Err(ctx.err("\"executor\" must be \"local\" or \"sandbox\"")),
+        Some(_) => {
+            return Err(ctx.err("\"executor\" must be \"local\", \"sandbox\" or \"ssh://HOST\""));
+        }
     };
     let header = Header {
         tree,

@@ -182,10 +182,7 @@ type PathSet = BTreeSet<Vec<u8>>;
 
 /// Finds the ignore files and VCS directories under `root`, depth first;
 /// the fixture's own files (`leave_out`) are not looked into.
-fn walk_shapers(
-    root: &Path,
-    leave_out: &[Vec<u8>],
-) -> Result<(PathSet, PathSet), TranscriptError> {
+fn walk_shapers(root: &Path, leave_out: &[Vec<u8>]) -> Result<(PathSet, PathSet), TranscriptError> {
     let mut files = BTreeSet::new();
     let mut vcs_dirs = BTreeSet::new();
     let mut stack = vec![Vec::<u8>::new()];
