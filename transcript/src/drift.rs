@@ -7,15 +7,294 @@
 //! the live page that the tree no longer holds, a file whose matching
 //! lines changed) instead of guessing.
 //!
+//! "Order only" is decided by complete results, not by the visible page
+//! ([`classify`]): the live page must be part of the complete result the
+//! same call gives on the live tree now (else the tree changed since
+//! recording, and the files that explain it are named), and the fixture
+//! tree must give that same complete result (else the frozen tree lost
+//! something, and that is said). Then the frozen page differs from the
+//! live one only by which of the same entries rg's order put first.
+//!
 //! The comparison reads pages as the model does: a glob page is one path
 //! per line; a grep page is a count line, then one block per file (its
 //! path, then its `Line N:` lines), blocks separated by a blank line. A
 //! footer is a block (grep) or a line after the blank line (glob).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::Path;
 
+use fs_search_engine::Config;
+use fs_search_engine::helpers::grep_spill_content;
+use fs_search_engine::value::ToolValue;
+
 use super::format::Outcome;
+
+/// One run of a call: its page as the model sees it, and its complete
+/// result's items (a glob path; a grep match as `PATH\nLine N: …`),
+/// sorted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Complete {
+    pub outcome: Outcome,
+    pub items: Vec<String>,
+}
+
+impl Complete {
+    /// The run of a `tool` call whose page is `outcome`: its complete
+    /// result is the text it spilled (`spilled`, the complete result by
+    /// definition; an over-cap grep that streamed keeps no value), else
+    /// its canonical value (every path or match).
+    pub(crate) fn of(
+        tool: &str,
+        outcome: Outcome,
+        value: Option<&ToolValue>,
+        spilled: Option<&str>,
+        config: &Config,
+    ) -> Self {
+        let mut items = match (spilled, value) {
+            (Some(text), _) if tool == "glob" => text.lines().map(str::to_owned).collect(),
+            (Some(text), _) => items_of(tool, &entries(tool, text).0),
+            (None, Some(ToolValue::Glob(value))) => value.paths.clone(),
+            (None, Some(ToolValue::Grep(value))) if !value.matches.is_empty() => {
+                let text = grep_spill_content(value, config);
+                items_of(tool, &entries(tool, &text).0)
+            }
+            _ => Vec::new(),
+        };
+        items.sort_unstable();
+        Self { outcome, items }
+    }
+
+    /// A grep's complete result as files and their matched line numbers,
+    /// in path order.
+    pub(crate) fn grep_lines(&self) -> Vec<(&str, Vec<u64>)> {
+        let mut files: Vec<(&str, Vec<u64>)> = Vec::new();
+        for item in &self.items {
+            let (path, line) = item.split_once('\n').unwrap_or((item, ""));
+            let Some(number) = line
+                .strip_prefix("Line ")
+                .and_then(|l| l.split(':').next())
+                .and_then(|n| n.parse().ok())
+            else {
+                continue;
+            };
+            match files.last_mut() {
+                Some((last, numbers)) if *last == path => numbers.push(number),
+                _ => files.push((path, vec![number])),
+            }
+        }
+        files
+    }
+
+    /// How many files the complete result lists.
+    pub(crate) fn files(&self) -> usize {
+        self.items
+            .iter()
+            .map(|i| entry_path(i))
+            .collect::<BTreeSet<_>>()
+            .len()
+    }
+}
+
+/// A page's entries as items: glob paths as they are; each grep block's
+/// `Line` lines, each prefixed with its path.
+fn items_of(tool: &str, entries: &[String]) -> Vec<String> {
+    if tool == "glob" {
+        return entries.to_vec();
+    }
+    let mut items = Vec::new();
+    for block in entries {
+        let mut lines = block.lines();
+        let path = lines.next().unwrap_or("");
+        items.extend(lines.map(|line| format!("{path}\n{line}")));
+    }
+    items
+}
+
+/// Whether two outcomes are of the same kind: error, warnings and spill
+/// size.
+fn same_kind(a: &Outcome, b: &Outcome) -> bool {
+    a.is_error == b.is_error
+        && a.error == b.error
+        && a.warnings == b.warnings
+        && a.spill.as_ref().map(|s| s.bytes) == b.spill.as_ref().map(|s| s.bytes)
+}
+
+/// Whether two outcomes show the model the same (token counts aside).
+fn same_page(a: &Outcome, b: &Outcome) -> bool {
+    a.text == b.text && same_kind(a, b) && a.spill == b.spill
+}
+
+/// A page's items (sorted) and its other parts (count line, footers).
+fn page_parts(tool: &str, outcome: &Outcome) -> (Vec<String>, Vec<String>) {
+    let (entries, rest) = entries(tool, &outcome.text);
+    let mut items = items_of(tool, &entries);
+    items.sort_unstable();
+    (items, rest)
+}
+
+/// Whether `page` shows part of `run`'s complete result as `run`'s own
+/// page does: the same kind, count line and footers, and the same
+/// number of items, each one of the complete result's.
+fn shows_part_of(tool: &str, page: &Outcome, run: &Complete) -> bool {
+    if same_page(page, &run.outcome) {
+        return true;
+    }
+    if !same_kind(page, &run.outcome) || run.items.is_empty() {
+        return false;
+    }
+    let (items, rest) = page_parts(tool, page);
+    let (run_items, run_rest) = page_parts(tool, &run.outcome);
+    let complete: BTreeSet<&str> = run.items.iter().map(String::as_str).collect();
+    rest == run_rest
+        && items.len() == run_items.len()
+        && items.iter().all(|i| complete.contains(i.as_str()))
+}
+
+/// Classifies the frozen run against what the model saw (`live`), by
+/// complete results: `rerun` is the same call run again on the live tree
+/// now, `frozen` on the fixture tree; `tree` is the live tree (to tell
+/// missing files from changed ones).
+pub(crate) fn classify(
+    tool: &str,
+    live: &Outcome,
+    rerun: &Complete,
+    frozen: &Complete,
+    tree: &Path,
+) -> Drift {
+    if same_page(live, &frozen.outcome) {
+        return Drift::Same;
+    }
+    if !shows_part_of(tool, live, rerun) {
+        return Drift::Content {
+            causes: changed_since_recording(tool, live, rerun, tree),
+        };
+    }
+    let faithful = frozen.items == rerun.items
+        && same_kind(&frozen.outcome, &rerun.outcome)
+        && page_parts(tool, &frozen.outcome).1 == page_parts(tool, &rerun.outcome).1
+        && (!rerun.items.is_empty() || frozen.outcome.text == rerun.outcome.text);
+    if !faithful {
+        return Drift::Content {
+            causes: vec![lost_by_the_fixture(frozen, rerun)],
+        };
+    }
+    let shown = entries(tool, &live.text).0.len();
+    if page_parts(tool, live).0 == page_parts(tool, &frozen.outcome).0 {
+        Drift::Order { files: shown }
+    } else {
+        Drift::OrderChoseEntries { shown }
+    }
+}
+
+/// Why the live page is not part of what the call gives now: files on
+/// it the tree no longer holds, files whose matches changed, files the
+/// complete result now adds (when the live page was complete), or other
+/// totals.
+fn changed_since_recording(
+    tool: &str,
+    live: &Outcome,
+    rerun: &Complete,
+    tree: &Path,
+) -> Vec<String> {
+    let complete: BTreeSet<&str> = rerun.items.iter().map(String::as_str).collect();
+    let (items, rest) = page_parts(tool, live);
+    let mut missing = BTreeSet::new();
+    let mut changed = BTreeSet::new();
+    for item in &items {
+        if complete.contains(item.as_str()) {
+            continue;
+        }
+        let path = entry_path(item);
+        if tree.join(path).exists() {
+            changed.insert(path);
+        } else {
+            missing.insert(path);
+        }
+    }
+    let live_paths: BTreeSet<&str> = items.iter().map(|i| entry_path(i)).collect();
+    let was_complete = live.spill.is_none() && !rest.iter().any(|r| r.starts_with('('));
+    let added: BTreeSet<&str> = if was_complete {
+        rerun
+            .items
+            .iter()
+            .map(|i| entry_path(i))
+            .filter(|p| !live_paths.contains(p))
+            .collect()
+    } else {
+        BTreeSet::new()
+    };
+    fn as_list<'a>(set: &BTreeSet<&'a str>) -> Vec<&'a str> {
+        set.iter().copied().collect()
+    }
+    let mut causes = Vec::new();
+    if !missing.is_empty() {
+        causes.push(format!(
+            "{} on the live page {} not in the tree (removed or renamed since recording): {}",
+            plural(missing.len(), "a file", "files"),
+            plural(missing.len(), "is", "are"),
+            listing(&as_list(&missing))
+        ));
+    }
+    if !changed.is_empty() {
+        causes.push(format!(
+            "{} changed since recording (its matching lines differ, or it no longer matches): {}",
+            plural(changed.len(), "a file", "files"),
+            listing(&as_list(&changed))
+        ));
+    }
+    if !added.is_empty() {
+        causes.push(format!(
+            "{} only on the frozen page (added or changed since recording): {}",
+            plural(added.len(), "a file", "files"),
+            listing(&as_list(&added))
+        ));
+    }
+    if causes.is_empty() {
+        let (_, now) = page_parts(tool, &rerun.outcome);
+        if rest != now {
+            causes.push(format!(
+                "the same call on the live tree now says `{}` where the model saw `{}`",
+                now.join(" / ").replace('\n', " "),
+                rest.join(" / ").replace('\n', " ")
+            ));
+        }
+    }
+    causes
+}
+
+/// Why the fixture tree does not give the complete result the live tree
+/// gives: the files whose entries differ. Its text starts with
+/// [`LOST_BY_THE_FIXTURE`].
+/// How the cause of a fixture that lost part of a result begins.
+pub(crate) const LOST_BY_THE_FIXTURE: &str = "the fixture tree does not give";
+
+fn lost_by_the_fixture(frozen: &Complete, rerun: &Complete) -> String {
+    let live: BTreeSet<&str> = rerun.items.iter().map(String::as_str).collect();
+    let fixture: BTreeSet<&str> = frozen.items.iter().map(String::as_str).collect();
+    let files: BTreeSet<&str> = live
+        .symmetric_difference(&fixture)
+        .map(|i| entry_path(i))
+        .collect();
+    let what = if rerun.outcome.is_error && !frozen.outcome.is_error {
+        let code = rerun
+            .outcome
+            .error
+            .as_ref()
+            .and_then(|e| e.code.clone())
+            .unwrap_or_else(|| "an error".to_owned());
+        format!(
+            "the call fails on the live tree ({code}) but not on the fixture tree, which keeps less of the files it read"
+        )
+    } else if files.is_empty() {
+        "rg's own text or the totals differ".to_owned()
+    } else {
+        format!(
+            "entries of {} differ",
+            listing(&files.into_iter().collect::<Vec<_>>())
+        )
+    };
+    format!("the fixture tree does not give the complete result the live tree gives ({what})")
+}
 
 /// How the frozen expectation of one record relates to the live one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,91 +371,6 @@ fn entry_path(entry: &str) -> &str {
     entry.lines().next().unwrap_or("")
 }
 
-fn sorted(items: &[String]) -> Vec<&str> {
-    let mut items: Vec<&str> = items.iter().map(String::as_str).collect();
-    items.sort_unstable();
-    items
-}
-
-/// Classifies `frozen` against `live` for a call of `tool`; `tree` is the
-/// live tree (to tell missing files from changed ones).
-pub(crate) fn drift(tool: &str, live: &Outcome, frozen: &Outcome, tree: &Path) -> Drift {
-    let same_kind = live.is_error == frozen.is_error
-        && live.error == frozen.error
-        && live.warnings == frozen.warnings
-        && live.spill.is_some() == frozen.spill.is_some();
-    if same_kind && live.spill == frozen.spill && live.text == frozen.text {
-        return Drift::Same;
-    }
-    let (live_entries, live_rest) = entries(tool, &live.text);
-    let (frozen_entries, frozen_rest) = entries(tool, &frozen.text);
-    let same_size = live.spill.as_ref().map(|s| s.bytes) == frozen.spill.as_ref().map(|s| s.bytes);
-    if same_kind && same_size && live_rest == frozen_rest {
-        if sorted(&live_entries) == sorted(&frozen_entries) {
-            return Drift::Order {
-                files: live_entries.len(),
-            };
-        }
-        if live.spill.is_some() && live_entries.len() == frozen_entries.len() {
-            return Drift::OrderChoseEntries {
-                shown: live_entries.len(),
-            };
-        }
-    }
-    Drift::Content {
-        causes: causes(&live_entries, &frozen_entries, tree),
-    }
-}
-
-/// The facts that explain a content difference: files on the live page
-/// that the tree does not hold, files on both pages whose lines differ,
-/// files only the frozen page lists.
-fn causes(live: &[String], frozen: &[String], tree: &Path) -> Vec<String> {
-    let frozen_by_path: HashMap<&str, &str> =
-        frozen.iter().map(|e| (entry_path(e), e.as_str())).collect();
-    let live_paths: BTreeSet<&str> = live.iter().map(|e| entry_path(e)).collect();
-    let mut missing = Vec::new();
-    let mut changed = Vec::new();
-    for entry in live {
-        let path = entry_path(entry);
-        match frozen_by_path.get(path) {
-            Some(now) if *now == entry.as_str() => {}
-            Some(_) => changed.push(path),
-            None if tree.join(path).exists() => changed.push(path),
-            None => missing.push(path),
-        }
-    }
-    let added: Vec<&str> = frozen
-        .iter()
-        .map(|e| entry_path(e))
-        .filter(|p| !live_paths.contains(p))
-        .collect();
-    let mut causes = Vec::new();
-    if !missing.is_empty() {
-        causes.push(format!(
-            "{} on the live page {} not in the tree (removed or renamed since recording): {}",
-            plural(missing.len(), "a file", "files"),
-            plural(missing.len(), "is", "are"),
-            listing(&missing)
-        ));
-    }
-    if !changed.is_empty() {
-        causes.push(format!(
-            "{} changed since recording (its matching lines differ, or it no longer matches): {}",
-            plural(changed.len(), "a file", "files"),
-            listing(&changed)
-        ));
-    }
-    if !added.is_empty() {
-        causes.push(format!(
-            "{} only on the frozen page (added or changed since recording): {}",
-            plural(added.len(), "a file", "files"),
-            listing(&added)
-        ));
-    }
-    causes
-}
-
 /// At most five names, then how many more.
 fn listing(paths: &[&str]) -> String {
     const SHOWN: usize = 5;
@@ -211,11 +405,20 @@ mod tests {
         }
     }
 
+    fn complete(text: &str, spill_bytes: Option<u64>, items: &[&str]) -> Complete {
+        let mut items: Vec<String> = items.iter().map(|i| (*i).to_owned()).collect();
+        items.sort_unstable();
+        Complete {
+            outcome: outcome(text, spill_bytes),
+            items,
+        }
+    }
+
     #[test]
     fn equal_pages_are_the_same() {
-        let page = outcome("a\nb", None);
+        let run = complete("a\nb", None, &["a", "b"]);
         assert_eq!(
-            drift("glob", &page, &page.clone(), Path::new("/")),
+            classify("glob", &run.outcome, &run, &run, Path::new("/")),
             Drift::Same
         );
     }
@@ -223,8 +426,9 @@ mod tests {
     #[test]
     fn a_glob_page_in_another_order_is_order_only() {
         let live = outcome("b.rs\na.rs\nc.rs", None);
-        let frozen = outcome("a.rs\nb.rs\nc.rs", None);
-        let d = drift("glob", &live, &frozen, Path::new("/"));
+        let rerun = complete("c.rs\nb.rs\na.rs", None, &["a.rs", "b.rs", "c.rs"]);
+        let frozen = complete("a.rs\nb.rs\nc.rs", None, &["a.rs", "b.rs", "c.rs"]);
+        let d = classify("glob", &live, &rerun, &frozen, Path::new("/"));
         assert_eq!(d, Drift::Order { files: 3 });
         assert_eq!(
             d.note().unwrap(),
@@ -234,17 +438,44 @@ mod tests {
 
     #[test]
     fn grep_file_blocks_in_another_order_are_order_only() {
+        let items = ["a\nLine 2: x", "a\nLine 3: x", "b\nLine 1: x"];
         let live = outcome(
             "Found 3 matches\n\nb\nLine 1: x\n\na\nLine 2: x\nLine 3: x",
             None,
         );
-        let frozen = outcome(
+        let frozen = complete(
             "Found 3 matches\n\na\nLine 2: x\nLine 3: x\n\nb\nLine 1: x",
             None,
+            &items,
         );
         assert_eq!(
-            drift("grep", &live, &frozen, Path::new("/")),
+            classify("grep", &live, &frozen.clone(), &frozen, Path::new("/")),
             Drift::Order { files: 2 }
+        );
+    }
+
+    #[test]
+    fn an_over_cap_grep_cut_in_other_files_is_order_only_by_its_complete_result() {
+        // 3 of 4 matches shown: live cut inside b's block, frozen after a's.
+        let items = [
+            "a\nLine 1: x",
+            "a\nLine 2: x",
+            "b\nLine 1: x",
+            "b\nLine 2: x",
+        ];
+        let footer = "(Showing 3 of 4 matches. Full result saved to x)";
+        let live = outcome(
+            &format!("Found 4 matches\n\nb\nLine 1: x\nLine 2: x\n\na\nLine 1: x\n\n{footer}"),
+            Some(40),
+        );
+        let frozen = complete(
+            &format!("Found 4 matches\n\na\nLine 1: x\nLine 2: x\n\nb\nLine 1: x\n\n{footer}"),
+            Some(40),
+            &items,
+        );
+        assert_eq!(
+            classify("grep", &live, &frozen.clone(), &frozen, Path::new("/")),
+            Drift::OrderChoseEntries { shown: 2 }
         );
     }
 
@@ -252,14 +483,14 @@ mod tests {
     fn an_over_cap_page_with_another_choice_is_order_only_when_totals_agree() {
         let footer = "(Showing 2 of 3 paths. Full sorted result saved to x)";
         let live = outcome(&format!("c\nb\n\n{footer}"), Some(6));
-        let frozen = outcome(&format!("a\nb\n\n{footer}"), Some(6));
+        let frozen = complete(&format!("a\nb\n\n{footer}"), Some(6), &["a", "b", "c"]);
         assert_eq!(
-            drift("glob", &live, &frozen, Path::new("/")),
+            classify("glob", &live, &frozen.clone(), &frozen, Path::new("/")),
             Drift::OrderChoseEntries { shown: 2 }
         );
-        let bigger = outcome(&format!("a\nb\n\n{footer}"), Some(9));
+        let bigger = complete(&format!("a\nb\n\n{footer}"), Some(9), &["a", "b", "c"]);
         assert!(matches!(
-            drift("glob", &live, &bigger, Path::new("/")),
+            classify("glob", &live, &bigger.clone(), &bigger, Path::new("/")),
             Drift::Content { .. }
         ));
     }
@@ -272,11 +503,12 @@ mod tests {
             "Found 3 matches\n\ngone.rs\nLine 1: x\n\nkept.rs\nLine 1: old",
             None,
         );
-        let frozen = outcome(
+        let now = complete(
             "Found 2 matches\n\nkept.rs\nLine 1: new\n\nnew.rs\nLine 4: x",
             None,
+            &["kept.rs\nLine 1: new", "new.rs\nLine 4: x"],
         );
-        let Drift::Content { causes } = drift("grep", &live, &frozen, tree.path()) else {
+        let Drift::Content { causes } = classify("grep", &live, &now, &now, tree.path()) else {
             panic!("not a content difference");
         };
         assert_eq!(
@@ -290,10 +522,27 @@ mod tests {
     }
 
     #[test]
+    fn a_fixture_that_loses_part_of_the_complete_result_says_so() {
+        let live = outcome("b.rs\na.rs", None);
+        let rerun = complete("a.rs\nb.rs", None, &["a.rs", "b.rs"]);
+        let frozen = complete("a.rs", None, &["a.rs"]);
+        let Drift::Content { causes } = classify("glob", &live, &rerun, &frozen, Path::new("/"))
+        else {
+            panic!("not a content difference");
+        };
+        assert_eq!(
+            causes,
+            [
+                "the fixture tree does not give the complete result the live tree gives (entries of b.rs differ)"
+            ]
+        );
+    }
+
+    #[test]
     fn another_error_is_a_content_difference() {
         let live = outcome("a", None);
-        let mut frozen = outcome("a", None);
-        frozen.is_error = true;
-        assert!(!drift("glob", &live, &frozen, Path::new("/")).is_order_only());
+        let mut frozen = complete("a", None, &["a"]);
+        frozen.outcome.is_error = true;
+        assert!(!classify("glob", &live, &frozen.clone(), &frozen, Path::new("/")).is_order_only());
     }
 }

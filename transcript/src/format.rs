@@ -18,7 +18,7 @@
 //!   config every call starts from, and the environment that shapes the
 //!   output: the rg version and the lines of the rg config file given to
 //!   rg through `RIPGREP_CONFIG_PATH` (which pins grep's file order);
-//!   a recording adds `executor` (`local`, `sandbox-bwrap` or `sandbox-landlock`, `sandbox` before the runners: the bash executor
+//!   a recording adds `executor` (`local`, `sandbox-bwrap` or `sandbox-landlock`, `sandbox` before the runners, or `ssh://HOST`: the bash executor
 //!   its calls ran under), an optional key older files lack.
 //! - Each record is a `call` line (a name unique in the file, the tool
 //!   name and the raw arguments exactly as a model would send them, and

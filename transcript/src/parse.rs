@@ -134,10 +134,14 @@ fn parse_header(
     };
     let executor = match env.get("executor") {
         None => None,
-        Some(Value::String(name)) if EXECUTORS.contains(&name.as_str()) => Some(name.clone()),
+        Some(Value::String(name))
+            if EXECUTORS.contains(&name.as_str()) || name.starts_with("ssh://") =>
+        {
+            Some(name.clone())
+        }
         Some(_) => {
             return Err(ctx.err(
-                "\"executor\" must be \"local\", \"sandbox-bwrap\", \"sandbox-landlock\" or \"sandbox\"",
+                "\"executor\" must be \"local\", \"sandbox-bwrap\", \"sandbox-landlock\", \"sandbox\" or \"ssh://HOST\"",
             ));
         }
     };

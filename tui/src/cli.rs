@@ -269,9 +269,13 @@ pub(crate) struct FreezeArgs {
     pub recording: PathBuf,
     /// Confirms the recording's tree when its header names one that is
     /// absolute or outside the recording's directory: it must name the
-    /// same directory. Freeze copies every file of that tree.
+    /// same directory. Freeze copies what the calls' pages depend on.
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
+    /// Copy every file of the tree whole, instead of only what the
+    /// recorded calls' complete results depend on.
+    #[arg(long)]
+    pub whole_tree: bool,
     /// The self-contained transcript to write.
     #[arg(long)]
     pub out: PathBuf,

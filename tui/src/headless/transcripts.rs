@@ -378,8 +378,14 @@ pub(crate) async fn freeze(args: &FreezeArgs) -> Result<ExitCode, Error> {
     fs_search_process::install_signals();
     let temp = std::env::temp_dir();
     let also_rg = super::rg_variants::resolve_also_rg(&args.also_rg, &temp).map_err(failed)?;
-    let prepared =
-        prepare_freeze(recording, args.workdir.as_deref(), out_file, tree_out).map_err(failed)?;
+    let prepared = prepare_freeze(
+        recording,
+        args.workdir.as_deref(),
+        args.whole_tree,
+        out_file,
+        tree_out,
+    )
+    .map_err(failed)?;
     if prepared.records() == 0 {
         stderr_line!(
             "workbench freeze: warning: {} holds no calls: nothing to freeze (was anything called while it recorded?)",
@@ -446,12 +452,13 @@ pub(crate) async fn freeze(args: &FreezeArgs) -> Result<ExitCode, Error> {
         format!(" under {}", versions.join(", "))
     };
     let summary = format!(
-        "froze {} records to {} (tree {}: {} files, {} bytes)",
+        "froze {} records to {} (tree {}: {} files, {} bytes of content, a manifest of {} bytes)",
         frozen.records,
         out_file.display(),
         frozen.manifest.display(),
         frozen.files,
-        frozen.bytes
+        frozen.bytes,
+        frozen.manifest_bytes
     );
     let order_only = frozen
         .drifts
@@ -510,7 +517,7 @@ async fn freeze_steps(
         derived.count_tokens(&loaded);
         tokenizer = Some(loaded);
     }
-    let mut frozen = prepared.write(&derived, out_file, tree_out)?;
+    let mut frozen = prepared.write(derived, out_file, tree_out)?;
     if also_rg.is_empty() {
         return Ok((frozen, Vec::new()));
     }

@@ -254,7 +254,7 @@ fn freeze_names_a_file_changed_since_recording_instead_of_guessing() {
 }
 
 #[test]
-fn a_workdir_inside_a_git_repository_keeps_its_gitignore_and_names_the_parents() {
+fn a_workdir_inside_a_git_repository_keeps_its_gitignore_and_whole_names_the_parents() {
     let repo = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(repo.path().join(".git")).unwrap();
     std::fs::write(repo.path().join(".gitignore"), "*.log\n").unwrap();
@@ -270,16 +270,33 @@ fn a_workdir_inside_a_git_repository_keeps_its_gitignore_and_names_the_parents()
     let seen = server.call("grep", &json!({"pattern": "needle"}));
     server.finish();
     assert_eq!(seen, "Found 1 match\n\na.txt\nLine 1: needle");
-    let freeze = run(&[
-        "freeze",
-        root(&recording),
-        "--workdir",
-        root(&live),
-        "--out",
-        root(&work.path().join("out/t.jsonl")),
-        "--tree-out",
-        root(&work.path().join("out/tree")),
-    ]);
+    let (out, tree_out) = (
+        work.path().join("out/t.jsonl"),
+        work.path().join("out/tree"),
+    );
+    let freeze = |whole_tree: bool| {
+        let mut args = vec![
+            "freeze",
+            root(&recording),
+            "--workdir",
+            root(&live),
+            "--out",
+            root(&out),
+            "--tree-out",
+            root(&tree_out),
+        ];
+        if whole_tree {
+            args.push("--whole-tree");
+        }
+        run(&args)
+    };
+    // The minimal tree holds only what the grep found: faithful as it is.
+    let minimal = freeze(false);
+    assert_eq!(minimal.status.code(), Some(0), "{minimal:?}");
+    let manifest = std::fs::read_to_string(work.path().join("out/tree/manifest.json")).unwrap();
+    assert!(!manifest.contains("x.log"), "{manifest}");
+    // The whole tree holds x.log, which only the parent's rule hid.
+    let freeze = freeze(true);
     let stderr = String::from_utf8_lossy(&freeze.stderr);
     assert_eq!(freeze.status.code(), Some(1), "{freeze:?}");
     // The tree's own .gitignore still hides secret.txt on the frozen
@@ -290,7 +307,7 @@ fn a_workdir_inside_a_git_repository_keeps_its_gitignore_and_names_the_parents()
     );
     assert!(
         stderr.contains(
-            "content differs: a file only on the frozen page (added or changed since recording): x.log; ignore files above the workdir applied live and are not part of the frozen tree: "
+            "content differs: the fixture tree does not give the complete result the live tree gives (entries of x.log differ); ignore files above the workdir applied live and are not part of the frozen tree: "
         ),
         "{stderr}"
     );
@@ -338,5 +355,180 @@ fn a_refreeze_into_the_searched_tree_leaves_the_fixture_out_of_itself() {
     assert!(
         !manifest.contains("\"fixtures/transcripts/session.jsonl\""),
         "{manifest}"
+    );
+}
+
+/// A generated tree of 20,000 small files in 200 directories, every
+/// file's and directory's modification time then set to one second (as a
+/// checkout's or a copy's are), so glob's order has ties everywhere. Each
+/// file holds an empty line, for the pattern that matches empty lines.
+fn same_second_tree() -> tempfile::TempDir {
+    let tree = tempfile::tempdir().unwrap();
+    for d in 0..200 {
+        let dir = tree.path().join(format!("d{d:03}"));
+        std::fs::create_dir(&dir).unwrap();
+        for f in 0..100 {
+            let i = d * 100 + f;
+            let ext = ["rs", "md", "txt"][i % 3];
+            let text = format!("line one\n\nneedle {i}\nline four {d}\n");
+            std::fs::write(dir.join(format!("f{i:05}.{ext}")), text).unwrap();
+        }
+    }
+    let status = Command::new("find")
+        .arg(tree.path())
+        .args(["-exec", "touch", "-d", "@1700000000", "{}", "+"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    tree
+}
+
+/// The README's flow on a real-size tree with no rg config: a recorded
+/// session covering over-cap glob and grep, `include`, a regex error,
+/// missing paths, a single file, an absolute path inside the workdir and
+/// a pattern that matches empty lines; `freeze` exits 0 on the untouched
+/// tree, its fixture keeps a fraction of the tree, and `replay` is clean
+/// run after run.
+#[test]
+fn a_session_on_twenty_thousand_same_second_files_freezes_faithfully_on_the_first_try() {
+    let live = same_second_tree();
+    let live_root = root(live.path());
+    let work = tempfile::tempdir().unwrap();
+    let recording = work.path().join("recordings/session.jsonl");
+    std::fs::create_dir_all(recording.parent().unwrap()).unwrap();
+    let calls = [
+        ("glob", json!({"pattern": "**/*.rs"})),
+        ("glob", json!({"pattern": "*.md", "path": "d007"})),
+        ("glob", json!({"pattern": "*", "path": "no_such_dir"})),
+        ("grep", json!({"pattern": "needle \\d*77\\b"})),
+        (
+            "grep",
+            json!({"pattern": "needle 2\\d\\b", "include": "*.md"}),
+        ),
+        ("grep", json!({"pattern": "(unclosed"})),
+        (
+            "grep",
+            json!({"pattern": "needle", "path": "nonexistent_dir"}),
+        ),
+        (
+            "grep",
+            json!({"pattern": "needle", "path": "d000/f00001.md"}),
+        ),
+        (
+            "grep",
+            json!({"pattern": "needle 30\\d\\b", "path": format!("{live_root}/d003")}),
+        ),
+        ("grep", json!({"pattern": "^$", "path": "d004"})),
+        ("grep", json!({"pattern": "four 199$", "path": "d199"})),
+    ];
+    let mut server = Stdio2025::recording(live.path(), SMALL_CAPS, &recording);
+    let mut seen = Vec::new();
+    for (tool, args) in &calls {
+        seen.push(server.call(tool, args));
+    }
+    server.finish();
+    assert!(seen[0].contains("Showing 12 of 6667"), "{}", seen[0]);
+    assert!(seen[3].contains("Found 20 of 200 matches"), "{}", seen[3]);
+    assert!(seen[6].contains("nonexistent_dir"), "{}", seen[6]);
+
+    let transcript = work.path().join("fixtures/transcripts/session.jsonl");
+    let tree_out = work.path().join("fixtures/trees/session");
+    let freeze = run(&[
+        "freeze",
+        root(&recording),
+        "--workdir",
+        live_root,
+        "--out",
+        root(&transcript),
+        "--tree-out",
+        root(&tree_out),
+    ]);
+    let stdout = String::from_utf8_lossy(&freeze.stdout);
+    assert_eq!(freeze.status.code(), Some(0), "{freeze:?}");
+    assert!(
+        stdout.contains("froze 11 records") && stdout.contains("they replay with no differences"),
+        "{stdout}"
+    );
+    // Every error page is what the model saw, byte for byte.
+    let (_, frozen) = records(&transcript);
+    for i in [2, 5, 6] {
+        assert_eq!(frozen[i], seen[i], "record {i}");
+    }
+    // The fixture keeps the globbed names and the grepped files, not the
+    // tree: 6,667 .rs names and a few hundred other files of 20,000.
+    let manifest = std::fs::read_to_string(tree_out.join("manifest.json")).unwrap();
+    let files = manifest.matches("{\"file\":").count();
+    assert!((6_667..8_000).contains(&files), "{files} files");
+    assert!(
+        !manifest.contains("\"d150/f15001.md\""),
+        "an unreached file"
+    );
+    drop(live);
+
+    let first = run(&["replay", root(&transcript)]);
+    assert_eq!(first.status.code(), Some(0), "{first:?}");
+    for _ in 1..5 {
+        let again = run(&["replay", root(&transcript)]);
+        assert_eq!(again.status.code(), Some(0), "{again:?}");
+        assert_eq!(again.stdout, first.stdout);
+    }
+}
+
+/// Issue 46 item 6: a session recorded in the sandbox freezes (its calls
+/// run again in the sandbox, on the live tree); one recorded over ssh is
+/// refused in one line that says what to run instead.
+#[test]
+fn a_sandboxed_session_freezes_and_an_ssh_one_says_where_to_freeze_it() {
+    let live = copied_tree();
+    let work = tempfile::tempdir().unwrap();
+    let recording = work.path().join("session.jsonl");
+    let mut server = Stdio2025::spawn(&[
+        "mcp",
+        "--workdir",
+        root(live.path()),
+        "--config",
+        SMALL_CAPS,
+        "--sandbox",
+        "--record",
+        root(&recording),
+    ]);
+    server.call("grep", &json!({"pattern": "needle"}));
+    server.call("glob", &json!({"pattern": "**/*.md"}));
+    server.finish();
+    let header = std::fs::read_to_string(&recording).unwrap();
+    assert!(header.contains("\"executor\":\"sandbox\""), "{header}");
+    let freeze = |recording: &Path| {
+        run(&[
+            "freeze",
+            root(recording),
+            "--workdir",
+            root(live.path()),
+            "--out",
+            root(&work.path().join("out/t.jsonl")),
+            "--tree-out",
+            root(&work.path().join("out/tree")),
+        ])
+    };
+    let sandboxed = freeze(&recording);
+    assert_eq!(sandboxed.status.code(), Some(0), "{sandboxed:?}");
+
+    let over_ssh = work.path().join("ssh.jsonl");
+    std::fs::write(
+        &over_ssh,
+        header.replacen(
+            "\"executor\":\"sandbox\"",
+            "\"executor\":\"ssh://devbox\"",
+            1,
+        ),
+    )
+    .unwrap();
+    let refused = freeze(&over_ssh);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("recorded over --executor ssh://devbox")
+            && stderr.contains("run `workbench freeze` there"),
+        "{stderr}"
     );
 }

@@ -1088,9 +1088,9 @@ async fn a_frozen_recording_replays_in_another_temp_dir() {
 }
 
 #[test]
-fn freeze_refuses_a_tree_over_the_limits_and_says_how_to_narrow() {
+fn freeze_reads_a_tree_of_any_size_but_bounds_the_fixture_and_says_how_to_narrow() {
     let dir = tempfile::tempdir().unwrap();
-    for i in 0..5_001 {
+    for i in 0..150 {
         std::fs::write(dir.path().join(format!("f{i}")), "").unwrap();
     }
     let record = dir.path().join("rec.jsonl");
@@ -1098,24 +1098,38 @@ fn freeze_refuses_a_tree_over_the_limits_and_says_how_to_narrow() {
         &record,
         format!(
             "{}\n{}",
-            json!({"transcript":"fs-search","version":1,"tree":".","config":{},"env":{"rg":"x","ripgrepConfig":[]}}),
+            json!({"transcript":"fs-search","version":1,"tree":".","config":{"sampleOverCapGlobResults":true},"env":{"rg":"x","ripgrepConfig":[]}}),
             crate::recording::ONE_CALL
         ),
     )
     .unwrap();
     let out = tempfile::tempdir().unwrap();
-    let freeze = workbench(&[
-        "freeze",
-        root(&record),
-        "--out",
-        root(&out.path().join("t.jsonl")),
-        "--tree-out",
-        root(&out.path().join("tree")),
-    ]);
-    assert_eq!(freeze.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&freeze.stderr);
-    assert!(stderr.contains("more than 5000 files"), "{stderr}");
-    assert!(stderr.contains("Narrow it"), "{stderr}");
+    let freeze = |extra: &[&str]| {
+        Command::new(bin())
+            .args(["freeze", root(&record), "--out"])
+            .arg(out.path().join("t.jsonl"))
+            .arg("--tree-out")
+            .arg(out.path().join("tree"))
+            .args(extra)
+            .env("WORKBENCH_TREE_LIMITS", "100000,100")
+            .output()
+            .unwrap()
+    };
+    // The minimal fixture of a glob that matched nothing is small.
+    let minimal = freeze(&[]);
+    assert_eq!(minimal.status.code(), Some(0), "{minimal:?}");
+    std::fs::remove_dir_all(out.path().join("tree")).unwrap();
+    let whole = freeze(&["--whole-tree"]);
+    assert_eq!(whole.status.code(), Some(2), "{whole:?}");
+    let stderr = String::from_utf8_lossy(&whole.stderr);
+    assert!(
+        stderr.contains("the fixture tree would hold more than 100 entries"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Narrow it: freeze without --whole-tree"),
+        "{stderr}"
+    );
     assert!(!out.path().join("tree").exists());
 }
 

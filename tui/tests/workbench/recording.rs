@@ -369,6 +369,7 @@ fn freeze_walks_a_header_tree_outside_the_recordings_directory_only_when_workdir
             args.extend(["--workdir".to_owned(), root(w).to_owned()]);
         }
         args.extend([
+            "--whole-tree".to_owned(),
             "--out".to_owned(),
             root(&out.path().join("t.jsonl")).to_owned(),
             "--tree-out".to_owned(),
@@ -415,6 +416,7 @@ fn a_refreeze_that_fails_part_way_leaves_the_old_fixture_replaying() {
     let first = workbench(&[
         "freeze",
         root(&record),
+        "--whole-tree",
         "--out",
         root(&out),
         "--tree-out",
@@ -432,7 +434,7 @@ fn a_refreeze_that_fails_part_way_leaves_the_old_fixture_replaying() {
         .arg("-c")
         .arg("trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\"")
         .arg(bin())
-        .args(["freeze", root(&record), "--out", root(&out)])
+        .args(["freeze", root(&record), "--whole-tree", "--out", root(&out)])
         .args(["--tree-out", root(&tree_out)])
         .output()
         .unwrap();

@@ -1,33 +1,43 @@
-//! `workbench freeze RECORDING [--workdir DIR] --out TRANSCRIPT --tree-out
-//! DIR`: turns a live recording (its header names a live workdir, as
-//! `workbench mcp --record` and the TUI's `R` write them) into a
-//! self-contained fixture that replays the same on every run and machine:
+//! `workbench freeze RECORDING [--workdir DIR] [--whole-tree] --out
+//! TRANSCRIPT --tree-out DIR`: turns a live recording (its header names a
+//! live workdir, as `workbench mcp --record` and the TUI's `R` write them)
+//! into a self-contained fixture that replays the same on every run and
+//! machine:
 //!
-//! 0. the header's tree is walked only when it lies inside the recording's
+//! 0. the header's tree is read only when it lies inside the recording's
 //!    own directory, or when `--workdir` names it (canonically): a
 //!    recording from someone else must not pull `/etc/ssl` or
-//!    `../secret` into a committed fixture unconfirmed;
-//! 1. the workdir is walked into a fixture tree manifest
-//!    (`DIR/manifest.json`, the format of [`super::tree`]) with every
-//!    file's content and every file's and directory's mtime to the
-//!    nanosecond, refusing above [`MAX_FILES`] files or [`MAX_BYTES`]
-//!    bytes of content. Entries that share a modification time (files
-//!    copied within one second, a file system that keeps whole seconds)
-//!    are made distinct by nanoseconds, in path order, so glob's
-//!    modification-time order has no ties for rg to break by the order
-//!    its directory reads happen to return;
-//! 2. a call's absolute `path` into the workdir (agents send them) is
-//!    written `<TREE>/…`, which replays root at the fixture tree; the
-//!    header's rg config pins rg's order as the project's own
-//!    fixtures do ([`pinned_ripgrep_config`]: `--sort=path` for grep's file
-//!    order, and no ignore files from outside the tree);
-//! 3. every record is re-run on that tree ([`Prepared::derive`]) and
-//!    compared with what the model saw live (`super::drift`): where they
+//!    `../secret` into a committed fixture unconfirmed; a recording made
+//!    over `--executor ssh://HOST` is refused with what to run instead
+//!    (its tree is on that host); one made `--sandbox` runs again in the
+//!    sandbox;
+//! 1. every recorded call runs again on the live tree, as it ran live
+//!    (the session's own rg config, its executor): its complete result
+//!    (every glob path, every grep match, not only the page's) is what
+//!    the fixture must reproduce;
+//! 2. the fixture tree (`DIR/manifest.json`, the format of
+//!    [`super::tree`]) keeps only what those complete results depend on
+//!    ([`minimal`]): globbed names with their mtimes, grepped files' lines
+//!    at their line numbers, the paths calls named, ignore files and VCS
+//!    directories; `--whole-tree` walks every file instead. The live tree
+//!    has no bound; the fixture has [`FixtureBound`]. Entries that share
+//!    a modification time (files copied within one second) are made
+//!    distinct by nanoseconds, in path order, so glob's modification-time
+//!    order has no ties for rg to break by its directory reads;
+//! 3. a call's absolute `path` into the workdir (agents send them) is
+//!    written `<TREE>/…`, which replays rooted at the fixture tree; the
+//!    header's rg config pins rg's order as the project's own fixtures do
+//!    ([`pinned_ripgrep_config`]); a grep whose complete result lies in
+//!    at most one file has no order to pin, and where the pin changes
+//!    rg's own text (rg 13 words a missing path otherwise under
+//!    `--sort=path`) it replays without it (`ripgrepConfig: false`);
+//! 4. every record runs on the fixture tree and is compared with what the
+//!    model saw live ([`super::drift`], by complete results): where they
 //!    agree, or differ only by order, the frozen expectation is the
-//!    re-derived one (noted per record); where the content differs, the
-//!    live result is kept, so the fixture fails until the user looks, and
-//!    the facts that explain it are named;
-//! 4. the recording is written to TRANSCRIPT with its header's tree
+//!    fixture's (noted per record); where the content differs, the live
+//!    result is kept, so the fixture fails until the user looks, and the
+//!    facts that explain it are named;
+//! 5. the recording is written to TRANSCRIPT with its header's tree
 //!    pointing at DIR (relative to TRANSCRIPT's directory), duplicate
 //!    record names (from servers that shared the recording before names
 //!    were kept unique) renamed `NAME-2`, … with a note; both files are
@@ -41,6 +51,11 @@
 //! `.gitignore`; the tools never list their contents); symlinks are
 //! skipped with a note, since a manifest holds only files and directories.
 
+mod empty_line;
+mod minimal;
+
+pub use minimal::FixtureBound;
+
 use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
@@ -51,22 +66,23 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 
-use super::drift::{Drift, drift};
+use super::drift::{Complete, Drift, LOST_BY_THE_FIXTURE, classify};
 use super::error::TranscriptError;
 use super::fixture_engine::DEFAULT_RIPGREP_CONFIG;
+use super::fixture_engine::{FixtureEngine, outcome_of};
+use super::format::Call;
 use super::format::Transcript;
-use super::normalise::path_arg_to_placeholder;
+use super::normalise::{path_arg_on_root, path_arg_to_placeholder};
 use super::parse::{self, DuplicateName};
 use super::record::relative_path;
 use super::replay::{Replay, replay_transcript, tree_path};
 use super::tree::{MANIFEST_FILE, MANIFEST_NAME, MANIFEST_VERSION, is_fixture_tree};
+use empty_line::PatternReading;
+use fs_search_engine::ToolResult;
+use fs_search_engine::bash::Runner;
 use fs_search_process::ExecutorKind;
 use fs_search_process::Staged;
-
-/// The most files a frozen tree may hold.
-pub const MAX_FILES: usize = 5_000;
-/// The most bytes of file content a frozen tree may hold.
-pub const MAX_BYTES: u64 = 20 * 1024 * 1024;
+use minimal::Reach;
 
 /// Directories kept empty (the same names glob excludes).
 const VCS_DIRS: [&str; 6] = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"];
@@ -188,16 +204,6 @@ pub fn pinned_ripgrep_config(live: &[String]) -> Vec<String> {
     lines
 }
 
-fn too_big(root: &Path, what: &str) -> TranscriptError {
-    TranscriptError::Other(format!(
-        "{}: {what}; a frozen tree holds at most {MAX_FILES} files and {} MB. \
-         Narrow it: copy only the files the calls need into a new directory, run \
-         `workbench mcp --workdir NEW_DIR --record FILE` there, and freeze that recording",
-        root.display(),
-        MAX_BYTES / (1024 * 1024)
-    ))
-}
-
 fn join(base: &[u8], name: &[u8]) -> Vec<u8> {
     if base.is_empty() {
         name.to_vec()
@@ -206,8 +212,9 @@ fn join(base: &[u8], name: &[u8]) -> Vec<u8> {
     }
 }
 
-/// Walks `root` depth first in name order, within the limits.
-fn walk(root: &Path, leave_out: &[Vec<u8>]) -> Result<Walk, TranscriptError> {
+/// Walks `root` depth first in name order, every file whole
+/// (`--whole-tree`), within `bound`.
+fn walk(root: &Path, leave_out: &[Vec<u8>], bound: FixtureBound) -> Result<Walk, TranscriptError> {
     let meta = std::fs::metadata(root).map_err(|e| TranscriptError::io(root, e))?;
     let mut walk = Walk {
         entries: vec![Walked {
@@ -253,11 +260,13 @@ fn walk(root: &Path, leave_out: &[Vec<u8>]) -> Result<Walk, TranscriptError> {
             } else if kind.is_file() {
                 walk.files += 1;
                 walk.bytes += meta.len();
-                if walk.files > MAX_FILES {
-                    return Err(too_big(root, &format!("more than {MAX_FILES} files")));
+                if walk.entries.len() + 1 > bound.entries {
+                    let what = format!("more than {} entries", bound.entries);
+                    return Err(bound.exceeded(root, &what, true));
                 }
-                if walk.bytes > MAX_BYTES {
-                    return Err(too_big(root, "more than 20 MB of file content"));
+                if walk.bytes > bound.bytes {
+                    let what = format!("more than {} bytes of file content", bound.bytes);
+                    return Err(bound.exceeded(root, &what, true));
                 }
                 let content =
                     std::fs::read(&child_path).map_err(|e| TranscriptError::io(&child_path, e))?;
@@ -302,9 +311,14 @@ fn entry_value(entry: &Walked) -> Value {
     if let Some(content) = &entry.content {
         match std::str::from_utf8(content) {
             Ok("") => {}
-            Ok(text) => {
-                map.insert("text".into(), json!(text));
-            }
+            Ok(text) => match repeated_line_parts(text) {
+                Some(parts) => {
+                    map.insert("content".into(), Value::Array(parts));
+                }
+                None => {
+                    map.insert("text".into(), json!(text));
+                }
+            },
             Err(_) => {
                 map.insert(
                     "content".into(),
@@ -314,6 +328,37 @@ fn entry_value(entry: &Walked) -> Value {
         }
     }
     Value::Object(map)
+}
+
+/// `text` as manifest content parts where it holds runs of one short
+/// line (a minimal tree's emptied lines, `"\n"` or `" \n"`), each run a
+/// `{"repeat", "times"}` part; `None` when it holds no such run.
+fn repeated_line_parts(text: &str) -> Option<Vec<Value>> {
+    const MIN_RUN: usize = 8;
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut parts = Vec::new();
+    let mut plain = String::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let run = lines[i..].iter().take_while(|l| **l == line).count();
+        if line.len() <= 2 && line.ends_with('\n') && run >= MIN_RUN {
+            if !plain.is_empty() {
+                parts.push(json!(std::mem::take(&mut plain)));
+            }
+            parts.push(json!({"repeat": line, "times": run}));
+        } else {
+            plain.push_str(&line.repeat(run));
+        }
+        i += run;
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    if !plain.is_empty() {
+        parts.push(json!(plain));
+    }
+    Some(parts)
 }
 
 /// The manifest text: one entry per line, so a review reads it top down.
@@ -336,6 +381,8 @@ pub struct Frozen {
     pub records: usize,
     pub files: usize,
     pub bytes: u64,
+    /// The manifest's own size (what a commit of the fixture tree adds).
+    pub manifest_bytes: u64,
     pub manifest: PathBuf,
     pub skipped: Vec<String>,
     /// One note per duplicate record name renamed.
@@ -445,16 +492,25 @@ fn confirm_tree(
     )))
 }
 
-/// A recording read, its tree walked, ready to be re-derived and written.
+/// A recording read and its tree confirmed, ready to be derived and written.
 pub struct Prepared {
     recording: PathBuf,
     /// The recording with duplicate names renamed and its rg config
     /// pinned; its header's tree is still the live one.
     transcript: Transcript,
-    /// The live tree.
+    /// The rg config lines the session ran with (before the pins).
+    live_ripgrep_config: Vec<String>,
+    /// The live tree, and canonically.
     tree: PathBuf,
-    walked: Walk,
-    manifest_text: String,
+    canonical_tree: PathBuf,
+    /// The fixture's own files inside the tree, relative to it.
+    leave_out: Vec<Vec<u8>>,
+    /// Copy every file (`--whole-tree`) instead of the minimal tree.
+    whole_tree: bool,
+    /// The executor the calls ran under live.
+    executor: ExecutorKind,
+    /// Whether the tree lies below the root of a git repository.
+    in_repository: bool,
     renamed: Vec<String>,
     /// What freeze changed about the tree, said to the user.
     notes: Vec<String>,
@@ -462,14 +518,36 @@ pub struct Prepared {
     above_ignore_files: Vec<PathBuf>,
 }
 
-/// Reads `recording` and walks its tree; a header tree outside the
-/// recording's directory is walked only when `workdir` names it. The
+/// The executor a recording's calls ran under, from its header: the
+/// sandbox runs again, by the runner the recording names; an ssh host's tree is not here, so the error says
+/// what to run instead.
+fn live_executor(
+    recording: &Path,
+    transcript: &Transcript,
+) -> Result<ExecutorKind, TranscriptError> {
+    match transcript.header.env.executor.as_deref() {
+        None | Some("local") => Ok(ExecutorKind::Local),
+        Some("sandbox") => Ok(ExecutorKind::Sandbox(Runner::Auto)),
+        Some("sandbox-bwrap") => Ok(ExecutorKind::Sandbox(Runner::Bwrap)),
+        Some("sandbox-landlock") => Ok(ExecutorKind::Sandbox(Runner::Landlock)),
+        Some(host) => Err(TranscriptError::Other(format!(
+            "{}: recorded over --executor {host}, so its tree {} is on that host: run `workbench freeze` there (copy the recording to the host, freeze it with --workdir {}, and copy the transcript and the tree directory back)",
+            recording.display(),
+            transcript.header.tree,
+            transcript.header.tree
+        ))),
+    }
+}
+
+/// Reads `recording` and confirms its tree; a header tree outside the
+/// recording's directory is read only when `workdir` names it. The
 /// fixture's own files (`out`, `tree_out`), when they lie in the tree
 /// (freezing into the repository the session searched), are left out of
 /// it: a re-freeze must not hold the fixture it replaces.
 pub fn prepare(
     recording: &Path,
     workdir: Option<&Path>,
+    whole_tree: bool,
     out: &Path,
     tree_out: &Path,
 ) -> Result<Prepared, TranscriptError> {
@@ -478,6 +556,7 @@ pub fn prepare(
     let label = recording.display().to_string();
     let (mut transcript, duplicates) = parse::parse_keeping_duplicates(&label, &text)?;
     let renamed = rename_duplicates(&label, &mut transcript, &duplicates);
+    let executor = live_executor(recording, &transcript)?;
     let tree = tree_path(recording, &transcript.header.tree);
     if is_fixture_tree(&tree) {
         return Err(TranscriptError::Other(format!(
@@ -506,50 +585,117 @@ pub fn prepare(
         .iter()
         .filter_map(|p| inside(&canonical_tree, p))
         .collect();
-    let mut walked = walk(&tree, &leave_out)?;
     let above = above(&tree);
-    let mut notes: Vec<String> = walked
-        .left_out
-        .iter()
-        .map(|p| format!("left {p} out of the fixture tree: it is the fixture being written"))
-        .collect();
+    let mut notes = Vec::new();
     if let Some(repo) = &above.repo_root {
-        // rg honours the tree's .gitignore files only inside a repository;
-        // the fixture's root marks one, as the live tree lay in one.
-        let root_mtime = walked.entries.first().map(|e| e.mtime).unwrap_or_default();
-        walked.entries.insert(
-            1,
-            Walked {
-                path: b".git".to_vec(),
-                content: None,
-                mtime: root_mtime,
-            },
-        );
         notes.push(format!(
             "the workdir lies in the git repository {}: the fixture tree gets an empty .git at its root, so its .gitignore files apply as they did live",
             repo.display()
         ));
     }
-    distinct_mtimes(&mut walked.entries);
-    transcript.header.env.ripgrep_config =
-        pinned_ripgrep_config(&transcript.header.env.ripgrep_config);
-    let description = format!(
-        "frozen by `workbench freeze` from {}",
-        recording
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-    );
-    let manifest_text = manifest_text(&description, &walked.entries);
+    let live_ripgrep_config = transcript.header.env.ripgrep_config.clone();
+    transcript.header.env.ripgrep_config = pinned_ripgrep_config(&live_ripgrep_config);
     Ok(Prepared {
         recording: recording.to_path_buf(),
         transcript,
+        live_ripgrep_config,
         tree,
-        walked,
-        manifest_text,
+        canonical_tree,
+        leave_out,
+        whole_tree,
+        executor,
+        in_repository: above.repo_root.is_some(),
         renamed,
         notes,
         above_ignore_files: above.ignore_files,
     })
+}
+
+/// What [`Prepared::derive`] found: the fixture tree, every record's
+/// complete result on the live tree and on the fixture, and the replay
+/// of the fixture (its pages are the frozen expectations).
+pub struct Derived {
+    /// The fixture tree's entries and counts.
+    walked: Walk,
+    manifest_text: String,
+    live: Vec<Complete>,
+    frozen: Vec<Complete>,
+    /// The records that replay without the pinning rg config.
+    unpinned: Vec<bool>,
+    /// The fixture replayed as written.
+    pub replay: Replay,
+}
+
+impl Derived {
+    /// Whether the recording carries token counts (then the headless
+    /// command counts the frozen pages' tokens).
+    pub fn carries_tokens(&self) -> bool {
+        self.replay.carries_tokens()
+    }
+
+    /// Counts each frozen page's tokens.
+    pub fn count_tokens(&mut self, tokenizer: &fs_search_tokens::Tokenizer) {
+        self.replay.count_tokens(tokenizer);
+    }
+}
+
+/// A call's display path (absolute, or relative to its working
+/// directory `workdir`) as a path on the live tree.
+fn on_tree(workdir: &Path, path: &str) -> PathBuf {
+    let path = Path::new(path);
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        workdir.join(path)
+    }
+}
+
+/// What one call's complete result on the live tree reached.
+fn reach_of(call: &Call, complete: &Complete, root: &Path, workdir: &Path) -> Reach {
+    let rooted = path_arg_on_root(&call.args, root);
+    let args = rooted.as_ref().unwrap_or(&call.args);
+    let target = args
+        .get("path")
+        .and_then(Value::as_str)
+        .map(|p| on_tree(workdir, p));
+    let mut reach = Reach {
+        scope: target.clone().unwrap_or_else(|| workdir.to_path_buf()),
+        target,
+        ..Reach::default()
+    };
+    if complete.outcome.is_error {
+        return reach;
+    }
+    if call.tool == "glob" {
+        reach.globbed = complete.items.iter().map(|p| on_tree(workdir, p)).collect();
+    } else {
+        reach.grepped = complete
+            .grep_lines()
+            .into_iter()
+            .map(|(path, lines)| (on_tree(workdir, path), lines))
+            .collect();
+        let pattern = args.get("pattern").and_then(Value::as_str).unwrap_or("");
+        reach.pattern = Some(pattern.to_owned());
+    }
+    reach
+}
+
+/// The complete result of `result` for `call` run by `engine`: the text
+/// it spilled (read before the engine's spill store goes), else its value.
+fn complete_of(engine: &FixtureEngine, call: &Call, result: &ToolResult) -> Complete {
+    let config = fs_search_engine::Config::from_json(&engine.call_config(call))
+        .unwrap_or_else(|_| fs_search_engine::Config::with_sampling(false));
+    let spilled = result
+        .spill
+        .as_ref()
+        .and_then(|s| std::fs::read_to_string(&s.locator).ok());
+    Complete::of(
+        &call.tool,
+        outcome_of(result, engine.normaliser()),
+        result.value.as_ref(),
+        spilled.as_deref(),
+        &config,
+    )
 }
 
 impl Prepared {
@@ -558,45 +704,220 @@ impl Prepared {
         self.transcript.records.len()
     }
 
-    /// Re-runs every record on the frozen tree (its manifest materialised
-    /// under `temp_parent`), with the pinned rg config: the results a
-    /// replay of the fixture will give.
-    pub async fn derive(&self, temp_parent: &Path) -> Result<Replay, TranscriptError> {
+    /// Runs every record again on the live tree, builds the fixture tree
+    /// from their complete results (or the whole tree), runs them on it,
+    /// choosing per grep whether rg's order needs pinning, and replays the
+    /// fixture: what [`Self::write`] needs.
+    pub async fn derive(&self, temp_parent: &Path) -> Result<Derived, TranscriptError> {
+        let label = self.recording.display().to_string();
+        let setup = |record: &super::format::Record, source| TranscriptError::Setup {
+            file: label.clone(),
+            line: record.line,
+            name: record.call.name.clone(),
+            source,
+        };
+        let bound = FixtureBound::from_env()?;
+        let mut live_engine = FixtureEngine::new_in(
+            &self.tree,
+            self.transcript.header.config.clone(),
+            &self.live_ripgrep_config,
+            temp_parent,
+        )?
+        .with_executor(self.executor);
+        let reading = PatternReading::of(&self.live_ripgrep_config);
+        let mut live: Vec<Complete> = Vec::with_capacity(self.records());
+        let mut reaches = Vec::with_capacity(self.records());
+        for record in &self.transcript.records {
+            TranscriptError::check_stopped()?;
+            let result = live_engine
+                .run_raw(&record.call)
+                .await
+                .map_err(|e| setup(record, e))?;
+            let workdir = live_engine.call_workdir(&record.call);
+            let mut complete = complete_of(&live_engine, &record.call, &result);
+            if complete.items.is_empty() && result.spill.is_none() && !result.is_error {
+                // A page over its cap with no spill store keeps no complete
+                // result: the same call with a store gives it.
+                let mut stored = record.call.clone();
+                stored.options.spill = super::format::SpillMode::Store;
+                let again = live_engine
+                    .run_raw(&stored)
+                    .await
+                    .map_err(|e| setup(record, e))?;
+                complete.items = complete_of(&live_engine, &stored, &again).items;
+            }
+            reaches.push(reach_of(
+                &record.call,
+                &complete,
+                live_engine.root(),
+                &workdir,
+            ));
+            live.push(complete);
+        }
+        drop(live_engine);
+        let mut walked = if self.whole_tree {
+            walk(&self.tree, &self.leave_out, bound)?
+        } else {
+            minimal::minimal_tree(
+                &self.canonical_tree,
+                &reaches,
+                reading,
+                &self.leave_out,
+                bound,
+            )?
+        };
+        walked.left_out = self
+            .leave_out
+            .iter()
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect();
+        if self.in_repository {
+            // rg honours the tree's .gitignore files only inside a
+            // repository; the fixture's root marks one, as the live tree
+            // lay in one.
+            let root_mtime = walked.entries.first().map(|e| e.mtime).unwrap_or_default();
+            if !walked.entries.iter().any(|e| e.path == b".git") {
+                walked.entries.insert(
+                    1,
+                    Walked {
+                        path: b".git".to_vec(),
+                        content: None,
+                        mtime: root_mtime,
+                    },
+                );
+            }
+        }
+        distinct_mtimes(&mut walked.entries);
+        let description = format!(
+            "frozen by `workbench freeze` from {}",
+            self.recording
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+        );
+        let manifest_text = manifest_text(&description, &walked.entries);
+
         let staging = tempfile::Builder::new()
             .prefix("fs-search-freeze-")
             .tempdir_in(temp_parent)
             .map_err(|e| TranscriptError::io(temp_parent, e))?;
         let manifest = staging.path().join(MANIFEST_FILE);
-        std::fs::write(&manifest, &self.manifest_text)
-            .map_err(|e| TranscriptError::io(&manifest, e))?;
+        std::fs::write(&manifest, &manifest_text).map_err(|e| TranscriptError::io(&manifest, e))?;
+        let mut frozen_engine = FixtureEngine::new_in(
+            staging.path(),
+            self.transcript.header.config.clone(),
+            &self.transcript.header.env.ripgrep_config,
+            temp_parent,
+        )?;
+        let mut frozen = Vec::with_capacity(self.records());
+        let mut unpinned = Vec::with_capacity(self.records());
+        for record in &self.transcript.records {
+            TranscriptError::check_stopped()?;
+            let result = frozen_engine
+                .run_raw(&record.call)
+                .await
+                .map_err(|e| setup(record, e))?;
+            let pinned = complete_of(&frozen_engine, &record.call, &result);
+            // A grep whose complete result lies in at most one file has no
+            // file order for the pin to fix; where the pin changes rg's
+            // own text, it replays as it ran live, without it.
+            let orderless = record.call.tool == "grep"
+                && self.live_ripgrep_config.is_empty()
+                && record.call.options.ripgrep_config
+                && pinned.files() <= 1;
+            let mut chosen = (pinned, false);
+            if orderless {
+                let mut call = record.call.clone();
+                call.options.ripgrep_config = false;
+                let result = frozen_engine
+                    .run_raw(&call)
+                    .await
+                    .map_err(|e| setup(record, e))?;
+                let bare = complete_of(&frozen_engine, &call, &result);
+                if bare.outcome != chosen.0.outcome {
+                    chosen = (bare, true);
+                }
+            }
+            frozen.push(chosen.0);
+            unpinned.push(chosen.1);
+        }
+        drop(frozen_engine);
+        self.without_the_fixture(&mut live, &frozen);
         let mut transcript = self.transcript.clone();
+        for (record, bare) in transcript.records.iter_mut().zip(&unpinned) {
+            if *bare {
+                record.call.options.ripgrep_config = false;
+            }
+        }
         transcript.header.tree = staging.path().to_string_lossy().into_owned();
-        replay_transcript(
+        let replay = replay_transcript(
             &self.recording,
             transcript,
             temp_parent,
             ExecutorKind::Local,
         )
-        .await
+        .await?;
+        Ok(Derived {
+            walked,
+            manifest_text,
+            live,
+            frozen,
+            unpinned,
+            replay,
+        })
     }
 
-    /// Writes the fixture: each record's expectation is the re-derived
-    /// one of `derived` (from [`Self::derive`]) where it shows the live
-    /// result up to order, else the live result.
+    /// A re-freeze into the searched tree finds the fixture's own files
+    /// (`--out`, `--tree-out`) when it runs the calls again live: they are
+    /// not what the model searched. A live result that holds them is taken
+    /// without them: as the fixture's result where that is the same.
+    fn without_the_fixture(&self, live: &mut [Complete], frozen: &[Complete]) {
+        if self.leave_out.is_empty() {
+            return;
+        }
+        for (live, frozen) in live.iter_mut().zip(frozen) {
+            let before = live.items.len();
+            live.items.retain(|item| {
+                let path = item.split('\n').next().unwrap_or("");
+                !minimal::is_left_out(path.as_bytes(), &self.leave_out)
+            });
+            if live.items.len() != before && live.items == frozen.items {
+                *live = frozen.clone();
+            }
+        }
+    }
+
+    /// Writes the fixture: each record's expectation is the fixture's
+    /// page from `derived` where it shows what the model saw live up to
+    /// order, else the live result.
     pub fn write(
         mut self,
-        derived: &Replay,
+        derived: Derived,
         out: &Path,
         tree_out: &Path,
     ) -> Result<Frozen, TranscriptError> {
-        let mut drifts = Vec::with_capacity(derived.checks.len());
-        for (record, check) in self.transcript.records.iter_mut().zip(&derived.checks) {
-            let mut found = drift(
-                &record.call.tool,
-                &record.outcome,
-                &check.current,
-                &self.tree,
-            );
+        let Derived {
+            walked,
+            manifest_text,
+            live,
+            frozen,
+            unpinned,
+            replay,
+        } = derived;
+        let mut drifts = Vec::with_capacity(replay.checks.len());
+        let records = self.transcript.records.iter_mut();
+        for ((((record, check), live), frozen), bare) in records
+            .zip(&replay.checks)
+            .zip(&live)
+            .zip(&frozen)
+            .zip(&unpinned)
+        {
+            let mut found = classify(&record.call.tool, &record.outcome, live, frozen, &self.tree);
+            if let Drift::Content { causes } = &mut found
+                && !self.whole_tree
+                && causes.iter().any(|c| c.starts_with(LOST_BY_THE_FIXTURE))
+            {
+                causes.push("freeze with --whole-tree to copy every file".to_owned());
+            }
             if let Drift::Content { causes } = &mut found
                 && !self.above_ignore_files.is_empty()
             {
@@ -610,6 +931,9 @@ impl Prepared {
                     files.join(", ")
                 ));
             }
+            if *bare {
+                record.call.options.ripgrep_config = false;
+            }
             if !matches!(found, Drift::Content { .. }) {
                 record.outcome = check.current.clone();
             }
@@ -619,9 +943,15 @@ impl Prepared {
                 drift: found,
             });
         }
+        let mut notes: Vec<String> = walked
+            .left_out
+            .iter()
+            .map(|p| format!("left {p} out of the fixture tree: it is the fixture being written"))
+            .collect();
+        notes.append(&mut self.notes);
         let created = !tree_out.exists();
         std::fs::create_dir_all(tree_out).map_err(|e| TranscriptError::io(tree_out, e))?;
-        let written = write_fixture(&self.manifest_text, &mut self.transcript, out, tree_out);
+        let written = write_fixture(&manifest_text, &mut self.transcript, out, tree_out);
         if written.is_err() && created {
             // Only the directory this freeze made, and only while empty.
             let _ = std::fs::remove_dir(tree_out);
@@ -634,12 +964,13 @@ impl Prepared {
         }
         Ok(Frozen {
             records: self.transcript.records.len(),
-            files: self.walked.files,
-            bytes: self.walked.bytes,
+            files: walked.files,
+            bytes: walked.bytes,
+            manifest_bytes: manifest_text.len() as u64,
             manifest,
-            skipped: self.walked.skipped,
+            skipped: walked.skipped,
             renamed: self.renamed,
-            notes: self.notes,
+            notes,
             drifts,
         })
     }
@@ -688,7 +1019,7 @@ mod tests {
         std::fs::write(root.join(OsStr::from_bytes(b"latin\xe9.bin")), b"\xff\x00x").unwrap();
         std::fs::write(root.join("empty"), "").unwrap();
         std::os::unix::fs::symlink("sub/a.txt", root.join("link")).unwrap();
-        let walked = walk(root, &[]).unwrap();
+        let walked = walk(root, &[], FixtureBound::from_env().unwrap()).unwrap();
         assert_eq!(walked.files, 3);
         assert_eq!(walked.skipped, vec!["link".to_owned()]);
         let text = manifest_text("test", &walked.entries);
