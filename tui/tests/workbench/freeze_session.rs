@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::freeze_variants::{rg_dir, workbench_under};
 use crate::mcp::{Raw, SAMPLING, bin, root};
 
 /// A server-wide config with small caps, so pages go over them.
@@ -127,16 +128,24 @@ impl Stdio2025 {
 fn records(transcript: &Path) -> (Vec<(String, Value)>, Vec<String>) {
     let mut calls = Vec::new();
     let mut texts: Vec<Vec<String>> = Vec::new();
+    // Another rg's variant of a record follows its text: not the record's.
+    let mut in_variant = false;
     for line in std::fs::read_to_string(transcript).unwrap().lines() {
         let value: Value = serde_json::from_str(line).unwrap();
-        if value.get("call").is_some() {
+        if value.get("variant").is_some() {
+            in_variant = true;
+        } else if value.get("call").is_some() {
+            in_variant = false;
             calls.push((
                 value["tool"].as_str().unwrap().to_owned(),
                 value["args"].clone(),
             ));
         } else if value.get("result").is_some() {
+            in_variant = false;
             texts.push(Vec::new());
-        } else if let (Some(text), Some(last)) = (value.get("text"), texts.last_mut()) {
+        } else if let (Some(text), Some(last), false) =
+            (value.get("text"), texts.last_mut(), in_variant)
+        {
             last.push(text.as_str().unwrap().to_owned());
         }
     }
@@ -386,9 +395,10 @@ fn same_second_tree() -> tempfile::TempDir {
 /// The README's flow on a real-size tree with no rg config: a recorded
 /// session covering over-cap glob and grep, `include`, a regex error,
 /// missing paths, a single file, an absolute path inside the workdir and
-/// a pattern that matches empty lines; `freeze` exits 0 on the untouched
-/// tree, its fixture keeps a fraction of the tree, and `replay` is clean
-/// run after run.
+/// a pattern that matches empty lines; `freeze` with `--also-rg` for the
+/// other two rg majors exits 0 on the untouched tree, its fixture keeps a
+/// fraction of the tree, and `replay` is clean run after run under rg 13,
+/// 14 and 15.
 #[test]
 fn a_session_on_twenty_thousand_same_second_files_freezes_faithfully_on_the_first_try() {
     let live = same_second_tree();
@@ -433,7 +443,15 @@ fn a_session_on_twenty_thousand_same_second_files_freezes_faithfully_on_the_firs
 
     let transcript = work.path().join("fixtures/transcripts/session.jsonl");
     let tree_out = work.path().join("fixtures/trees/session");
-    let freeze = run(&[
+    // Frozen under the rg this run has, with the other two majors'
+    // variants (`--also-rg`), as a user on a laptop with one rg does for
+    // a CI with another.
+    let others: Vec<String> = [13, 14, 15]
+        .into_iter()
+        .filter(|&major| major != running_rg_major())
+        .map(|major| rg_dir(major).to_string_lossy().into_owned())
+        .collect();
+    let mut args = vec![
         "freeze",
         root(&recording),
         "--workdir",
@@ -442,7 +460,11 @@ fn a_session_on_twenty_thousand_same_second_files_freezes_faithfully_on_the_firs
         root(&transcript),
         "--tree-out",
         root(&tree_out),
-    ]);
+    ];
+    for dir in &others {
+        args.extend(["--also-rg", dir.as_str()]);
+    }
+    let freeze = run(&args);
     let stdout = String::from_utf8_lossy(&freeze.stdout);
     assert_eq!(freeze.status.code(), Some(0), "{freeze:?}");
     assert!(
@@ -465,16 +487,31 @@ fn a_session_on_twenty_thousand_same_second_files_freezes_faithfully_on_the_firs
     );
     drop(live);
 
-    let first = run(&["replay", root(&transcript)]);
-    assert_eq!(first.status.code(), Some(0), "{first:?}");
-    for _ in 1..5 {
-        let again = run(&["replay", root(&transcript)]);
-        assert_eq!(again.status.code(), Some(0), "{again:?}");
-        assert_eq!(again.stdout, first.stdout);
+    // Five replays under each of rg 13, 14 and 15, all clean.
+    for major in [13, 14, 15] {
+        let first = workbench_under(major, work.path(), &["replay", root(&transcript)]);
+        assert_eq!(first.status.code(), Some(0), "rg {major}: {first:?}");
+        for _ in 1..5 {
+            let again = workbench_under(major, work.path(), &["replay", root(&transcript)]);
+            assert_eq!(again.status.code(), Some(0), "rg {major}: {again:?}");
+            assert_eq!(again.stdout, first.stdout, "rg {major}");
+        }
     }
 }
 
-/// Issue 46 item 6: a session recorded in the sandbox freezes (its calls
+/// The major version of the first rg on this test run's `PATH`.
+fn running_rg_major() -> u32 {
+    let out = Command::new("rg").arg("--version").output().unwrap();
+    let first = String::from_utf8_lossy(&out.stdout);
+    first
+        .split_whitespace()
+        .nth(1)
+        .and_then(|version| version.split('.').next())
+        .and_then(|major| major.parse().ok())
+        .unwrap_or_else(|| panic!("rg --version: {first}"))
+}
+
+/// A session recorded in the sandbox freezes (its calls
 /// run again in the sandbox, on the live tree); one recorded over ssh is
 /// refused in one line that says what to run instead.
 #[test]

@@ -13,7 +13,7 @@ use std::process::{Command, Output};
 
 /// The directory holding rg `major` (13: the system's `/usr/bin`),
 /// checked by its `--version`.
-fn rg_dir(major: u32) -> PathBuf {
+pub(crate) fn rg_dir(major: u32) -> PathBuf {
     let dir = match major {
         13 => PathBuf::from("/usr/bin"),
         14 | 15 => {
@@ -50,7 +50,7 @@ fn rg_dir(major: u32) -> PathBuf {
 
 /// `workbench ARGS` in `cwd` with rg `major` first on `PATH` and no rg
 /// config or CI variables of the test run.
-fn workbench_under(major: u32, cwd: &Path, args: &[&str]) -> Output {
+pub(crate) fn workbench_under(major: u32, cwd: &Path, args: &[&str]) -> Output {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let path =
         std::env::join_paths(std::iter::once(rg_dir(major)).chain(std::env::split_paths(&path)))
