@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# freeze-real-size.sh WORKBENCH TREE OUTDIR
+# freeze-real-size.sh WORKBENCH TREE OUTDIR [CALLS]
 #
 # The size and time of `workbench freeze` on a real-size repository
 # (docs/transcripts.md#minimal-fixture-trees): records 15 varied calls on
@@ -7,13 +7,19 @@
 # with `workbench record`, freezes them into OUTDIR, and prints the
 # tree's bytes, the fixture's bytes (manifest and transcript) and the
 # freeze's wall time. A measurement, not a test: run it by hand.
+# CALLS, when given, is a file of `workbench record` calls to use instead
+# of the generated tree's (uboot-calls.jsonl: 15 calls on a u-boot
+# checkout); `@TREE@` in it stands for TREE's absolute path.
 set -euo pipefail
-if [ $# -ne 3 ]; then
-  echo "usage: $0 WORKBENCH TREE OUTDIR" >&2; exit 2
+if [ $# -ne 3 ] && [ $# -ne 4 ]; then
+  echo "usage: $0 WORKBENCH TREE OUTDIR [CALLS]" >&2; exit 2
 fi
 WB=$1 TREE=$(cd "$2" && pwd) OUT=$3
 mkdir -p "$OUT"
 call() { printf '{"call":"%s","tool":"%s","args":%s}\n' "$1" "$2" "$3"; }
+if [ $# -eq 4 ]; then
+  sed "s|@TREE@|$TREE|g" "$4" > "$OUT/calls.jsonl"
+else
 {
   call glob-c glob '{"pattern":"**/*.c"}'
   call glob-md glob '{"pattern":"**/*.md"}'
@@ -31,6 +37,7 @@ call() { printf '{"call":"%s","tool":"%s","args":%s}\n' "$1" "$2" "$3"; }
   call grep-error-txt grep '{"pattern":"error: .* failed","include":"*.txt","path":"net"}'
   call grep-absolute grep "{\"pattern\":\"TODO\",\"path\":\"$TREE/api\"}"
 } > "$OUT/calls.jsonl"
+fi
 "$WB" record --tree "$TREE" --config '{"sampleOverCapGlobResults":true}' \
   --out "$OUT/session.jsonl" < "$OUT/calls.jsonl"
 start=$(date +%s.%N)

@@ -255,7 +255,7 @@ impl FixtureEngine {
 
     /// Runs the calls of every registry loaded from now on with `dir`
     /// first on the local executor's `PATH`: the `rg` in it answers them
-    /// (see [`crate::variants::OtherRg`]).
+    /// (see [`crate::other_rg::OtherRg`]).
     pub fn with_rg_dir(mut self, dir: &Path) -> Self {
         self.rg_dir = Some(dir.to_path_buf());
         self

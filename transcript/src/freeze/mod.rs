@@ -17,7 +17,7 @@
 //!    the fixture must reproduce;
 //! 2. the fixture tree (`DIR/manifest.json`, the format of
 //!    [`super::tree`]) keeps only what those complete results depend on
-//!    ([`minimal`]): globbed names with their mtimes, grepped files' lines
+//!    (`minimal.rs`): globbed names with their mtimes, grepped files' lines
 //!    at their line numbers, the paths calls named, ignore files and VCS
 //!    directories; `--whole-tree` walks every file instead. The live tree
 //!    has no bound; the fixture has [`FixtureBound`]. Entries that share
@@ -32,7 +32,7 @@
 //!    rg's own text (rg 13 words a missing path otherwise under
 //!    `--sort=path`) it replays without it (`ripgrepConfig: false`);
 //! 4. every record runs on the fixture tree and is compared with what the
-//!    model saw live ([`super::drift`], by complete results): where they
+//!    model saw live (`drift.rs`, by complete results): where they
 //!    agree, or differ only by order, the frozen expectation is the
 //!    fixture's (noted per record); where the content differs, the live
 //!    result is kept, so the fixture fails until the user looks, and the
