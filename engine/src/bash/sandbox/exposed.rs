@@ -200,7 +200,7 @@ pub(crate) fn chain(path: &Path) -> Vec<Entry> {
                 for rest in &components[index + 1..] {
                     next.push(rest);
                 }
-                pending = lexical(&next);
+                pending = super::normalised(&next);
                 continue 'walk;
             }
         }
@@ -208,21 +208,6 @@ pub(crate) fn chain(path: &Path) -> Vec<Entry> {
             out.push(Entry::Real(at));
         }
         break;
-    }
-    out
-}
-
-/// `path` with `.` dropped and `..` taken lexically.
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
     }
     out
 }

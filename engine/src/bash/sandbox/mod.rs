@@ -290,7 +290,7 @@ fn identity(dir: &Path) -> Option<(u64, u64)> {
 }
 
 /// `path` with `.` dropped and `..` taken lexically (an absolute path).
-fn normalised(path: &Path) -> PathBuf {
+pub(super) fn normalised(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
