@@ -475,6 +475,10 @@ pub(crate) async fn serve(args: &McpArgs) -> Result<u8, McpError> {
         ),
     };
     tracing::info!(executor = executor.as_str(), "executor");
+    // Before the start line: a SIGTERM from whoever read it ends the
+    // server through its shutdown (masters closed, control directories
+    // removed), not by the signal's default action.
+    let signals = fs_search_process::install_signals();
     stderr_line!("workbench mcp: listening on http://{bound}{MCP_PATH}{sandbox_note}");
 
     let runners = Arc::new(Runners::default());
@@ -527,7 +531,6 @@ pub(crate) async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     let connections = Arc::new(Connections::new(limits));
     let closing = CancellationToken::new();
     let tracker = tokio_util::task::TaskTracker::new();
-    let signals = fs_search_process::install_signals();
     let signal = async { Some(signals.wait().await) };
     tokio::pin!(signal);
     let signal = loop {

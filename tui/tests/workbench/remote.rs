@@ -720,7 +720,11 @@ fn mcp_listen_over_ssh(
         }
     }
     if listening {
-        let _ = child.kill();
+        // Ended as a service manager ends it: the server closes its ssh
+        // master and removes the control directory (a SIGKILL would leave
+        // the directory in TMPDIR for a later start to remove).
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
     }
     let status = child.wait().unwrap();
     (lines, (!listening).then(|| status.code()).flatten())
