@@ -101,7 +101,56 @@ fn a_call_started_holding_descriptors_reads_nothing_through_them_locally_or_in_t
     let held = Held::new();
     let workspace = tree();
     call_holding(&held, workspace.path(), &[], None);
-    call_holding(&held, workspace.path(), &["--sandbox"], None);
+    call_holding(&held, workspace.path(), &["--sandbox=bwrap"], None);
+    call_holding(&held, workspace.path(), &["--sandbox=landlock"], None);
+}
+
+/// The descriptor numbers a `glob` of `**/fdinfo/*` under `path` lists.
+fn listed_descriptors(held: &Held, workdir: &Path, path: &str, extra: &[&str]) -> Vec<u32> {
+    let args = json!({"pattern": "**/fdinfo/*", "path": path}).to_string();
+    let out = held
+        .workbench(
+            &[
+                &["call", "glob", "--workdir", root(workdir), "--args", &args],
+                &["--config", SAMPLING, "--no-spill"][..],
+                extra,
+            ]
+            .concat(),
+        )
+        .output()
+        .unwrap();
+    let page = String::from_utf8_lossy(&out.stdout);
+    page.lines()
+        .filter_map(|line| line.rsplit_once("/fdinfo/"))
+        .map(|(_, fd)| fd.parse().unwrap_or_else(|_| panic!("{page}")))
+        .collect()
+}
+
+/// What a model can list of the processes it runs among: under bubblewrap
+/// every process of the sandbox (its `/proc` is the sandbox's own: the
+/// init, the agent, rg), locally rg's own `/proc/self`. Each holds 0–2
+/// and its own plumbing (bubblewrap's eventfd, the agent's saved stderr,
+/// the directories rg's walk has open), never a descriptor the workbench
+/// was started holding: the pipe on 250 would be listed as 250. Landlock
+/// grants no `/proc` at all.
+#[test]
+fn a_glob_of_proc_lists_no_descriptor_the_workbench_was_started_holding() {
+    let held = Held::new();
+    let workspace = tree();
+    for (path, extra) in [("/proc/self", &[][..]), ("/proc", &["--sandbox=bwrap"][..])] {
+        let listed = listed_descriptors(&held, workspace.path(), path, extra);
+        assert!(
+            listed.contains(&0) && listed.contains(&2),
+            "{extra:?}: {listed:?}"
+        );
+        assert!(
+            listed.iter().all(|&fd| fd < 100),
+            "{extra:?}: an inherited descriptor is listed: {listed:?}"
+        );
+    }
+    let under_landlock =
+        listed_descriptors(&held, workspace.path(), "/proc", &["--sandbox=landlock"]);
+    assert_eq!(under_landlock, Vec::<u32>::new());
 }
 
 #[test]
