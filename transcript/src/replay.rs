@@ -7,14 +7,14 @@
 //! engine's. `--update` under another rg major than the header's keeps the
 //! recorded outcome and adds the current one as that version's variant.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use similar::TextDiff;
 
 use super::error::TranscriptError;
 use super::fixture_engine::{EngineTree, FixtureEngine, rg_version_for};
-use super::format::{self, Outcome, Record, Transcript};
+use super::format::{self, Outcome, Record, Transcript, tree_path};
 use super::other_rg::OtherRg;
 use super::parse;
 pub use super::rg_text::Difference;
@@ -222,18 +222,6 @@ impl Replay {
     }
 }
 
-/// The tree a header names, resolved against the transcript's directory.
-pub fn tree_path(transcript_file: &Path, tree: &str) -> PathBuf {
-    let tree = Path::new(tree);
-    if tree.is_absolute() {
-        return tree.to_path_buf();
-    }
-    transcript_file
-        .parent()
-        .unwrap_or_else(|| Path::new("."))
-        .join(tree)
-}
-
 /// Replays `transcript` (read from `file`) with temp dirs under
 /// `temp_parent`, its calls run under the `executor` kind.
 pub async fn replay_transcript(
@@ -346,7 +334,7 @@ mod tests {
     use crate::format::{Call, CallOptions, Header, Record, TranscriptEnv};
     use serde_json::json;
 
-    fn transcript() -> (PathBuf, Transcript) {
+    fn transcript() -> (std::path::PathBuf, Transcript) {
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/transcripts/unit.jsonl");
         let call =
             |name: &str, tool: &str, args: serde_json::Value, config: serde_json::Value| Call {

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::lens::HostReport;
+use crate::host_report::HostReport;
 use fs_search_lens::{Cut, Lens};
 use fs_search_transcript::ablate::PageEvent;
 

@@ -276,7 +276,7 @@ fn cut_by(replay: &Replay, choice: HostChoice) -> Cuts {
             duration_secs: None,
         };
         let parts = fs_search_lens::detect_parts(&input.text);
-        let report = super::lens::HostReport::new(lens, &input, &parts);
+        let report = crate::host_report::HostReport::new(lens, &input, &parts);
         if report.lensed.cut == fs_search_lens::Cut::None {
             continue;
         }

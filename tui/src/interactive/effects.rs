@@ -489,7 +489,7 @@ pub(crate) async fn explain_call(
     temp_parent: &std::path::Path,
     stop: &CancellationToken,
 ) -> Result<String, String> {
-    use fs_search_transcript::explain::recorded::{RecordedCall, explain_recorded};
+    use fs_search_transcript::explain::recorded::explain_recorded;
     use fs_search_transcript::explain::{Request, explain_result, render};
     let (paths, unsearched) = match query {
         ExplainQuery::Paths(paths) => (paths, false),
@@ -513,13 +513,16 @@ pub(crate) async fn explain_call(
             explain_result(&request, &call.workdir, &parsed, result, notes, stop).await
         }
         ExplainSource::Recorded(source) => {
-            let recorded = RecordedCall {
-                tree: source.tree.clone(),
-                header_config: &source.header_config,
-                ripgrep_config: &source.ripgrep_config,
-                call: &source.call,
-            };
-            explain_recorded(recorded, &paths, unsearched, temp_parent, stop).await
+            let tree = Arc::clone(&source.tree);
+            explain_recorded(
+                tree,
+                &source.recorded,
+                &paths,
+                unsearched,
+                temp_parent,
+                stop,
+            )
+            .await
         }
     };
     report
@@ -553,7 +556,9 @@ mod tests {
     use super::*;
     use crate::interactive::state::explain::RecordedSource;
     use fs_search_transcript::fixture_engine::EngineTree;
-    use fs_search_transcript::format::{Call, CallOptions};
+    use fs_search_transcript::format::{
+        Call, CallOptions, Header, Outcome, RecordedCall, TranscriptEnv,
+    };
     use serde_json::json;
 
     async fn next(rx: &mut mpsc::UnboundedReceiver<AppEvent>) -> AppEvent {
@@ -618,11 +623,32 @@ mod tests {
         std::fs::write(tree.join("gen/out.rs"), "needle\n").unwrap();
         std::fs::write(tree.join("a.rs"), "needle\n").unwrap();
         let prepared = EngineTree::prepare(&tree, dir.path()).unwrap();
-        let recorded = Call {
-            name: "r".into(),
-            tool: "grep".into(),
-            args: json!({"pattern": "needle"}),
-            options: CallOptions::default(),
+        let recorded = RecordedCall {
+            file: dir.path().join("t.jsonl"),
+            line: 2,
+            header: std::sync::Arc::new(Header {
+                tree: "tree".into(),
+                config: json!({"sampleOverCapGlobResults": true}),
+                env: TranscriptEnv {
+                    rg: "ripgrep".into(),
+                    ripgrep_config: vec!["--no-ignore-dot".into()],
+                    executor: None,
+                },
+            }),
+            call: Call {
+                name: "r".into(),
+                tool: "grep".into(),
+                args: json!({"pattern": "needle"}),
+                options: CallOptions::default(),
+            },
+            outcome: Outcome {
+                is_error: false,
+                error: None,
+                spill: None,
+                warnings: Vec::new(),
+                text: String::new(),
+                tokens: None,
+            },
         };
         let call = ExplainCall {
             tool: "grep".into(),
@@ -630,9 +656,7 @@ mod tests {
             workdir: tree.to_string_lossy().into_owned(),
             source: ExplainSource::Recorded(Box::new(RecordedSource {
                 tree: std::sync::Arc::new(prepared),
-                header_config: json!({"sampleOverCapGlobResults": true}),
-                ripgrep_config: vec!["--no-ignore-dot".into()],
-                call: recorded,
+                recorded,
             })),
         };
         let query = ExplainQuery::Paths(vec!["gen/out.rs".into(), "a.rs".into()]);
@@ -640,7 +664,10 @@ mod tests {
         // Without the header's rg config, `.ignore` keeps rg out of `gen/`.
         let mut plain = call.clone();
         if let ExplainSource::Recorded(source) = &mut plain.source {
-            source.ripgrep_config.clear();
+            std::sync::Arc::make_mut(&mut source.recorded.header)
+                .env
+                .ripgrep_config
+                .clear();
         }
         let text = explain_call(plain, query.clone(), dir.path(), &stop)
             .await

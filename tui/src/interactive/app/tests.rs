@@ -656,6 +656,22 @@ fn recorded_from(
     Box::new(transcript.records.into_iter().next().unwrap())
 }
 
+/// Follows `/rec/live.jsonl` and reads its header (tree `work`, no
+/// config): the follow reads records only behind it.
+fn follow_live(app: &mut App) {
+    app.follow(PathBuf::from("/rec/live.jsonl"));
+    let header = fs_search_transcript::format::Header {
+        tree: "work".into(),
+        config: json!({}),
+        env: fs_search_transcript::format::TranscriptEnv {
+            rg: "ripgrep".into(),
+            ripgrep_config: Vec::new(),
+            executor: None,
+        },
+    };
+    followed(app, 1, Update::Header(Box::new(header)));
+}
+
 fn followed(app: &mut App, generation: u64, update: Update) {
     let effects = app.on_event(AppEvent::Followed { generation, update });
     assert!(effects.is_empty());
@@ -801,7 +817,7 @@ fn a_followed_call_is_shown_through_the_sessions_lens() {
     let mut app = app();
     let opencode = fs_search_lens::resolve("opencode").unwrap();
     app.set_lens(Some(opencode));
-    app.follow(PathBuf::from("/rec/live.jsonl"));
+    follow_live(&mut app);
     let mut page = "Found 3000 matches\n\na.rs\n".to_owned();
     for n in 1..=3000 {
         page.push_str(&format!("Line {n}: x\n"));
@@ -847,7 +863,7 @@ fn a_followed_call_is_shown_through_the_sessions_lens() {
 #[test]
 fn a_followed_call_is_shown_through_its_recorded_client_s_lens_until_one_is_chosen() {
     let mut app = app();
-    app.follow(PathBuf::from("/rec/live.jsonl"));
+    follow_live(&mut app);
     let mut page = "Found 3000 matches\n\na.rs\n".to_owned();
     for n in 1..=3000 {
         page.push_str(&format!("Line {n}: x\n"));
@@ -1168,12 +1184,15 @@ fn why_on_a_followed_call_reruns_it_in_the_live_workdir_the_recording_names() {
     assert_eq!(source.tree.root(), work, "the live workdir, in place");
     assert!(!source.tree.is_materialised());
     assert_eq!(
-        source.header_config,
+        source.recorded.header.config,
         json!({"sampleOverCapGlobResults": false})
     );
-    assert_eq!(source.ripgrep_config, vec!["--sort=path".to_owned()]);
     assert_eq!(
-        Value::Object(source.call.options.config.clone()),
+        source.recorded.header.env.ripgrep_config,
+        vec!["--sort=path".to_owned()]
+    );
+    assert_eq!(
+        Value::Object(source.recorded.call.options.config.clone()),
         json!({"grepMaxMatches": 3})
     );
     // The record carries its tree: explainable after the follow ended,
