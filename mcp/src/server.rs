@@ -64,7 +64,7 @@ use serde_json::{Map, Value, json};
 use super::answers::AnswerSource;
 use super::calls::{CallRunner, Finished, Progress};
 use super::session_recording::{FinishedCall, Recording};
-use fs_search_transcript::format::ClientInfo;
+use fs_search_transcript::ClientInfo;
 
 /// The server's name in `serverInfo`.
 pub(crate) const SERVER_NAME: &str = "fs-search-workbench";

@@ -29,12 +29,12 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::shared_record_file::{RecordBoundError, RecordFile, RecordFileError, record_max_bytes};
-use fs_search_transcript::fixture_engine::{outcome_of, rg_version_for};
-use fs_search_transcript::format::{
+use fs_search_transcript::relative_path;
+use fs_search_transcript::{
     Call, CallOptions, ClientInfo, Header, RecordedCall, SessionOption, SpillMode, TranscriptEnv,
 };
-use fs_search_transcript::normalise::{Normaliser, TREE};
-use fs_search_transcript::record::relative_path;
+use fs_search_transcript::{Normaliser, TREE};
+use fs_search_transcript::{outcome_of, rg_version_for};
 
 #[derive(Debug, Error)]
 pub(crate) enum RecordingError {
@@ -247,12 +247,8 @@ mod tests {
             ExecutorKind::Local,
         )
         .unwrap();
-        let read = || {
-            fs_search_transcript::parse::parse(
-                "rec.jsonl",
-                &std::fs::read_to_string(&path).unwrap(),
-            )
-        };
+        let read =
+            || fs_search_transcript::parse("rec.jsonl", &std::fs::read_to_string(&path).unwrap());
         assert_eq!(read().unwrap().records.len(), 0);
         assert_eq!(read().unwrap().header.tree, "work");
         let recorded = rec
@@ -350,7 +346,7 @@ mod tests {
         );
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
-            fs_search_transcript::parse::parse("rec", &text)
+            fs_search_transcript::parse("rec", &text)
                 .unwrap()
                 .records
                 .len(),

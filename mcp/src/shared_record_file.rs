@@ -38,8 +38,7 @@ use thiserror::Error;
 
 use fs_search_process::Staged;
 use fs_search_process::{TRANSCRIPT_MAX_BYTES, open_for_append};
-use fs_search_transcript::format::{self, Header};
-use fs_search_transcript::parse;
+use fs_search_transcript::{Header, header_line, parse_header_line, parse_keeping_duplicates};
 
 /// The most bytes a recording file holds: the transcript reader's cap.
 pub(crate) const RECORD_MAX_BYTES: u64 = TRANSCRIPT_MAX_BYTES;
@@ -188,7 +187,7 @@ impl RecordFile {
         let this = Self {
             path: path.to_path_buf(),
             max_bytes,
-            header_line: format::header_line(&header),
+            header_line: header_line(&header),
             header,
             state: Mutex::new(State {
                 file,
@@ -299,7 +298,7 @@ impl RecordFile {
             .and_then(|_| (&state.file).take(len).read_to_string(&mut text))
             .map_err(|e| self.io(e))?;
         let label = self.path.display().to_string();
-        let (transcript, duplicates) = parse::parse_keeping_duplicates(&label, &text)
+        let (transcript, duplicates) = parse_keeping_duplicates(&label, &text)
             .map_err(|e| self.refused(format!("cannot append to it: {e}")))?;
         self.check_header(&transcript.header)?;
         if transcript.header.env != self.header.env {
@@ -349,7 +348,7 @@ impl RecordFile {
             .ok()
             .and_then(|l| l.strip_suffix('\n'))
             .ok_or_else(|| self.refused("its first line is not a transcript header"))?;
-        parse::parse_header_line(&self.path.display().to_string(), line)
+        parse_header_line(&self.path.display().to_string(), line)
             .map_err(|e| self.refused(format!("cannot append to it: {e}")))
     }
 
@@ -526,7 +525,8 @@ fn line_count(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fs_search_transcript::format::TranscriptEnv;
+    use fs_search_transcript::TranscriptEnv;
+    use fs_search_transcript::parse;
     use serde_json::json;
 
     fn header() -> Header {
@@ -554,7 +554,7 @@ mod tests {
 
     fn parsed(path: &Path) -> Vec<String> {
         let text = std::fs::read_to_string(path).unwrap();
-        parse::parse("t", &text)
+        parse("t", &text)
             .unwrap()
             .records
             .into_iter()
@@ -566,7 +566,7 @@ mod tests {
     fn an_append_that_would_pass_the_bound_rotates_first_and_every_file_parses() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("session.jsonl");
-        let bound = format::header_line(&header()).len() as u64 + 2 * record(1, "x").len() as u64;
+        let bound = header_line(&header()).len() as u64 + 2 * record(1, "x").len() as u64;
         let file = RecordFile::open(&path, header(), bound).unwrap();
         for _ in 0..5 {
             file.append(|n, _| (record(n, "x"), n)).unwrap();
@@ -591,14 +591,14 @@ mod tests {
 
     fn rg_of(path: &Path) -> String {
         let text = std::fs::read_to_string(path).unwrap();
-        parse::parse("t", &text).unwrap().header.env.rg
+        parse("t", &text).unwrap().header.env.rg
     }
 
     #[test]
     fn each_append_is_told_its_call_line_across_two_writers_and_rotations() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("session.jsonl");
-        let bound = format::header_line(&header()).len() as u64 + 2 * record(1, "x").len() as u64;
+        let bound = header_line(&header()).len() as u64 + 2 * record(1, "x").len() as u64;
         let a = RecordFile::open(&path, header(), bound).unwrap();
         let b = RecordFile::open(&path, header(), bound).unwrap();
         let mut told = Vec::new();
@@ -611,7 +611,7 @@ mod tests {
         let mut recorded = Vec::new();
         for entry in std::fs::read_dir(dir.path()).unwrap() {
             let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
-            for record in parse::parse("t", &text).unwrap().records {
+            for record in parse("t", &text).unwrap().records {
                 recorded.push((record.call.name, record.line));
             }
         }
@@ -655,7 +655,7 @@ mod tests {
         for entry in std::fs::read_dir(dir.path()).unwrap() {
             let file = entry.unwrap().path();
             let text = std::fs::read_to_string(&file).unwrap();
-            let transcript = parse::parse("t", &text).unwrap();
+            let transcript = parse("t", &text).unwrap();
             for record in &transcript.records {
                 assert_eq!(
                     record.outcome.text,
@@ -675,7 +675,7 @@ mod tests {
         let path = dir.path().join("session.jsonl");
         let old = format!(
             "{}{}{}",
-            format::header_line(&header()),
+            header_line(&header()),
             record(1, "x"),
             record(2, "y")
         );
@@ -695,7 +695,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let link = dir.path().join("session.jsonl");
         std::os::unix::fs::symlink("real.jsonl", &link).unwrap();
-        let bound = format::header_line(&header()).len() as u64 + record(1, "x").len() as u64;
+        let bound = header_line(&header()).len() as u64 + record(1, "x").len() as u64;
         let file = RecordFile::open(&link, header(), bound).unwrap();
         file.append(|n, _| (record(n, "x"), n)).unwrap();
         file.append(|n, _| (record(n, "y"), n)).unwrap();
@@ -713,7 +713,7 @@ mod tests {
     fn a_record_larger_than_the_bound_is_refused_and_nothing_is_appended() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("session.jsonl");
-        let bound = format::header_line(&header()).len() as u64 + 200;
+        let bound = header_line(&header()).len() as u64 + 200;
         let file = RecordFile::open(&path, header(), bound).unwrap();
         let refused = file.append(|n, _| (record(n, &"x".repeat(500)), n));
         assert!(
@@ -732,7 +732,7 @@ mod tests {
         let path = dir.path().join("session.jsonl");
         let old = format!(
             "{}{}{}{}",
-            format::header_line(&header()),
+            header_line(&header()),
             record(1, "x"),
             record(3, "y"),
             record(1, "z")

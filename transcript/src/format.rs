@@ -63,14 +63,14 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 /// The format name in the header's `transcript` key.
-pub const FORMAT_NAME: &str = "fs-search";
+pub(crate) const FORMAT_NAME: &str = "fs-search";
 /// The version of a transcript without rg-version variants.
-pub const FORMAT_VERSION: u64 = 1;
+pub(crate) const FORMAT_VERSION: u64 = 1;
 /// The version of a transcript with rg-version variants (version 1 plus
 /// `variant` lines); the newest this build reads and writes.
-pub const FORMAT_VERSION_VARIANTS: u64 = 2;
+pub(crate) const FORMAT_VERSION_VARIANTS: u64 = 2;
 /// The session id calls use unless their options say otherwise.
-pub const DEFAULT_SESSION_ID: &str = "transcript-session";
+pub(crate) const DEFAULT_SESSION_ID: &str = "transcript-session";
 
 /// The environment that shapes the recorded output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -437,7 +437,7 @@ pub fn outcome_lines(name: &str, outcome: &Outcome) -> String {
 }
 
 /// The variant line and the text lines of `outcome` under rg `major`.
-pub fn variant_lines(name: &str, major: u32, outcome: &Outcome) -> String {
+pub(crate) fn variant_lines(name: &str, major: u32, outcome: &Outcome) -> String {
     outcome_block(("variant", name), Some(major), outcome)
 }
 
@@ -472,7 +472,7 @@ fn outcome_block(kind: (&str, &str), major: Option<u32>, outcome: &Outcome) -> S
 }
 
 /// The whole file: version 1 unless a record carries variants.
-pub fn write(transcript: &Transcript) -> String {
+pub(crate) fn write(transcript: &Transcript) -> String {
     let has_variants = transcript.records.iter().any(|r| !r.variants.is_empty());
     let version = if has_variants {
         FORMAT_VERSION_VARIANTS
@@ -490,7 +490,7 @@ pub fn write(transcript: &Transcript) -> String {
     out
 }
 
-/// The line number (from 1) of each record's call line in [`write()`]'s
+/// The line number (from 1) of each record's call line in `write`'s
 /// text, in record order.
 pub fn record_lines(transcript: &Transcript) -> Vec<usize> {
     write(transcript)

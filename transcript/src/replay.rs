@@ -17,7 +17,7 @@ use super::fixture_engine::{EngineTree, FixtureEngine, rg_version_for};
 use super::format::{self, Outcome, Record, Transcript, tree_path};
 use super::other_rg::OtherRg;
 use super::parse;
-pub use super::rg_text::Difference;
+pub(crate) use super::rg_text::Difference;
 use fs_search_process::ExecutorKind;
 
 /// One record: recorded and current outcome.
@@ -206,7 +206,7 @@ impl Replay {
     }
 
     /// The transcript with every current outcome accepted (`--update`):
-    /// see [`RecordCheck::updated_record`]. The header names this rg when
+    /// see `RecordCheck::updated_record`. The header names this rg when
     /// it is of the header's major version (or either is unknown).
     pub fn updated(&self) -> Transcript {
         let mut transcript = self.transcript.clone();
@@ -224,7 +224,7 @@ impl Replay {
 
 /// Replays `transcript` (read from `file`) with temp dirs under
 /// `temp_parent`, its calls run under the `executor` kind.
-pub async fn replay_transcript(
+pub(crate) async fn replay_transcript(
     file: &Path,
     transcript: Transcript,
     temp_parent: &Path,
@@ -233,7 +233,7 @@ pub async fn replay_transcript(
     replay_under(file, transcript, temp_parent, executor, None).await
 }
 
-/// As [`replay_transcript`] with the local executor and `rg`, not the rg
+/// As `replay_transcript` with the local executor and `rg`, not the rg
 /// on `PATH`, answering the calls (`workbench freeze --also-rg`).
 pub async fn replay_transcript_with_rg(
     file: &Path,

@@ -30,13 +30,13 @@ use crate::shared_record_file::{RecordBoundError, RecordFileError};
 use crate::{McpArgs, OnMiss};
 use fs_search_process::ExecutorKind;
 use fs_search_process::{SetupError, SpillChoice, load_engine};
-use fs_search_transcript::error::{EngineError, TranscriptError};
-use fs_search_transcript::fixture_engine::{FixtureEngine, rg_version_for};
-use fs_search_transcript::format::{
+use fs_search_transcript::read_transcript;
+use fs_search_transcript::relative_path;
+use fs_search_transcript::{
     CallOptions, Header, RecordedCall, SpillMode, Transcript, TranscriptEnv, tree_path,
 };
-use fs_search_transcript::record::relative_path;
-use fs_search_transcript::replay::read_transcript;
+use fs_search_transcript::{EngineError, TranscriptError};
+use fs_search_transcript::{FixtureEngine, rg_version_for};
 
 /// Why `--replay` cannot serve (exit 2, the message on stderr).
 #[derive(Debug, Error)]

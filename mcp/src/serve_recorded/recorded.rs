@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use super::matching::{canonical, distance};
 use crate::OnMiss;
 use crate::answers::{AnswerSource, SourcedAnswer};
-use fs_search_transcript::format::{Outcome, RecordedCall};
+use fs_search_transcript::{Outcome, RecordedCall};
 
 /// How many recorded calls a miss names at most.
 pub(crate) const CLOSEST_NAMED: usize = 3;
@@ -191,7 +191,7 @@ fn result(text: String, is_error: bool, error: Value, spill: Value) -> CallToolR
 mod tests {
     use super::*;
     use crate::result::RESULT_META_KEY;
-    use fs_search_transcript::format::{
+    use fs_search_transcript::{
         Call, CallOptions, Header, OutcomeError, OutcomeSpill, TranscriptEnv,
     };
     use std::sync::Arc;

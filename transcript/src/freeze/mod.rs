@@ -54,7 +54,7 @@
 mod empty_line;
 mod minimal;
 
-pub use minimal::FixtureBound;
+pub(crate) use minimal::FixtureBound;
 
 use std::ffi::OsStr;
 use std::fmt::Write as _;
@@ -191,7 +191,7 @@ fn distinct_mtimes(entries: &mut [Walked]) {
 /// own lines (from its `RIPGREP_CONFIG_PATH`), then each of the project's
 /// pinning lines they lack ([`DEFAULT_RIPGREP_CONFIG`]); a live config
 /// that sorts already keeps its own sort.
-pub fn pinned_ripgrep_config(live: &[String]) -> Vec<String> {
+pub(crate) fn pinned_ripgrep_config(live: &[String]) -> Vec<String> {
     let sorts = live
         .iter()
         .any(|l| l.starts_with("--sort") || l.starts_with("--sortr"));

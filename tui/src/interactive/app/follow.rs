@@ -11,8 +11,8 @@ use crate::interactive::effects::Effect;
 use crate::interactive::state::calls::{CallRecord, CallResult};
 use crate::interactive::state::follow::{FollowStatus, Following};
 use crate::interactive::tabs::Tab;
-use fs_search_transcript::follow::Update;
-use fs_search_transcript::format::{Header, Record, RecordedCall};
+use fs_search_transcript::Update;
+use fs_search_transcript::{Header, Record, RecordedCall};
 
 use super::App;
 

@@ -16,9 +16,9 @@ use crate::interactive::state::explain::{
 };
 use crate::interactive::state::transcript::ReplayState;
 use crate::interactive::tabs::Tab;
-use fs_search_transcript::fixture_engine::EngineTree;
-use fs_search_transcript::format::{Call, RecordedCall};
-use fs_search_transcript::replay::Replay;
+use fs_search_transcript::EngineTree;
+use fs_search_transcript::Replay;
+use fs_search_transcript::{Call, RecordedCall};
 
 use super::App;
 

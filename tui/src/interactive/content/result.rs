@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::interactive::command_tap::RanCommand;
 use crate::interactive::scroll_doc::{Doc, LineKind, visible};
-use fs_search_transcript::format::{RecordedCall, SpillMode};
+use fs_search_transcript::{RecordedCall, SpillMode};
 
 /// Byte offset of the footer paragraph in `result`'s text, as the engine
 /// rendered it (errors never have one).

@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::interactive::command_tap::RanCommand;
 use crate::interactive::scroll_doc::Doc;
 use crate::interactive::state::lens::LensedPage;
-use fs_search_transcript::format::RecordedCall;
+use fs_search_transcript::RecordedCall;
 
 /// The call in flight.
 #[derive(Debug, Clone)]

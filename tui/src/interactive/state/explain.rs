@@ -11,8 +11,8 @@ use tui_input::Input;
 
 use crate::interactive::scroll_doc::Doc;
 use crate::interactive::tabs::Tab;
-use fs_search_transcript::fixture_engine::EngineTree;
-use fs_search_transcript::format::RecordedCall;
+use fs_search_transcript::EngineTree;
+use fs_search_transcript::RecordedCall;
 
 /// Which call the panel is about.
 #[derive(Debug, Clone, PartialEq, Eq)]

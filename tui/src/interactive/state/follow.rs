@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use fs_search_transcript::format::Header;
+use fs_search_transcript::Header;
 
 /// How the follow goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
