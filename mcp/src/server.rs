@@ -63,8 +63,8 @@ use serde_json::{Map, Value, json};
 
 use super::answers::AnswerSource;
 use super::calls::{CallRunner, Finished, Progress};
-use super::session_recording::{RecordedCall, Recording};
-use fs_search_transcript::format::ClientInfo;
+use super::session_recording::{FinishedCall, Recording};
+use fs_search_transcript::ClientInfo;
 
 /// The server's name in `serverInfo`.
 pub(crate) const SERVER_NAME: &str = "fs-search-workbench";
@@ -383,7 +383,7 @@ impl ServerHandler for McpServer {
                 tracing::info!(number = finished.number, "cancelled: not recorded");
             } else {
                 let client = client_of(&context);
-                let appended = recording.append_call(&RecordedCall {
+                let appended = recording.append_call(&FinishedCall {
                     session_id: self.runner.session_id(),
                     client: client.as_ref(),
                     tool: name,

@@ -21,19 +21,20 @@
 //! or that shutdown aborted, are not recorded: a replay could not
 //! reproduce the moment they were cancelled.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use fs_search_engine::ToolResult;
 use serde_json::Value;
 use thiserror::Error;
 
 use super::shared_record_file::{RecordBoundError, RecordFile, RecordFileError, record_max_bytes};
-use fs_search_transcript::fixture_engine::{outcome_of, rg_version_for};
-use fs_search_transcript::format::{
-    self, Call, CallOptions, ClientInfo, Header, SessionOption, SpillMode, TranscriptEnv,
+use fs_search_transcript::relative_path;
+use fs_search_transcript::{
+    Call, CallOptions, ClientInfo, Header, RecordedCall, SessionOption, SpillMode, TranscriptEnv,
 };
-use fs_search_transcript::normalise::{Normaliser, TREE};
-use fs_search_transcript::record::relative_path;
+use fs_search_transcript::{Normaliser, TREE};
+use fs_search_transcript::{outcome_of, rg_version_for};
 
 #[derive(Debug, Error)]
 pub(crate) enum RecordingError {
@@ -71,9 +72,9 @@ pub(crate) fn record_dir(path: &Path) -> &Path {
         .unwrap_or_else(|| Path::new("."))
 }
 
-/// One finished call to record.
+/// One call the server finished, to record.
 #[derive(Clone, Copy)]
-pub(crate) struct RecordedCall<'a> {
+pub(crate) struct FinishedCall<'a> {
     /// The engine session of the call's connection.
     pub(crate) session_id: &'a str,
     /// The client's `clientInfo`, when it sent one.
@@ -86,6 +87,11 @@ pub(crate) struct RecordedCall<'a> {
 /// The recording of one server run (all its connections).
 pub(crate) struct Recording {
     file: RecordFile,
+    /// The path recorded to, as named.
+    path: PathBuf,
+    /// The header of the file (an existing file's names the same tree,
+    /// config and rg).
+    header: Arc<Header>,
     normaliser: Normaliser,
     spill: SpillMode,
 }
@@ -131,48 +137,59 @@ impl Recording {
     ) -> Result<Self, RecordingError> {
         let max_bytes = record_max_bytes().map_err(RecordingError::Bound)?;
         Ok(Self {
-            file: RecordFile::open(path, header, max_bytes)?,
+            file: RecordFile::open(path, header.clone(), max_bytes)?,
+            path: path.to_path_buf(),
+            header: Arc::new(header),
             normaliser: Normaliser::new().with_root(root, TREE),
             spill,
         })
     }
 
-    /// The record lines of a call named `call-NUMBER-TOOL` (one call line,
-    /// one result line, the text lines).
-    fn lines(&self, number: u64, call: &RecordedCall<'_>) -> String {
-        let RecordedCall {
+    /// The record of `finished` as call NUMBER of the file, named
+    /// `call-NUMBER-TOOL`, its call line at `line`.
+    fn recorded(&self, number: u64, line: usize, finished: &FinishedCall<'_>) -> RecordedCall {
+        let FinishedCall {
             session_id,
             client,
             tool,
             args,
             result,
-        } = *call;
-        let call = Call {
-            name: format!("call-{number}-{tool}"),
-            tool: tool.to_owned(),
-            args: args.clone(),
-            options: CallOptions {
-                spill: self.spill,
-                session: Some(SessionOption {
-                    id: Some(session_id.to_owned()),
-                    cwd: Some(".".to_owned()),
-                }),
-                client: client.cloned(),
-                ..CallOptions::default()
+        } = *finished;
+        RecordedCall {
+            file: self.path.clone(),
+            line,
+            header: Arc::clone(&self.header),
+            call: Call {
+                name: format!("call-{number}-{tool}"),
+                tool: tool.to_owned(),
+                args: args.clone(),
+                options: CallOptions {
+                    spill: self.spill,
+                    session: Some(SessionOption {
+                        id: Some(session_id.to_owned()),
+                        cwd: Some(".".to_owned()),
+                    }),
+                    client: client.cloned(),
+                    ..CallOptions::default()
+                },
             },
-        };
-        let outcome = outcome_of(result, &self.normaliser);
-        let mut lines = format::call_line(&call);
-        lines.push_str(&format::outcome_lines(&call.name, &outcome));
-        lines
+            outcome: outcome_of(result, &self.normaliser),
+        }
     }
 
     /// Appends a call of the connection whose engine session is
-    /// `session_id`, in one write, named after the highest number in the
-    /// file; returns its record name. On failure nothing was appended.
-    pub(crate) fn append_call(&self, call: &RecordedCall<'_>) -> Result<String, RecordingError> {
-        let number = self.file.append(|n| self.lines(n, call))?;
-        Ok(format!("call-{number}-{}", call.tool))
+    /// `session_id`, in one write (one call line, one result line, the
+    /// text lines), named after the highest number in the file; returns
+    /// it as recorded. On failure nothing was appended.
+    pub(crate) fn append_call(
+        &self,
+        finished: &FinishedCall<'_>,
+    ) -> Result<RecordedCall, RecordingError> {
+        let recorded = self.file.append(|number, line| {
+            let recorded = self.recorded(number, line, finished);
+            (recorded.lines(), recorded)
+        })?;
+        Ok(recorded)
     }
 
     /// Makes the appended records durable.
@@ -201,8 +218,8 @@ mod tests {
         tool: &'a str,
         args: &'a Value,
         result: &'a ToolResult,
-    ) -> RecordedCall<'a> {
-        RecordedCall {
+    ) -> FinishedCall<'a> {
+        FinishedCall {
             session_id,
             client,
             tool,
@@ -230,15 +247,11 @@ mod tests {
             ExecutorKind::Local,
         )
         .unwrap();
-        let read = || {
-            fs_search_transcript::parse::parse(
-                "rec.jsonl",
-                &std::fs::read_to_string(&path).unwrap(),
-            )
-        };
+        let read =
+            || fs_search_transcript::parse("rec.jsonl", &std::fs::read_to_string(&path).unwrap());
         assert_eq!(read().unwrap().records.len(), 0);
         assert_eq!(read().unwrap().header.tree, "work");
-        let name = rec
+        let recorded = rec
             .append_call(&call(
                 "s1",
                 None,
@@ -247,9 +260,13 @@ mod tests {
                 &result("a\nb"),
             ))
             .unwrap();
-        assert_eq!(name, "call-1-grep");
+        assert_eq!(recorded.call.name, "call-1-grep");
         let t = read().unwrap();
-        assert_eq!(t.records[0].call.name, "call-1-grep");
+        assert_eq!(
+            RecordedCall::of_record(&path, Arc::new(t.header.clone()), &t.records[0], None),
+            recorded,
+            "the call as appended is the call read back, on its line"
+        );
         assert_eq!(t.records[0].outcome.text, "a\nb");
         assert_eq!(t.records[0].call.options.spill, SpillMode::None);
         assert_eq!(t.records[0].call.options.client, None);
@@ -318,7 +335,9 @@ mod tests {
             names.push(
                 writer
                     .append_call(&call(session, None, "glob", &json!({}), &result("x")))
-                    .unwrap(),
+                    .unwrap()
+                    .call
+                    .name,
             );
         }
         assert_eq!(
@@ -327,7 +346,7 @@ mod tests {
         );
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
-            fs_search_transcript::parse::parse("rec", &text)
+            fs_search_transcript::parse("rec", &text)
                 .unwrap()
                 .records
                 .len(),

@@ -4,9 +4,10 @@
 //! - Each append holds an exclusive `flock` on the file. Under it, the
 //!   writer first reads what other writers appended since its own last
 //!   append (only that part) to learn the highest `call-N-…` number in
-//!   the file, then names its call N + 1: names stay unique across
-//!   writers, and a file that already holds duplicate names (written
-//!   before this lock existed) goes on after its highest number.
+//!   the file and how many lines it holds, then names its call N + 1
+//!   (and knows the line its call line lands on): names stay unique
+//!   across writers, and a file that already holds duplicate names
+//!   (written before this lock existed) goes on after its highest number.
 //! - An append that fails part-way (a full disk, a file-size limit) is
 //!   rolled back: the file is truncated to its length before the append,
 //!   so it stays a valid transcript, and the caller learns the call was
@@ -37,8 +38,7 @@ use thiserror::Error;
 
 use fs_search_process::Staged;
 use fs_search_process::{TRANSCRIPT_MAX_BYTES, open_for_append};
-use fs_search_transcript::format::{self, Header};
-use fs_search_transcript::parse;
+use fs_search_transcript::{Header, header_line, parse_header_line, parse_keeping_duplicates};
 
 /// The most bytes a recording file holds: the transcript reader's cap.
 pub(crate) const RECORD_MAX_BYTES: u64 = TRANSCRIPT_MAX_BYTES;
@@ -149,11 +149,14 @@ struct State {
     highest: u64,
     /// Records in the file (0: only a header).
     records: u64,
+    /// Lines in the file up to `known_end` (the header's included).
+    lines: usize,
 }
 
 /// What one locked attempt did.
-enum Attempt {
-    Appended(u64),
+enum Attempt<T> {
+    /// Appended; what the record's maker gave with its lines.
+    Appended(T),
     /// The file was rotated: reopen the path and try again.
     Rotated,
 }
@@ -184,13 +187,14 @@ impl RecordFile {
         let this = Self {
             path: path.to_path_buf(),
             max_bytes,
-            header_line: format::header_line(&header),
+            header_line: header_line(&header),
             header,
             state: Mutex::new(State {
                 file,
                 known_end: 0,
                 highest: 0,
                 records: 0,
+                lines: 0,
             }),
         };
         {
@@ -203,16 +207,21 @@ impl RecordFile {
         Ok(this)
     }
 
-    /// Appends the record `lines(N)` returns for the next number N, in one
-    /// write under the lock; returns N. On failure nothing is appended.
-    pub(crate) fn append(&self, lines: impl Fn(u64) -> String) -> Result<u64, RecordFileError> {
+    /// Appends the record `record(N, LINE)` makes for the next number N,
+    /// its call line to be line LINE of the file, in one write under the
+    /// lock: `record` gives the record's lines and what to return once
+    /// they are appended. On failure nothing is appended.
+    pub(crate) fn append<T>(
+        &self,
+        record: impl Fn(u64, usize) -> (String, T),
+    ) -> Result<T, RecordFileError> {
         let mut state = self.state.lock().map_err(|_| RecordFileError::Poisoned)?;
         for _ in 0..REOPEN_ATTEMPTS {
             self.lock_current(&mut state)?;
-            let attempt = self.append_locked(&mut state, &lines);
+            let attempt = self.append_locked(&mut state, &record);
             let _ = state.file.unlock();
             match attempt? {
-                Attempt::Appended(number) => return Ok(number),
+                Attempt::Appended(made) => return Ok(made),
                 Attempt::Rotated => {}
             }
         }
@@ -261,6 +270,7 @@ impl RecordFile {
             state.file = open_for_append(&self.path).map_err(|e| self.io(e))?;
             state.known_end = 0;
             state.records = 0;
+            state.lines = 0;
         }
         Err(self.refused("it was replaced too often while locking it"))
     }
@@ -288,7 +298,7 @@ impl RecordFile {
             .and_then(|_| (&state.file).take(len).read_to_string(&mut text))
             .map_err(|e| self.io(e))?;
         let label = self.path.display().to_string();
-        let (transcript, duplicates) = parse::parse_keeping_duplicates(&label, &text)
+        let (transcript, duplicates) = parse_keeping_duplicates(&label, &text)
             .map_err(|e| self.refused(format!("cannot append to it: {e}")))?;
         self.check_header(&transcript.header)?;
         if transcript.header.env != self.header.env {
@@ -304,6 +314,7 @@ impl RecordFile {
             );
         }
         state.records = transcript.records.len() as u64;
+        state.lines = line_count(text.as_bytes());
         state.highest = transcript
             .records
             .iter()
@@ -337,7 +348,7 @@ impl RecordFile {
             .ok()
             .and_then(|l| l.strip_suffix('\n'))
             .ok_or_else(|| self.refused("its first line is not a transcript header"))?;
-        parse::parse_header_line(&self.path.display().to_string(), line)
+        parse_header_line(&self.path.display().to_string(), line)
             .map_err(|e| self.refused(format!("cannot append to it: {e}")))
     }
 
@@ -345,6 +356,7 @@ impl RecordFile {
         self.write_rolled_back(state, 0, &self.header_line)?;
         state.known_end = self.header_line.len() as u64;
         state.records = 0;
+        state.lines = line_count(self.header_line.as_bytes());
         Ok(())
     }
 
@@ -372,11 +384,11 @@ impl RecordFile {
         }
     }
 
-    fn append_locked(
+    fn append_locked<T>(
         &self,
         state: &mut State,
-        lines: &impl Fn(u64) -> String,
-    ) -> Result<Attempt, RecordFileError> {
+        make: &impl Fn(u64, usize) -> (String, T),
+    ) -> Result<Attempt<T>, RecordFileError> {
         let mut len = self.len(state)?;
         if len == 0 {
             self.write_header(state)?;
@@ -385,7 +397,7 @@ impl RecordFile {
             return Ok(Attempt::Rotated);
         }
         let number = state.highest + 1;
-        let record = lines(number);
+        let (record, made) = make(number, state.lines + 1);
         let bytes = record.len() as u64;
         if len.saturating_add(bytes) > self.max_bytes {
             if state.records == 0 {
@@ -403,7 +415,8 @@ impl RecordFile {
         state.known_end = len + bytes;
         state.highest = number;
         state.records += 1;
-        Ok(Attempt::Appended(number))
+        state.lines += line_count(record.as_bytes());
+        Ok(Attempt::Appended(made))
     }
 
     /// Reads what other writers appended since `known_end` (the whole
@@ -414,6 +427,7 @@ impl RecordFile {
             // A file new to this writer (or one that shrank): its header
             // must be this server's.
             state.records = 0;
+            state.lines = 0;
             let header = self.read_header_line(state)?;
             self.check_header(&header)?;
             if header.env != self.header.env {
@@ -437,6 +451,7 @@ impl RecordFile {
             if read == 0 {
                 break;
             }
+            state.lines += line_count(&line);
             if !line.starts_with(b"{\"call\":") {
                 continue;
             }
@@ -502,10 +517,16 @@ impl RecordFile {
     }
 }
 
+/// The lines `bytes` ends (each ends in `\n`).
+fn line_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fs_search_transcript::format::TranscriptEnv;
+    use fs_search_transcript::TranscriptEnv;
+    use fs_search_transcript::parse;
     use serde_json::json;
 
     fn header() -> Header {
@@ -533,7 +554,7 @@ mod tests {
 
     fn parsed(path: &Path) -> Vec<String> {
         let text = std::fs::read_to_string(path).unwrap();
-        parse::parse("t", &text)
+        parse("t", &text)
             .unwrap()
             .records
             .into_iter()
@@ -545,10 +566,10 @@ mod tests {
     fn an_append_that_would_pass_the_bound_rotates_first_and_every_file_parses() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("session.jsonl");
-        let bound = format::header_line(&header()).len() as u64 + 2 * record(1, "x").len() as u64;
+        let bound = header_line(&header()).len() as u64 + 2 * record(1, "x").len() as u64;
         let file = RecordFile::open(&path, header(), bound).unwrap();
         for _ in 0..5 {
-            file.append(|n| record(n, "x")).unwrap();
+            file.append(|n, _| (record(n, "x"), n)).unwrap();
         }
         let (first, second) = (
             dir.path().join("session.1.jsonl"),
@@ -570,7 +591,37 @@ mod tests {
 
     fn rg_of(path: &Path) -> String {
         let text = std::fs::read_to_string(path).unwrap();
-        parse::parse("t", &text).unwrap().header.env.rg
+        parse("t", &text).unwrap().header.env.rg
+    }
+
+    #[test]
+    fn each_append_is_told_its_call_line_across_two_writers_and_rotations() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.jsonl");
+        let bound = header_line(&header()).len() as u64 + 2 * record(1, "x").len() as u64;
+        let a = RecordFile::open(&path, header(), bound).unwrap();
+        let b = RecordFile::open(&path, header(), bound).unwrap();
+        let mut told = Vec::new();
+        for writer in [&a, &b, &b, &a, &a] {
+            let (n, line) = writer
+                .append(|n, line| (record(n, "x"), (n, line)))
+                .unwrap();
+            told.push((format!("call-{n}-glob"), line));
+        }
+        let mut recorded = Vec::new();
+        for entry in std::fs::read_dir(dir.path()).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            for record in parse("t", &text).unwrap().records {
+                recorded.push((record.call.name, record.line));
+            }
+        }
+        recorded.sort();
+        told.sort();
+        assert_eq!(recorded, told);
+        assert!(
+            told.iter().all(|(_, line)| [2, 5].contains(line)),
+            "{told:?}"
+        );
     }
 
     #[test]
@@ -578,9 +629,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("session.jsonl");
         let old = RecordFile::open(&path, header_of("ripgrep 13.0.0"), RECORD_MAX_BYTES).unwrap();
-        old.append(|n| record(n, "from rg 13")).unwrap();
+        old.append(|n, _| (record(n, "from rg 13"), n)).unwrap();
         let new = RecordFile::open(&path, header_of("ripgrep 15.2.0"), RECORD_MAX_BYTES).unwrap();
-        new.append(|n| record(n, "from rg 15")).unwrap();
+        new.append(|n, _| (record(n, "from rg 15"), n)).unwrap();
         let rotated = dir.path().join("session.1.jsonl");
         assert_eq!(rg_of(&rotated), "ripgrep 13.0.0");
         assert_eq!(parsed(&rotated), ["call-1-glob"]);
@@ -595,14 +646,16 @@ mod tests {
         let rg13 = RecordFile::open(&path, header_of("ripgrep 13.0.0"), RECORD_MAX_BYTES).unwrap();
         let rg15 = RecordFile::open(&path, header_of("ripgrep 15.2.0"), RECORD_MAX_BYTES).unwrap();
         for _ in 0..3 {
-            rg13.append(|n| record(n, "ripgrep 13.0.0")).unwrap();
-            rg15.append(|n| record(n, "ripgrep 15.2.0")).unwrap();
+            rg13.append(|n, _| (record(n, "ripgrep 13.0.0"), n))
+                .unwrap();
+            rg15.append(|n, _| (record(n, "ripgrep 15.2.0"), n))
+                .unwrap();
         }
         let mut files = 0;
         for entry in std::fs::read_dir(dir.path()).unwrap() {
             let file = entry.unwrap().path();
             let text = std::fs::read_to_string(&file).unwrap();
-            let transcript = parse::parse("t", &text).unwrap();
+            let transcript = parse("t", &text).unwrap();
             for record in &transcript.records {
                 assert_eq!(
                     record.outcome.text,
@@ -622,7 +675,7 @@ mod tests {
         let path = dir.path().join("session.jsonl");
         let old = format!(
             "{}{}{}",
-            format::header_line(&header()),
+            header_line(&header()),
             record(1, "x"),
             record(2, "y")
         );
@@ -633,7 +686,7 @@ mod tests {
             old
         );
         assert!(parsed(&path).is_empty());
-        file.append(|n| record(n, "z")).unwrap();
+        file.append(|n, _| (record(n, "z"), n)).unwrap();
         assert_eq!(parsed(&path), ["call-1-glob"]);
     }
 
@@ -642,10 +695,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let link = dir.path().join("session.jsonl");
         std::os::unix::fs::symlink("real.jsonl", &link).unwrap();
-        let bound = format::header_line(&header()).len() as u64 + record(1, "x").len() as u64;
+        let bound = header_line(&header()).len() as u64 + record(1, "x").len() as u64;
         let file = RecordFile::open(&link, header(), bound).unwrap();
-        file.append(|n| record(n, "x")).unwrap();
-        file.append(|n| record(n, "y")).unwrap();
+        file.append(|n, _| (record(n, "x"), n)).unwrap();
+        file.append(|n, _| (record(n, "y"), n)).unwrap();
         assert!(
             std::fs::symlink_metadata(&link)
                 .unwrap()
@@ -660,16 +713,16 @@ mod tests {
     fn a_record_larger_than_the_bound_is_refused_and_nothing_is_appended() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("session.jsonl");
-        let bound = format::header_line(&header()).len() as u64 + 200;
+        let bound = header_line(&header()).len() as u64 + 200;
         let file = RecordFile::open(&path, header(), bound).unwrap();
-        let refused = file.append(|n| record(n, &"x".repeat(500)));
+        let refused = file.append(|n, _| (record(n, &"x".repeat(500)), n));
         assert!(
             matches!(refused, Err(RecordFileError::TooLarge { .. })),
             "{refused:?}"
         );
         assert!(parsed(&path).is_empty());
         assert!(!dir.path().join("session.1.jsonl").exists());
-        file.append(|n| record(n, "small")).unwrap();
+        file.append(|n, _| (record(n, "small"), n)).unwrap();
         assert_eq!(parsed(&path), ["call-1-glob"]);
     }
 
@@ -679,14 +732,14 @@ mod tests {
         let path = dir.path().join("session.jsonl");
         let old = format!(
             "{}{}{}{}",
-            format::header_line(&header()),
+            header_line(&header()),
             record(1, "x"),
             record(3, "y"),
             record(1, "z")
         );
         std::fs::write(&path, &old).unwrap();
         let file = RecordFile::open(&path, header(), RECORD_MAX_BYTES).unwrap();
-        assert_eq!(file.append(|n| record(n, "w")).unwrap(), 4);
+        assert_eq!(file.append(|n, _| (record(n, "w"), n)).unwrap(), 4);
     }
 
     #[test]

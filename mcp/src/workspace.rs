@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::McpArgs;
 use fs_search_process::ExecutorKind;
 use fs_search_process::{SpillChoice, check_workdir, load_engine, read_config, spill_root};
-use fs_search_transcript::format::SpillMode;
+use fs_search_transcript::SpillMode;
 
 use super::calls::CallRunner;
 use super::error::McpError;

@@ -25,11 +25,11 @@ use super::record::save;
 use super::report::{ReportOptions, human};
 
 /// The environment variable that turns the assertion into an update.
-pub const UPDATE_VAR: &str = "WORKBENCH_UPDATE";
+pub(crate) const UPDATE_VAR: &str = "WORKBENCH_UPDATE";
 
 /// Whether a value of [`UPDATE_VAR`] asks for an update: anything but
 /// unset, empty, `0`, `no` or `false`.
-pub fn update_requested(value: Option<&str>) -> bool {
+pub(crate) fn update_requested(value: Option<&str>) -> bool {
     !matches!(value.map(str::trim), None | Some("" | "0" | "no" | "false"))
 }
 

@@ -17,8 +17,9 @@ use tokio::sync::{OnceCell, mpsc};
 
 use super::error::TranscriptError;
 use super::fixture_engine::{EngineTree, FixtureEngine, rg_version_for};
+use super::format::tree_path;
 use super::format::{Outcome, Transcript};
-use super::replay::{RecordCheck, Replay, read_transcript, tree_path};
+use super::replay::{RecordCheck, Replay, read_transcript};
 use fs_search_process::ExecutorKind;
 use fs_search_tokens::Tokenizer;
 

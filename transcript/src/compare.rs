@@ -7,7 +7,7 @@ use similar::{ChangeTag, TextDiff};
 use super::format::Outcome;
 
 /// The lines a reviewer compares: the facts, a rule, then the text.
-pub fn review_lines(outcome: &Outcome) -> Vec<String> {
+pub(crate) fn review_lines(outcome: &Outcome) -> Vec<String> {
     let error = match &outcome.error {
         None => "null".to_owned(),
         Some(e) => format!(

@@ -25,11 +25,11 @@ use fs_search_process::ExecutorKind;
 /// The rg config lines a new recording uses: grep's file order by path
 /// (rg's own order is multi-threaded), and no ignore files from outside
 /// the tree (the user's global gitignore, the temp dir's parents).
-pub const DEFAULT_RIPGREP_CONFIG: [&str; 3] =
+pub(crate) const DEFAULT_RIPGREP_CONFIG: [&str; 3] =
     ["--sort=path", "--no-ignore-global", "--no-ignore-parent"];
 
 /// The default rg config lines as owned strings.
-pub fn default_ripgrep_config() -> Vec<String> {
+pub(crate) fn default_ripgrep_config() -> Vec<String> {
     DEFAULT_RIPGREP_CONFIG
         .iter()
         .map(|s| (*s).to_owned())
@@ -38,11 +38,11 @@ pub fn default_ripgrep_config() -> Vec<String> {
 
 /// `rg --version`'s first line, or a note that rg did not run: what a
 /// transcript header records (see `fs_search_process`'s `rg`).
-pub fn rg_version() -> String {
+pub(crate) fn rg_version() -> String {
     fs_search_process::RgInfo::detect().version_line
 }
 
-/// As [`rg_version`], for the rg that `executor`'s commands run (a remote
+/// As `rg_version`, for the rg that `executor`'s commands run (a remote
 /// host's own).
 pub fn rg_version_for(executor: ExecutorKind) -> String {
     fs_search_process::RgInfo::detect_for(executor).version_line
@@ -87,7 +87,7 @@ pub fn outcome_of(result: &ToolResult, normaliser: &Normaliser) -> Outcome {
 /// Wraps the executor of each registry a [`FixtureEngine`] loads, given
 /// the registry's effective plugin config and whether rg gets the header's
 /// config file (`workbench ablate` answers repeated rg runs from a capture).
-pub type ExecutorWrap =
+pub(crate) type ExecutorWrap =
     Arc<dyn Fn(Arc<dyn BashExecutor>, &Value, bool) -> Arc<dyn BashExecutor> + Send + Sync>;
 
 /// Which registry a call needs.

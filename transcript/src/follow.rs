@@ -39,9 +39,9 @@ use super::format::{Header, Record};
 use super::parse::parse;
 
 /// The most a poll reads; a larger backlog is read over several polls.
-pub const READ_LIMIT: u64 = 4 * 1024 * 1024;
+pub(crate) const READ_LIMIT: u64 = 4 * 1024 * 1024;
 /// The longest line kept; a longer one is skipped (and reported).
-pub const LINE_LIMIT: usize = 16 * 1024 * 1024;
+pub(crate) const LINE_LIMIT: usize = 16 * 1024 * 1024;
 
 /// What following found.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,7 +64,7 @@ pub enum Update {
 
 /// Turns the bytes appended to a transcript into its header and records.
 #[derive(Debug)]
-pub struct Follower {
+pub(crate) struct Follower {
     /// The file's name in messages.
     file: String,
     /// The bytes of a line not yet ended.
@@ -93,7 +93,7 @@ fn is_call_line(raw: &str) -> bool {
 
 impl Follower {
     /// A follower of the file named `file` in messages.
-    pub fn new(file: impl Into<String>) -> Self {
+    pub(crate) fn new(file: impl Into<String>) -> Self {
         Self {
             file: file.into(),
             partial: Vec::new(),
@@ -108,7 +108,7 @@ impl Follower {
     }
 
     /// Reads appended `bytes`; what they completed.
-    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Update> {
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Vec<Update> {
         let mut out = Vec::new();
         let Some(end) = bytes.iter().rposition(|b| *b == b'\n') else {
             self.keep(bytes, &mut out);
@@ -152,7 +152,7 @@ impl Follower {
 
     /// The writer has gone quiet: an open record whose lines are all
     /// ended, with a call, a result and a text line, is complete.
-    pub fn settle(&mut self) -> Vec<Update> {
+    pub(crate) fn settle(&mut self) -> Vec<Update> {
         if self.partial.is_empty() && self.open.len() >= 3 {
             vec![self.complete()]
         } else {

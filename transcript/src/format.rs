@@ -51,20 +51,26 @@
 //!
 //! Reading is in [`super::parse`]: strict, with errors naming the file and
 //! line, never a panic.
+//!
+//! [`RecordedCall`] is a record as the tools built on transcripts hold
+//! it: with its file, its call line and its header, and the one outcome
+//! that counts for the rg reading it.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
 /// The format name in the header's `transcript` key.
-pub const FORMAT_NAME: &str = "fs-search";
+pub(crate) const FORMAT_NAME: &str = "fs-search";
 /// The version of a transcript without rg-version variants.
-pub const FORMAT_VERSION: u64 = 1;
+pub(crate) const FORMAT_VERSION: u64 = 1;
 /// The version of a transcript with rg-version variants (version 1 plus
 /// `variant` lines); the newest this build reads and writes.
-pub const FORMAT_VERSION_VARIANTS: u64 = 2;
+pub(crate) const FORMAT_VERSION_VARIANTS: u64 = 2;
 /// The session id calls use unless their options say otherwise.
-pub const DEFAULT_SESSION_ID: &str = "transcript-session";
+pub(crate) const DEFAULT_SESSION_ID: &str = "transcript-session";
 
 /// The environment that shapes the recorded output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -274,6 +280,72 @@ impl Record {
     }
 }
 
+/// A recorded call: one record of a transcript as the tools built on
+/// transcripts hold it, with where it is recorded and the header it runs
+/// under. `workbench mcp --replay` serves it, the TUI shows a followed
+/// recording's calls as it, `explain` runs it again in its tree, and
+/// `workbench mcp --record` appends it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedCall {
+    /// The transcript, as named (on the command line, or the path followed
+    /// or recorded to).
+    pub file: PathBuf,
+    /// The number of its call line in the file.
+    pub line: usize,
+    /// The transcript's header: the tree, the config the call's own keys
+    /// go over, and the rg config lines rg reads.
+    pub header: Arc<Header>,
+    pub call: Call,
+    /// What the model saw (of a record with variants: the outcome for the
+    /// rg that reads it).
+    pub outcome: Outcome,
+}
+
+impl RecordedCall {
+    /// `record` of the transcript `file` with `header`, with its outcome
+    /// for rg major version `rg_major` ([`Record::expected_for`]).
+    pub fn of_record(
+        file: impl Into<PathBuf>,
+        header: Arc<Header>,
+        record: &Record,
+        rg_major: Option<u32>,
+    ) -> Self {
+        Self {
+            file: file.into(),
+            line: record.line,
+            header,
+            call: record.call.clone(),
+            outcome: record.expected_for(rg_major).clone(),
+        }
+    }
+
+    /// The tree the call runs in: the header's, resolved against the
+    /// transcript's directory.
+    pub fn tree(&self) -> PathBuf {
+        tree_path(&self.file, &self.header.tree)
+    }
+
+    /// Its record's lines as a transcript holds them: the call line, the
+    /// result line and the text lines.
+    pub fn lines(&self) -> String {
+        let mut lines = call_line(&self.call);
+        lines.push_str(&outcome_lines(&self.call.name, &self.outcome));
+        lines
+    }
+}
+
+/// The tree a header names, resolved against the transcript's directory.
+pub fn tree_path(transcript_file: &Path, tree: &str) -> PathBuf {
+    let tree = Path::new(tree);
+    if tree.is_absolute() {
+        return tree.to_path_buf();
+    }
+    transcript_file
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join(tree)
+}
+
 /// A parsed transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Transcript {
@@ -365,7 +437,7 @@ pub fn outcome_lines(name: &str, outcome: &Outcome) -> String {
 }
 
 /// The variant line and the text lines of `outcome` under rg `major`.
-pub fn variant_lines(name: &str, major: u32, outcome: &Outcome) -> String {
+pub(crate) fn variant_lines(name: &str, major: u32, outcome: &Outcome) -> String {
     outcome_block(("variant", name), Some(major), outcome)
 }
 
@@ -400,7 +472,7 @@ fn outcome_block(kind: (&str, &str), major: Option<u32>, outcome: &Outcome) -> S
 }
 
 /// The whole file: version 1 unless a record carries variants.
-pub fn write(transcript: &Transcript) -> String {
+pub(crate) fn write(transcript: &Transcript) -> String {
     let has_variants = transcript.records.iter().any(|r| !r.variants.is_empty());
     let version = if has_variants {
         FORMAT_VERSION_VARIANTS
@@ -418,7 +490,7 @@ pub fn write(transcript: &Transcript) -> String {
     out
 }
 
-/// The line number (from 1) of each record's call line in [`write()`]'s
+/// The line number (from 1) of each record's call line in `write`'s
 /// text, in record order.
 pub fn record_lines(transcript: &Transcript) -> Vec<usize> {
     write(transcript)
@@ -634,6 +706,42 @@ mod tests {
             error_of(&bad),
             "t.jsonl:2: \"client\" must be {\"name\": STRING, \"version\": STRING|null}"
         );
+    }
+
+    #[test]
+    fn a_recorded_call_writes_its_record_s_lines_and_takes_the_outcome_for_its_rg() {
+        let t = sample_with_variants();
+        let header = Arc::new(t.header.clone());
+        let text = write(&sample());
+        let a = RecordedCall::of_record("dir/t.jsonl", Arc::clone(&header), &t.records[0], None);
+        assert_eq!((a.line, a.call.name.as_str()), (2, "a"));
+        let a_lines: String = text
+            .lines()
+            .skip(1)
+            .take(5)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(
+            a.lines(),
+            a_lines,
+            "the record's lines as the file holds them"
+        );
+        assert_eq!(a.tree(), Path::new("dir/../trees/mixed"));
+        let b = &t.records[1];
+        let under_14 = RecordedCall::of_record("t.jsonl", Arc::clone(&header), b, Some(14));
+        assert_eq!(under_14.outcome.text, "rg: fourteen\n");
+        let under_13 = RecordedCall::of_record("t.jsonl", header, b, Some(13));
+        assert_eq!(under_13.outcome, b.outcome);
+    }
+
+    #[test]
+    fn a_tree_path_resolves_against_the_transcript_s_directory_unless_absolute() {
+        assert_eq!(tree_path(Path::new("t.jsonl"), "tree"), Path::new("tree"));
+        assert_eq!(
+            tree_path(Path::new("/a/t.jsonl"), "../w"),
+            Path::new("/a/../w")
+        );
+        assert_eq!(tree_path(Path::new("/a/t.jsonl"), "/w"), Path::new("/w"));
     }
 
     fn error_of(text: &str) -> String {

@@ -1,55 +1,80 @@
 //! `fs-search-transcript`: transcripts (docs/design.md §3), recorded tool
 //! calls with the result the model saw, replayed as snapshot tests; and
-//! the two commands built on replaying them, `explain` and `ablate`. No
-//! terminal and no network code (Cargo keeps ratatui, crossterm, hyper
-//! and rmcp out of this crate's graph): the headless commands, the TUI,
-//! the MCP server and the tests all use this library.
+//! the commands built on them, `explain` and `ablate`. No terminal and no
+//! network code (Cargo keeps ratatui, crossterm, hyper and rmcp out of
+//! this crate's graph): the headless commands, the TUI, the MCP server and
+//! the tests all use this library, through this root alone:
 //!
-//! - [`format`](mod@format): the versioned JSON Lines format and writing it;
-//!   [`parse`]: reading it.
-//! - [`tree`]: fixture-tree manifests and their materialiser (pinned mtimes).
-//! - [`normalise`]: placeholders for temp roots and random locator parts.
-//! - [`fixture_engine`]: the engine loaded on a materialised tree, running
-//!   recorded calls deterministically.
-//! - [`replay`]: replays a transcript and diffs each changed record.
-//! - [`record`]: records calls headlessly, or a live session ([`record::Recorder`]).
-//! - `rg_text`: which differences lie only in text rg writes itself.
-//! - [`compare`]: recorded and current outcomes side by side (the TUI).
-//! - [`error`]: what can go wrong reading or setting up a transcript.
-//! - [`batch`]: many transcripts replayed as one run (`--jobs`, `--shard`).
-//! - [`report`]: what a replay found, for people, JUnit and GitHub Actions.
-//! - [`assert`](mod@assert): [`assert_transcripts_replay`], the `cargo test` form.
-//! - [`freeze`]: `workbench freeze`, a live recording made self-contained.
-//! - `drift`: how a frozen expectation differs from the live result.
-//! - [`variants`]: rg-version variants added to a fixture (`freeze
-//!   --also-rg`, `replay --add-variant`) and the note a replay without one
-//!   gives.
-//! - [`follow`]: reading a recording while another process appends to it.
-//! - [`explain`]: `workbench explain`, why a path is or is not on a page.
-//! - [`ablate`]: `workbench ablate`, recorded sessions replayed under
-//!   config variants, with what each costs.
+//! - The format: a [`Transcript`] is a [`Header`] and [`Record`]s (a
+//!   [`Call`] and its [`Outcome`]); a [`RecordedCall`] is one record with
+//!   its file, line and header. [`parse()`] reads one; [`header_line`],
+//!   [`call_line`] and [`outcome_lines`] write its lines, [`save_transcript`]
+//!   a whole file.
+//! - Running calls: a [`FixtureEngine`] on an [`EngineTree`] (a
+//!   [`Manifest`]'s tree, materialised); [`record_calls`] and the live
+//!   [`Recorder`]; [`Normaliser`] for temp paths; [`Tail`] follows a
+//!   growing recording.
+//! - Replaying: [`replay_file`], [`replay_files`] (`--jobs`, `--shard`),
+//!   the reports ([`human_text`], [`junit_report`], [`github_annotations`]),
+//!   [`assert_transcripts_replay`] for `cargo test`; [`prepare_freeze`]
+//!   (`workbench freeze`) and [`with_variant_added`] (rg-version variants).
+//! - [`explain()`] (why a path is or is not on a page) and [`ablate()`]
+//!   (recorded sessions under config variants, with what each costs).
 
 #![warn(unreachable_pub)]
 
-pub mod ablate;
-pub mod assert;
-pub mod batch;
-pub mod compare;
+mod ablate;
+mod assert;
+mod batch;
+mod compare;
 mod drift;
-pub mod error;
-pub mod explain;
-pub mod fixture_engine;
-pub mod follow;
-pub mod format;
-pub mod freeze;
-pub mod normalise;
-pub mod other_rg;
-pub mod parse;
-pub mod record;
-pub mod replay;
-pub mod report;
+mod error;
+mod explain;
+mod fixture_engine;
+mod follow;
+mod format;
+mod freeze;
+mod normalise;
+mod other_rg;
+mod parse;
+mod record;
+mod replay;
+mod report;
 mod rg_text;
-pub mod tree;
-pub mod variants;
+mod tree;
+mod variants;
 
-pub use assert::assert_transcripts_replay;
+pub use ablate::grid::parse_setting as parse_ablate_setting;
+pub use ablate::grid::{combinations as ablate_variants, label as variant_label};
+pub use ablate::report::markdown as ablation_markdown;
+pub use ablate::report::{csv as ablation_csv, json as ablation_json};
+pub use ablate::run::merged as merged_config;
+pub use ablate::stats::{PageFacts, PageStat, SurfaceStat, VariantStats};
+pub use ablate::{AblateError, Ablation, PageEvent, ablate};
+pub use ablate::{Control as AblateControl, Input as AblateInput, Progress as AblateProgress};
+pub use assert::{assert_transcripts_replay, check_transcripts};
+pub use batch::{BatchOptions, FileResult, Shard, default_jobs, replay_files};
+pub use compare::{Row as CompareRow, Side as CompareSide, side_by_side};
+pub use error::{EngineError, TranscriptError};
+pub use explain::recorded::explain_recorded;
+pub use explain::render::text as explanation_text;
+pub use explain::{ExplainError, Request as ExplainRequest, explain, explain_result};
+pub use fixture_engine::{EngineTree, FixtureEngine, outcome_of, rg_version_for};
+pub use follow::{Tail, Update};
+pub use format::{Call, CallOptions, Cancel, ClientInfo, Header, Outcome, OutcomeError};
+pub use format::{OutcomeSpill, Record, RecordedCall, SessionOption, SpillMode, Transcript};
+pub use format::{TranscriptEnv, call_line, header_line, outcome_lines, record_lines, tree_path};
+pub use freeze::{Frozen, Prepared, prepare as prepare_freeze};
+pub use normalise::{Normaliser, SPILL, TREE};
+pub use other_rg::OtherRg;
+pub use parse::{parse, parse_header_line, parse_keeping_duplicates};
+pub use record::save as save_transcript;
+pub use record::{Recorder, parse_calls, record as record_calls, relative_path};
+pub use replay::{Replay, read_transcript, replay_file, replay_transcript_with_rg};
+pub use report::github::{annotations as github_annotations, summary as github_summary};
+pub use report::human::over_budget as over_budget_text;
+pub use report::human::{fails as replay_fails, file_text as human_text};
+pub use report::junit::report as junit_report;
+pub use report::{FileReport, ReportOptions, other_rg_note};
+pub use tree::{Manifest, MaterialisedTree};
+pub use variants::{VariantAdded, with_variant_added};

@@ -13,7 +13,7 @@ pub const SPILL: &str = "<SPILL>";
 /// Placeholder of the materialised tree root.
 pub const TREE: &str = "<TREE>";
 /// Placeholder of a random locator prefix.
-pub const RAND: &str = "<RAND>";
+pub(crate) const RAND: &str = "<RAND>";
 
 /// Replaces known roots, longest first, then random locator prefixes.
 #[derive(Debug, Clone, Default)]
@@ -121,7 +121,10 @@ fn under_root(path: &str, roots: &[String]) -> Option<String> {
 /// given or canonical) written `<TREE>/…`, as `workbench freeze` keeps a
 /// live session's absolute paths so they follow the fixture tree; `None`
 /// when nothing changes.
-pub fn path_arg_to_placeholder(args: &serde_json::Value, root: &Path) -> Option<serde_json::Value> {
+pub(crate) fn path_arg_to_placeholder(
+    args: &serde_json::Value,
+    root: &Path,
+) -> Option<serde_json::Value> {
     let path = args.get(PATH_ARG)?.as_str()?;
     let mut roots = vec![root.to_string_lossy().into_owned()];
     if let Ok(canonical) = root.canonicalize() {
@@ -135,7 +138,7 @@ pub fn path_arg_to_placeholder(args: &serde_json::Value, root: &Path) -> Option<
 
 /// A call's arguments with a `path` that starts with `<TREE>` rooted at
 /// `root` (the materialised tree); `None` when there is none.
-pub fn path_arg_on_root(args: &serde_json::Value, root: &Path) -> Option<serde_json::Value> {
+pub(crate) fn path_arg_on_root(args: &serde_json::Value, root: &Path) -> Option<serde_json::Value> {
     let path = args.get(PATH_ARG)?.as_str()?;
     let rest = path.strip_prefix(TREE)?;
     if !(rest.is_empty() || rest.starts_with('/')) {

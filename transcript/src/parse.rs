@@ -281,7 +281,7 @@ fn parse_call(ctx: &LineCtx<'_>, map: &Map<String, Value>) -> Result<Call, Trans
 
 /// Parses one line of a calls file (`workbench record`'s input): a `call`
 /// object as in a transcript.
-pub fn parse_call_line(file: &str, line: usize, raw: &str) -> Result<Call, TranscriptError> {
+pub(crate) fn parse_call_line(file: &str, line: usize, raw: &str) -> Result<Call, TranscriptError> {
     let ctx = LineCtx { file, line };
     let map = object(&ctx, raw)?;
     if !map.contains_key("call") {

@@ -37,7 +37,7 @@ pub fn relative_path(base: &Path, target: &Path) -> String {
 }
 
 /// A call read from a calls file, with its line number.
-pub type NumberedCall = (usize, Call);
+pub(crate) type NumberedCall = (usize, Call);
 
 /// Parses a calls file: one call object per line (blank lines skipped).
 pub fn parse_calls(file: &str, text: &str) -> Result<Vec<NumberedCall>, TranscriptError> {

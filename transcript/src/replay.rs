@@ -7,17 +7,17 @@
 //! engine's. `--update` under another rg major than the header's keeps the
 //! recorded outcome and adds the current one as that version's variant.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use similar::TextDiff;
 
 use super::error::TranscriptError;
 use super::fixture_engine::{EngineTree, FixtureEngine, rg_version_for};
-use super::format::{self, Outcome, Record, Transcript};
+use super::format::{self, Outcome, Record, Transcript, tree_path};
 use super::other_rg::OtherRg;
 use super::parse;
-pub use super::rg_text::Difference;
+pub(crate) use super::rg_text::Difference;
 use fs_search_process::ExecutorKind;
 
 /// One record: recorded and current outcome.
@@ -206,7 +206,7 @@ impl Replay {
     }
 
     /// The transcript with every current outcome accepted (`--update`):
-    /// see [`RecordCheck::updated_record`]. The header names this rg when
+    /// see `RecordCheck::updated_record`. The header names this rg when
     /// it is of the header's major version (or either is unknown).
     pub fn updated(&self) -> Transcript {
         let mut transcript = self.transcript.clone();
@@ -222,21 +222,9 @@ impl Replay {
     }
 }
 
-/// The tree a header names, resolved against the transcript's directory.
-pub fn tree_path(transcript_file: &Path, tree: &str) -> PathBuf {
-    let tree = Path::new(tree);
-    if tree.is_absolute() {
-        return tree.to_path_buf();
-    }
-    transcript_file
-        .parent()
-        .unwrap_or_else(|| Path::new("."))
-        .join(tree)
-}
-
 /// Replays `transcript` (read from `file`) with temp dirs under
 /// `temp_parent`, its calls run under the `executor` kind.
-pub async fn replay_transcript(
+pub(crate) async fn replay_transcript(
     file: &Path,
     transcript: Transcript,
     temp_parent: &Path,
@@ -245,7 +233,7 @@ pub async fn replay_transcript(
     replay_under(file, transcript, temp_parent, executor, None).await
 }
 
-/// As [`replay_transcript`] with the local executor and `rg`, not the rg
+/// As `replay_transcript` with the local executor and `rg`, not the rg
 /// on `PATH`, answering the calls (`workbench freeze --also-rg`).
 pub async fn replay_transcript_with_rg(
     file: &Path,
@@ -346,7 +334,7 @@ mod tests {
     use crate::format::{Call, CallOptions, Header, Record, TranscriptEnv};
     use serde_json::json;
 
-    fn transcript() -> (PathBuf, Transcript) {
+    fn transcript() -> (std::path::PathBuf, Transcript) {
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/transcripts/unit.jsonl");
         let call =
             |name: &str, tool: &str, args: serde_json::Value, config: serde_json::Value| Call {

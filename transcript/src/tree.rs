@@ -48,10 +48,10 @@ use serde_json::{Map, Value};
 use super::error::TranscriptError;
 
 /// The manifest's format name and version.
-pub const MANIFEST_NAME: &str = "fs-search-fixture-tree";
-pub const MANIFEST_VERSION: u64 = 1;
+pub(crate) const MANIFEST_NAME: &str = "fs-search-fixture-tree";
+pub(crate) const MANIFEST_VERSION: u64 = 1;
 /// The manifest's file name inside a tree directory.
-pub const MANIFEST_FILE: &str = "manifest.json";
+pub(crate) const MANIFEST_FILE: &str = "manifest.json";
 
 /// One directory or file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,7 +71,7 @@ pub struct Manifest {
 }
 
 /// The manifest file of a tree given as its directory or the file itself.
-pub fn manifest_path(tree: &Path) -> PathBuf {
+pub(crate) fn manifest_path(tree: &Path) -> PathBuf {
     if tree.is_dir() {
         tree.join(MANIFEST_FILE)
     } else {
@@ -80,12 +80,12 @@ pub fn manifest_path(tree: &Path) -> PathBuf {
 }
 
 /// Whether `tree` is a fixture tree (has a manifest).
-pub fn is_fixture_tree(tree: &Path) -> bool {
+pub(crate) fn is_fixture_tree(tree: &Path) -> bool {
     manifest_path(tree).is_file()
 }
 
 /// The environment variable that raises the [`TreeLimits`].
-pub const TREE_LIMITS_VAR: &str = "WORKBENCH_TREE_LIMITS";
+pub(crate) const TREE_LIMITS_VAR: &str = "WORKBENCH_TREE_LIMITS";
 
 /// The most a manifest may describe: bytes of file content and entries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

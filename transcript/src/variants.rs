@@ -76,7 +76,7 @@ pub fn with_variant_added(replay: &Replay) -> Result<VariantAdded, TranscriptErr
 /// Whether `check` was compared with what another rg major version
 /// wrote: this rg's major is not the header's and the record has no
 /// variant for it.
-pub fn compared_with_another_rg(check: &RecordCheck) -> bool {
+pub(crate) fn compared_with_another_rg(check: &RecordCheck) -> bool {
     check.variant().is_none() && check.rg_major != check.recorded_major
 }
 
@@ -84,7 +84,7 @@ pub fn compared_with_another_rg(check: &RecordCheck) -> bool {
 /// which rg the fixture was frozen with, which rg this is, and the
 /// command that adds this rg's variant; `None` when no such record
 /// changed.
-pub fn missing_variant_note(replay: &Replay) -> Option<String> {
+pub(crate) fn missing_variant_note(replay: &Replay) -> Option<String> {
     let count = replay
         .changed()
         .filter(|c| compared_with_another_rg(c))

@@ -36,10 +36,10 @@ use std::time::{Duration, Instant};
 
 use fs_search_engine::helpers::{build_glob_command, build_grep_command};
 use fs_search_engine::{GlobArgs, GrepArgs};
-use fs_search_transcript::fixture_engine::FixtureEngine;
-use fs_search_transcript::format::{Cancel, Record, Transcript};
-use fs_search_transcript::parse::parse;
-use fs_search_transcript::replay::tree_path;
+use fs_search_transcript::FixtureEngine;
+use fs_search_transcript::parse;
+use fs_search_transcript::tree_path;
+use fs_search_transcript::{Cancel, Record, Transcript};
 use serde_json::Value;
 
 /// Outcome codes of calls that end before rg runs.

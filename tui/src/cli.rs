@@ -220,7 +220,7 @@ pub(crate) struct ReplayArgs {
     /// Replay only share K of N: the records across all FILES, counted in
     /// order, the i-th (from 0) belonging to share i mod N + 1.
     #[arg(long, value_name = "K/N", conflicts_with = "update")]
-    pub shard: Option<fs_search_transcript::batch::Shard>,
+    pub shard: Option<fs_search_transcript::Shard>,
     /// Replay under the sandboxed executor (a differential check: every
     /// in-workspace call must give the recorded result).
     #[command(flatten)]

@@ -8,9 +8,9 @@
 use fs_search_lens::LensError;
 use fs_search_mcp::Error as McpError;
 use fs_search_process::{SetupError, exit};
-use fs_search_transcript::ablate::AblateError;
-use fs_search_transcript::error::TranscriptError;
-use fs_search_transcript::explain::ExplainError;
+use fs_search_transcript::AblateError;
+use fs_search_transcript::ExplainError;
+use fs_search_transcript::TranscriptError;
 use thiserror::Error;
 
 use crate::interactive::error::TuiError;

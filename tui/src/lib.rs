@@ -10,6 +10,8 @@
 //!   `transcripts` (`replay`, `record`, `freeze`);
 //! - `interactive`: the interactive workbench (ratatui); [`bench`](mod@bench) is
 //!   what the workbench bench drives of it;
+//! - `host_report`: one agent host's report on a result, shared by both
+//!   (the interactive workbench never imports `headless`);
 //! - `error`: what a command fails with, and how it is reported.
 //!
 //! The process-level services (rg discovery, bounded reads, user
@@ -27,6 +29,7 @@
 mod cli;
 mod error;
 mod headless;
+mod host_report;
 mod interactive;
 
 pub use cli::Cli;

@@ -24,17 +24,19 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::matching::canonical;
-use super::recorded::{RecordedCall, RecordedCalls};
+use super::recorded::RecordedCalls;
 use crate::session_recording::{Recording, RecordingError, record_dir};
 use crate::shared_record_file::{RecordBoundError, RecordFileError};
 use crate::{McpArgs, OnMiss};
 use fs_search_process::ExecutorKind;
 use fs_search_process::{SetupError, SpillChoice, load_engine};
-use fs_search_transcript::error::{EngineError, TranscriptError};
-use fs_search_transcript::fixture_engine::{FixtureEngine, rg_version_for};
-use fs_search_transcript::format::{CallOptions, Header, SpillMode, Transcript, TranscriptEnv};
-use fs_search_transcript::record::relative_path;
-use fs_search_transcript::replay::{read_transcript, tree_path};
+use fs_search_transcript::read_transcript;
+use fs_search_transcript::relative_path;
+use fs_search_transcript::{
+    CallOptions, Header, RecordedCall, SpillMode, Transcript, TranscriptEnv, tree_path,
+};
+use fs_search_transcript::{EngineError, TranscriptError};
+use fs_search_transcript::{FixtureEngine, rg_version_for};
 
 /// Why `--replay` cannot serve (exit 2, the message on stderr).
 #[derive(Debug, Error)]
@@ -219,14 +221,9 @@ fn recorded_calls(transcripts: &[(&Path, Transcript)], rg_major: Option<u32>) ->
     transcripts
         .iter()
         .flat_map(|(path, transcript)| {
-            let file = path.display().to_string();
-            transcript.records.iter().map(move |record| RecordedCall {
-                file: file.clone(),
-                line: record.line,
-                name: record.call.name.clone(),
-                tool: record.call.tool.clone(),
-                args: record.call.args.clone(),
-                outcome: record.expected_for(rg_major).clone(),
+            let header = Arc::new(transcript.header.clone());
+            transcript.records.iter().map(move |record| {
+                RecordedCall::of_record(*path, Arc::clone(&header), record, rg_major)
             })
         })
         .collect()

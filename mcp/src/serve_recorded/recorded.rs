@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use super::matching::{canonical, distance};
 use crate::OnMiss;
 use crate::answers::{AnswerSource, SourcedAnswer};
-use fs_search_transcript::format::Outcome;
+use fs_search_transcript::{Outcome, RecordedCall};
 
 /// How many recorded calls a miss names at most.
 pub(crate) const CLOSEST_NAMED: usize = 3;
@@ -34,20 +34,6 @@ pub(crate) const MISS_ERROR_NAME: &str = "NoRecordedCall";
 
 /// Characters of a call's arguments a miss message shows.
 const ARGS_SHOWN: usize = 200;
-
-/// One recorded call and the outcome served for it.
-#[derive(Debug, Clone)]
-pub(crate) struct RecordedCall {
-    /// The transcript as named on the command line.
-    pub file: String,
-    /// The record's call line.
-    pub line: usize,
-    pub name: String,
-    pub tool: String,
-    pub args: Value,
-    /// The outcome for the installed rg (its variant, else the record's).
-    pub outcome: Outcome,
-}
 
 /// A tool name and canonical arguments.
 type Key = (String, String);
@@ -63,9 +49,9 @@ pub(crate) struct RecordedCalls {
 impl RecordedCalls {
     pub(crate) fn new(calls: Vec<RecordedCall>, on_miss: OnMiss) -> Self {
         let mut by_key: HashMap<Key, Vec<usize>> = HashMap::new();
-        for (i, call) in calls.iter().enumerate() {
+        for (i, recorded) in calls.iter().enumerate() {
             by_key
-                .entry((call.tool.clone(), canonical(&call.args)))
+                .entry((recorded.call.tool.clone(), canonical(&recorded.call.args)))
                 .or_default()
                 .push(i);
         }
@@ -102,8 +88,8 @@ impl RecordedCalls {
             .calls
             .iter()
             .enumerate()
-            .filter(|(_, c)| seen.insert((c.tool.clone(), canonical(&c.args))))
-            .map(|(i, c)| (distance(tool, args, &c.tool, &c.args), i, c))
+            .filter(|(_, c)| seen.insert((c.call.tool.clone(), canonical(&c.call.args))))
+            .map(|(i, c)| (distance(tool, args, &c.call.tool, &c.call.args), i, c))
             .collect();
         ranked.sort_by_key(|(d, i, _)| (*d, *i));
         ranked
@@ -123,14 +109,14 @@ impl RecordedCalls {
             return text;
         }
         text.push_str(". The closest recorded calls:");
-        for call in closest {
+        for recorded in closest {
             text.push_str(&format!(
                 "\n- {} {} (record \"{}\", {}:{})",
-                call.tool,
-                brief(&call.args),
-                call.name,
-                call.file,
-                call.line
+                recorded.call.tool,
+                brief(&recorded.call.args),
+                recorded.call.name,
+                recorded.file.display(),
+                recorded.line
             ));
         }
         text
@@ -139,15 +125,15 @@ impl RecordedCalls {
 
 impl AnswerSource for RecordedCalls {
     fn answer(&self, tool: &str, args: &Value) -> Option<SourcedAnswer> {
-        if let Some(call) = self.next_match(tool, args) {
+        if let Some(recorded) = self.next_match(tool, args) {
             tracing::info!(
                 tool,
-                record = call.name,
-                file = call.file,
-                line = call.line,
+                record = recorded.call.name,
+                file = ?recorded.file,
+                line = recorded.line,
                 "answered from the recording"
             );
-            return Some(recorded_answer(&call.outcome));
+            return Some(recorded_answer(&recorded.outcome));
         }
         match self.on_miss {
             OnMiss::Live => {
@@ -205,7 +191,10 @@ fn result(text: String, is_error: bool, error: Value, spill: Value) -> CallToolR
 mod tests {
     use super::*;
     use crate::result::RESULT_META_KEY;
-    use fs_search_transcript::format::{OutcomeError, OutcomeSpill};
+    use fs_search_transcript::{
+        Call, CallOptions, Header, OutcomeError, OutcomeSpill, TranscriptEnv,
+    };
+    use std::sync::Arc;
 
     fn outcome(text: &str) -> Outcome {
         Outcome {
@@ -220,11 +209,23 @@ mod tests {
 
     fn call(line: usize, tool: &str, args: Value, text: &str) -> RecordedCall {
         RecordedCall {
-            file: "t.jsonl".to_owned(),
+            file: "t.jsonl".into(),
             line,
-            name: format!("r{line}"),
-            tool: tool.to_owned(),
-            args,
+            header: Arc::new(Header {
+                tree: ".".to_owned(),
+                config: json!({}),
+                env: TranscriptEnv {
+                    rg: "ripgrep 13.0.0".to_owned(),
+                    ripgrep_config: Vec::new(),
+                    executor: None,
+                },
+            }),
+            call: Call {
+                name: format!("r{line}"),
+                tool: tool.to_owned(),
+                args,
+                options: CallOptions::default(),
+            },
             outcome: outcome(text),
         }
     }
@@ -308,7 +309,7 @@ mod tests {
         let names: Vec<&str> = calls
             .closest("grep", &json!({"pattern": "fn parse_config"}))
             .iter()
-            .map(|c| c.name.as_str())
+            .map(|c| c.call.name.as_str())
             .collect();
         assert_eq!(names, ["r5", "r3", "r2"]);
     }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 /// The most combinations of `--set` values one run accepts.
-pub const MAX_COMBINATIONS: usize = 64;
+pub(crate) const MAX_COMBINATIONS: usize = 64;
 
 /// One `--set KEY=V1,V2,…`: a config key and the values it takes.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,7 +65,7 @@ pub fn parse_setting(raw: &str) -> Result<Setting, GridError> {
 }
 
 /// Every combination of the settings' values, as config overrides, the
-/// first setting varying slowest; refused past [`MAX_COMBINATIONS`].
+/// first setting varying slowest; refused past `MAX_COMBINATIONS`.
 pub fn combinations(settings: &[Setting]) -> Result<Vec<Map<String, Value>>, GridError> {
     if settings.is_empty() {
         return Err(GridError::Empty);

@@ -12,9 +12,9 @@
 //! - [`report`]: the figures as a Markdown table, CSV or JSON.
 
 mod capture;
-pub mod grid;
-pub mod report;
-pub mod run;
-pub mod stats;
+pub(crate) mod grid;
+pub(crate) mod report;
+pub(crate) mod run;
+pub(crate) mod stats;
 
 pub use run::{AblateError, Ablation, Control, Input, PageEvent, Progress, ablate};

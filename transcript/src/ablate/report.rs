@@ -70,7 +70,7 @@ fn per_call(total: u64, calls: u64) -> String {
 
 /// The KV-prefix cell: identical, or where the baseline's cached prefix
 /// stops being valid.
-pub fn kv_prefix_text(surface: &SurfaceStat) -> String {
+pub(crate) fn kv_prefix_text(surface: &SurfaceStat) -> String {
     let kv = &surface.kv_prefix;
     match &kv.first_difference {
         None => "identical".to_owned(),

@@ -66,7 +66,7 @@ impl PageFacts {
 
 /// The coverage of an over-cap glob page under `config`: how far it
 /// spans the directories of the complete result (`None` otherwise).
-pub fn coverage_of(result: &ToolResult, config: &Config) -> Option<GlobCoverage> {
+pub(crate) fn coverage_of(result: &ToolResult, config: &Config) -> Option<GlobCoverage> {
     match &result.value {
         Some(ToolValue::Glob(value)) => fs_search_engine::render::glob_page_coverage(value, config),
         _ => None,

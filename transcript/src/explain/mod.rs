@@ -18,11 +18,11 @@ mod binary;
 mod crate_walk;
 mod hints;
 mod paths;
-pub mod recorded;
-pub mod render;
+pub(crate) mod recorded;
+pub(crate) mod render;
 mod report;
 mod result_lines;
-pub mod rg_debug;
+pub(crate) mod rg_debug;
 mod rg_walk;
 mod rule_source;
 mod unsearched;
@@ -72,7 +72,7 @@ pub struct Request<'a> {
     pub unsearched: bool,
     /// The rg config file the call's rg read (`RIPGREP_CONFIG_PATH`), when
     /// it was not this process's own: a transcript's calls run with the
-    /// header's (see [`recorded`]). rg's walk is asked with the same.
+    /// header's (see `explain_recorded`). rg's walk is asked with the same.
     pub rg_config: Option<&'a std::path::Path>,
     /// The executor the call runs under (rg's walk for the explanation
     /// runs locally either way: it reports paths, never their lines).

@@ -10,39 +10,29 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::report::Report;
 use super::{ExplainError, Request, explain_result};
 use crate::fixture_engine::{EngineTree, FixtureEngine};
-use crate::format::Call;
+use crate::format::RecordedCall;
 
-/// One recorded call and where it runs again.
-pub struct RecordedCall<'a> {
-    /// The transcript's tree, prepared.
-    pub tree: Arc<EngineTree>,
-    /// The header's config (the call's keys go over it).
-    pub header_config: &'a Value,
-    /// The header's rg config lines.
-    pub ripgrep_config: &'a [String],
-    pub call: &'a Call,
-}
-
-/// Runs `recorded` again in its tree (scratch files under `temp_parent`)
-/// and explains `paths` (and what it did not search, if `unsearched`).
+/// Runs `recorded` again in `tree`, its transcript's tree prepared
+/// (scratch files under `temp_parent`), and explains `paths` (and what it
+/// did not search, if `unsearched`).
 pub async fn explain_recorded(
-    recorded: RecordedCall<'_>,
+    tree: Arc<EngineTree>,
+    recorded: &RecordedCall,
     paths: &[String],
     unsearched: bool,
     temp_parent: &Path,
     stop: &CancellationToken,
 ) -> Result<Report, ExplainError> {
-    let call = recorded.call;
+    let call = &recorded.call;
     let mut engine = FixtureEngine::on_tree(
-        recorded.tree,
-        recorded.header_config.clone(),
-        recorded.ripgrep_config,
+        tree,
+        recorded.header.config.clone(),
+        &recorded.header.env.ripgrep_config,
         temp_parent,
     )?;
     let result = engine.run_raw_until(call, Some(stop)).await?;

@@ -24,7 +24,7 @@ pub fn text(report: &Report) -> String {
 }
 
 /// One path: `DISPLAY: VERDICT (KIND)`, the reason, the lines, the notes.
-pub fn path_block(path: &PathReport) -> String {
+pub(crate) fn path_block(path: &PathReport) -> String {
     let mut out = String::new();
     let kind = path
         .reason
@@ -79,7 +79,7 @@ fn numbers(lines: &[u64]) -> String {
 }
 
 /// The `--unsearched` summary.
-pub fn unsearched_block(summary: &Unsearched) -> String {
+pub(crate) fn unsearched_block(summary: &Unsearched) -> String {
     let mut out = String::new();
     let not = summary.total_files.saturating_sub(summary.searched_files);
     let _ = writeln!(

@@ -6,7 +6,7 @@
 
 /// Which matcher decided, as rg reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Matcher {
+pub(crate) enum Matcher {
     /// `IgnoreMatch(Hidden)`: the name starts with `.`.
     Hidden,
     /// `IgnoreMatch(Gitignore(Glob { from, original, … }))`: a rule of an
@@ -29,7 +29,7 @@ pub enum Matcher {
 
 /// One decision of rg's walk.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Decision {
+pub(crate) struct Decision {
     /// The path as rg printed it (`./a/b`, `src/x`, absolute).
     pub path: String,
     /// `ignoring` (true) or `whitelisting` (false).
@@ -38,7 +38,7 @@ pub struct Decision {
 }
 
 /// The decision on one line of rg's stderr, if it is one.
-pub fn parse_line(line: &str) -> Option<Decision> {
+pub(crate) fn parse_line(line: &str) -> Option<Decision> {
     let after = &line[line.find("|ignore::walk|")? + "|ignore::walk|".len()..];
     // `FILE:LINE: ` (where in the crate it was logged), then the message.
     let start = [": ignoring ", ": whitelisting "]
@@ -51,7 +51,7 @@ pub fn parse_line(line: &str) -> Option<Decision> {
 /// The decision in one message of the `ignore` crate's walk (`ignoring
 /// PATH: MATCH` or `whitelisting PATH: MATCH`), as rg prints it after its
 /// log prefix and as the crate logs it in this process.
-pub fn parse_message(message: &str) -> Option<Decision> {
+pub(crate) fn parse_message(message: &str) -> Option<Decision> {
     let (ignored, rest, marker) = if let Some(rest) = message.strip_prefix("ignoring ") {
         (true, rest, ": Ignore(IgnoreMatch(")
     } else {

@@ -46,7 +46,7 @@ pub(super) struct Reach {
 
 /// The most a frozen fixture tree may hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FixtureBound {
+pub(crate) struct FixtureBound {
     pub bytes: u64,
     pub entries: usize,
 }
@@ -54,7 +54,7 @@ pub struct FixtureBound {
 impl FixtureBound {
     /// 20 MiB of file content and 100,000 entries, or
     /// `WORKBENCH_TREE_LIMITS=BYTES,ENTRIES` when set.
-    pub fn from_env() -> Result<Self, TranscriptError> {
+    pub(crate) fn from_env() -> Result<Self, TranscriptError> {
         if std::env::var_os(crate::tree::TREE_LIMITS_VAR).is_some() {
             let limits = crate::tree::TreeLimits::from_env()?;
             return Ok(Self {

@@ -54,7 +54,7 @@
 mod empty_line;
 mod minimal;
 
-pub use minimal::FixtureBound;
+pub(crate) use minimal::FixtureBound;
 
 use std::ffi::OsStr;
 use std::fmt::Write as _;
@@ -72,10 +72,11 @@ use super::fixture_engine::DEFAULT_RIPGREP_CONFIG;
 use super::fixture_engine::{FixtureEngine, outcome_of};
 use super::format::Call;
 use super::format::Transcript;
+use super::format::tree_path;
 use super::normalise::{path_arg_on_root, path_arg_to_placeholder};
 use super::parse::{self, DuplicateName};
 use super::record::relative_path;
-use super::replay::{Replay, replay_transcript, tree_path};
+use super::replay::{Replay, replay_transcript};
 use super::tree::{MANIFEST_FILE, MANIFEST_NAME, MANIFEST_VERSION, is_fixture_tree};
 use empty_line::PatternReading;
 use fs_search_engine::ToolResult;
@@ -190,7 +191,7 @@ fn distinct_mtimes(entries: &mut [Walked]) {
 /// own lines (from its `RIPGREP_CONFIG_PATH`), then each of the project's
 /// pinning lines they lack ([`DEFAULT_RIPGREP_CONFIG`]); a live config
 /// that sorts already keeps its own sort.
-pub fn pinned_ripgrep_config(live: &[String]) -> Vec<String> {
+pub(crate) fn pinned_ripgrep_config(live: &[String]) -> Vec<String> {
     let sorts = live
         .iter()
         .any(|l| l.starts_with("--sort") || l.starts_with("--sortr"));

@@ -134,14 +134,14 @@ fn command(
 }
 
 /// A command's message: `%`, `\r` and `\n` escaped.
-pub fn data(raw: &str) -> String {
+pub(crate) fn data(raw: &str) -> String {
     raw.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// A command's property value: as [`data`], and `:` and `,`.
-pub fn property(raw: &str) -> String {
+pub(crate) fn property(raw: &str) -> String {
     data(raw).replace(':', "%3A").replace(',', "%2C")
 }
 

@@ -211,14 +211,14 @@ fn suite(file: &FileReport, options: &ReportOptions) -> Suite {
 /// `raw` as XML 1.0 character data: markup escaped, `\r` as a character
 /// reference (a parser would turn a raw one into `\n`), and the
 /// characters XML 1.0 cannot carry at all written as `\uXXXX`.
-pub fn text(raw: &str) -> String {
+pub(crate) fn text(raw: &str) -> String {
     escape(raw, false)
 }
 
 /// `raw` as an XML 1.0 attribute value (in double quotes): as [`text`],
 /// with quotes, tabs and newlines as character references (a parser
 /// would turn raw ones into spaces).
-pub fn attr(raw: &str) -> String {
+pub(crate) fn attr(raw: &str) -> String {
     escape(raw, true)
 }
 

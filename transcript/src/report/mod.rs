@@ -6,9 +6,9 @@
 //! record compared with text another rg wrote are told apart the same way
 //! in every format.
 
-pub mod github;
-pub mod human;
-pub mod junit;
+pub(crate) mod github;
+pub(crate) mod human;
+pub(crate) mod junit;
 
 use super::batch::{FileReplay, Shard};
 use super::error::TranscriptError;
@@ -47,7 +47,7 @@ impl FileReport {
 
 /// The verdict on one replayed record.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// How it differs from what was recorded for this rg; `None`: it
     /// matches.
     pub difference: Option<Difference>,
@@ -59,7 +59,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    pub fn of(check: &RecordCheck, max_tokens: Option<u64>) -> Self {
+    pub(crate) fn of(check: &RecordCheck, max_tokens: Option<u64>) -> Self {
         Self {
             difference: check.difference(),
             over_budget: max_tokens
@@ -67,18 +67,12 @@ impl Verdict {
             other_rg: check.variant().is_none() && check.rg_major != check.recorded_major,
         }
     }
-
-    /// Whether the record fails the run (unless `--update` accepts a
-    /// difference).
-    pub fn fails(&self) -> bool {
-        self.difference.is_some() || self.over_budget.is_some()
-    }
 }
 
 /// A recorded outcome of a record that this run does not compare with:
 /// one for another rg major version.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkippedSnapshot {
+pub(crate) struct SkippedSnapshot {
     /// `rg 15`, or the header's rg version line for the record's own outcome.
     pub label: String,
     /// Why it is skipped.
@@ -88,7 +82,7 @@ pub struct SkippedSnapshot {
 /// The outcomes `check`'s record holds for other rg major versions than
 /// this run's: its variants but the compared one, and its own outcome
 /// when a variant was compared instead.
-pub fn skipped_snapshots(
+pub(crate) fn skipped_snapshots(
     check: &RecordCheck,
     rg_now: &str,
     rg_recorded: &str,
@@ -116,7 +110,7 @@ pub fn skipped_snapshots(
 
 /// What the compared outcome was recorded with: the variant's rg, or the
 /// header's rg version line.
-pub fn compared_with(check: &RecordCheck, replay: &Replay) -> String {
+pub(crate) fn compared_with(check: &RecordCheck, replay: &Replay) -> String {
     match check.variant() {
         Some(major) => format!("the variant for rg {major}"),
         None => replay.transcript.header.env.rg.clone(),
@@ -125,7 +119,7 @@ pub fn compared_with(check: &RecordCheck, replay: &Replay) -> String {
 
 /// Counts over a set of replayed records.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
+pub(crate) struct Counts {
     pub records: usize,
     pub matching: usize,
     pub engine: usize,
@@ -142,7 +136,7 @@ pub struct Counts {
 }
 
 impl Counts {
-    pub fn of(report: &FileReport, options: &ReportOptions) -> Self {
+    pub(crate) fn of(report: &FileReport, options: &ReportOptions) -> Self {
         let mut counts = Self::default();
         let Ok(done) = &report.result else {
             return counts;
@@ -170,11 +164,11 @@ impl Counts {
     }
 
     /// The records that differ and were not accepted by `--update`.
-    pub fn changed(&self) -> usize {
+    pub(crate) fn changed(&self) -> usize {
         self.engine + self.rg_text
     }
 
-    pub fn add(&mut self, other: &Self) {
+    pub(crate) fn add(&mut self, other: &Self) {
         self.records += other.records;
         self.matching += other.matching;
         self.engine += other.engine;

@@ -15,9 +15,10 @@ use super::ablate_host::HostCuts;
 use super::print;
 use crate::cli::AblateArgs;
 use crate::error::Error;
-use fs_search_transcript::ablate::grid::{combinations, parse_setting};
-use fs_search_transcript::ablate::{AblateError, Control, Input, ablate as run_ablation, report};
-use fs_search_transcript::error::TranscriptError;
+use fs_search_transcript::TranscriptError;
+use fs_search_transcript::{AblateControl, AblateError, AblateInput, ablate as run_ablation};
+use fs_search_transcript::{ablate_variants, parse_ablate_setting};
+use fs_search_transcript::{ablation_csv, ablation_json, ablation_markdown};
 
 /// Runs `workbench ablate`; its exit status, or its failure (a stop by
 /// a signal included).
@@ -31,10 +32,10 @@ async fn ablate_inner(args: &AblateArgs) -> Result<(), AblateError> {
     let settings = args
         .set
         .iter()
-        .map(|raw| parse_setting(raw))
+        .map(|raw| parse_ablate_setting(raw))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| TranscriptError::Other(e.to_string()))?;
-    let variants = combinations(&settings).map_err(|e| TranscriptError::Other(e.to_string()))?;
+    let variants = ablate_variants(&settings).map_err(|e| TranscriptError::Other(e.to_string()))?;
     let lens = args
         .host
         .as_deref()
@@ -49,7 +50,7 @@ async fn ablate_inner(args: &AblateArgs) -> Result<(), AblateError> {
     let inputs = args
         .files
         .iter()
-        .map(|file| Input::load(file, args.workdir.as_deref()))
+        .map(|file| AblateInput::load(file, args.workdir.as_deref()))
         .collect::<Result<Vec<_>, _>>()?;
     let tokenizer = fs_search_process::join_tokenizer(tokenizer)
         .await
@@ -58,7 +59,7 @@ async fn ablate_inner(args: &AblateArgs) -> Result<(), AblateError> {
         let files = inputs.iter().map(|i| i.file.clone()).collect();
         HostCuts::new(lens, files, variants.len() + 1)
     });
-    let control = Control {
+    let control = AblateControl {
         cancel: CancellationToken::new(),
         progress: &mut |_| {},
         pages: &mut |event| {
@@ -70,7 +71,7 @@ async fn ablate_inner(args: &AblateArgs) -> Result<(), AblateError> {
     };
     let ablation = run_ablation(&inputs, &variants, &tokenizer, control).await?;
     let text = if args.json {
-        let mut object = report::json(&ablation);
+        let mut object = ablation_json(&ablation);
         if let (Some(host), Some(map)) = (&host, object.as_object_mut()) {
             let overrides: Vec<_> = ablation
                 .variants
@@ -81,9 +82,9 @@ async fn ablate_inner(args: &AblateArgs) -> Result<(), AblateError> {
         }
         format!("{object}\n")
     } else if args.csv {
-        report::csv(&ablation)
+        ablation_csv(&ablation)
     } else {
-        let mut text = report::markdown(&ablation);
+        let mut text = ablation_markdown(&ablation);
         if let Some(host) = &host {
             text.push_str(&host.markdown());
         }

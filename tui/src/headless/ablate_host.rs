@@ -10,9 +10,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::lens::HostReport;
+use crate::host_report::HostReport;
 use fs_search_lens::{Cut, Lens};
-use fs_search_transcript::ablate::PageEvent;
+use fs_search_transcript::PageEvent;
 
 /// One call the host cuts.
 #[derive(Debug, Clone)]

@@ -11,10 +11,10 @@ use std::time::Instant;
 use fs_search_engine::ExecContext;
 use serde_json::{Value, json};
 
-use super::lens::HostReport;
 use super::print;
 use crate::cli::CallArgs;
 use crate::error::Error;
+use crate::host_report::HostReport;
 use fs_search_process::stderr_line;
 use fs_search_process::{SetupError, SpillChoice, load_engine, read_config};
 

@@ -10,7 +10,8 @@ use super::print;
 use crate::cli::ExplainArgs;
 use crate::error::Error;
 use fs_search_process::read_config;
-use fs_search_transcript::explain::{ExplainError, Request, explain, render};
+use fs_search_transcript::explanation_text;
+use fs_search_transcript::{ExplainError, ExplainRequest, explain};
 
 /// Runs the call and prints the explanation: 0 (a call rg ran and that
 /// failed included: its error heads the report), or 2 for a usage, config
@@ -19,7 +20,7 @@ pub(crate) async fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
     let stop = fs_search_process::install_signals();
     let config = read_config(args.call.config.raw())?;
     let call_args: Value = fs_search_process::read_args(&args.call.args).await?;
-    let request = Request {
+    let request = ExplainRequest {
         tool: &args.call.tool,
         workdir: &args.call.workdir,
         config: &config,
@@ -44,7 +45,7 @@ pub(crate) async fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
         let json = serde_json::to_string(&report).map_err(Error::ExplainJson)?;
         print(&format!("{json}\n"));
     } else {
-        print(&render::text(&report));
+        print(&explanation_text(&report));
     }
     Ok(ExitCode::from(fs_search_process::exit::SUCCESS))
 }

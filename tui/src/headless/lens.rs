@@ -1,18 +1,19 @@
 //! `workbench lens`: a tool result as an agent host's model receives it
-//! (`--list`: the lenses), and the per-host report `workbench call --host`
-//! adds after a call. The lenses themselves are in `fs_search_lens`.
+//! (`--list`: the lenses), and which lenses `--host` names. The per-host
+//! report `workbench call --host` adds after a call is `crate::host_report`'s;
+//! the lenses themselves are in `fs_search_lens`.
 
 use std::io::{IsTerminal, Read as _};
 use std::process::ExitCode;
 
-use fs_search_engine::render::TextParts;
 use serde_json::{Value, json};
 
 use super::print;
 use crate::cli::LensArgs;
 use crate::error::{Error, LensCommandError};
-use fs_search_lens::{KnobValue, Knobs, LENSES, Lens, LensError, Lensed, ToolResultInput, resolve};
-use fs_search_lens::{Verdict, detect_parts, page_summary as summary, page_verdict as verdict};
+use crate::host_report::budget_json;
+use fs_search_lens::{Knobs, LENSES, Lens, LensError, ToolResultInput, resolve};
+use fs_search_lens::{detect_parts, page_verdict as verdict};
 use fs_search_process::SetupError;
 
 /// Runs `workbench lens`.
@@ -69,10 +70,6 @@ async fn lens(args: LensArgs) -> Result<u8, LensCommandError> {
     });
     print(&format!("{object}\n"));
     Ok(fs_search_process::exit::SUCCESS)
-}
-
-fn budget_json(lensed: &Lensed) -> Value {
-    json!({"unit": lensed.budget.unit.as_str(), "limit": lensed.budget.limit})
 }
 
 /// The tool result named by `FILE|-`: a recorded result (a JSON object
@@ -213,60 +210,6 @@ pub(crate) fn hosts_of(spec: &str) -> Result<Vec<&'static Lens>, LensError> {
         return fs_search_lens::hosts().into_iter().map(resolve).collect();
     }
     Ok(vec![resolve(spec)?])
-}
-
-/// One host's report on a call's result: the lensed text, what the cut
-/// hides, a one-line summary.
-pub(crate) struct HostReport {
-    pub lens: &'static Lens,
-    pub knobs: Knobs,
-    pub lensed: Lensed,
-    pub verdict: Verdict,
-}
-
-impl HostReport {
-    /// `lens` applied to `input`, the page's parts at `parts` (the call's
-    /// duration filling the knob that prints it).
-    pub(crate) fn new(lens: &'static Lens, input: &ToolResultInput, parts: &TextParts) -> Self {
-        let mut knobs = Knobs::default();
-        if let Some(seconds) = input.duration_secs
-            && lens.knobs.iter().any(|k| k.name == "wall_time_seconds")
-        {
-            knobs.set("wall_time_seconds", KnobValue::Number(seconds));
-        }
-        let lensed = lens.apply(input, &knobs);
-        let verdict = verdict(&input.tool, &input.text, parts, &lensed.original_kept());
-        Self {
-            lens,
-            knobs,
-            lensed,
-            verdict,
-        }
-    }
-
-    pub(crate) fn summary(&self) -> String {
-        summary(self.lens, &self.lensed, &self.verdict)
-    }
-
-    /// The report as `call --host --json` prints it.
-    pub(crate) fn to_json(&self, tokens: Option<usize>) -> Value {
-        json!({
-            "host": self.lens.host,
-            "version": self.lens.version,
-            "knobs": self.knobs.effective(self.lens.knobs),
-            "budget": budget_json(&self.lensed),
-            "text": self.lensed.text,
-            "cut": self.lensed.cut.as_str(),
-            "keptBytes": self.lensed.kept_bytes(),
-            "removedBytes": self.lensed.removed_bytes(),
-            "tokens": tokens,
-            "footerVisible": self.verdict.footer_visible,
-            "locatorVisible": self.verdict.locator_visible,
-            "grep": self.verdict.to_json()["grep"],
-            "summary": self.summary(),
-            "notes": self.lensed.notes,
-        })
-    }
 }
 
 #[cfg(test)]

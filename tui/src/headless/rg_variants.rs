@@ -3,18 +3,19 @@
 //! written wherever its page differs, and the fixture replayed under it
 //! as proof) and `workbench replay --add-variant` (the running rg's
 //! variant added to an existing fixture). The transcript side is
-//! [`fs_search_transcript::variants`].
+//! [`fs_search_transcript::with_variant_added`].
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use fs_search_tokens::Tokenizer;
-use fs_search_transcript::error::TranscriptError;
-use fs_search_transcript::format;
-use fs_search_transcript::other_rg::OtherRg;
-use fs_search_transcript::record::save;
-use fs_search_transcript::replay::{Replay, read_transcript, replay_transcript_with_rg};
-use fs_search_transcript::variants::{VariantAdded, with_variant_added};
+use fs_search_transcript::TranscriptError;
+use fs_search_transcript::record_lines;
+
+use fs_search_transcript::OtherRg;
+use fs_search_transcript::save_transcript;
+use fs_search_transcript::{Replay, read_transcript, replay_transcript_with_rg};
+use fs_search_transcript::{VariantAdded, with_variant_added};
 
 /// The rgs `--also-rg` names, each checked (an executable rg whose
 /// version reads) before anything is frozen; two of one major version
@@ -128,7 +129,7 @@ pub(crate) async fn add_also_rg_variants(
             records,
         } = with_variant_added(&replay)?;
         if !records.is_empty() {
-            save(out_file, &with_variant)?;
+            save_transcript(out_file, &with_variant)?;
             transcript = with_variant;
         }
         outcomes.push(AlsoRgOutcome::Added {
@@ -138,7 +139,7 @@ pub(crate) async fn add_also_rg_variants(
             total: transcript.records.len(),
         });
     }
-    Ok((outcomes, format::record_lines(&transcript)))
+    Ok((outcomes, record_lines(&transcript)))
 }
 
 /// Replays the fixture under each rg of `also` that added (or needed no)
@@ -164,7 +165,7 @@ pub(crate) async fn proof_replays(
 /// to print.
 pub(crate) fn add_variant(file: &Path, replay: &Replay) -> Result<String, TranscriptError> {
     let added = with_variant_added(replay)?;
-    save(file, &added.transcript)?;
+    save_transcript(file, &added.transcript)?;
     Ok(format!(
         "added the variant for rg {} ({}) to {} of {} records of {}: {} (the other records and variants are as they were)\n",
         added.major,

@@ -13,9 +13,10 @@
 //! lens from the MCP client its recording names, see
 //! [`fs_search_lens::lens_for_client_version`]); with `--fail-on-cut`
 //! such a record makes the status 1. `--jobs` and `--shard` choose how many
-//! records run at once and which ([`fs_search_transcript::batch`]);
+//! records run at once and which ([`fs_search_transcript::replay_files`]);
 //! `--junit` and `--format github` add reports
-//! ([`fs_search_transcript::report`]); none of them changes the exit status
+//! ([`fs_search_transcript::junit_report`],
+//! [`fs_search_transcript::github_annotations`]); none of them changes the exit status
 //! (but a report file that cannot be written is 2).
 //! Record: 0 or 2.
 //! `workbench freeze RECORDING [--workdir DIR] --out TRANSCRIPT --tree-out
@@ -34,15 +35,15 @@ use crate::error::Error;
 use fs_search_process::ExecutorKind;
 use fs_search_process::exit;
 use fs_search_process::stderr_line;
-use fs_search_transcript::batch::{BatchOptions, FileResult, default_jobs, replay_files};
-use fs_search_transcript::error::TranscriptError;
-use fs_search_transcript::freeze::{Frozen, Prepared, prepare as prepare_freeze};
-use fs_search_transcript::other_rg::OtherRg;
-use fs_search_transcript::record::{parse_calls, record as record_calls, save};
-use fs_search_transcript::replay::{Replay, replay_file};
-use fs_search_transcript::report::{
-    FileReport, ReportOptions, github, human, junit, other_rg_note,
-};
+use fs_search_transcript::OtherRg;
+use fs_search_transcript::TranscriptError;
+use fs_search_transcript::{BatchOptions, FileResult, default_jobs, replay_files};
+use fs_search_transcript::{FileReport, ReportOptions, other_rg_note};
+use fs_search_transcript::{Frozen, Prepared, prepare_freeze};
+use fs_search_transcript::{Replay, replay_file};
+use fs_search_transcript::{github_annotations, github_summary, human_text, junit_report};
+use fs_search_transcript::{over_budget_text, replay_fails};
+use fs_search_transcript::{parse_calls, record_calls, save_transcript};
 
 /// Replays `args.files` (`--jobs` at once, `--shard`'s share); with
 /// `update`, rewrites each changed file instead of failing. Reports on
@@ -82,7 +83,7 @@ pub(crate) async fn replay(args: &ReplayArgs) -> Result<ExitCode, Error> {
     let run = replay_files(&args.files, &options, |file, result| {
         let report = report_file(file, result, args, lens, &report_options, &mut status);
         if format == ReplayFormat::Github {
-            print(&github::annotations(&report, &report_options));
+            print(&github_annotations(&report, &report_options));
         }
         reports.push(report);
     })
@@ -98,7 +99,7 @@ pub(crate) async fn replay(args: &ReplayArgs) -> Result<ExitCode, Error> {
         status = exit::ERROR;
     }
     if let Some(junit_file) = &args.junit {
-        let xml = junit::report(&reports, &report_options);
+        let xml = junit_report(&reports, &report_options);
         if let Err(e) = fs_search_process::replace_file(junit_file, xml.as_bytes()) {
             stderr_line!("workbench replay: --junit {}: {e}", junit_file.display());
             status = exit::ERROR;
@@ -108,7 +109,7 @@ pub(crate) async fn replay(args: &ReplayArgs) -> Result<ExitCode, Error> {
         && let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty())
         && let Err(e) = append(
             Path::new(&summary),
-            &github::summary(&reports, &report_options),
+            &github_summary(&reports, &report_options),
         )
     {
         stderr_line!(
@@ -150,7 +151,7 @@ fn report_file(
     }
     let mut updated = false;
     if args.update && !replay.all_match() {
-        if let Err(e) = save(file, &replay.updated()) {
+        if let Err(e) = save_transcript(file, &replay.updated()) {
             stderr_line!("workbench replay: {e}");
             *status = exit::ERROR;
             return FileReport {
@@ -165,11 +166,11 @@ fn report_file(
         match super::rg_variants::add_variant(file, replay) {
             Ok(line) => {
                 print(&line);
-                print(&human::over_budget(replay, options.max_tokens));
+                print(&over_budget_text(replay, options.max_tokens));
                 updated = true;
             }
             Err(e) => {
-                print(&human::file_text(replay, options, false));
+                print(&human_text(replay, options, false));
                 stderr_line!("workbench replay: --add-variant: {e}");
                 *status = exit::ERROR;
                 return FileReport {
@@ -181,9 +182,9 @@ fn report_file(
         }
     }
     if !(args.add_variant && updated) {
-        print(&human::file_text(replay, options, updated));
+        print(&human_text(replay, options, updated));
     }
-    if human::fails(replay, options, updated) {
+    if replay_fails(replay, options, updated) {
         *status = (*status).max(exit::CHANGED);
     }
     if let Some(lens) = lens {
@@ -227,7 +228,7 @@ impl HostChoice {
     /// The lens for `record`, and the client it was picked by (`auto`).
     fn lens_for(
         self,
-        record: &fs_search_transcript::format::Record,
+        record: &fs_search_transcript::Record,
     ) -> Option<(&'static fs_search_lens::Lens, Option<String>)> {
         match self {
             Self::One(lens) => Some((lens, None)),
@@ -276,7 +277,7 @@ fn cut_by(replay: &Replay, choice: HostChoice) -> Cuts {
             duration_secs: None,
         };
         let parts = fs_search_lens::detect_parts(&input.text);
-        let report = super::lens::HostReport::new(lens, &input, &parts);
+        let report = crate::host_report::HostReport::new(lens, &input, &parts);
         if report.lensed.cut == fs_search_lens::Cut::None {
             continue;
         }
@@ -360,7 +361,7 @@ async fn record_inner(
     for record in &mut transcript.records {
         record.outcome.tokens = Some(tokenizer.count(&record.outcome.text) as u64);
     }
-    save(out_file, &transcript)?;
+    save_transcript(out_file, &transcript)?;
     Ok(transcript.records.len())
 }
 

@@ -1,5 +1,5 @@
 //! The task behind `Effect::Ablate`: loads the chosen transcript, runs
-//! [`fs_search_transcript::ablate::ablate`] over it off the UI, reports each call's
+//! [`fs_search_transcript::ablate`] over it off the UI, reports each call's
 //! progress to its caller (the effect runner sends it on as
 //! `AppEvent::AblateProgress`), keeps the pages that differ from the
 //! baseline's (to diff them), and returns the outcome. It knows nothing
@@ -15,7 +15,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::state::ablate::{AblateDone, AblateStop, ChangedPage};
 use fs_search_process::SharedTokenizer;
-use fs_search_transcript::ablate::{AblateError, Control, Input, PageEvent, Progress, ablate};
+use fs_search_transcript::{
+    AblateControl, AblateError, AblateInput, AblateProgress, PageEvent, ablate,
+};
 
 /// Ablates `file` over `variants`, telling `on_progress` of each call
 /// done; the outcome (the effect runner sends it as `AppEvent::Ablated`).
@@ -24,9 +26,9 @@ pub(crate) async fn run(
     variants: &[Map<String, Value>],
     tokenizer: &SharedTokenizer,
     cancel: CancellationToken,
-    on_progress: impl FnMut(Progress) + Send,
+    on_progress: impl FnMut(AblateProgress) + Send,
 ) -> Result<Box<AblateDone>, AblateStop> {
-    let input = Input::load(file, None).map_err(|e| AblateStop::Failed(e.to_string()))?;
+    let input = AblateInput::load(file, None).map_err(|e| AblateStop::Failed(e.to_string()))?;
     let mut progress = on_progress;
     let mut changed: HashMap<usize, Vec<ChangedPage>> = HashMap::new();
     let mut pages = |event: PageEvent<'_>| {
@@ -39,7 +41,7 @@ pub(crate) async fn run(
             });
         }
     };
-    let control = Control {
+    let control = AblateControl {
         cancel,
         progress: &mut progress,
         pages: &mut pages,

@@ -26,7 +26,7 @@ use super::state::explain::{ExplainCall, ExplainQuery, ExplainSource};
 pub(crate) use super::state::load::LoadInfo;
 use fs_search_process::ExecutorKind;
 use fs_search_process::{SpillChoice, load_engine_with};
-use fs_search_transcript::follow::{Tail, Update};
+use fs_search_transcript::{Tail, Update};
 
 /// The most of a spill file the viewer reads.
 pub(crate) const SPILL_VIEW_LIMIT: u64 = 8 * 1024 * 1024;
@@ -115,7 +115,7 @@ pub enum AppEvent {
     },
     TranscriptReplayed {
         path: PathBuf,
-        outcome: Result<Box<fs_search_transcript::replay::Replay>, String>,
+        outcome: Result<Box<fs_search_transcript::Replay>, String>,
     },
     /// What follow `generation` found in its recording.
     Followed { generation: u64, update: Update },
@@ -132,7 +132,7 @@ pub enum AppEvent {
     /// Ablation `generation` finished another call.
     AblateProgress {
         generation: u64,
-        progress: fs_search_transcript::ablate::Progress,
+        progress: fs_search_transcript::AblateProgress,
     },
     /// Ablation `generation` ended: its result, or why not.
     Ablated {
@@ -215,14 +215,11 @@ impl EffectRunner {
                 let events = self.events.clone();
                 let executor = self.executor;
                 tokio::spawn(async move {
-                    let outcome = fs_search_transcript::replay::replay_file(
-                        &path,
-                        &std::env::temp_dir(),
-                        executor,
-                    )
-                    .await
-                    .map(Box::new)
-                    .map_err(|e| e.to_string());
+                    let outcome =
+                        fs_search_transcript::replay_file(&path, &std::env::temp_dir(), executor)
+                            .await
+                            .map(Box::new)
+                            .map_err(|e| e.to_string());
                     let _ = events.send(AppEvent::TranscriptReplayed { path, outcome });
                 });
             }
@@ -489,8 +486,8 @@ pub(crate) async fn explain_call(
     temp_parent: &std::path::Path,
     stop: &CancellationToken,
 ) -> Result<String, String> {
-    use fs_search_transcript::explain::recorded::{RecordedCall, explain_recorded};
-    use fs_search_transcript::explain::{Request, explain_result, render};
+    use fs_search_transcript::explain_recorded;
+    use fs_search_transcript::{ExplainRequest, explain_result, explanation_text};
     let (paths, unsearched) = match query {
         ExplainQuery::Paths(paths) => (paths, false),
         ExplainQuery::Unsearched => (Vec::new(), true),
@@ -498,7 +495,7 @@ pub(crate) async fn explain_call(
     let report = match &call.source {
         ExplainSource::Ran { config, result } => {
             let workdir = PathBuf::from(&call.workdir);
-            let request = Request {
+            let request = ExplainRequest {
                 tool: &call.tool,
                 workdir: &workdir,
                 config,
@@ -513,17 +510,20 @@ pub(crate) async fn explain_call(
             explain_result(&request, &call.workdir, &parsed, result, notes, stop).await
         }
         ExplainSource::Recorded(source) => {
-            let recorded = RecordedCall {
-                tree: source.tree.clone(),
-                header_config: &source.header_config,
-                ripgrep_config: &source.ripgrep_config,
-                call: &source.call,
-            };
-            explain_recorded(recorded, &paths, unsearched, temp_parent, stop).await
+            let tree = Arc::clone(&source.tree);
+            explain_recorded(
+                tree,
+                &source.recorded,
+                &paths,
+                unsearched,
+                temp_parent,
+                stop,
+            )
+            .await
         }
     };
     report
-        .map(|report| render::text(&report))
+        .map(|report| explanation_text(&report))
         .map_err(|e| e.to_string())
 }
 
@@ -552,8 +552,8 @@ pub(crate) async fn read_spill(path: &str) -> Result<SpillContent, String> {
 mod tests {
     use super::*;
     use crate::interactive::state::explain::RecordedSource;
-    use fs_search_transcript::fixture_engine::EngineTree;
-    use fs_search_transcript::format::{Call, CallOptions};
+    use fs_search_transcript::EngineTree;
+    use fs_search_transcript::{Call, CallOptions, Header, Outcome, RecordedCall, TranscriptEnv};
     use serde_json::json;
 
     async fn next(rx: &mut mpsc::UnboundedReceiver<AppEvent>) -> AppEvent {
@@ -618,11 +618,32 @@ mod tests {
         std::fs::write(tree.join("gen/out.rs"), "needle\n").unwrap();
         std::fs::write(tree.join("a.rs"), "needle\n").unwrap();
         let prepared = EngineTree::prepare(&tree, dir.path()).unwrap();
-        let recorded = Call {
-            name: "r".into(),
-            tool: "grep".into(),
-            args: json!({"pattern": "needle"}),
-            options: CallOptions::default(),
+        let recorded = RecordedCall {
+            file: dir.path().join("t.jsonl"),
+            line: 2,
+            header: std::sync::Arc::new(Header {
+                tree: "tree".into(),
+                config: json!({"sampleOverCapGlobResults": true}),
+                env: TranscriptEnv {
+                    rg: "ripgrep".into(),
+                    ripgrep_config: vec!["--no-ignore-dot".into()],
+                    executor: None,
+                },
+            }),
+            call: Call {
+                name: "r".into(),
+                tool: "grep".into(),
+                args: json!({"pattern": "needle"}),
+                options: CallOptions::default(),
+            },
+            outcome: Outcome {
+                is_error: false,
+                error: None,
+                spill: None,
+                warnings: Vec::new(),
+                text: String::new(),
+                tokens: None,
+            },
         };
         let call = ExplainCall {
             tool: "grep".into(),
@@ -630,9 +651,7 @@ mod tests {
             workdir: tree.to_string_lossy().into_owned(),
             source: ExplainSource::Recorded(Box::new(RecordedSource {
                 tree: std::sync::Arc::new(prepared),
-                header_config: json!({"sampleOverCapGlobResults": true}),
-                ripgrep_config: vec!["--no-ignore-dot".into()],
-                call: recorded,
+                recorded,
             })),
         };
         let query = ExplainQuery::Paths(vec!["gen/out.rs".into(), "a.rs".into()]);
@@ -640,7 +659,10 @@ mod tests {
         // Without the header's rg config, `.ignore` keeps rg out of `gen/`.
         let mut plain = call.clone();
         if let ExplainSource::Recorded(source) = &mut plain.source {
-            source.ripgrep_config.clear();
+            std::sync::Arc::make_mut(&mut source.recorded.header)
+                .env
+                .ripgrep_config
+                .clear();
         }
         let text = explain_call(plain, query.clone(), dir.path(), &stop)
             .await

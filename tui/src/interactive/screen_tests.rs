@@ -407,7 +407,7 @@ async fn grep_with_truncated_lines() {
 /// it), followed: the result tabs show what the recording keeps.
 #[tokio::test]
 async fn followed_recording_call() {
-    use fs_search_transcript::format::{
+    use fs_search_transcript::{
         Call, CallOptions, Header, Outcome, OutcomeSpill, SessionOption, SpillMode, TranscriptEnv,
         call_line, header_line, outcome_lines,
     };
@@ -866,7 +866,7 @@ mod transcript_tab {
             format!("recorded 2 call(s) to {}", saved.display())
         );
         let text = std::fs::read_to_string(&saved).unwrap();
-        let t = parse::parse("saved", &text).unwrap();
+        let t = parse("saved", &text).unwrap();
         assert_eq!(t.header.tree, "../tree");
         assert_eq!(t.records.len(), 2);
         let grep = &t.records[0];

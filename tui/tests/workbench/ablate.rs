@@ -14,12 +14,13 @@ use std::sync::{Arc, OnceLock};
 use fs_search_engine::{
     ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
 };
-use fs_search_transcript::ablate::grid::{combinations, parse_setting};
-use fs_search_transcript::ablate::run::merged;
-use fs_search_transcript::ablate::{Ablation, Control, Input, ablate, report};
-use fs_search_transcript::fixture_engine::outcome_of;
-use fs_search_transcript::normalise::{Normaliser, SPILL, TREE};
-use fs_search_transcript::tree::{Manifest, MaterialisedTree};
+use fs_search_transcript::ablation_markdown;
+use fs_search_transcript::merged_config;
+use fs_search_transcript::outcome_of;
+use fs_search_transcript::{AblateControl, AblateInput, Ablation, ablate};
+use fs_search_transcript::{Manifest, MaterialisedTree};
+use fs_search_transcript::{Normaliser, SPILL, TREE};
+use fs_search_transcript::{ablate_variants, parse_ablate_setting};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -45,27 +46,30 @@ fn workbench(args: &[&str]) -> Output {
 /// The corpus ablated over the doc's variants, with every page's text by
 /// (record, variant).
 struct Corpus {
-    input: Input,
+    input: AblateInput,
     variants: Vec<Map<String, Value>>,
     ablation: Ablation,
     pages: HashMap<(usize, usize), String>,
 }
 
 fn doc_variants() -> Vec<Map<String, Value>> {
-    let settings: Vec<_> = DOC_SETS.iter().map(|s| parse_setting(s).unwrap()).collect();
-    combinations(&settings).unwrap()
+    let settings: Vec<_> = DOC_SETS
+        .iter()
+        .map(|s| parse_ablate_setting(s).unwrap())
+        .collect();
+    ablate_variants(&settings).unwrap()
 }
 
 fn corpus() -> &'static Corpus {
     static CORPUS_RUN: OnceLock<Corpus> = OnceLock::new();
     CORPUS_RUN.get_or_init(|| {
         let runtime = tokio::runtime::Runtime::new().unwrap();
-        let input = Input::load(&repo().join(CORPUS), None).unwrap();
+        let input = AblateInput::load(&repo().join(CORPUS), None).unwrap();
         let variants = doc_variants();
         let tokenizer = fs_search_tokens::Tokenizer::embedded().unwrap();
         let mut pages = HashMap::new();
         let ablation = runtime.block_on(async {
-            let control = Control {
+            let control = AblateControl {
                 executor: fs_search_process::ExecutorKind::Local,
                 cancel: CancellationToken::new(),
                 progress: &mut |_| {},
@@ -98,10 +102,10 @@ fn ripgrep_config(corpus: &Corpus, dir: &Path) -> PathBuf {
 fn config_of(corpus: &Corpus, record: usize, v: usize) -> Value {
     let header = &corpus.input.transcript.header.config;
     let call = &corpus.input.transcript.records[record].call;
-    let base = merged(header, &call.options.config);
+    let base = merged_config(header, &call.options.config);
     match v {
         0 => base,
-        _ => merged(&base, &corpus.variants[v - 1]),
+        _ => merged_config(&base, &corpus.variants[v - 1]),
     }
 }
 
@@ -260,7 +264,7 @@ fn docs_ablate_md_holds_the_current_table_of_the_worked_example() {
     if fs_search_tests::rg_texts::running_rg_major() != 13 {
         return;
     }
-    let table = report::markdown(&corpus().ablation);
+    let table = ablation_markdown(&corpus().ablation);
     assert!(
         doc.contains(&table),
         "docs/ablate.md is stale; its table should be:\n{table}"

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use fs_search_transcript::format::ClientInfo;
+use fs_search_transcript::ClientInfo;
 use serde_json::{Value, json};
 
 use crate::lens::{record, wide_tree};
@@ -29,7 +29,7 @@ fn stderr(out: &std::process::Output) -> String {
 /// The recording's records' clients, in order.
 fn clients(record: &Path) -> Vec<Option<ClientInfo>> {
     let text = std::fs::read_to_string(record).unwrap();
-    fs_search_transcript::parse::parse("rec", &text)
+    fs_search_transcript::parse("rec", &text)
         .unwrap()
         .records
         .into_iter()

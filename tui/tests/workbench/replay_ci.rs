@@ -620,7 +620,7 @@ fn docs_show_the_cargo_test_example_this_file_runs() {
 
 #[test]
 fn check_transcripts_fails_with_the_replay_diff_and_an_update_accepts_it() {
-    use fs_search_transcript::assert::check_transcripts;
+    use fs_search_transcript::check_transcripts;
     let dir = tempfile::tempdir().unwrap();
     let calls = r#"{"call":"grep-one","tool":"grep","args":{"pattern":"spaced name"}}"#;
     let (file, recorded) = record(dir.path(), "one.jsonl", calls);

@@ -10,14 +10,14 @@ use crate::interactive::state::ablate::{
 };
 use crate::interactive::state::tokens::TokenizerStatus;
 use crate::interactive::state::transcript::TranscriptAction;
-use fs_search_transcript::ablate::Progress;
-use fs_search_transcript::ablate::grid::{combinations, parse_setting};
+use fs_search_transcript::AblateProgress;
+use fs_search_transcript::{ablate_variants, parse_ablate_setting};
 
 use super::App;
 
 /// An outcome of an ablation, as `App::ablation_event` takes it.
 pub(super) enum AblateEvent {
-    Progress(Progress),
+    Progress(AblateProgress),
     Ended(Result<Box<AblateDone>, AblateStop>),
 }
 
@@ -98,9 +98,9 @@ impl App {
         };
         let variants = values
             .split_whitespace()
-            .map(parse_setting)
+            .map(parse_ablate_setting)
             .collect::<Result<Vec<_>, _>>()
-            .and_then(|settings| combinations(&settings));
+            .and_then(|settings| ablate_variants(&settings));
         let variants = match variants {
             Ok(variants) => variants,
             Err(e) => {

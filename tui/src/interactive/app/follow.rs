@@ -3,15 +3,16 @@
 //! recorded call; a recording that started over drops what it gave.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::interactive::effects::Effect;
-use crate::interactive::state::calls::{CallRecord, CallResult, RecordedCall};
+use crate::interactive::state::calls::{CallRecord, CallResult};
 use crate::interactive::state::follow::{FollowStatus, Following};
 use crate::interactive::tabs::Tab;
-use fs_search_transcript::follow::Update;
-use fs_search_transcript::format::Record;
+use fs_search_transcript::Update;
+use fs_search_transcript::{Header, Record, RecordedCall};
 
 use super::App;
 
@@ -61,13 +62,17 @@ impl App {
                 self.say(text, false);
             }
             Update::Header(header) => {
-                follow.header = Some(*header);
+                follow.header = Some(Arc::new(*header));
                 follow.status = FollowStatus::Reading;
             }
             Update::Record(record) => {
+                // The follow reads a record only behind its header.
+                let Some(header) = follow.header.clone() else {
+                    return;
+                };
                 follow.calls += 1;
                 follow.status = FollowStatus::Reading;
-                let record = self.recorded_call(generation, *record);
+                let record = self.recorded_call(generation, header, *record);
                 self.push_call(record);
             }
             Update::Invalid(problem) | Update::Unreadable(problem) => {
@@ -77,33 +82,37 @@ impl App {
         }
     }
 
-    pub(super) fn recorded_call(&mut self, generation: u64, record: Record) -> CallRecord {
+    /// `record` of follow `generation`, under its file's `header`, as a
+    /// call of the history.
+    pub(super) fn recorded_call(
+        &mut self,
+        generation: u64,
+        header: Arc<Header>,
+        record: Record,
+    ) -> CallRecord {
         let id = self.next_id;
         self.next_id += 1;
         let (file, config) = match &self.state.follow {
             Some(f) => (f.path.clone(), f.call_config(&record.call.options.config)),
             None => (PathBuf::new(), Value::Null),
         };
-        let header = self.state.follow.as_ref().and_then(|f| f.header.as_ref());
-        let tree = header.map(|h| fs_search_transcript::replay::tree_path(&file, &h.tree));
-        let header_config = header.map_or(Value::Null, |h| h.config.clone());
-        let ripgrep_config = header.map(|h| h.env.ripgrep_config.clone());
+        let recorded = RecordedCall {
+            file,
+            line: record.line,
+            header,
+            call: record.call,
+            outcome: record.outcome,
+        };
         CallRecord {
             id,
-            call_id: record.call.name,
-            tool: record.call.tool,
-            args: record.call.args,
+            call_id: recorded.call.name.clone(),
+            tool: recorded.call.tool.clone(),
+            args: recorded.call.args.clone(),
             config,
-            result: CallResult::Recorded(RecordedCall {
-                file,
-                line: record.line,
+            result: CallResult::Recorded {
                 follow: generation,
-                options: record.call.options,
-                outcome: record.outcome,
-                tree,
-                header_config,
-                ripgrep_config: ripgrep_config.unwrap_or_default(),
-            }),
+                recorded,
+            },
             docs: Default::default(),
         }
     }
@@ -134,7 +143,7 @@ impl App {
         let shown_id = self.state.shown_record().map(|r| r.id);
         self.state
             .history
-            .retain(|r| r.recorded().is_none_or(|c| c.follow != generation));
+            .retain(|r| r.follow() != Some(generation));
         let count = self.state.history.len();
         self.state.shown = shown_id
             .and_then(|id| self.state.history.iter().position(|r| r.id == id))

@@ -35,7 +35,7 @@ use super::state::tokens::{PageTokens, SurfaceTokens, TokenizerStatus, prefix_ch
 use super::state::{Editing, Overlay, SpillState, State, Viewports};
 use super::tabs::Tab;
 use ablate::AblateEvent;
-use fs_search_transcript::fixture_engine::EngineTree;
+use fs_search_transcript::EngineTree;
 use latest::Latest;
 
 /// The workbench: its state and the bookkeeping of its effects.

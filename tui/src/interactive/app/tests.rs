@@ -12,8 +12,8 @@ use fs_search_engine::{Config, SearchCode, SearchError, ToolError, ToolResult};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 
-use fs_search_transcript::follow::Update;
-use fs_search_transcript::format::Record;
+use fs_search_transcript::Record;
+use fs_search_transcript::Update;
 
 use super::*;
 use crate::interactive::state::Viewport;
@@ -611,9 +611,8 @@ fn recorded_from(
     error: Option<(&str, &str)>,
     client: Option<(&str, &str)>,
 ) -> Box<Record> {
-    use fs_search_transcript::format::{
-        self, Call, CallOptions, ClientInfo, Outcome, OutcomeError,
-    };
+    use fs_search_transcript::{Call, CallOptions, ClientInfo, Outcome, OutcomeError};
+    use fs_search_transcript::{Header, TranscriptEnv, call_line, header_line, outcome_lines};
     let call = Call {
         name: name.into(),
         tool: "grep".into(),
@@ -638,10 +637,10 @@ fn recorded_from(
         text: text.into(),
         tokens: None,
     };
-    let header = format::header_line(&format::Header {
+    let header = header_line(&Header {
         tree: "work".into(),
         config: json!({}),
-        env: format::TranscriptEnv {
+        env: TranscriptEnv {
             rg: "ripgrep".into(),
             ripgrep_config: Vec::new(),
             executor: None,
@@ -649,11 +648,27 @@ fn recorded_from(
     });
     let file = format!(
         "{header}{}{}",
-        format::call_line(&call),
-        format::outcome_lines(name, &outcome)
+        call_line(&call),
+        outcome_lines(name, &outcome)
     );
-    let transcript = fs_search_transcript::parse::parse("rec.jsonl", &file).unwrap();
+    let transcript = fs_search_transcript::parse("rec.jsonl", &file).unwrap();
     Box::new(transcript.records.into_iter().next().unwrap())
+}
+
+/// Follows `/rec/live.jsonl` and reads its header (tree `work`, no
+/// config): the follow reads records only behind it.
+fn follow_live(app: &mut App) {
+    app.follow(PathBuf::from("/rec/live.jsonl"));
+    let header = fs_search_transcript::Header {
+        tree: "work".into(),
+        config: json!({}),
+        env: fs_search_transcript::TranscriptEnv {
+            rg: "ripgrep".into(),
+            ripgrep_config: Vec::new(),
+            executor: None,
+        },
+    };
+    followed(app, 1, Update::Header(Box::new(header)));
 }
 
 fn followed(app: &mut App, generation: u64, update: Update) {
@@ -688,10 +703,10 @@ fn followed_records_join_the_history_and_the_newest_is_shown() {
         app.state.follow.as_ref().unwrap().status,
         FollowStatus::Waiting
     );
-    let header = fs_search_transcript::format::Header {
+    let header = fs_search_transcript::Header {
         tree: "work".into(),
         config: json!({"sampleOverCapGlobResults": false, "globMaxResults": 5}),
-        env: fs_search_transcript::format::TranscriptEnv {
+        env: fs_search_transcript::TranscriptEnv {
             rg: "ripgrep".into(),
             ripgrep_config: Vec::new(),
             executor: None,
@@ -801,7 +816,7 @@ fn a_followed_call_is_shown_through_the_sessions_lens() {
     let mut app = app();
     let opencode = fs_search_lens::resolve("opencode").unwrap();
     app.set_lens(Some(opencode));
-    app.follow(PathBuf::from("/rec/live.jsonl"));
+    follow_live(&mut app);
     let mut page = "Found 3000 matches\n\na.rs\n".to_owned();
     for n in 1..=3000 {
         page.push_str(&format!("Line {n}: x\n"));
@@ -847,7 +862,7 @@ fn a_followed_call_is_shown_through_the_sessions_lens() {
 #[test]
 fn a_followed_call_is_shown_through_its_recorded_client_s_lens_until_one_is_chosen() {
     let mut app = app();
-    app.follow(PathBuf::from("/rec/live.jsonl"));
+    follow_live(&mut app);
     let mut page = "Found 3000 matches\n\na.rs\n".to_owned();
     for n in 1..=3000 {
         page.push_str(&format!("Line {n}: x\n"));
@@ -1133,10 +1148,10 @@ fn esc_stops_typing_then_closes_the_panel_and_stops_its_explanation() {
 /// tree `work` (so `dir/rec/work`), with one grep record.
 fn follow_one_recorded_grep(app: &mut App, dir: &std::path::Path) {
     app.follow(dir.join("rec/live.jsonl"));
-    let header = fs_search_transcript::format::Header {
+    let header = fs_search_transcript::Header {
         tree: "work".into(),
         config: json!({"sampleOverCapGlobResults": false}),
-        env: fs_search_transcript::format::TranscriptEnv {
+        env: fs_search_transcript::TranscriptEnv {
             rg: "ripgrep".into(),
             ripgrep_config: vec!["--sort=path".into()],
             executor: None,
@@ -1168,12 +1183,15 @@ fn why_on_a_followed_call_reruns_it_in_the_live_workdir_the_recording_names() {
     assert_eq!(source.tree.root(), work, "the live workdir, in place");
     assert!(!source.tree.is_materialised());
     assert_eq!(
-        source.header_config,
+        source.recorded.header.config,
         json!({"sampleOverCapGlobResults": false})
     );
-    assert_eq!(source.ripgrep_config, vec!["--sort=path".to_owned()]);
     assert_eq!(
-        Value::Object(source.call.options.config.clone()),
+        source.recorded.header.env.ripgrep_config,
+        vec!["--sort=path".to_owned()]
+    );
+    assert_eq!(
+        Value::Object(source.recorded.call.options.config.clone()),
         json!({"grepMaxMatches": 3})
     );
     // The record carries its tree: explainable after the follow ended,
@@ -1278,9 +1296,9 @@ mod ablate_mode {
     use crate::interactive::state::ablate::{AblateDone, AblatePhase, AblateStop, ChangedPage};
     use crate::interactive::state::tokens::TokenizerStatus;
     use fs_search_process::SharedTokenizer;
-    use fs_search_transcript::ablate::Progress;
-    use fs_search_transcript::ablate::stats::{PageFacts, PageStat, SurfaceStat, VariantStats};
-    use fs_search_transcript::format::Outcome;
+    use fs_search_transcript::AblateProgress;
+    use fs_search_transcript::Outcome;
+    use fs_search_transcript::{PageFacts, PageStat, SurfaceStat, VariantStats};
 
     static TOKENIZER: LazyLock<SharedTokenizer> = LazyLock::new(|| {
         SharedTokenizer(Arc::new(fs_search_tokens::Tokenizer::embedded().unwrap()))
@@ -1416,7 +1434,7 @@ mod ablate_mode {
         match effects {
             [Effect::Ablate { variants, .. }] => variants
                 .iter()
-                .map(fs_search_transcript::ablate::grid::label)
+                .map(fs_search_transcript::variant_label)
                 .collect(),
             other => panic!("expected one Ablate effect, got {other:?}"),
         }
@@ -1488,7 +1506,7 @@ mod ablate_mode {
     fn progress_is_shown_and_esc_cancels_a_running_ablation() {
         let mut app = transcript_app();
         let generation = generation_of(&ablate(&mut app, "grepMaxMatches=1"));
-        let progress = Progress { done: 3, total: 8 };
+        let progress = AblateProgress { done: 3, total: 8 };
         app.on_event(AppEvent::AblateProgress {
             generation,
             progress,

@@ -16,9 +16,9 @@ use crate::interactive::state::explain::{
 };
 use crate::interactive::state::transcript::ReplayState;
 use crate::interactive::tabs::Tab;
-use fs_search_transcript::fixture_engine::EngineTree;
-use fs_search_transcript::format::Call;
-use fs_search_transcript::replay::Replay;
+use fs_search_transcript::EngineTree;
+use fs_search_transcript::Replay;
+use fs_search_transcript::{Call, RecordedCall};
 
 use super::App;
 
@@ -48,23 +48,10 @@ impl App {
                     },
                 },
             )),
-            CallResult::Recorded(recorded) => {
-                let call = Call {
-                    name: record.call_id.clone(),
-                    tool: tool.clone(),
-                    args: args.clone(),
-                    options: recorded.options.clone(),
-                };
-                let (header_config, ripgrep_config) = (
-                    recorded.header_config.clone(),
-                    recorded.ripgrep_config.clone(),
-                );
-                let tree = recorded
-                    .tree
-                    .clone()
-                    .ok_or("the recording named no tree (no header was read)")?;
-                let tree = self.recording_tree(&tree)?;
-                let workdir = call_workdir(tree.root(), &call);
+            CallResult::Recorded { recorded, .. } => {
+                let recorded = recorded.clone();
+                let tree = self.recording_tree(&recorded.tree())?;
+                let workdir = call_workdir(tree.root(), &recorded.call);
                 Ok((
                     target,
                     ExplainCall {
@@ -73,9 +60,7 @@ impl App {
                         workdir,
                         source: ExplainSource::Recorded(Box::new(RecordedSource {
                             tree,
-                            header_config,
-                            ripgrep_config,
-                            call,
+                            recorded,
                         })),
                     },
                 ))
@@ -260,8 +245,13 @@ pub(super) fn replayed_call(
         .checks
         .get(index)
         .ok_or("the replay has no record to explain")?;
-    let call = check.record.call.clone();
-    let header = &replay.transcript.header;
+    let recorded = RecordedCall::of_record(
+        &replay.file,
+        Arc::new(replay.transcript.header.clone()),
+        &check.record,
+        check.rg_major,
+    );
+    let call = &recorded.call;
     let target = ExplainTarget::Replayed {
         file: PathBuf::from(&replay.file),
         index,
@@ -272,12 +262,10 @@ pub(super) fn replayed_call(
         ExplainCall {
             tool: call.tool.clone(),
             args: call.args.clone(),
-            workdir: call_workdir(replay.tree.root(), &call),
+            workdir: call_workdir(replay.tree.root(), call),
             source: ExplainSource::Recorded(Box::new(RecordedSource {
                 tree: Arc::clone(&replay.tree),
-                header_config: header.config.clone(),
-                ripgrep_config: header.env.ripgrep_config.clone(),
-                call,
+                recorded,
             })),
         },
     ))

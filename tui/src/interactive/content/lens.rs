@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use fs_search_lens::{LENSES, Lens, ToolResultInput, detect_parts};
 
-use crate::headless::lens::HostReport;
+use crate::host_report::HostReport;
 use crate::interactive::scroll_doc::{Doc, DocLine, LineKind, visible};
 use crate::interactive::state::calls::{CallRecord, CallResult};
 use crate::interactive::state::lens::LensedPage;
@@ -51,7 +51,7 @@ fn lens_input(record: &CallRecord) -> ToolResultInput {
             let sent = fs_search_mcp::of_tool_result(result, duration.as_secs_f64() * 1000.0);
             fs_search_mcp::lens_input(&sent, &record.tool, &record.args)
         }
-        CallResult::Recorded(recorded) => ToolResultInput {
+        CallResult::Recorded { recorded, .. } => ToolResultInput {
             tool: record.tool.clone(),
             args: record.args.clone(),
             text: recorded.outcome.text.clone(),

@@ -28,7 +28,7 @@ pub(crate) fn record_doc<'a>(
         CallResult::Ran {
             result, commands, ..
         } => (result, commands),
-        CallResult::Recorded(recorded) => {
+        CallResult::Recorded { recorded, .. } => {
             return Some(match tab {
                 Tab::Text => docs
                     .text

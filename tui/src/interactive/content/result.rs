@@ -11,8 +11,7 @@ use serde_json::Value;
 
 use crate::interactive::command_tap::RanCommand;
 use crate::interactive::scroll_doc::{Doc, LineKind, visible};
-use crate::interactive::state::calls::RecordedCall;
-use fs_search_transcript::format::SpillMode;
+use fs_search_transcript::{RecordedCall, SpillMode};
 
 /// Byte offset of the footer paragraph in `result`'s text, as the engine
 /// rendered it (errors never have one).
@@ -290,7 +289,7 @@ pub(crate) fn recorded_details_doc(
     );
     doc.push(&format!("args sent   {}", compact(args)), LineKind::Body);
     doc.push(&format!("config      {}", compact(config)), LineKind::Body);
-    let session = match &recorded.options.session {
+    let session = match &recorded.call.options.session {
         Some(s) => format!(
             "session     {}   cwd {}",
             s.id.as_deref().unwrap_or("(none)"),
@@ -317,7 +316,7 @@ pub(crate) fn recorded_details_doc(
                 LineKind::Body,
             );
         }
-        None if recorded.options.spill == SpillMode::None => {
+        None if recorded.call.options.spill == SpillMode::None => {
             doc.push(
                 "spill       null (the server ran with --no-spill)",
                 LineKind::Body,

@@ -43,7 +43,7 @@ fn expected(h: &Harness, lens: &'static Lens) -> Lensed {
     let sent =
         fs_search_mcp::of_tool_result(record.ran().unwrap(), DURATION.as_secs_f64() * 1000.0);
     let input = fs_search_mcp::lens_input(&sent, &record.tool, &record.args);
-    crate::headless::lens::HostReport::new(lens, &input, &record.ran().unwrap().parts).lensed
+    crate::host_report::HostReport::new(lens, &input, &record.ran().unwrap().parts).lensed
 }
 
 /// The pane's top edge (header, five editor rows, tabs, summary above).

@@ -12,10 +12,10 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 use tui_input::Input;
 
-use fs_search_transcript::ablate::Progress;
-use fs_search_transcript::ablate::stats::VariantStats;
-use fs_search_transcript::compare::{Row, side_by_side};
-use fs_search_transcript::format::Outcome;
+use fs_search_transcript::AblateProgress;
+use fs_search_transcript::Outcome;
+use fs_search_transcript::VariantStats;
+use fs_search_transcript::{CompareRow, side_by_side};
 
 use super::transcript::{RowView, TranscriptAction};
 
@@ -56,7 +56,7 @@ pub enum AblateStop {
 /// A changed call opened side by side.
 #[derive(Debug)]
 pub struct OpenDiff {
-    pub rows: Vec<Row>,
+    pub rows: Vec<CompareRow>,
     pub scroll: usize,
     /// Cut from a column (h/l) or wrapped (z), as the replay view.
     pub view: RowView,
@@ -69,7 +69,7 @@ pub enum AblatePhase {
     Asking(Input),
     Running {
         variants: Vec<Map<String, Value>>,
-        progress: Option<Progress>,
+        progress: Option<AblateProgress>,
     },
     Stopped(AblateStop),
     Done {
@@ -176,7 +176,7 @@ impl AblateState {
                     // Open at the first difference, with a little context.
                     let scroll = rows
                         .iter()
-                        .position(Row::changed)
+                        .position(CompareRow::changed)
                         .map_or(0, |i| i.saturating_sub(3));
                     *diff = Some(OpenDiff {
                         rows,

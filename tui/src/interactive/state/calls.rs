@@ -6,7 +6,6 @@
 //! `{name, code}`, spill and warnings, normalised).
 
 use std::cell::OnceCell;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use fs_search_engine::ToolResult;
@@ -15,7 +14,7 @@ use serde_json::Value;
 use crate::interactive::command_tap::RanCommand;
 use crate::interactive::scroll_doc::Doc;
 use crate::interactive::state::lens::LensedPage;
-use fs_search_transcript::format::{CallOptions, Outcome};
+use fs_search_transcript::RecordedCall;
 
 /// The call in flight.
 #[derive(Debug, Clone)]
@@ -40,27 +39,6 @@ pub struct RecordDocs {
     pub lensed: OnceCell<Vec<OnceCell<LensedPage>>>,
 }
 
-/// A call read from a followed recording.
-#[derive(Debug)]
-pub struct RecordedCall {
-    /// The recording.
-    pub file: PathBuf,
-    /// The call line's number in it.
-    pub line: usize,
-    /// The follow it came from (a restart drops its calls).
-    pub follow: u64,
-    pub options: CallOptions,
-    pub outcome: Outcome,
-    /// The recording's tree: the header's `tree` resolved against the
-    /// recording's directory (a fixture tree, or the live workdir it was
-    /// recorded on); `None` before a header was read.
-    pub tree: Option<PathBuf>,
-    /// The header's config (the call's `options.config` goes over it).
-    pub header_config: Value,
-    /// The header's rg config lines.
-    pub ripgrep_config: Vec<String>,
-}
-
 /// What a finished call returned.
 #[derive(Debug)]
 pub enum CallResult {
@@ -72,7 +50,11 @@ pub enum CallResult {
         commands: Vec<RanCommand>,
     },
     /// A call read from a followed recording.
-    Recorded(RecordedCall),
+    Recorded {
+        /// The follow it came from (a restart drops its calls).
+        follow: u64,
+        recorded: RecordedCall,
+    },
 }
 
 /// One finished call of the session.
@@ -115,7 +97,7 @@ impl CallRecord {
     pub fn ran(&self) -> Option<&ToolResult> {
         match &self.result {
             CallResult::Ran { result, .. } => Some(result),
-            CallResult::Recorded(_) => None,
+            CallResult::Recorded { .. } => None,
         }
     }
 
@@ -123,7 +105,15 @@ impl CallRecord {
     pub fn recorded(&self) -> Option<&RecordedCall> {
         match &self.result {
             CallResult::Ran { .. } => None,
-            CallResult::Recorded(recorded) => Some(recorded),
+            CallResult::Recorded { recorded, .. } => Some(recorded),
+        }
+    }
+
+    /// The follow a recorded call came from.
+    pub fn follow(&self) -> Option<u64> {
+        match &self.result {
+            CallResult::Ran { .. } => None,
+            CallResult::Recorded { follow, .. } => Some(*follow),
         }
     }
 
@@ -131,14 +121,14 @@ impl CallRecord {
     pub fn text(&self) -> &str {
         match &self.result {
             CallResult::Ran { result, .. } => &result.text,
-            CallResult::Recorded(r) => &r.outcome.text,
+            CallResult::Recorded { recorded: r, .. } => &r.outcome.text,
         }
     }
 
     pub fn is_error(&self) -> bool {
         match &self.result {
             CallResult::Ran { result, .. } => result.is_error,
-            CallResult::Recorded(r) => r.outcome.is_error,
+            CallResult::Recorded { recorded: r, .. } => r.outcome.is_error,
         }
     }
 
@@ -149,7 +139,7 @@ impl CallRecord {
             CallResult::Ran { result, .. } => {
                 result.error.as_ref().map(|e| (e.name(), e.code_str()))
             }
-            CallResult::Recorded(r) => r
+            CallResult::Recorded { recorded: r, .. } => r
                 .outcome
                 .error
                 .as_ref()
@@ -163,7 +153,7 @@ impl CallRecord {
             CallResult::Ran { result, .. } => {
                 result.spill.as_ref().map(|s| (s.locator.as_str(), s.bytes))
             }
-            CallResult::Recorded(r) => r
+            CallResult::Recorded { recorded: r, .. } => r
                 .outcome
                 .spill
                 .as_ref()
@@ -174,7 +164,7 @@ impl CallRecord {
     pub fn warnings(&self) -> &[String] {
         match &self.result {
             CallResult::Ran { result, .. } => &result.warnings,
-            CallResult::Recorded(r) => &r.outcome.warnings,
+            CallResult::Recorded { recorded: r, .. } => &r.outcome.warnings,
         }
     }
 
@@ -182,7 +172,7 @@ impl CallRecord {
     pub fn duration_ms(&self) -> Option<f64> {
         match &self.result {
             CallResult::Ran { duration, .. } => Some(duration.as_secs_f64() * 1000.0),
-            CallResult::Recorded(_) => None,
+            CallResult::Recorded { .. } => None,
         }
     }
 }

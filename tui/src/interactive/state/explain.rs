@@ -11,8 +11,8 @@ use tui_input::Input;
 
 use crate::interactive::scroll_doc::Doc;
 use crate::interactive::tabs::Tab;
-use fs_search_transcript::fixture_engine::EngineTree;
-use fs_search_transcript::format::Call;
+use fs_search_transcript::EngineTree;
+use fs_search_transcript::RecordedCall;
 
 /// Which call the panel is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,10 +30,7 @@ pub enum ExplainTarget {
 
 impl PartialEq for RecordedSource {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.tree, &other.tree)
-            && self.header_config == other.header_config
-            && self.ripgrep_config == other.ripgrep_config
-            && self.call == other.call
+        Arc::ptr_eq(&self.tree, &other.tree) && self.recorded == other.recorded
     }
 }
 
@@ -108,10 +105,7 @@ pub enum ExplainSource {
 #[derive(Debug, Clone)]
 pub struct RecordedSource {
     pub tree: Arc<EngineTree>,
-    /// The header's config and rg config lines.
-    pub header_config: Value,
-    pub ripgrep_config: Vec<String>,
-    pub call: Call,
+    pub recorded: RecordedCall,
 }
 
 /// The open "why" panel.

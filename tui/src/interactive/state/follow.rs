@@ -4,10 +4,11 @@
 //! become calls of the history, shown like the session's own.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde_json::Value;
 
-use fs_search_transcript::format::Header;
+use fs_search_transcript::Header;
 
 /// How the follow goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,8 +27,8 @@ pub struct Following {
     /// Tells this follow's updates from an earlier one's.
     pub generation: u64,
     pub path: PathBuf,
-    /// The header, once read.
-    pub header: Option<Header>,
+    /// The header, once read (every call read under it shares it).
+    pub header: Option<Arc<Header>>,
     /// The calls read from it so far.
     pub calls: usize,
     pub status: FollowStatus,

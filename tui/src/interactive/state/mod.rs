@@ -190,7 +190,7 @@ impl State {
         if self.lens_chosen {
             return self.lens;
         }
-        let client = record.recorded()?.options.client.as_ref()?;
+        let client = record.recorded()?.call.options.client.as_ref()?;
         fs_search_lens::lens_for_client_version(&client.name, client.version.as_deref())
     }
 

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use fs_search_transcript::compare::{Row, side_by_side};
-use fs_search_transcript::format::{Call, CallOptions, SessionOption, SpillMode};
-use fs_search_transcript::record::Recorder;
-use fs_search_transcript::replay::Replay;
+use fs_search_transcript::Recorder;
+use fs_search_transcript::Replay;
+use fs_search_transcript::{Call, CallOptions, SessionOption, SpillMode};
+use fs_search_transcript::{CompareRow, side_by_side};
 
 use super::calls::CallRecord;
 use super::session::SessionInfo;
@@ -62,7 +62,7 @@ impl RowView {
     /// Scrolls `rows` sideways by `cells` (not past their longest line)
     /// or toggles wrapping; the status text. The replay view and the
     /// ablate mode's diff both lay their rows out this way.
-    pub fn change(&mut self, action: TranscriptAction, rows: &[Row]) -> Option<String> {
+    pub fn change(&mut self, action: TranscriptAction, rows: &[CompareRow]) -> Option<String> {
         match action {
             TranscriptAction::Sideways(cells) => {
                 if self.wrap {
@@ -121,7 +121,7 @@ pub enum ReplayState {
         record: usize,
         scroll: usize,
         /// The shown record's rows (recorded | current).
-        rows: Vec<Row>,
+        rows: Vec<CompareRow>,
     },
 }
 
@@ -410,7 +410,7 @@ impl TranscriptState {
         // Open at the first difference, with a little context.
         *scroll = rows
             .iter()
-            .position(Row::changed)
+            .position(CompareRow::changed)
             .map_or(0, |i| i.saturating_sub(3));
     }
 

@@ -16,8 +16,8 @@ use crate::interactive::state::ablate::{
     AblateDone, AblatePhase, AblateState, AblateStop, HISTOGRAM_BUCKETS, OpenDiff, SUGGESTED_SET,
     histogram,
 };
-use fs_search_transcript::ablate::grid::label;
-use fs_search_transcript::ablate::stats::VariantStats;
+use fs_search_transcript::VariantStats;
+use fs_search_transcript::variant_label;
 
 use super::transcript::{draw_rows_in, view_note};
 
@@ -103,9 +103,9 @@ fn draw_stopped(frame: &mut Frame<'_>, area: Rect, ablate: &AblateState, stop: &
 fn variant_name(index: usize, stats: &VariantStats, selected: bool) -> String {
     let mark = if selected { "▶" } else { " " };
     if index == 0 {
-        format!("{mark}{}", label(&stats.overrides))
+        format!("{mark}{}", variant_label(&stats.overrides))
     } else {
-        format!("{mark}{index}: {}", label(&stats.overrides))
+        format!("{mark}{index}: {}", variant_label(&stats.overrides))
     }
 }
 

@@ -16,7 +16,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use crate::interactive::scroll_doc::{visible, width};
 use crate::interactive::state::follow::{FollowStatus, Following};
 use crate::interactive::state::transcript::{ReplayState, RowView, TranscriptState};
-use fs_search_transcript::compare::{Row, Side};
+use fs_search_transcript::{CompareRow, CompareSide};
 
 fn recording_line(transcripts: &TranscriptState) -> Line<'static> {
     match &transcripts.recording {
@@ -99,7 +99,7 @@ fn wrap(text: &str, cols: usize) -> Vec<String> {
 /// One side of a row as the lines it takes: one (cut at `view.offset`),
 /// or its wrapped pieces (continuations marked `┆` in the gutter).
 fn side_lines(
-    side: &Side,
+    side: &CompareSide,
     mark: char,
     changed_style: Style,
     cols: usize,
@@ -278,7 +278,7 @@ pub(crate) fn view_note(view: RowView) -> String {
 pub(crate) fn draw_rows_in(
     frame: &mut Frame<'_>,
     body: Rect,
-    rows: &[Row],
+    rows: &[CompareRow],
     scroll: usize,
     (left_title, right_title): (&str, &str),
     view: RowView,
