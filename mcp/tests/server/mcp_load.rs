@@ -7,17 +7,18 @@
 
 use std::io::Write;
 use std::net::TcpStream;
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
+use fs_search_test_support::mcp::http::{
+    Killed, address_on_listening_line, answer_of, raw_session, read_reply, request_bytes,
+};
+use fs_search_test_support::mcp::{SAMPLING, mkfifo, tree, wait_until};
 use serde_json::json;
 
-use crate::cli_headless::SAMPLING;
-use crate::inherited_descriptors::listening_address;
-use crate::mcp::{mkfifo, server_command, tree, wait_until};
-use crate::mcp_http::{answer_of, raw_session, read_reply, request_bytes};
+use crate::SERVER;
 
 const BOUND: usize = 4;
 const SESSIONS: usize = 16;
@@ -85,16 +86,6 @@ fn start_call(addr: &str, session: &str, id: usize, args: serde_json::Value) -> 
     stream
 }
 
-/// The server, killed when the test ends (or fails).
-pub(crate) struct Killed(pub(crate) Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn over_http_16_sessions_of_16_blocked_calls_never_run_more_sandboxes_than_the_bound() {
     let dir = tree();
@@ -102,7 +93,7 @@ fn over_http_16_sessions_of_16_blocked_calls_never_run_more_sandboxes_than_the_b
     mkfifo(&fifo);
     let state = tempfile::tempdir().unwrap();
     let bound = BOUND.to_string();
-    let mut child = server_command(
+    let mut child = SERVER.command(
         dir.path(),
         state.path(),
         &[
@@ -125,7 +116,7 @@ fn over_http_16_sessions_of_16_blocked_calls_never_run_more_sandboxes_than_the_b
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    let addr = listening_address(&mut child);
+    let addr = address_on_listening_line(&mut child);
     let server = Killed(child);
     let pid = server.0.id();
 
