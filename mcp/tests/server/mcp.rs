@@ -34,8 +34,6 @@ fn peak_rss_kib(pid: i32) -> i64 {
     line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
-
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn declare_max_result_chars_sets_claude_code_s_meta_on_both_tools_and_only_then() {
     let dir = tree();
@@ -74,9 +72,6 @@ async fn an_unknown_protocol_version_is_answered_with_2025_11_25() {
     );
     assert_eq!(raw.response(0)["result"]["protocolVersion"], "2025-11-25");
 }
-
-
-
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_tool_is_a_json_rpc_invalid_params_error() {
@@ -236,7 +231,8 @@ fn sigterm_and_sigint_mid_call_kill_rg_and_exit_128_plus_the_signal() {
 fn the_log_names_the_executor_and_the_rg_version_and_path_at_start() {
     let dir = tree();
     let state = tempfile::tempdir().unwrap();
-    let status = SERVER.command(dir.path(), state.path(), &["--config", SAMPLING])
+    let status = SERVER
+        .command(dir.path(), state.path(), &["--config", SAMPLING])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -319,7 +315,8 @@ fn a_client_that_floods_requests_without_reading_answers_leaves_memory_bounded_a
     const REQUESTS: usize = 10_000;
     let dir = tree();
     let state = tempfile::tempdir().unwrap();
-    let mut child = SERVER.command(dir.path(), state.path(), &["--config", SAMPLING])
+    let mut child = SERVER
+        .command(dir.path(), state.path(), &["--config", SAMPLING])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -459,7 +456,6 @@ async fn rg_missing_lists_no_tools_and_logs_the_load_warning() {
     c.service.cancel().await.unwrap();
 }
 
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_recording_replays_against_the_live_workdir() {
     let dir = tree();
@@ -474,8 +470,6 @@ async fn a_recording_replays_against_the_live_workdir() {
     record_session(&SERVER, dir.path(), &record).await;
     assert_eq!(replays_without_a_diff(&record), 8);
 }
-
-
 
 /// The hostile corpus of `hardening`, through the server: a lone
 /// surrogate in a pattern, arguments nested 9,999 levels deep in an

@@ -429,7 +429,12 @@ fn over_stdio_a_2026_client_hears_that_rg_is_missing_at_the_log_level_it_names()
 fn over_http_a_2026_client_hears_that_rg_is_missing_with_discover_and_tools_list() {
     let dir = tree();
     let bin = path_without_rg();
-    let server = HttpServer::spawn_with_path(&SERVER, dir.path(), &["--config", SAMPLING], Some(bin.path()));
+    let server = HttpServer::spawn_with_path(
+        &SERVER,
+        dir.path(),
+        &["--config", SAMPLING],
+        Some(bin.path()),
+    );
     let addr = server.addr.as_str();
     for (method, level, heard) in [
         ("server/discover", Some("warning"), true),

@@ -8,12 +8,10 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fs_search_test_support::mcp::client::{
-    Client, cancel_a_call_blocked_on_the_fifo, text_of,
-};
+use fs_search_test_support::mcp::client::{Client, cancel_a_call_blocked_on_the_fifo, text_of};
 use fs_search_test_support::mcp::http::{
-    BEARER, HttpServer, Reply, TOKEN, answer_of, call, connect, initialize_body,
-    open, post, raw_session, read_reply, request_bytes, send_raw, start_raw_call,
+    BEARER, HttpServer, Reply, TOKEN, answer_of, call, connect, initialize_body, open, post,
+    raw_session, read_reply, request_bytes, send_raw, start_raw_call,
 };
 use fs_search_test_support::mcp::{
     META_KEY, SAMPLING, SPILLING, all_gone, mkfifo, rg_running_under, root, tree, wait_until,
@@ -22,8 +20,6 @@ use fs_search_test_support::reliability::procfs::descendants;
 use serde_json::{Value, json};
 
 use crate::{SERVER, reference_call, replays_without_a_diff};
-
-
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_http_a_cancelled_call_kills_rg_and_progress_came_while_it_ran() {
@@ -318,7 +314,11 @@ fn over_http_a_client_gone_mid_call_or_a_deleted_session_leaves_no_process_of_th
 #[test]
 fn over_http_an_idle_session_expires() {
     let dir = tree();
-    let server = HttpServer::spawn(&SERVER, dir.path(), &["--config", SAMPLING, "--idle-timeout", "1"]);
+    let server = HttpServer::spawn(
+        &SERVER,
+        dir.path(),
+        &["--config", SAMPLING, "--idle-timeout", "1"],
+    );
     let addr = server.addr.as_str();
     let session = raw_session(addr, &[]);
     std::thread::sleep(Duration::from_millis(2500));
@@ -386,7 +386,8 @@ fn listening_beyond_loopback_needs_a_token() {
         "{stderr}"
     );
     // With the token in the environment it starts.
-    let mut child = SERVER.command(dir.path(), state.path(), &["--config", SAMPLING])
+    let mut child = SERVER
+        .command(dir.path(), state.path(), &["--config", SAMPLING])
         .args(["--listen", "0.0.0.0:0"])
         .env("WORKBENCH_MCP_TOKEN", TOKEN)
         .stdin(Stdio::null())
@@ -498,7 +499,6 @@ fn post_in(addr: &str, session: &str, body: &[u8]) -> Reply {
         ),
     )
 }
-
 
 #[test]
 fn over_http_a_lone_surrogate_and_nesting_over_128_get_the_engines_result_as_over_stdio() {
@@ -673,7 +673,11 @@ fn over_http_late_bodied_initializes_cannot_exceed_the_256_session_cap() {
 fn over_http_a_running_call_keeps_its_session_past_the_idle_timeout() {
     let dir = tree();
     mkfifo(&dir.path().join("fifo"));
-    let server = HttpServer::spawn(&SERVER, dir.path(), &["--config", SAMPLING, "--idle-timeout", "1"]);
+    let server = HttpServer::spawn(
+        &SERVER,
+        dir.path(),
+        &["--config", SAMPLING, "--idle-timeout", "1"],
+    );
     let addr = server.addr.as_str();
     let pid = server.pid();
     let session = raw_session(addr, &[]);
@@ -733,24 +737,25 @@ fn over_http_a_silent_connection_and_a_body_never_sent_are_closed_at_their_deadl
         std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600))
             .unwrap();
         let state = tempfile::tempdir().unwrap();
-        let child = SERVER.command(
-            dir.path(),
-            state.path(),
-            &[
-                "--config",
-                SAMPLING,
-                "--listen",
-                "127.0.0.1:0",
-                "--token-file",
-                root(&file),
-            ],
-        )
-        .env("WORKBENCH_MCP_HTTP_LIMITS", "gate_ms=400,body_ms=400")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        let child = SERVER
+            .command(
+                dir.path(),
+                state.path(),
+                &[
+                    "--config",
+                    SAMPLING,
+                    "--listen",
+                    "127.0.0.1:0",
+                    "--token-file",
+                    root(&file),
+                ],
+            )
+            .env("WORKBENCH_MCP_HTTP_LIMITS", "gate_ms=400,body_ms=400")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         (HttpServer::listening(child, state), secrets)
     };
     let addr = server.addr.as_str();

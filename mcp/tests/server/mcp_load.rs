@@ -2,8 +2,7 @@
 //! grep of a FIFO in the workspace (rg blocks on it until a writer comes),
 //! against the real server with `--max-sandboxes 4`. No more sandboxes
 //! than the bound ever run at once, every call is answered once the FIFO
-//! is fed, and the server's memory comes back to within twice its idle
-//! level.
+//! is fed, and the server keeps at most 32 MiB of what the burst took.
 
 use std::io::Write;
 use std::net::TcpStream;
@@ -23,6 +22,8 @@ use crate::SERVER;
 const BOUND: usize = 4;
 const SESSIONS: usize = 16;
 const CALLS: usize = 16;
+/// What the server may keep of the burst's memory, in KiB.
+const KEPT_KIB: u64 = 32 * 1024;
 
 /// The live children of `pid` named `comm` (a sandbox is one `bwrap`
 /// child of the server: its agent's; a zombie is not counted).
@@ -93,29 +94,30 @@ fn over_http_16_sessions_of_16_blocked_calls_never_run_more_sandboxes_than_the_b
     mkfifo(&fifo);
     let state = tempfile::tempdir().unwrap();
     let bound = BOUND.to_string();
-    let mut child = SERVER.command(
-        dir.path(),
-        state.path(),
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--config",
-            SAMPLING,
-            "--no-spill",
-            "--sandbox",
-            "--max-sandboxes",
-            &bound,
-        ],
-    )
-    .env_remove("WORKBENCH_MCP_TOKEN")
-    // 256 calls from one address connect at once: room for all of them
-    // while they wait for the gate (the default keeps 64 per peer).
-    .env("WORKBENCH_MCP_HTTP_LIMITS", "per_peer=512")
-    .stdin(Stdio::null())
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap();
+    let mut child = SERVER
+        .command(
+            dir.path(),
+            state.path(),
+            &[
+                "--listen",
+                "127.0.0.1:0",
+                "--config",
+                SAMPLING,
+                "--no-spill",
+                "--sandbox",
+                "--max-sandboxes",
+                &bound,
+            ],
+        )
+        .env_remove("WORKBENCH_MCP_TOKEN")
+        // 256 calls from one address connect at once: room for all of them
+        // while they wait for the gate (the default keeps 64 per peer).
+        .env("WORKBENCH_MCP_HTTP_LIMITS", "per_peer=512")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let addr = address_on_listening_line(&mut child);
     let server = Killed(child);
     let pid = server.0.id();
@@ -205,11 +207,15 @@ fn over_http_16_sessions_of_16_blocked_calls_never_run_more_sandboxes_than_the_b
     );
 
     // After the burst the idle agents stay (at most the bound), and the
-    // memory the burst took is given back.
+    // memory the burst took is given back but for what the allocator
+    // keeps for reuse: 27–29 MiB (debug build; with no bound the server
+    // kept 175–264 MiB). Bounded absolutely, not relative to the idle
+    // level, which depends on the binary (`workbench mcp` ~33 MiB,
+    // `workbench-mcp` ~25 MiB: the code it does not map).
     let after = rss_kib(pid);
     println!("server RSS: idle {idle} KiB, after the burst {after} KiB, most sandboxes {most}");
     assert!(
-        after <= 2 * idle,
+        after <= idle + KEPT_KIB,
         "idle {idle} KiB, after the burst {after} KiB"
     );
     drop(server);

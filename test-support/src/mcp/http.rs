@@ -102,11 +102,7 @@ impl HttpServer {
     }
 
     /// A server with `--token-file` holding [`TOKEN`]; the token's dir.
-    pub fn with_token(
-        server: &McpServer,
-        dir: &Path,
-        extra: &[&str],
-    ) -> (Self, tempfile::TempDir) {
+    pub fn with_token(server: &McpServer, dir: &Path, extra: &[&str]) -> (Self, tempfile::TempDir) {
         let secrets = tempfile::tempdir().unwrap();
         let file = secrets.path().join("token");
         std::fs::write(&file, format!("{TOKEN}\n")).unwrap();

@@ -179,4 +179,3 @@ fn an_mcp_server_started_holding_descriptors_lends_none_to_a_call_over_http() {
         }
     }
 }
-

@@ -286,7 +286,8 @@ async fn a_frozen_recording_replays_in_another_temp_dir() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_http_initialize_tools_and_calls_equal_surface_and_workbench_call() {
     let dir = tree();
-    let (server, _secrets) = HttpServer::with_token(&SERVER, dir.path(), &["--config", SAMPLING, "--no-spill"]);
+    let (server, _secrets) =
+        HttpServer::with_token(&SERVER, dir.path(), &["--config", SAMPLING, "--no-spill"]);
     let surface = surface(SAMPLING);
     for version in [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25] {
         let client = Client {

@@ -137,14 +137,15 @@ fn an_unknown_config_key_is_warned_of_by_every_command_and_ignored_as_the_contra
     // The MCP server says it on stderr (its stdout is JSON-RPC only) and
     // ends cleanly at the end of its input.
     let state = tempfile::tempdir().unwrap();
-    let server = SERVER.command(
-        dir.path(),
-        state.path(),
-        &["--config", MISSPELT, "--no-spill"],
-    )
-    .stdin(Stdio::null())
-    .output()
-    .unwrap();
+    let server = SERVER
+        .command(
+            dir.path(),
+            state.path(),
+            &["--config", MISSPELT, "--no-spill"],
+        )
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
     assert!(stderr(&server).contains(WARNING), "{}", stderr(&server));
     assert_eq!(stdout(&server), "");
 }
@@ -375,10 +376,7 @@ async fn mcp_replay_names_the_recorded_calls_most_like_a_missed_one_first() {
         .env("TMPDIR", state.path())
         .env_remove("WORKBENCH_MCP_TOKEN");
     let transport = TokioChildProcess::new(tokio::process::Command::from(cmd)).unwrap();
-    let service = Client::default()
-        .serve(transport)
-        .await
-        .unwrap();
+    let service = Client::default().serve(transport).await.unwrap();
     let args = json!({"pattern": "fn parse_config"});
     let result = service
         .peer()
@@ -447,19 +445,12 @@ async fn the_readme_s_freeze_example_works_as_written_in_a_new_repository() {
         ],
     );
     let transport = TokioChildProcess::new(tokio::process::Command::from(cmd)).unwrap();
-    let service = Client::default()
-        .serve(transport)
-        .await
-        .unwrap();
+    let service = Client::default().serve(transport).await.unwrap();
     for (tool, args) in [
         ("grep", json!({"pattern": "needle"})),
         ("glob", json!({"pattern": "**/*.md"})),
     ] {
-        service
-            .peer()
-            .call_tool(params(tool, args))
-            .await
-            .unwrap();
+        service.peer().call_tool(params(tool, args)).await.unwrap();
     }
     service.cancel().await.unwrap();
 
