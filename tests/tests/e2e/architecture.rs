@@ -430,7 +430,8 @@ fn test_support_is_only_ever_a_dev_dependency() {
 }
 
 /// No crate compiles another's source file as a module of its own (a
-/// `#[path]` include): what tests share is `fs-search-test-support`.
+/// `mod` with a path attribute): what tests share is
+/// `fs-search-test-support`.
 #[test]
 fn no_source_file_is_included_by_path() {
     let needle = concat!("#[", "path");
