@@ -12,6 +12,7 @@ use fs_search_mcp::McpArgs;
 #[derive(Debug, Parser)]
 #[command(
     name = "workbench mcp",
+    bin_name = "workbench mcp",
     version,
     about = "Serve the glob and grep tools to MCP clients: over stdio, or with --listen over Streamable HTTP at /mcp"
 )]

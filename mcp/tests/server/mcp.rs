@@ -518,3 +518,41 @@ fn hostile_arguments_and_numbers_get_what_javascript_would_give_them() {
     assert!(description("glob").contains(" Up to 1e+308 paths come back"));
     assert!(description("grep").contains("Returns the first 100000000000000000000 matches inline"));
 }
+
+/// The server's process entry, as `workbench mcp` runs it: a bad
+/// `--workdir` is named before any shell is spawned (exit 2), a flag it
+/// does not know is a usage error naming `workbench mcp` (exit 2), and a
+/// setup failure is said once as `workbench mcp: …` (exit 2).
+#[test]
+fn a_bad_workdir_a_bad_flag_and_a_setup_failure_exit_2_saying_why() {
+    let dir = tree();
+    let missing = dir.path().join("missing");
+    let state = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        SERVER
+            .bare_command(state.path(), args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--workdir", root(&missing), "--config", SAMPLING]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "workbench: --workdir {}: no such file or directory\n",
+            root(&missing)
+        )
+    );
+    let out = run(&["--workdir", root(dir.path()), "--no-such-flag"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--no-such-flag"), "{stderr}");
+    assert!(stderr.contains("Usage: workbench mcp"), "{stderr}");
+    let out = run(&["--workdir", root(dir.path()), "--config", "{not json"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("workbench mcp: "), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+}
