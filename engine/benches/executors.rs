@@ -25,10 +25,7 @@ use fs_search_engine::{
 };
 use serde_json::json;
 
-#[path = "../src/bash/test_sshd.rs"]
-mod test_sshd;
-
-use test_sshd::{HOST, TestSshd};
+use fs_search_test_support::sshd::{HOST, TestSshd};
 
 fn small_tree(root: &Path) {
     for i in 0..40 {

@@ -32,6 +32,8 @@
 //! - `args`: the flags of `workbench mcp` ([`McpArgs`]);
 //! - `abort`, `auth`, `workspace`: the call abort, the HTTP checks, the
 //!   engine loaded for a workdir or a replay.
+//! - `entry`: the server as a process of its own ([`main`]), what
+//!   `workbench mcp` and the `workbench-mcp` binary both run.
 
 #![warn(unreachable_pub)]
 
@@ -42,6 +44,7 @@ mod auth;
 mod backlog;
 mod calls;
 mod connections;
+mod entry;
 mod era;
 mod error;
 mod hangup;
@@ -64,6 +67,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 pub use args::{McpArgs, OnMiss};
+pub use entry::main;
 pub use result::{lens_input, of_tool_result};
 
 pub use self::error::Error;

@@ -6,7 +6,6 @@
 //! them.
 
 use fs_search_lens::LensError;
-use fs_search_mcp::Error as McpError;
 use fs_search_process::{SetupError, exit};
 use fs_search_transcript::AblateError;
 use fs_search_transcript::ExplainError;
@@ -25,9 +24,6 @@ pub(crate) enum Error {
     /// The interactive workbench (`workbench: …`).
     #[error(transparent)]
     Interactive(#[from] TuiError),
-    /// `workbench mcp` (`workbench mcp: …`).
-    #[error(transparent)]
-    Mcp(#[from] McpError),
     /// `workbench ablate` (`workbench ablate: …`).
     #[error(transparent)]
     Ablate(#[from] AblateError),
@@ -63,7 +59,6 @@ impl Error {
     pub(crate) fn command(&self) -> Option<&'static str> {
         match self {
             Self::Setup(_) | Self::Interactive(_) | Self::Explain(_) | Self::ExplainJson(_) => None,
-            Self::Mcp(_) => Some("mcp"),
             Self::Ablate(_) => Some("ablate"),
             Self::Transcript { command, .. } => Some(command),
             Self::Host { command, .. } => Some(command),

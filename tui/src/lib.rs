@@ -21,7 +21,8 @@
 //! transcript library with `explain` and `ablate` (format, fixture trees,
 //! record, replay, freeze, follow; no terminal code) the
 //! `fs-search-transcript` crate's; `workbench mcp` the `fs-search-mcp`
-//! crate's (its `run` has the same shape).
+//! crate's: [`run`] hands it to that crate's process entry, which the
+//! crate's own `workbench-mcp` binary runs too.
 //!
 //! The `workbench` binary parses the command line and hands it to [`run`].
 #![warn(unreachable_pub)]
@@ -59,6 +60,11 @@ const SSH_MASTERS_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Runs the command line `cli` to completion; its exit status.
 pub fn run(cli: Cli) -> ExitCode {
+    // The server is a process of its own, as `workbench-mcp` runs it.
+    let command = match cli.command {
+        Some(Command::Mcp(args)) => return fs_search_mcp::main(args),
+        command => command,
+    };
     // No descriptor this process inherited reaches a command, whatever
     // runs it (engine bash/inherited.rs).
     fs_search_engine::bash::mark_inherited_descriptors_close_on_exec();
@@ -77,20 +83,19 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     // A bad --workdir is named as such, before any shell is spawned in it.
     // A workdir on another machine (`--executor ssh://…`) is checked there.
-    let workdir = match &cli.command {
+    let workdir = match &command {
         None if cli.tui.sandbox.executor.is_none() => cli.tui.workdir.as_deref(),
         Some(Command::Call(args)) if args.sandbox.executor.is_none() => {
             Some(args.call.workdir.as_path())
         }
         Some(Command::Explain(args)) => Some(args.call.workdir.as_path()),
-        Some(Command::Mcp(args)) if args.executor.is_none() => args.workdir.as_deref(),
         None | Some(_) => None,
     };
     if let Some(Err(e)) = workdir.map(fs_search_process::check_workdir) {
         stderr_line!("workbench: {e}");
         return ExitCode::from(exit::ERROR);
     }
-    let outcome = match cli.command {
+    let outcome = match command {
         None => {
             let outcome = runtime.block_on(interactive::run(cli.tui));
             // Quit ends the process: running calls are dropped (their rg
@@ -105,9 +110,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Replay(args)) => runtime.block_on(headless::transcripts::replay(&args)),
         Some(Command::Record(args)) => runtime.block_on(headless::transcripts::record(&args)),
         Some(Command::Freeze(args)) => runtime.block_on(headless::transcripts::freeze(&args)),
-        Some(Command::Mcp(args)) => runtime
-            .block_on(fs_search_mcp::run(args))
-            .map_err(Error::from),
+        // Dispatched above, before this runtime: the same entry.
+        Some(Command::Mcp(args)) => return fs_search_mcp::main(args),
         Some(Command::Ablate(args)) => runtime.block_on(headless::ablate::run(&args)),
         Some(Command::Call(args)) => runtime.block_on(headless::call::run(args)),
         Some(Command::Explain(args)) => runtime.block_on(headless::explain::run(args)),

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use fs_search_engine::{
     ExecContext, Host, LocalBashConfig, LocalBashExecutor, Registry, ToolResult,
 };
-use fs_search_tests::rg_texts;
-use fs_search_tests::tree::{TempTree, Y2020};
+use fs_search_test_support::rg_texts;
+use fs_search_test_support::tree::{TempTree, Y2020};
 use serde_json::{Value, json};
 
 /// The Appendix A tree, oldest first in rg's per-directory mtime order.

@@ -272,7 +272,7 @@ fn no_crate_has_a_module_cycle() {
         "process",
         "transcript",
         "tui",
-        "tests",
+        "test-support",
         "tokens",
     ] {
         let found = cycles(&crate_src(name));
@@ -404,4 +404,54 @@ fn each_crate_depends_only_on_the_layers_below_it() {
             }
         }
     }
+}
+
+/// The tests' shared helpers (`test-support/`) are a dev-dependency only:
+/// no library or binary of the workspace links them.
+#[test]
+fn test_support_is_only_ever_a_dev_dependency() {
+    for name in [
+        "bounded",
+        "engine",
+        "lens",
+        "mcp",
+        "process",
+        "transcript",
+        "tui",
+        "tokens",
+    ] {
+        let deps = dependencies(name);
+        assert!(deps.contains(&"serde_json".to_owned()) || name == "bounded");
+        assert!(
+            !deps.iter().any(|d| d == "fs-search-test-support"),
+            "{name} depends on fs-search-test-support"
+        );
+    }
+}
+
+/// No crate compiles another's source file as a module of its own (a
+/// `mod` with a path attribute): what tests share is
+/// `fs-search-test-support`.
+#[test]
+fn no_source_file_is_included_by_path() {
+    let needle = concat!("#[", "path");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut stack = vec![root.clone()];
+    let mut found = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !name.starts_with('.') && name != "target" && name != "fixtures" {
+                    stack.push(path);
+                }
+            } else if name.ends_with(".rs")
+                && std::fs::read_to_string(&path).unwrap().contains(needle)
+            {
+                found.push(path.strip_prefix(&root).unwrap().to_path_buf());
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:?}");
 }

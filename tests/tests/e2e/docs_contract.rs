@@ -12,7 +12,7 @@ use fs_search_engine::{
     ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore,
     RG_MISSING_WARNING, Registry, SpillStore, ToolResult, registry::PROBE_COMMAND,
 };
-use fs_search_tests::tree::{TempTree, Y2020};
+use fs_search_test_support::tree::{TempTree, Y2020};
 use serde_json::{Value, json};
 
 /// A cap no default or literal in the document uses, so that replacing it

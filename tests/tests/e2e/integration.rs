@@ -12,8 +12,8 @@ use fs_search_engine::{
     ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
     SpillStore, ToolResult,
 };
-use fs_search_tests::rg_texts;
-use fs_search_tests::tree::{TempTree, Y2000, Y2020};
+use fs_search_test_support::rg_texts;
+use fs_search_test_support::tree::{TempTree, Y2000, Y2020};
 use serde_json::{Value, json};
 
 /// The §10.14 fixture tree.

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use fs_search_engine::{
     ExecContext, Host, LocalBashConfig, LocalBashExecutor, Registry, ToolResult,
 };
-use fs_search_tests::reliability::FakeRg;
-use fs_search_tests::reliability::procfs::{kill_group, live_group_members, proc_info};
+use fs_search_test_support::reliability::FakeRg;
+use fs_search_test_support::reliability::procfs::{kill_group, live_group_members, proc_info};
 use serde_json::json;
 
 struct StubbornRg {

@@ -17,8 +17,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use fs_search_engine::{ExecContext, LocalBashConfig, Registry, ToolResult};
-use fs_search_tests::reliability::procfs::{kill_group, live_group_members, proc_info};
-use fs_search_tests::reliability::{FakeRg, local_executor, registry_with};
+use fs_search_test_support::reliability::procfs::{kill_group, live_group_members, proc_info};
+use fs_search_test_support::reliability::{FakeRg, local_executor, registry_with};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 

@@ -15,7 +15,7 @@ use async_trait::async_trait;
 use fs_search_engine::bash::{BashError, BashRequest, BashRunResult, BashSpec};
 use fs_search_engine::helpers::parse_grep_matches;
 use fs_search_engine::{BashExecutor, ExecContext, LocalBashConfig, LocalBashExecutor, Registry};
-use fs_search_tests::reliability::registry_with;
+use fs_search_test_support::reliability::registry_with;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

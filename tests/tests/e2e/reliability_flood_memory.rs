@@ -6,7 +6,7 @@
 //!
 //! No other test may share the process whose high-water mark is measured,
 //! so the test runs itself again in a child process of this test binary
-//! (`fs_search_tests::alone`) and measures there. It
+//! (`fs_search_test_support::own_process`) and measures there. It
 //! is heavy, so it is `#[ignore]`d and run by the `--ignored` step of
 //! `.ci/run`; the child prints its figures as a `METRIC` line.
 
@@ -16,9 +16,9 @@
 use std::time::Instant;
 
 use fs_search_engine::{ExecContext, LocalBashConfig};
-use fs_search_tests::own_process::in_own_process;
-use fs_search_tests::reliability::procfs::{vm_hwm_kib, vm_rss_kib};
-use fs_search_tests::reliability::{FakeRg, load, local_executor};
+use fs_search_test_support::own_process::in_own_process;
+use fs_search_test_support::reliability::procfs::{vm_hwm_kib, vm_rss_kib};
+use fs_search_test_support::reliability::{FakeRg, load, local_executor};
 use serde_json::json;
 
 const GIB: u64 = 1 << 30;

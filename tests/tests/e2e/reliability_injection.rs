@@ -13,7 +13,7 @@ use std::path::Path;
 
 use fs_search_engine::helpers::GLOB_VCS_EXCLUDES;
 use fs_search_engine::{ExecContext, LocalBashConfig, Registry};
-use fs_search_tests::reliability::{FakeRg, load, local_executor};
+use fs_search_test_support::reliability::{FakeRg, load, local_executor};
 use serde_json::{Value, json};
 
 /// Hostile values; `{C}` is replaced by the canary's absolute path and

@@ -19,9 +19,9 @@ use std::time::Instant;
 
 use fs_search_engine::value::ToolValue;
 use fs_search_engine::{ExecContext, LocalBashConfig, LocalSpillStore, Registry, ToolResult};
-use fs_search_tests::own_process::in_own_process;
-use fs_search_tests::reliability::procfs::{open_fd_count, own_children};
-use fs_search_tests::reliability::{local_executor, registry_with};
+use fs_search_test_support::own_process::in_own_process;
+use fs_search_test_support::reliability::procfs::{open_fd_count, own_children};
+use fs_search_test_support::reliability::{local_executor, registry_with};
 use serde_json::{Value, json};
 
 const DIRS: usize = 100;

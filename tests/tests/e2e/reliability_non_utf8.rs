@@ -14,7 +14,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use fs_search_engine::{ExecContext, LocalBashConfig, Registry, ToolResult};
-use fs_search_tests::reliability::{load, local_executor};
+use fs_search_test_support::reliability::{load, local_executor};
 use serde_json::{Value, json};
 
 fn write(root: &Path, name: &[u8], content: &[u8]) {

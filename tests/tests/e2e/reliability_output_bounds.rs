@@ -11,7 +11,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use fs_search_engine::{ExecContext, LocalBashConfig, Registry, ToolResult};
-use fs_search_tests::reliability::{FakeRg, load, local_executor};
+use fs_search_test_support::reliability::{FakeRg, load, local_executor};
 use serde_json::{Value, json};
 
 async fn registry(fake: Option<&FakeRg>, bash: LocalBashConfig, config: Value) -> Registry {
@@ -184,7 +184,7 @@ const ENDLESS_RG: &str =
 
 #[tokio::test]
 async fn the_stop_at_raw_output_cap_opt_in_ends_an_endless_fake_rg_flood_and_its_whole_group() {
-    use fs_search_tests::reliability::procfs::{kill_group, live_group_members, proc_info};
+    use fs_search_test_support::reliability::procfs::{kill_group, live_group_members, proc_info};
     let fake = FakeRg::new(ENDLESS_RG).unwrap();
     let work = tempfile::tempdir().unwrap();
     let registry = registry(

@@ -11,8 +11,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use fs_search_engine::{ExecContext, LoadError, LocalBashConfig, Registry, ToolResult};
-use fs_search_tests::reliability::{FakeRg, load, local_executor, registry_with};
-use fs_search_tests::rg_texts;
+use fs_search_test_support::reliability::{FakeRg, load, local_executor, registry_with};
+use fs_search_test_support::rg_texts;
 use serde_json::{Value, json};
 
 const CONFIG: &str = r#"{"sampleOverCapGlobResults": true}"#;
@@ -215,13 +215,14 @@ async fn real_rg_exit_2_on_an_unreadable_or_missing_target_fails_the_whole_searc
 
 /// One match record of real `rg --json` output for the work tree.
 async fn real_match_record(work: &std::path::Path) -> String {
-    let out =
-        tokio::process::Command::new(fs_search_tests::reliability::fake_rg::real_rg().unwrap())
-            .args(["--json", "--regexp=alpha"])
-            .current_dir(work)
-            .output()
-            .await
-            .unwrap();
+    let out = tokio::process::Command::new(
+        fs_search_test_support::reliability::fake_rg::real_rg().unwrap(),
+    )
+    .args(["--json", "--regexp=alpha"])
+    .current_dir(work)
+    .output()
+    .await
+    .unwrap();
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()

@@ -17,7 +17,7 @@ use fs_search_engine::spill::{SaveTextSpill, SpillError, SpillRef};
 use fs_search_engine::{
     ExecContext, LocalBashConfig, LocalSpillStore, Registry, SpillStore, ToolResult,
 };
-use fs_search_tests::reliability::{local_executor, registry_with};
+use fs_search_test_support::reliability::{local_executor, registry_with};
 use serde_json::json;
 
 const GLOB_NOT_SAVED: &str = "a.txt\nb.txt\n\n(Showing 2 of 5 paths. The complete result could not be saved; narrow pattern or path to see more.)";

@@ -23,8 +23,8 @@ use fs_search_engine::{
     ExecContext, Host, LocalBashConfig, Registry, ToolResult,
     bash::{Runner, SandboxBashExecutor, SandboxConfig},
 };
-use fs_search_tests::reliability::FakeRg;
-use fs_search_tests::reliability::procfs::{
+use fs_search_test_support::reliability::FakeRg;
+use fs_search_test_support::reliability::procfs::{
     descendants, kill_group, live_group_members, proc_info,
 };
 use serde_json::json;

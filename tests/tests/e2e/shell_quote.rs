@@ -13,7 +13,7 @@ use fs_search_engine::helpers::single_quote;
 use fs_search_engine::{
     ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, Registry,
 };
-use fs_search_tests::reliability::FakeRg;
+use fs_search_test_support::reliability::FakeRg;
 use proptest::prelude::*;
 use serde_json::json;
 

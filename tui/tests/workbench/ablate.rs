@@ -261,7 +261,7 @@ fn docs_ablate_md_holds_the_current_table_of_the_worked_example() {
     // The worked example is rg 13's: rg 14 and 15 order `--sort=modified`
     // glob pages across directories, so their pages (and tokens) differ
     // (docs/rg-versions.md). Under them the command line is checked only.
-    if fs_search_tests::rg_texts::running_rg_major() != 13 {
+    if fs_search_test_support::rg_texts::running_rg_major() != 13 {
         return;
     }
     let table = ablation_markdown(&corpus().ablation);

@@ -44,21 +44,6 @@ pub(crate) fn tree() -> tempfile::TempDir {
     dir
 }
 
-/// The log files of every workbench process whose XDG_STATE_HOME was
-/// `state` (one file per process), concatenated; `""` when there is none.
-pub(crate) fn logs_in(state: &Path) -> String {
-    let dir = state.join("fs-search-workbench");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .map(|entries| entries.map(|e| e.unwrap().path()).collect())
-        .unwrap_or_default();
-    files.retain(|f| f.extension().is_some_and(|e| e == "log"));
-    files.sort();
-    files
-        .iter()
-        .map(|f| std::fs::read_to_string(f).unwrap())
-        .collect()
-}
-
 pub(crate) fn root(dir: &Path) -> &str {
     dir.to_str().unwrap()
 }

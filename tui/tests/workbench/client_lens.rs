@@ -8,11 +8,13 @@
 
 use std::path::Path;
 
+use fs_search_test_support::mcp::raw::Raw;
+use fs_search_test_support::mcp::{SAMPLING, root};
 use fs_search_transcript::ClientInfo;
 use serde_json::{Value, json};
 
 use crate::lens::{record, wide_tree};
-use crate::mcp::{Raw, SAMPLING, root, workbench};
+use crate::mcp::{SERVER, workbench};
 
 const PV: &str = "io.modelcontextprotocol/protocolVersion";
 const CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -48,6 +50,7 @@ fn client(name: &str, version: &str) -> Option<ClientInfo> {
 /// `record`: it greps `pattern` once.
 fn session_2025(dir: &Path, record: &Path, name: &str, version: &str, pattern: &str) {
     let mut raw = Raw::spawn(
+        &SERVER,
         dir,
         &["--config", SAMPLING, "--no-spill", "--record", root(record)],
     );
@@ -70,6 +73,7 @@ fn session_2025(dir: &Path, record: &Path, name: &str, version: &str, pattern: &
 /// request without `clientInfo`).
 fn calls_2026(dir: &Path, record: &Path, calls: &[(Option<(&str, &str)>, &str)]) {
     let mut raw = Raw::spawn(
+        &SERVER,
         dir,
         &["--config", SAMPLING, "--no-spill", "--record", root(record)],
     );

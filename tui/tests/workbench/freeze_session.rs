@@ -9,10 +9,13 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
+use fs_search_test_support::mcp::raw::Raw;
+use fs_search_test_support::mcp::{SAMPLING, root};
+use fs_search_test_support::rg_texts::running_rg_major;
 use serde_json::{Value, json};
 
 use crate::freeze_variants::{rg_dir, workbench_under};
-use crate::mcp::{Raw, SAMPLING, bin, root};
+use crate::mcp::bin;
 
 /// A server-wide config with small caps, so pages go over them.
 const SMALL_CAPS: &str =
@@ -497,18 +500,6 @@ fn a_session_on_twenty_thousand_same_second_files_freezes_faithfully_on_the_firs
             assert_eq!(again.stdout, first.stdout, "rg {major}");
         }
     }
-}
-
-/// The major version of the first rg on this test run's `PATH`.
-fn running_rg_major() -> u32 {
-    let out = Command::new("rg").arg("--version").output().unwrap();
-    let first = String::from_utf8_lossy(&out.stdout);
-    first
-        .split_whitespace()
-        .nth(1)
-        .and_then(|version| version.split('.').next())
-        .and_then(|major| major.parse().ok())
-        .unwrap_or_else(|| panic!("rg --version: {first}"))
 }
 
 /// A session recorded in the sandbox freezes (its calls

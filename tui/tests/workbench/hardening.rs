@@ -344,7 +344,7 @@ fn wait_for(what: &str, limit: std::time::Duration, mut check: impl FnMut() -> b
 /// FIFO, sends `signal`, and checks: exit 128 + signal, no process of the
 /// call alive 3 s after the signal, nothing left in TMPDIR.
 fn signal_mid_call(what: &str, args: &[&str], stdin: Option<&str>, signal: (&str, i32)) {
-    use fs_search_tests::reliability::procfs::{descendants, live_group_members, proc_info};
+    use fs_search_test_support::reliability::procfs::{descendants, live_group_members, proc_info};
     use std::io::Write;
     use std::time::{Duration, Instant};
     let tmp = tempfile::tempdir().unwrap();

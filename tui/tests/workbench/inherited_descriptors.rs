@@ -8,13 +8,15 @@
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use fs_search_test_support::mcp::http::{
+    Killed, address_on_listening_line, answer_of, post, raw_session,
+};
+use fs_search_test_support::mcp::{mkfifo, tree};
+use fs_search_test_support::sshd::{HOST, TestSshd};
 use serde_json::{Value, json};
 
 use crate::cli_headless::{SAMPLING, root};
-use crate::mcp::{mkfifo, sorted_rg_config, tree};
-use crate::mcp_http::{answer_of, raw_session};
-
-use crate::remote::test_sshd::{HOST, TestSshd};
+use crate::mcp::sorted_rg_config;
 
 const CANARY: &str = "CANARY-OUTSIDE-THE-WORKSPACE";
 
@@ -174,7 +176,7 @@ fn http_call(addr: &str, tool: &str, args: Value) -> String {
     let session = raw_session(addr, &[]);
     let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
         "params":{"name":tool,"arguments":args}});
-    let reply = crate::mcp_http::post(
+    let reply = post(
         addr,
         &[
             ("Mcp-Session-Id", session.as_str()),
@@ -218,27 +220,11 @@ fn an_mcp_server_started_holding_descriptors_lends_none_to_a_call_over_http() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let addr = listening_address(&mut child);
-        let _server = crate::mcp_load::Killed(child);
+        let addr = address_on_listening_line(&mut child);
+        let _server = Killed(child);
         for (tool, args) in probes() {
             let what = format!("{sandbox:?} {tool} {args}");
             assert_nothing_through(&http_call(&addr, tool, args), &what);
         }
     }
-}
-
-/// The `ADDR:PORT` of the first stderr line, `… listening on
-/// http://ADDR:PORT/mcp …` (whatever follows it); the rest is drained.
-pub(crate) fn listening_address(child: &mut std::process::Child) -> String {
-    use std::io::BufRead;
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line
-        .split_once("listening on http://")
-        .and_then(|(_, rest)| rest.split_once("/mcp"))
-        .map(|(addr, _)| addr.to_owned())
-        .unwrap_or_else(|| panic!("no address on stderr: {line:?}"));
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-    addr
 }

@@ -2,8 +2,8 @@
 //! (data loss): two real servers sharing one recording, a real write that
 //! fails part-way (`ulimit -f` on the server, SIGXFSZ ignored), rotation
 //! below the reader's cap, a re-freeze that fails part-way, a recording
-//! whose header names a tree outside its directory, and `--record FIFO`.
-//! Real `workbench` processes, real bash and rg, rmcp's client.
+//! whose header names a tree outside its directory, `--record FIFO`, and
+//! a tree too large for a whole-tree fixture. Real `workbench` processes, real bash and rg, rmcp's client.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(deprecated)]
@@ -12,15 +12,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use fs_search_test_support::mcp::client::{Client, params};
+use fs_search_test_support::mcp::{SAMPLING, logs_in, mkfifo, root, tree};
 use rmcp::RoleClient;
 use rmcp::ServiceExt;
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
-use crate::mcp::{
-    Client, SAMPLING, bin, mkfifo, params, root, server_command, sorted_rg_config, tree, workbench,
-};
+use crate::mcp::{SERVER, bin, sorted_rg_config, workbench};
 
 /// A server on `dir` recording to `record`, started by `command`.
 struct Server {
@@ -32,7 +32,7 @@ struct Server {
 impl Server {
     async fn start(dir: &Path, record: &Path, env: &[(&str, &str)]) -> Self {
         let state = tempfile::tempdir().unwrap();
-        let mut cmd = server_command(
+        let mut cmd = SERVER.command(
             dir,
             state.path(),
             &["--config", SAMPLING, "--no-spill", "--record", root(record)],
@@ -92,7 +92,7 @@ impl Server {
     }
 
     fn log_file(&self) -> String {
-        crate::cli_headless::logs_in(self.state.path())
+        logs_in(self.state.path())
     }
 
     async fn stop(self) -> tempfile::TempDir {
@@ -171,7 +171,7 @@ async fn a_recording_holding_duplicate_names_is_appended_to_and_freeze_renames_t
         names(&record),
         ["call-1-glob", "call-1-glob", "call-2-glob"]
     );
-    let log = crate::cli_headless::logs_in(state.path());
+    let log = logs_in(state.path());
     assert!(log.contains("duplicate record name"), "{log}");
 
     let replay = workbench(&["replay", root(&record)]);
@@ -309,7 +309,7 @@ fn record_to_a_fifo_is_refused_at_once_over_stdio_and_http() {
     mkfifo(&fifo);
     for extra in [&[][..], &["--listen", "127.0.0.1:0"][..]] {
         let state = tempfile::tempdir().unwrap();
-        let mut cmd = server_command(
+        let mut cmd = SERVER.command(
             dir.path(),
             state.path(),
             &["--config", SAMPLING, "--record", root(&fifo)],
@@ -456,4 +456,50 @@ fn a_refreeze_that_fails_part_way_leaves_the_old_fixture_replaying() {
     left.sort();
     assert_eq!(left, ["manifest.json", "t.jsonl", "tree"]);
     replays_with(&out, 1);
+}
+
+#[test]
+fn freeze_reads_a_tree_of_any_size_but_bounds_the_fixture_and_says_how_to_narrow() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..150 {
+        std::fs::write(dir.path().join(format!("f{i}")), "").unwrap();
+    }
+    let record = dir.path().join("rec.jsonl");
+    std::fs::write(
+        &record,
+        format!(
+            "{}\n{}",
+            json!({"transcript":"fs-search","version":1,"tree":".","config":{"sampleOverCapGlobResults":true},"env":{"rg":"x","ripgrepConfig":[]}}),
+            ONE_CALL
+        ),
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let freeze = |extra: &[&str]| {
+        Command::new(bin())
+            .args(["freeze", root(&record), "--out"])
+            .arg(out.path().join("t.jsonl"))
+            .arg("--tree-out")
+            .arg(out.path().join("tree"))
+            .args(extra)
+            .env("WORKBENCH_TREE_LIMITS", "100000,100")
+            .output()
+            .unwrap()
+    };
+    // The minimal fixture of a glob that matched nothing is small.
+    let minimal = freeze(&[]);
+    assert_eq!(minimal.status.code(), Some(0), "{minimal:?}");
+    std::fs::remove_dir_all(out.path().join("tree")).unwrap();
+    let whole = freeze(&["--whole-tree"]);
+    assert_eq!(whole.status.code(), Some(2), "{whole:?}");
+    let stderr = String::from_utf8_lossy(&whole.stderr);
+    assert!(
+        stderr.contains("the fixture tree would hold more than 100 entries"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Narrow it: freeze without --whole-tree"),
+        "{stderr}"
+    );
+    assert!(!out.path().join("tree").exists());
 }

@@ -9,10 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-#[path = "../../../engine/src/bash/test_sshd.rs"]
-pub(crate) mod test_sshd;
-
-use test_sshd::{HOST, TestSshd};
+use fs_search_test_support::sshd::{HOST, TestSshd};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -325,7 +322,7 @@ fn surface_json_over_ssh_names_the_executor_and_the_host_s_rg_not_this_machine_s
         return;
     };
     // This process's PATH finds a fake rg first; the host's sessions get
-    // the test's own PATH (test_sshd.rs), and so the real rg.
+    // the test's own PATH (fs_search_test_support::sshd), and so the real rg.
     let fake = tempfile::tempdir().unwrap();
     let fake_rg = fake.path().join("rg");
     std::fs::write(&fake_rg, "#!/bin/sh\necho 'ripgrep 99.0.0'\n").unwrap();
@@ -602,7 +599,7 @@ fn a_sandboxed_remote_call_finds_nothing_outside_the_workdir_and_pages_inside_ma
         text(&confined.stdout)
     );
     // The sandbox's processes hold only the allowlist's variables: the
-    // login environment's WB_PLAIN (test_sshd.rs) reaches an unconfined
+    // login environment's WB_PLAIN (fs_search_test_support::sshd) reaches an unconfined
     // command, not a confined one.
     let environ = r#"{"pattern":"WB_PLAIN","path":"/proc/self/environ"}"#;
     assert!(text(&call(environ, false).stdout).contains("WB_PLAIN=kept"));

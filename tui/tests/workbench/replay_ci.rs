@@ -321,7 +321,7 @@ fn every_fixture_replays_and_its_junit_report_skips_each_variant_for_another_rg(
             if !skipped {
                 let another = property(&case["properties"], "another-rg").is_some();
                 let with = property(&case["properties"], "recorded-with").unwrap();
-                let expected = fs_search_tests::rg_texts::running_rg_major() != 13
+                let expected = fs_search_test_support::rg_texts::running_rg_major() != 13
                     && !with.starts_with("the variant for rg ");
                 assert_eq!(another, expected, "{case}");
             }

@@ -12,9 +12,11 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use fs_search_test_support::mcp::client::{Client, params, text_of};
+use fs_search_test_support::mcp::{root, tree};
 use serde_json::{Value, json};
 
-use crate::mcp::{bin, root, server_command, sorted_rg_config, tree};
+use crate::mcp::{SERVER, bin, sorted_rg_config};
 
 const MISSPELT: &str = r#"{"sampleOverCapGlobResults":true,"grepMaxMatch":1}"#;
 const SAMPLING: &str = r#"{"sampleOverCapGlobResults":true}"#;
@@ -135,14 +137,15 @@ fn an_unknown_config_key_is_warned_of_by_every_command_and_ignored_as_the_contra
     // The MCP server says it on stderr (its stdout is JSON-RPC only) and
     // ends cleanly at the end of its input.
     let state = tempfile::tempdir().unwrap();
-    let server = server_command(
-        dir.path(),
-        state.path(),
-        &["--config", MISSPELT, "--no-spill"],
-    )
-    .stdin(Stdio::null())
-    .output()
-    .unwrap();
+    let server = SERVER
+        .command(
+            dir.path(),
+            state.path(),
+            &["--config", MISSPELT, "--no-spill"],
+        )
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
     assert!(stderr(&server).contains(WARNING), "{}", stderr(&server));
     assert_eq!(stdout(&server), "");
 }
@@ -373,19 +376,16 @@ async fn mcp_replay_names_the_recorded_calls_most_like_a_missed_one_first() {
         .env("TMPDIR", state.path())
         .env_remove("WORKBENCH_MCP_TOKEN");
     let transport = TokioChildProcess::new(tokio::process::Command::from(cmd)).unwrap();
-    let service = crate::mcp::Client::default()
-        .serve(transport)
-        .await
-        .unwrap();
+    let service = Client::default().serve(transport).await.unwrap();
     let args = json!({"pattern": "fn parse_config"});
     let result = service
         .peer()
-        .call_tool(crate::mcp::params("grep", args))
+        .call_tool(params("grep", args))
         .await
         .unwrap();
     service.cancel().await.unwrap();
     let result = serde_json::to_value(result).unwrap();
-    let text = crate::mcp::text_of(&result);
+    let text = text_of(&result);
     let named: Vec<&str> = text
         .lines()
         .skip(1)
@@ -433,7 +433,7 @@ async fn the_readme_s_freeze_example_works_as_written_in_a_new_repository() {
     std::fs::create_dir(&recordings).unwrap();
     let session = recordings.join("session.jsonl");
     let state = tempfile::tempdir().unwrap();
-    let cmd = server_command(
+    let cmd = SERVER.command(
         repo.path(),
         state.path(),
         &[
@@ -445,19 +445,12 @@ async fn the_readme_s_freeze_example_works_as_written_in_a_new_repository() {
         ],
     );
     let transport = TokioChildProcess::new(tokio::process::Command::from(cmd)).unwrap();
-    let service = crate::mcp::Client::default()
-        .serve(transport)
-        .await
-        .unwrap();
+    let service = Client::default().serve(transport).await.unwrap();
     for (tool, args) in [
         ("grep", json!({"pattern": "needle"})),
         ("glob", json!({"pattern": "**/*.md"})),
     ] {
-        service
-            .peer()
-            .call_tool(crate::mcp::params(tool, args))
-            .await
-            .unwrap();
+        service.peer().call_tool(params(tool, args)).await.unwrap();
     }
     service.cancel().await.unwrap();
 

@@ -470,7 +470,7 @@ fn replay_under_another_rg_major_reports_rg_text_apart_and_update_adds_a_variant
     let current = serde_json::json!({
         "text": format!(
             "Error: glob pattern rejected by ripgrep: {}",
-            fs_search_tests::rg_texts::unclosed_class_glob_error()
+            fs_search_test_support::rg_texts::unclosed_class_glob_error()
         )
     });
     assert_eq!(lines[result + 3], current.to_string());

@@ -1,4 +1,4 @@
-//! `workbench mcp` when its client goes away while calls are in flight or
+//! The MCP server when its client goes away while calls are in flight or
 //! queued: the real binary on real pipes (stdio) and real sockets (HTTP),
 //! real bash and real rg blocked on FIFOs of the workdir, the processes
 //! followed through `/proc`.
@@ -12,11 +12,15 @@ use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::time::{Duration, Instant};
 
-use fs_search_tests::reliability::procfs::{descendants, kill_group, proc_info};
 use serde_json::{Value, json};
 
-use crate::mcp::{SAMPLING, all_gone, mkfifo, rg_running_under, server_command, tree, wait_until};
-use crate::mcp_http::{Server, request_bytes};
+use fs_search_test_support::mcp::http::{HttpServer, post, request_bytes};
+use fs_search_test_support::mcp::{
+    SAMPLING, all_gone, logs_in, mkfifo, rg_running_under, tree, wait_until,
+};
+use fs_search_test_support::reliability::procfs::{descendants, kill_group, proc_info};
+
+use crate::SERVER;
 
 /// The texts of a call aborted in flight and of one aborted while queued.
 const ABORTED: [&str; 2] = [
@@ -38,7 +42,7 @@ impl Stdio2 {
     fn spawn(dir: &Path, path: Option<&Path>) -> Self {
         let state = tempfile::tempdir().unwrap();
         let tmp = tempfile::tempdir().unwrap();
-        let mut cmd = server_command(dir, state.path(), &["--config", SAMPLING, "--no-spill"]);
+        let mut cmd = SERVER.command(dir, state.path(), &["--config", SAMPLING, "--no-spill"]);
         cmd.env("TMPDIR", tmp.path());
         if let Some(path) = path {
             cmd.env("PATH", path);
@@ -267,7 +271,7 @@ fn open_call(addr: &str, session: &str, id: i64, path: &str) -> BufReader<TcpStr
 
 /// An initialized raw 2025 session; its `Mcp-Session-Id`.
 fn session(addr: &str) -> String {
-    let init = crate::mcp_http::post(
+    let init = post(
         addr,
         &[],
         &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
@@ -276,7 +280,7 @@ fn session(addr: &str) -> String {
     );
     assert_eq!(init.status, 200, "{init:?}");
     let session = init.header("mcp-session-id").unwrap().to_owned();
-    let initialized = crate::mcp_http::post(
+    let initialized = post(
         addr,
         &[
             ("Mcp-Session-Id", session.as_str()),
@@ -297,7 +301,7 @@ fn over_http_calls_queued_for_a_slot_whose_connections_close_never_run() {
     // Nobody ever writes to this one: a call on it that ran would leave
     // its rg blocked there.
     mkfifo(&dir.path().join("never"));
-    let server = Server::spawn(dir.path(), &["--config", SAMPLING, "--no-spill"]);
+    let server = HttpServer::spawn(&SERVER, dir.path(), &["--config", SAMPLING, "--no-spill"]);
     let addr = server.addr.as_str();
     let pid = server.pid();
     let session = session(addr);
@@ -314,7 +318,7 @@ fn over_http_calls_queued_for_a_slot_whose_connections_close_never_run() {
     drop(queued);
     // They leave the queue while every slot is still taken: the server's
     // log says each of them ended cancelled.
-    let log = || crate::cli_headless::logs_in(server.state());
+    let log = || logs_in(server.state());
     wait_until(
         "8 cancelled calls in the log",
         Duration::from_secs(10),
@@ -425,7 +429,12 @@ fn over_stdio_a_2026_client_hears_that_rg_is_missing_at_the_log_level_it_names()
 fn over_http_a_2026_client_hears_that_rg_is_missing_with_discover_and_tools_list() {
     let dir = tree();
     let bin = path_without_rg();
-    let server = Server::spawn_with_path(dir.path(), &["--config", SAMPLING], Some(bin.path()));
+    let server = HttpServer::spawn_with_path(
+        &SERVER,
+        dir.path(),
+        &["--config", SAMPLING],
+        Some(bin.path()),
+    );
     let addr = server.addr.as_str();
     for (method, level, heard) in [
         ("server/discover", Some("warning"), true),
@@ -433,7 +442,7 @@ fn over_http_a_2026_client_hears_that_rg_is_missing_with_discover_and_tools_list
         ("tools/list", Some("error"), false),
         ("server/discover", None, false),
     ] {
-        let reply = crate::mcp_http::post(
+        let reply = post(
             addr,
             &[
                 ("MCP-Protocol-Version", "2026-07-28"),

@@ -1,4 +1,4 @@
-//! `workbench mcp` in the MCP 2026-07-28 era (stateless requests, their
+//! The MCP server in the MCP 2026-07-28 era (stateless requests, their
 //! protocol version and client capabilities in each request's `_meta`, no
 //! `initialize`) beside the 2025 sessions, on the same server: the real
 //! binary, real bash and real rg, driven by the official Rust SDK's client
@@ -16,10 +16,12 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientLifecycleMode, RoleClient, ServiceExt, serve_client_with_lifecycle};
 use serde_json::{Value, json};
 
-use crate::mcp::{
-    Client, META_KEY, Raw, SAMPLING, cli_call, params, root, server_command, text_of, tree,
-};
-use crate::mcp_http::{Server, answer_of, post, request_bytes, send_raw};
+use fs_search_test_support::mcp::client::{Client, params, text_of};
+use fs_search_test_support::mcp::http::{HttpServer, answer_of, post, request_bytes, send_raw};
+use fs_search_test_support::mcp::raw::Raw;
+use fs_search_test_support::mcp::{META_KEY, SAMPLING, root, tree};
+
+use crate::{SERVER, reference_call, replays_without_a_diff};
 
 const PV: &str = "io.modelcontextprotocol/protocolVersion";
 const CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -54,8 +56,8 @@ where
 }
 
 /// The modern client's view: 2026-07-28 selected, both tools listed, and
-/// each call's text and `isError` those of `workbench call`.
-async fn lists_and_calls_as_workbench_call(
+/// each call's text and `isError` those of a 2025 session's call.
+async fn lists_and_calls_as_a_2025_session(
     service: &RunningService<RoleClient, Client>,
     dir: &Path,
 ) {
@@ -74,9 +76,9 @@ async fn lists_and_calls_as_workbench_call(
             .await
             .unwrap();
         let result = serde_json::to_value(result).unwrap();
-        let cli = cli_call(dir, tool, &args, &["--config", SAMPLING, "--no-spill"]);
-        assert_eq!(text_of(&result), cli["text"].as_str().unwrap(), "{tool}");
-        assert_eq!(result["isError"], cli["isError"], "{tool}");
+        let reference = reference_call(dir, tool, &args, &["--config", SAMPLING, "--no-spill"]);
+        assert_eq!(text_of(&result), text_of(&reference), "{tool}");
+        assert_eq!(result["isError"], reference["isError"], "{tool}");
         assert!(
             result["_meta"][META_KEY]["durationMs"].is_number(),
             "{result}"
@@ -88,21 +90,21 @@ async fn lists_and_calls_as_workbench_call(
 async fn over_stdio_a_2026_client_discovers_lists_and_calls_without_initialize() {
     let dir = tree();
     let state = tempfile::tempdir().unwrap();
-    let cmd = server_command(
+    let cmd = SERVER.command(
         dir.path(),
         state.path(),
         &["--config", SAMPLING, "--no-spill"],
     );
     let transport = TokioChildProcess::new(tokio::process::Command::from(cmd)).unwrap();
     let service = modern(transport).await;
-    lists_and_calls_as_workbench_call(&service, dir.path()).await;
+    lists_and_calls_as_a_2025_session(&service, dir.path()).await;
     service.cancel().await.unwrap();
 }
 
 #[test]
 fn over_stdio_2026_requests_get_the_specified_answers_and_2025_ones_still_need_initialize() {
     let dir = tree();
-    let mut raw = Raw::spawn(dir.path(), &["--config", SAMPLING, "--no-spill"]);
+    let mut raw = Raw::spawn(&SERVER, dir.path(), &["--config", SAMPLING, "--no-spill"]);
     // A 2025 request before initialize is refused as before.
     raw.send_json(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
     assert_eq!(raw.response(1)["error"]["code"], -32600);
@@ -172,13 +174,13 @@ fn over_stdio_2026_requests_get_the_specified_answers_and_2025_ones_still_need_i
         json!({"name": "grep", "arguments": args, "_meta": meta("2026-07-28")}),
     ));
     let call = raw.response(7)["result"].clone();
-    let cli = cli_call(
+    let reference = reference_call(
         dir.path(),
         "grep",
         &args,
         &["--config", SAMPLING, "--no-spill"],
     );
-    assert_eq!(text_of(&call), cli["text"].as_str().unwrap());
+    assert_eq!(text_of(&call), text_of(&reference));
     // From then on every request carries its _meta: one without gets -32602.
     raw.send_json(json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}));
     assert_eq!(raw.response(8)["error"]["code"], -32602);
@@ -187,13 +189,13 @@ fn over_stdio_2026_requests_get_the_specified_answers_and_2025_ones_still_need_i
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_http_a_2026_client_and_a_2025_session_share_one_server() {
     let dir = tree();
-    let server = Server::spawn(dir.path(), &["--config", SAMPLING, "--no-spill"]);
+    let server = HttpServer::spawn(&SERVER, dir.path(), &["--config", SAMPLING, "--no-spill"]);
     let legacy = Client::default()
         .serve(StreamableHttpClientTransport::from_uri(server.url()))
         .await
         .unwrap();
     let modern = modern(StreamableHttpClientTransport::from_uri(server.url())).await;
-    lists_and_calls_as_workbench_call(&modern, dir.path()).await;
+    lists_and_calls_as_a_2025_session(&modern, dir.path()).await;
     // The 2025 session opened before is served as before.
     let info = legacy.peer().peer_info().unwrap();
     assert_eq!(info.protocol_version, ProtocolVersion::V_2025_11_25);
@@ -204,13 +206,13 @@ async fn over_http_a_2026_client_and_a_2025_session_share_one_server() {
         .await
         .unwrap();
     let result = serde_json::to_value(result).unwrap();
-    let cli = cli_call(
+    let reference = reference_call(
         dir.path(),
         "glob",
         &args,
         &["--config", SAMPLING, "--no-spill"],
     );
-    assert_eq!(text_of(&result), cli["text"].as_str().unwrap());
+    assert_eq!(text_of(&result), text_of(&reference));
     modern.cancel().await.unwrap();
     legacy.cancel().await.unwrap();
 }
@@ -228,7 +230,7 @@ type Case = (
 #[test]
 fn over_http_2026_requests_get_the_specified_errors_and_statuses() {
     let dir = tree();
-    let server = Server::spawn(dir.path(), &["--config", SAMPLING, "--no-spill"]);
+    let server = HttpServer::spawn(&SERVER, dir.path(), &["--config", SAMPLING, "--no-spill"]);
     let addr = server.addr.as_str();
     let modern = ("MCP-Protocol-Version", "2026-07-28");
     let list = request(1, "tools/list", json!({"_meta": meta("2026-07-28")}));
@@ -315,7 +317,7 @@ fn over_http_2026_requests_get_the_specified_errors_and_statuses() {
         (&json!(300_000), &json!("private"), &json!("complete")),
         "{result}"
     );
-    // A call, as `workbench call` answers it.
+    // A call, as a 2025 session gets it.
     let args = json!({"pattern": "needle"});
     let call = request(
         8,
@@ -329,14 +331,14 @@ fn over_http_2026_requests_get_the_specified_errors_and_statuses() {
     );
     assert_eq!(reply.status, 200, "{reply:?}");
     let result = answer_of(&reply)["result"].clone();
-    let cli = cli_call(
+    let reference = reference_call(
         dir.path(),
         "grep",
         &args,
         &["--config", SAMPLING, "--no-spill"],
     );
-    assert_eq!(text_of(&result), cli["text"].as_str().unwrap());
-    assert_eq!(result["isError"], cli["isError"]);
+    assert_eq!(text_of(&result), text_of(&reference));
+    assert_eq!(result["isError"], reference["isError"]);
 }
 
 #[test]
@@ -344,7 +346,8 @@ fn over_http_each_2026_call_is_recorded_with_an_engine_session_of_its_own() {
     let dir = tree();
     let out = tempfile::tempdir().unwrap();
     let record = out.path().join("stateless.jsonl");
-    let server = Server::spawn(
+    let server = HttpServer::spawn(
+        &SERVER,
         dir.path(),
         &[
             "--config",
@@ -375,15 +378,14 @@ fn over_http_each_2026_call_is_recorded_with_an_engine_session_of_its_own() {
         .map(|(i, _)| &text[i..i + 20])
         .collect();
     assert_eq!(sessions.len(), 2, "{text}");
-    let replay = crate::mcp::workbench(&["replay", root(&record)]);
-    assert_eq!(replay.status.code(), Some(0), "{replay:?}");
+    assert_eq!(replays_without_a_diff(&record), 2);
 }
 
 #[test]
 fn over_http_a_2026_call_with_a_lone_surrogate_and_nesting_over_128_gets_the_engines_result() {
     let dir = tree();
     std::fs::write(dir.path().join("odd.txt"), "before \u{fffd} after\n").unwrap();
-    let server = Server::spawn(dir.path(), &["--config", SAMPLING]);
+    let server = HttpServer::spawn(&SERVER, dir.path(), &["--config", SAMPLING]);
     let addr = server.addr.as_str();
     let headers = [
         ("MCP-Protocol-Version", "2026-07-28"),

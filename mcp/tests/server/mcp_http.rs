@@ -1,341 +1,31 @@
-//! `workbench mcp --listen`: the real binary on a real TCP port of
+//! The MCP server with `--listen`: the real binary on a real TCP port of
 //! 127.0.0.1, real bash and real rg, driven by the official Rust SDK's
 //! Streamable HTTP client (`rmcp` over reqwest) and, for status codes,
 //! headers and disconnects, by raw HTTP/1.1 on a `TcpStream`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-// test code: a failed unwrap is a failed test
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fs_search_tests::reliability::procfs::descendants;
-use rmcp::model::ProtocolVersion;
-use rmcp::service::RunningService;
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{RoleClient, ServiceExt};
+use fs_search_test_support::mcp::client::{Client, cancel_a_call_blocked_on_the_fifo, text_of};
+use fs_search_test_support::mcp::http::{
+    BEARER, HttpServer, Reply, TOKEN, answer_of, call, connect, initialize_body, open, post,
+    raw_session, read_reply, request_bytes, send_raw, start_raw_call,
+};
+use fs_search_test_support::mcp::{
+    META_KEY, SAMPLING, SPILLING, all_gone, mkfifo, rg_running_under, root, tree, wait_until,
+};
+use fs_search_test_support::reliability::procfs::descendants;
 use serde_json::{Value, json};
 
-use crate::mcp::{
-    Client, META_KEY, SAMPLING, SPILLING, all_gone, bin, cancel_a_call_blocked_on_the_fifo,
-    cli_call, initialize_and_tools_list_equal_surface, mkfifo, params, rg_running_under, root,
-    server_command, surface, text_of, tree, wait_until, workbench,
-};
-
-const TOKEN: &str = "test-token-0123456789";
-
-// ------------------------------------------------------------ the server
-
-/// `workbench mcp --listen 127.0.0.1:0 …`, its address read from stderr.
-pub(crate) struct Server {
-    child: Child,
-    pub(crate) addr: String,
-    _state: tempfile::TempDir,
-}
-
-/// The `ADDR:PORT` of the `listening on http://ADDR:PORT/mcp` line a
-/// `--listen` server writes first on stderr; the rest of stderr is drained.
-pub(crate) fn listening_address(child: &mut std::process::Child) -> String {
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("workbench mcp: listening on http://")
-        .and_then(|rest| rest.strip_suffix("/mcp"))
-        .unwrap_or_else(|| panic!("no address on stderr: {line:?}"))
-        .to_owned();
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-    addr
-}
-
-impl Server {
-    pub(crate) fn spawn(dir: &Path, extra: &[&str]) -> Self {
-        Self::spawn_with_path(dir, extra, None)
-    }
-
-    /// A server whose `PATH` is `path`, when given.
-    pub(crate) fn spawn_with_path(dir: &Path, extra: &[&str], path: Option<&Path>) -> Self {
-        let state = tempfile::tempdir().unwrap();
-        let args = [&["--listen", "127.0.0.1:0"], extra].concat();
-        let mut command = server_command(dir, state.path(), &args);
-        if let Some(path) = path {
-            command.env("PATH", path);
-        }
-        let mut child = command
-            .env_remove("WORKBENCH_MCP_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let addr = listening_address(&mut child);
-        Self {
-            child,
-            addr,
-            _state: state,
-        }
-    }
-
-    /// A server with `--token-file` holding [`TOKEN`].
-    fn with_token(dir: &Path, extra: &[&str]) -> (Self, tempfile::TempDir) {
-        let secrets = tempfile::tempdir().unwrap();
-        let file = secrets.path().join("token");
-        std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
-        // Private, as a secret should be (else a warning precedes the address).
-        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600))
-            .unwrap();
-        let args = [&["--token-file", root(&file)], extra].concat();
-        (Self::spawn(dir, &args), secrets)
-    }
-
-    pub(crate) fn url(&self) -> String {
-        format!("http://{}/mcp", self.addr)
-    }
-
-    pub(crate) fn pid(&self) -> i32 {
-        i32::try_from(self.child.id()).unwrap()
-    }
-
-    /// The server's private state dir (its log file is there).
-    pub(crate) fn state(&self) -> &Path {
-        self._state.path()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-// ------------------------------------------------------------ rmcp client
-
-async fn connect(
-    server: &Server,
-    token: Option<&str>,
-    client: Client,
-) -> RunningService<RoleClient, Client> {
-    let mut config = StreamableHttpClientTransportConfig::with_uri(server.url());
-    if let Some(token) = token {
-        config = config.auth_header(token);
-    }
-    let transport = StreamableHttpClientTransport::from_config(config);
-    client.serve(transport).await.unwrap()
-}
-
-async fn call(service: &RunningService<RoleClient, Client>, tool: &str, args: Value) -> Value {
-    let result = service.peer().call_tool(params(tool, args)).await.unwrap();
-    serde_json::to_value(result).unwrap()
-}
-
-// ------------------------------------------------------------ raw HTTP
-
-/// One response read to its end.
-#[derive(Debug)]
-pub(crate) struct Reply {
-    pub(crate) status: u16,
-    head: String,
-    body: String,
-}
-
-impl Reply {
-    pub(crate) fn header(&self, name: &str) -> Option<&str> {
-        self.head.lines().find_map(|line| {
-            let (n, v) = line.split_once(':')?;
-            n.eq_ignore_ascii_case(name).then(|| v.trim())
-        })
-    }
-
-    /// The JSON-RPC messages of an SSE body.
-    pub(crate) fn messages(&self) -> Vec<Value> {
-        self.body
-            .lines()
-            .filter_map(|l| l.strip_prefix("data:"))
-            .filter(|d| !d.trim().is_empty())
-            .map(|d| serde_json::from_str(d.trim()).unwrap())
-            .collect()
-    }
-}
-
-fn parse_reply(bytes: &[u8]) -> Reply {
-    let text = String::from_utf8_lossy(bytes).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("not an HTTP response: {text:?}"));
-    Reply {
-        status,
-        head: head.to_owned(),
-        body: body.to_owned(),
-    }
-}
-
-/// The request's bytes: `/mcp`, `Host`, `Connection: close`, the MCP
-/// `Accept` and `Content-Type`, then `headers` and `body`.
-pub(crate) fn request_bytes(
-    addr: &str,
-    method: &str,
-    headers: &[(&str, &str)],
-    body: &[u8],
-) -> Vec<u8> {
-    let mut out = format!(
-        "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
-         Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\n",
-        body.len()
-    );
-    for (name, value) in headers {
-        out.push_str(&format!("{name}: {value}\r\n"));
-    }
-    out.push_str("\r\n");
-    let mut bytes = out.into_bytes();
-    bytes.extend_from_slice(body);
-    bytes
-}
-
-fn open(addr: &str) -> TcpStream {
-    let stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    stream
-}
-
-pub(crate) fn read_reply(mut stream: TcpStream) -> Reply {
-    let mut bytes = Vec::new();
-    let _ = stream.read_to_end(&mut bytes);
-    parse_reply(&bytes)
-}
-
-pub(crate) fn send_raw(addr: &str, bytes: &[u8]) -> Reply {
-    let mut stream = open(addr);
-    stream.write_all(bytes).unwrap();
-    read_reply(stream)
-}
-
-pub(crate) fn post(addr: &str, headers: &[(&str, &str)], body: &Value) -> Reply {
-    send_raw(
-        addr,
-        &request_bytes(addr, "POST", headers, body.to_string().as_bytes()),
-    )
-}
-
-const BEARER: &str = "Bearer test-token-0123456789";
-
-fn initialize_body() -> Value {
-    json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
-        "protocolVersion":"2025-06-18","capabilities":{},
-        "clientInfo":{"name":"raw","version":"1"}}})
-}
-
-/// A raw session: initialize and initialized; its `Mcp-Session-Id`.
-pub(crate) fn raw_session(addr: &str, auth: &[(&str, &str)]) -> String {
-    let init = post(addr, auth, &initialize_body());
-    assert_eq!(init.status, 200, "{init:?}");
-    assert_eq!(
-        init.messages()[0]["result"]["protocolVersion"],
-        "2025-06-18"
-    );
-    let session = init.header("mcp-session-id").unwrap().to_owned();
-    let headers = [
-        auth,
-        &[
-            ("Mcp-Session-Id", session.as_str()),
-            ("MCP-Protocol-Version", "2025-06-18"),
-        ],
-    ]
-    .concat();
-    let initialized = post(
-        addr,
-        &headers,
-        &json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-    );
-    assert_eq!(initialized.status, 202, "{initialized:?}");
-    session
-}
-
-/// Sends a `tools/call` (id 1) in `session` and leaves the answer unread.
-pub(crate) fn start_raw_call(addr: &str, session: &str, args: Value) -> TcpStream {
-    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
-        "params":{"name":"grep","arguments":args}});
-    let mut stream = open(addr);
-    stream
-        .write_all(&request_bytes(
-            addr,
-            "POST",
-            &[
-                ("Mcp-Session-Id", session),
-                ("MCP-Protocol-Version", "2025-06-18"),
-            ],
-            body.to_string().as_bytes(),
-        ))
-        .unwrap();
-    stream
-}
-
-// ------------------------------------------------------------ tests
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn over_http_initialize_tools_and_calls_equal_surface_and_workbench_call() {
-    let dir = tree();
-    let (server, _secrets) = Server::with_token(dir.path(), &["--config", SAMPLING, "--no-spill"]);
-    let surface = surface(SAMPLING);
-    for version in [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25] {
-        let client = Client {
-            version: Some(version.clone()),
-            ..Client::default()
-        };
-        let service = connect(&server, Some(TOKEN), client).await;
-        initialize_and_tools_list_equal_surface(service.peer(), &version, &surface).await;
-        for (tool, args) in [
-            ("grep", json!({"pattern": "needle"})),
-            ("grep", json!({"pattern": "alpha", "path": "notes.md"})),
-            ("glob", json!({"pattern": "*.md"})),
-            ("glob", json!({"pattern": "*", "path": "src"})),
-            ("grep", json!({"pattern": 3})),
-            ("glob", json!({})),
-        ] {
-            let mcp = call(&service, tool, args.clone()).await;
-            let cli = cli_call(
-                dir.path(),
-                tool,
-                &args,
-                &["--config", SAMPLING, "--no-spill"],
-            );
-            assert_eq!(
-                text_of(&mcp),
-                cli["text"].as_str().unwrap(),
-                "{tool} {args}"
-            );
-            assert_eq!(mcp["isError"], cli["isError"], "{tool} {args}");
-            assert!(mcp["_meta"][META_KEY]["durationMs"].as_f64().is_some());
-        }
-        let unknown = service
-            .peer()
-            .call_tool(params("nope", json!({})))
-            .await
-            .unwrap_err();
-        assert!(
-            unknown.to_string().contains("Unknown tool: nope"),
-            "{unknown}"
-        );
-        service.cancel().await.unwrap();
-    }
-}
+use crate::{SERVER, reference_call, replays_without_a_diff};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_http_a_cancelled_call_kills_rg_and_progress_came_while_it_ran() {
     let dir = tree();
     mkfifo(&dir.path().join("fifo"));
-    let server = Server::spawn(dir.path(), &["--config", SAMPLING]);
+    let server = HttpServer::spawn(&SERVER, dir.path(), &["--config", SAMPLING]);
     let client = Client::default();
     let service = connect(&server, None, client.clone()).await;
     cancel_a_call_blocked_on_the_fifo(service.peer(), &client, server.pid()).await;
@@ -348,7 +38,8 @@ async fn over_http_a_cancelled_call_kills_rg_and_progress_came_while_it_ran() {
 #[test]
 fn over_http_401_without_or_with_a_wrong_token_403_for_foreign_origins_and_hosts() {
     let dir = tree();
-    let (server, _secrets) = Server::with_token(
+    let (server, _secrets) = HttpServer::with_token(
+        &SERVER,
         dir.path(),
         &[
             "--config",
@@ -410,7 +101,7 @@ fn over_http_401_without_or_with_a_wrong_token_403_for_foreign_origins_and_hosts
 #[test]
 fn over_http_a_16_mib_body_gets_413_without_being_read_and_bad_input_no_crash() {
     let dir = tree();
-    let (server, _secrets) = Server::with_token(dir.path(), &["--config", SAMPLING]);
+    let (server, _secrets) = HttpServer::with_token(&SERVER, dir.path(), &["--config", SAMPLING]);
     let addr = server.addr.as_str();
     let auth = ("Authorization", BEARER);
     let big = 16 * 1024 * 1024;
@@ -496,7 +187,8 @@ fn over_http_a_16_mib_body_gets_413_without_being_read_and_bad_input_no_crash() 
 async fn over_http_32_sessions_at_once_each_with_4_calls_and_its_own_spill_dir() {
     let dir = tree();
     let spill = tempfile::tempdir().unwrap();
-    let server = std::sync::Arc::new(Server::spawn(
+    let server = std::sync::Arc::new(HttpServer::spawn(
+        &SERVER,
         dir.path(),
         &["--config", SPILLING, "--spill-dir", root(spill.path())],
     ));
@@ -509,7 +201,7 @@ async fn over_http_32_sessions_at_once_each_with_4_calls_and_its_own_spill_dir()
     let expected: Vec<Value> = calls
         .iter()
         .map(|(tool, args)| {
-            cli_call(
+            reference_call(
                 dir.path(),
                 tool,
                 args,
@@ -532,11 +224,11 @@ async fn over_http_32_sessions_at_once_each_with_4_calls_and_its_own_spill_dir()
     }
     for session in sessions {
         let results = session.await.unwrap();
-        for (result, cli) in results.iter().zip(&expected) {
+        for (result, reference) in results.iter().zip(&expected) {
             if result["_meta"][META_KEY]["spill"].is_null() {
-                assert_eq!(text_of(result), cli["text"].as_str().unwrap());
+                assert_eq!(text_of(result), text_of(reference));
             }
-            assert_eq!(result["isError"], cli["isError"]);
+            assert_eq!(result["isError"], reference["isError"]);
         }
         // `**/*.md` finds 3 files over globMaxResults 2: spilled.
         assert!(
@@ -562,7 +254,7 @@ async fn over_http_32_sessions_at_once_each_with_4_calls_and_its_own_spill_dir()
 fn over_http_a_client_gone_mid_call_or_a_deleted_session_leaves_no_process_of_the_call() {
     let dir = tree();
     mkfifo(&dir.path().join("fifo"));
-    let server = Server::spawn(dir.path(), &["--config", SAMPLING]);
+    let server = HttpServer::spawn(&SERVER, dir.path(), &["--config", SAMPLING]);
     let addr = server.addr.as_str();
     let pid = server.pid();
     for how in ["disconnect", "delete"] {
@@ -622,7 +314,11 @@ fn over_http_a_client_gone_mid_call_or_a_deleted_session_leaves_no_process_of_th
 #[test]
 fn over_http_an_idle_session_expires() {
     let dir = tree();
-    let server = Server::spawn(dir.path(), &["--config", SAMPLING, "--idle-timeout", "1"]);
+    let server = HttpServer::spawn(
+        &SERVER,
+        dir.path(),
+        &["--config", SAMPLING, "--idle-timeout", "1"],
+    );
     let addr = server.addr.as_str();
     let session = raw_session(addr, &[]);
     std::thread::sleep(Duration::from_millis(2500));
@@ -642,7 +338,8 @@ async fn over_http_sessions_record_into_one_transcript_that_replays() {
     let dir = tree();
     let out = tempfile::tempdir().unwrap();
     let record = out.path().join("http.jsonl");
-    let server = Server::spawn(
+    let server = HttpServer::spawn(
+        &SERVER,
         dir.path(),
         &[
             "--config",
@@ -668,19 +365,17 @@ async fn over_http_sessions_record_into_one_transcript_that_replays() {
         .map(|(i, _)| &text[i..i + 20])
         .collect();
     assert_eq!(sessions.len(), 2, "{text}");
-    let replay = workbench(&["replay", root(&record)]);
-    assert_eq!(replay.status.code(), Some(0), "{replay:?}");
+    assert_eq!(replays_without_a_diff(&record), 4);
 }
 
 #[test]
 fn listening_beyond_loopback_needs_a_token() {
     let dir = tree();
     let state = tempfile::tempdir().unwrap();
-    let out = Command::new(bin())
-        .args(["mcp", "--workdir", root(dir.path()), "--config", SAMPLING])
+    let out = SERVER
+        .command(dir.path(), state.path(), &["--config", SAMPLING])
         .args(["--listen", "0.0.0.0:0"])
         .env_remove("WORKBENCH_MCP_TOKEN")
-        .env("XDG_STATE_HOME", state.path())
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -691,7 +386,8 @@ fn listening_beyond_loopback_needs_a_token() {
         "{stderr}"
     );
     // With the token in the environment it starts.
-    let mut child = server_command(dir.path(), state.path(), &["--config", SAMPLING])
+    let mut child = SERVER
+        .command(dir.path(), state.path(), &["--config", SAMPLING])
         .args(["--listen", "0.0.0.0:0"])
         .env("WORKBENCH_MCP_TOKEN", TOKEN)
         .stdin(Stdio::null())
@@ -714,7 +410,7 @@ fn listening_beyond_loopback_needs_a_token() {
 fn over_http_sigterm_mid_call_kills_rg_and_exits_143() {
     let dir = tree();
     mkfifo(&dir.path().join("fifo"));
-    let mut server = Server::spawn(dir.path(), &["--config", SAMPLING]);
+    let mut server = HttpServer::spawn(&SERVER, dir.path(), &["--config", SAMPLING]);
     let addr = server.addr.clone();
     let pid = server.pid();
     let session = raw_session(&addr, &[]);
@@ -730,7 +426,7 @@ fn over_http_sigterm_mid_call_kills_rg_and_exits_143() {
     assert!(killed.success());
     let started = Instant::now();
     let status = loop {
-        if let Some(status) = server.child.try_wait().unwrap() {
+        if let Some(status) = server.child().try_wait().unwrap() {
             break status;
         }
         assert!(started.elapsed() < Duration::from_secs(15), "no exit");
@@ -747,7 +443,7 @@ async fn over_http_the_limit_of_16_calls_in_flight_is_per_session() {
     for i in 0..16 {
         mkfifo(&dir.path().join(format!("fifo-{i}")));
     }
-    let server = Server::spawn(dir.path(), &["--config", SAMPLING, "--no-spill"]);
+    let server = HttpServer::spawn(&SERVER, dir.path(), &["--config", SAMPLING, "--no-spill"]);
     let busy = std::sync::Arc::new(connect(&server, None, Client::default()).await);
     let blocked: Vec<_> = (0..16)
         .map(|i| {
@@ -804,20 +500,11 @@ fn post_in(addr: &str, session: &str, body: &[u8]) -> Reply {
     )
 }
 
-/// The JSON-RPC message of a 200 answer (SSE) or of a 400 (JSON body).
-pub(crate) fn answer_of(reply: &Reply) -> Value {
-    if reply.status == 200 {
-        reply.messages().pop().unwrap()
-    } else {
-        serde_json::from_str(&reply.body).unwrap_or_else(|e| panic!("{e}: {reply:?}"))
-    }
-}
-
 #[test]
 fn over_http_a_lone_surrogate_and_nesting_over_128_get_the_engines_result_as_over_stdio() {
     let dir = tree();
     std::fs::write(dir.path().join("odd.txt"), "before \u{fffd} after\n").unwrap();
-    let server = Server::spawn(dir.path(), &["--config", SAMPLING]);
+    let server = HttpServer::spawn(&SERVER, dir.path(), &["--config", SAMPLING]);
     let addr = server.addr.as_str();
     let session = raw_session(addr, &[]);
     let surrogate = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"grep","arguments":{"pattern":"\ud800"}}}"#;
@@ -843,7 +530,7 @@ fn over_http_a_lone_surrogate_and_nesting_over_128_get_the_engines_result_as_ove
 #[test]
 fn over_http_batches_malformed_json_and_id_null_get_400_with_the_json_rpc_error() {
     let dir = tree();
-    let server = Server::spawn(dir.path(), &["--config", SAMPLING]);
+    let server = HttpServer::spawn(&SERVER, dir.path(), &["--config", SAMPLING]);
     let addr = server.addr.as_str();
     let session = raw_session(addr, &[]);
     for (body, code) in [
@@ -884,7 +571,7 @@ fn over_http_batches_malformed_json_and_id_null_get_400_with_the_json_rpc_error(
 #[test]
 fn over_http_delete_of_an_ended_or_made_up_session_is_404_and_of_a_live_one_204() {
     let dir = tree();
-    let server = Server::spawn(dir.path(), &["--config", SAMPLING]);
+    let server = HttpServer::spawn(&SERVER, dir.path(), &["--config", SAMPLING]);
     let addr = server.addr.as_str();
     let delete = |session: &str| {
         send_raw(
@@ -909,7 +596,7 @@ fn over_http_delete_of_an_ended_or_made_up_session_is_404_and_of_a_live_one_204(
 #[test]
 fn over_http_a_request_without_a_session_gets_400_and_a_2026_one_without_its_meta_too() {
     let dir = tree();
-    let server = Server::spawn(dir.path(), &["--config", SAMPLING]);
+    let server = HttpServer::spawn(&SERVER, dir.path(), &["--config", SAMPLING]);
     let addr = server.addr.as_str();
     let call = json!({"jsonrpc":"2.0","id":3,"method":"tools/call",
         "params":{"name":"glob","arguments":{"pattern":"*.ts"}}});
@@ -954,7 +641,7 @@ fn initialize_with_a_late_body(addr: &str) -> (TcpStream, Vec<u8>) {
 #[test]
 fn over_http_late_bodied_initializes_cannot_exceed_the_256_session_cap() {
     let dir = tree();
-    let server = Server::spawn(dir.path(), &["--config", SAMPLING, "--no-spill"]);
+    let server = HttpServer::spawn(&SERVER, dir.path(), &["--config", SAMPLING, "--no-spill"]);
     let addr = server.addr.as_str();
     let late: Vec<_> = (0..10).map(|_| initialize_with_a_late_body(addr)).collect();
     // Give the server time to read the late requests' headers.
@@ -986,7 +673,11 @@ fn over_http_late_bodied_initializes_cannot_exceed_the_256_session_cap() {
 fn over_http_a_running_call_keeps_its_session_past_the_idle_timeout() {
     let dir = tree();
     mkfifo(&dir.path().join("fifo"));
-    let server = Server::spawn(dir.path(), &["--config", SAMPLING, "--idle-timeout", "1"]);
+    let server = HttpServer::spawn(
+        &SERVER,
+        dir.path(),
+        &["--config", SAMPLING, "--idle-timeout", "1"],
+    );
     let addr = server.addr.as_str();
     let pid = server.pid();
     let session = raw_session(addr, &[]);
@@ -1011,7 +702,7 @@ fn over_http_a_running_call_keeps_its_session_past_the_idle_timeout() {
 #[test]
 fn over_http_1030_idle_connections_do_not_starve_a_client_with_the_token() {
     let dir = tree();
-    let (server, _secrets) = Server::with_token(dir.path(), &["--config", SAMPLING]);
+    let (server, _secrets) = HttpServer::with_token(&SERVER, dir.path(), &["--config", SAMPLING]);
     let addr = server.addr.as_str();
     let idle: Vec<TcpStream> = (0..1030)
         .map(|_| TcpStream::connect(addr).unwrap())
@@ -1046,33 +737,26 @@ fn over_http_a_silent_connection_and_a_body_never_sent_are_closed_at_their_deadl
         std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600))
             .unwrap();
         let state = tempfile::tempdir().unwrap();
-        let mut child = server_command(
-            dir.path(),
-            state.path(),
-            &[
-                "--config",
-                SAMPLING,
-                "--listen",
-                "127.0.0.1:0",
-                "--token-file",
-                root(&file),
-            ],
-        )
-        .env("WORKBENCH_MCP_HTTP_LIMITS", "gate_ms=400,body_ms=400")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-        let addr = listening_address(&mut child);
-        (
-            Server {
-                child,
-                addr,
-                _state: state,
-            },
-            secrets,
-        )
+        let child = SERVER
+            .command(
+                dir.path(),
+                state.path(),
+                &[
+                    "--config",
+                    SAMPLING,
+                    "--listen",
+                    "127.0.0.1:0",
+                    "--token-file",
+                    root(&file),
+                ],
+            )
+            .env("WORKBENCH_MCP_HTTP_LIMITS", "gate_ms=400,body_ms=400")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        (HttpServer::listening(child, state), secrets)
     };
     let addr = server.addr.as_str();
     // A connection that sends nothing is closed after the gate deadline.

@@ -1,8 +1,8 @@
-//! `workbench mcp --replay`: a session recorded by the real server
+//! The MCP server with `--replay`: a session recorded by the real server
 //! (`--record`) and fixture transcripts served back, driven by the official
 //! Rust SDK's client over stdio and Streamable HTTP; misses answered with
 //! an error naming the closest calls, or run live and recorded; bad
-//! transcripts refused. Real `workbench` processes, real bash and rg.
+//! transcripts refused. Real server processes, real bash and rg.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -17,10 +17,12 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::mcp::{
-    Client, META_KEY, SPILLING, bin, initialize_and_tools_list_equal_surface, params, root,
-    server_command, sorted_rg_config, surface, text_of, tree, workbench,
-};
+use fs_search_test_support::mcp::client::{Client, connect, params, text_of};
+use fs_search_test_support::mcp::http::listening_address;
+use fs_search_test_support::mcp::{META_KEY, SPILLING, root, tree};
+use fs_search_test_support::rg_texts::running_rg_major;
+
+use crate::{SERVER, replays_without_a_diff};
 
 const FIXTURE_CONFIG: &str = r#"{"sampleOverCapGlobResults":true}"#;
 
@@ -28,15 +30,10 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../fixtures/transcripts/{name}"))
 }
 
-/// `workbench mcp EXTRA…` without `--workdir`, logs in `state`.
+/// The server with `EXTRA…` and without `--workdir`, logs in `state`.
 fn replay_command(state: &Path, extra: &[&str]) -> Command {
-    let mut cmd = Command::new(bin());
-    cmd.arg("mcp")
-        .args(extra)
-        .env("XDG_STATE_HOME", state)
-        .env("TMPDIR", state)
-        .env("RIPGREP_CONFIG_PATH", sorted_rg_config())
-        .env_remove("WORKBENCH_MCP_TOKEN");
+    let mut cmd = SERVER.bare_command(state, extra);
+    cmd.env_remove("WORKBENCH_MCP_TOKEN");
     cmd
 }
 
@@ -52,7 +49,7 @@ async fn call(service: &Service, tool: &str, args: Value) -> Value {
     serde_json::to_value(result).unwrap()
 }
 
-/// `workbench mcp --listen 127.0.0.1:0 EXTRA…`, its address from stderr.
+/// The server with `--listen 127.0.0.1:0 EXTRA…`, its address from stderr.
 struct HttpServer {
     child: Child,
     url: String,
@@ -67,10 +64,7 @@ impl HttpServer {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let url = format!(
-            "http://{}/mcp",
-            crate::mcp_http::listening_address(&mut child)
-        );
+        let url = format!("http://{}/mcp", listening_address(&mut child));
         Self { child, url }
     }
 
@@ -160,12 +154,25 @@ fn records(path: &Path) -> Vec<Rec> {
     out
 }
 
-/// The installed rg's major version.
-fn rg_major() -> u64 {
-    let out = Command::new("rg").arg("--version").output().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    let version = text.split_whitespace().nth(1).unwrap();
-    version.split('.').next().unwrap().parse().unwrap()
+/// What a replaying server says at `initialize` (2025-11-25) and lists
+/// at `tools/list` is what a live server with the transcript's `config`
+/// says and lists (that this is what `workbench surface` shows is the
+/// workbench's test, `mcp::initialize_instructions_and_tools_list_equal_workbench_surface`).
+async fn serves_the_surface_of_a_live_server(replay: &Service, config: &str) {
+    let dir = tree();
+    let live = connect(&SERVER, dir.path(), &["--config", config]).await;
+    let peer = live.service.peer();
+    let info = serde_json::to_value(&*replay.peer().peer_info().unwrap()).unwrap();
+    assert_eq!(info["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        info,
+        serde_json::to_value(&*peer.peer_info().unwrap()).unwrap()
+    );
+    let tools = serde_json::to_value(replay.peer().list_tools(None).await.unwrap()).unwrap();
+    let live_tools = serde_json::to_value(peer.list_tools(None).await.unwrap()).unwrap();
+    // Key order too: the schema is the engine's object as it prints it.
+    assert_eq!(tools.to_string(), live_tools.to_string());
+    live.service.cancel().await.unwrap();
 }
 
 /// `served` is exactly what `expected` recorded: text, isError, error, spill.
@@ -201,7 +208,7 @@ async fn a_recorded_session_is_served_back_identically_over_stdio_and_http() {
 
     // Record a session with the real server: over-cap globs spill.
     let state = tempfile::tempdir().unwrap();
-    let live = serve(server_command(
+    let live = serve(SERVER.command(
         dir.path(),
         state.path(),
         &["--config", SPILLING, "--record", root(&rec)],
@@ -229,12 +236,7 @@ async fn a_recorded_session_is_served_back_identically_over_stdio_and_http() {
     // Served back over stdio.
     let state = tempfile::tempdir().unwrap();
     let replay = serve(replay_command(state.path(), &["--replay", root(&rec)])).await;
-    initialize_and_tools_list_equal_surface(
-        replay.peer(),
-        &ProtocolVersion::V_2025_11_25,
-        &surface(SPILLING),
-    )
-    .await;
+    serves_the_surface_of_a_live_server(&replay, SPILLING).await;
     let mut served = Vec::new();
     for (tool, args) in replayed_calls() {
         served.push(call(&replay, tool, args).await);
@@ -324,13 +326,8 @@ async fn fixture_transcripts_are_served_with_the_variant_of_the_installed_rg() {
         &["--replay", root(&files[0]), root(&files[1])],
     ))
     .await;
-    initialize_and_tools_list_equal_surface(
-        replay.peer(),
-        &ProtocolVersion::V_2025_11_25,
-        &surface(FIXTURE_CONFIG),
-    )
-    .await;
-    let major = rg_major();
+    serves_the_surface_of_a_live_server(&replay, FIXTURE_CONFIG).await;
+    let major = u64::from(running_rg_major());
     let all: Vec<Rec> = files.iter().flat_map(|f| records(f)).collect();
     assert!(all.iter().any(|r| !r.variants.is_empty()));
     // Called in recorded order, every record answers with its own outcome
@@ -387,8 +384,7 @@ async fn a_miss_runs_live_on_the_transcripts_tree_and_is_recorded_with_on_miss_l
             .ends_with("fixtures/trees/mixed"),
         "{header}"
     );
-    let replayed = workbench(&["replay", root(&rec)]);
-    assert_eq!(replayed.status.code(), Some(0), "{replayed:?}");
+    assert_eq!(replays_without_a_diff(&rec), 1);
 }
 
 #[test]
