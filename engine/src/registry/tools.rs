@@ -26,7 +26,6 @@ use crate::value::mtime_sort::sort_by_mtime;
 use crate::value::paths::to_workdir_relative;
 use crate::value::{GlobValue, GrepValue, ToolValue};
 
-/// A streamed stdout whose reader was lost (a panic while reading it).
 /// Whether rg's stdout is read as it arrives. With `stopAtRawOutputCap`
 /// (the opt-in that bounds the work) it is collected first and read only
 /// when it stayed within the cap: an over-cap run then costs a copy of
@@ -35,6 +34,8 @@ fn streams(config: &Config) -> bool {
     config.over_cap() != OverCap::Stop
 }
 
+/// The error of a streamed run whose sink cannot be taken back: a write
+/// to it panicked, so the paths or matches it read are lost.
 fn lost_output() -> ToolError {
     ToolError::Plain("the search output could not be read".to_owned())
 }
