@@ -14,7 +14,8 @@ use crate::registry::surface::{glob_output_schema, grep_output_schema};
 use crate::render::meta::{SearchMeta, glob_meta_from_page, glob_search_meta, grep_search_meta};
 use crate::render::page::Page;
 use crate::render::{
-    glob_page, glob_spill_pieces, grep_spill_pieces, render_glob, render_glob_page, render_grep,
+    Rendered, glob_page, glob_spill_pieces, grep_spill_pieces, render_glob, render_glob_page,
+    render_grep, render_grep_page,
 };
 use crate::request::args::{parse_glob_args, parse_grep_args};
 use crate::request::config::Config;
@@ -218,23 +219,24 @@ impl ToolKind {
         }
     }
 
-    /// The text of a fresh result and, when `with_meta`, its card, from
-    /// one computation of the glob page (sampling is the costly part).
-    pub fn render_with_meta(
+    /// The page of a fresh result (no spill yet, and the slot that names
+    /// one) and, when `with_meta`, its card, from one computation of the
+    /// glob page (sampling is the costly part).
+    pub(crate) fn render_with_meta(
         self,
         value: &ToolValue,
         config: &Config,
         with_meta: bool,
-    ) -> (Page, Option<SearchMeta>) {
+    ) -> (Rendered, Option<SearchMeta>) {
         match value {
             ToolValue::Glob(v) => {
                 let page = glob_page(v, config);
-                let text = render_glob_page(&page, v.paths.len(), None);
+                let rendered = render_glob_page(&page, v.paths.len(), None);
                 let meta = with_meta.then(|| glob_meta_from_page(&page, v.paths.len(), config));
-                (text, meta)
+                (rendered, meta)
             }
-            ToolValue::Grep(_) => (
-                self.render(value, config, None),
+            ToolValue::Grep(v) => (
+                render_grep_page(v, config, None),
                 with_meta.then(|| self.meta(value, config)),
             ),
         }
