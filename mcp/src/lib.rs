@@ -11,13 +11,14 @@
 //!   newline-delimited JSON-RPC on stdin/stdout with parse errors and a
 //!   message size limit, `message`: reading one message (both
 //!   transports), `backlog`: stdio's bound on unanswered requests,
-//!   `post`, `sessions`, `connections`: the HTTP request path,
+//!   `http_post`, `sessions`, `connections`: the HTTP request path,
 //!   `error`: what keeps the server from serving,
-//!   `recording`: `--record` (its records), `record_file`: the file
-//!   behind it (shared by servers, rolled back, rotated), `result`: the
-//!   `tools/call` result every server (and `call --host`) builds.
-//! - `replay`: `--replay TRANSCRIPT...`, recorded answers served through
-//!   the `answers` seam of `tools/call`.
+//!   `session_recording`: `--record` (its records), `shared_record_file`:
+//!   the file behind it (shared by servers, rolled back, rotated),
+//!   `result`: the `tools/call` result every server (and `call --host`)
+//!   builds.
+//! - `serve_recorded`: `--replay TRANSCRIPT...`, recorded answers served
+//!   through the `answers` seam of `tools/call`.
 //! - stdout carries only JSON-RPC; logs go to the workbench log file (see
 //!   `fs_search_process`'s `logging`), warnings also to the client as log notifications;
 //!   setup errors go back to the caller, [`run`]'s `Err`, which reports

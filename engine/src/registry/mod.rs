@@ -24,6 +24,7 @@ use serde_json::Value;
 use crate::bash::BashExecutor;
 use crate::error::ToolError;
 use crate::registry::surface::tool_definitions;
+use crate::render::SpillSlot;
 use crate::request::args::{GlobArgs, GrepArgs};
 use crate::request::config::Config;
 use crate::request::exec::ExecContext;
@@ -188,11 +189,11 @@ impl Registry {
         if exec.signal.is_cancelled() {
             return ToolResult::failure(name, &ToolError::AbortedBeforeDispatch);
         }
-        let result = match self.run_body(registered, args, exec).await {
+        let (result, slot) = match self.run_body(registered, args, exec).await {
             Ok(value) => self.success(registered, value, exec),
-            Err(e) => ToolResult::failure(name, &e),
+            Err(e) => (ToolResult::failure(name, &e), None),
         };
-        let mut result = self.post_execute(registered, exec, result).await;
+        let mut result = self.post_execute(registered, exec, result, slot).await;
         if exec.signal.is_cancelled() && !result.is_error {
             let warnings = std::mem::take(&mut result.warnings);
             result = ToolResult::failure(name, &ToolError::Aborted);
@@ -239,15 +240,19 @@ impl Registry {
         }
     }
 
+    /// The successful result of `value`, and where its page's footer
+    /// leaves the spill to be named (post-execute fills it in, rather than
+    /// rendering the page again).
     fn success(
         &self,
         registered: &RegisteredTool,
         value: ToolValue,
         exec: &ExecContext,
-    ) -> ToolResult {
+    ) -> (ToolResult, Option<SpillSlot>) {
         let tool = registered.tool;
-        let (page, meta) = tool.render_with_meta(&value, &registered.config, !exec.nested);
-        ToolResult::success(tool.name(), page, value, meta)
+        let (rendered, meta) = tool.render_with_meta(&value, &registered.config, !exec.nested);
+        let result = ToolResult::success(tool.name(), rendered.page, value, meta);
+        (result, rendered.slot)
     }
 
     async fn post_execute(
@@ -255,6 +260,7 @@ impl Registry {
         registered: &RegisteredTool,
         exec: &ExecContext,
         mut result: ToolResult,
+        spill_slot: Option<SpillSlot>,
     ) -> ToolResult {
         let warnings = Mutex::new(Vec::new());
         let decision = {
@@ -262,6 +268,7 @@ impl Registry {
                 tool: registered.tool.name(),
                 exec,
                 result: &result,
+                spill_slot,
                 warnings: &warnings,
             };
             let mut decision = Decision::default();
@@ -278,7 +285,7 @@ impl Registry {
             Decision::Accept(accept) => {
                 if let Some(replacement) = accept.value {
                     result = match registered.tool.validate_value(&replacement) {
-                        Ok(value) => self.success(registered, value, exec),
+                        Ok(value) => self.success(registered, value, exec).0,
                         Err(e) => ToolResult::failure(registered.tool.name(), &e),
                     };
                 }

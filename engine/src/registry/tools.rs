@@ -14,7 +14,8 @@ use crate::registry::surface::{glob_output_schema, grep_output_schema};
 use crate::render::meta::{SearchMeta, glob_meta_from_page, glob_search_meta, grep_search_meta};
 use crate::render::page::Page;
 use crate::render::{
-    glob_page, glob_spill_pieces, grep_spill_pieces, render_glob, render_glob_page, render_grep,
+    Rendered, glob_page, glob_spill_pieces, grep_spill_pieces, render_glob, render_glob_page,
+    render_grep, render_grep_page,
 };
 use crate::request::args::{parse_glob_args, parse_grep_args};
 use crate::request::config::Config;
@@ -26,7 +27,6 @@ use crate::value::mtime_sort::sort_by_mtime;
 use crate::value::paths::to_workdir_relative;
 use crate::value::{GlobValue, GrepValue, ToolValue};
 
-/// A streamed stdout whose reader was lost (a panic while reading it).
 /// Whether rg's stdout is read as it arrives. With `stopAtRawOutputCap`
 /// (the opt-in that bounds the work) it is collected first and read only
 /// when it stayed within the cap: an over-cap run then costs a copy of
@@ -35,6 +35,8 @@ fn streams(config: &Config) -> bool {
     config.over_cap() != OverCap::Stop
 }
 
+/// The error of a streamed run whose sink cannot be taken back: a write
+/// to it panicked, so the paths or matches it read are lost.
 fn lost_output() -> ToolError {
     ToolError::Plain("the search output could not be read".to_owned())
 }
@@ -217,23 +219,24 @@ impl ToolKind {
         }
     }
 
-    /// The text of a fresh result and, when `with_meta`, its card, from
-    /// one computation of the glob page (sampling is the costly part).
-    pub fn render_with_meta(
+    /// The page of a fresh result (no spill yet, and the slot that names
+    /// one) and, when `with_meta`, its card, from one computation of the
+    /// glob page (sampling is the costly part).
+    pub(crate) fn render_with_meta(
         self,
         value: &ToolValue,
         config: &Config,
         with_meta: bool,
-    ) -> (Page, Option<SearchMeta>) {
+    ) -> (Rendered, Option<SearchMeta>) {
         match value {
             ToolValue::Glob(v) => {
                 let page = glob_page(v, config);
-                let text = render_glob_page(&page, v.paths.len(), None);
+                let rendered = render_glob_page(&page, v.paths.len(), None);
                 let meta = with_meta.then(|| glob_meta_from_page(&page, v.paths.len(), config));
-                (text, meta)
+                (rendered, meta)
             }
-            ToolValue::Grep(_) => (
-                self.render(value, config, None),
+            ToolValue::Grep(v) => (
+                render_grep_page(v, config, None),
                 with_meta.then(|| self.meta(value, config)),
             ),
         }

@@ -17,6 +17,6 @@ pub use meta::{CardFile, CardLine, SearchMeta};
 pub use page::{Page, TextParts};
 
 pub(crate) use text::{
-    GlobPage, glob_page, glob_spill_pieces, grep_spill_pieces, group_by_file, preview_matches,
-    render_glob, render_glob_page, render_grep,
+    GlobPage, Rendered, SpillSlot, glob_page, glob_spill_pieces, grep_spill_pieces, group_by_file,
+    preview_matches, render_glob, render_glob_page, render_grep, render_grep_page,
 };

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 use crate::render::page::{Page, TextParts};
@@ -16,10 +17,16 @@ use crate::value::{GlobValue, GrepMatch, GrepValue};
 /// The marker appended to a cut line preview.
 pub(crate) const LINE_TRUNCATED: &str = " (line truncated)";
 
-const GLOB_NOT_SAVED: &str =
-    "The complete result could not be saved; narrow pattern or path to see more.";
-const GREP_NOT_SAVED: &str =
-    "The complete result could not be saved; narrow pattern, path, or include to see more.";
+/// The glob footer's recovery sentence.
+const GLOB_RECOVERY: Recovery = Recovery {
+    stored_at: "Full sorted result stored at: ",
+    not_saved: "The complete result could not be saved; narrow pattern or path to see more.",
+};
+/// The grep footer's recovery sentence.
+const GREP_RECOVERY: Recovery = Recovery {
+    stored_at: "Full grep result stored at: ",
+    not_saved: "The complete result could not be saved; narrow pattern, path, or include to see more.",
+};
 
 /// `previewLine`: the longest whole-character prefix within `max_bytes`,
 /// plus ` (line truncated)` when anything was cut.
@@ -114,37 +121,103 @@ pub fn format_grep_matches(matches: &[PreviewedMatch<'_>]) -> String {
     out
 }
 
+/// How one tool's footer ends: the recovery sentence that names the saved
+/// full result, or says it could not be saved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Recovery {
+    /// Before the spill's locator.
+    stored_at: &'static str,
+    /// Without a spill.
+    not_saved: &'static str,
+}
+
+impl Recovery {
+    /// Appends the recovery sentence for `spill` and the footer's closing
+    /// parenthesis; returns where the locator is.
+    fn push(self, out: &mut String, spill: Option<&SpillRef>) -> Option<Range<usize>> {
+        let mut locator = None;
+        match spill {
+            Some(r) => {
+                out.push_str(self.stored_at);
+                let at = out.len();
+                out.push_str(&r.locator);
+                locator = Some(at..out.len());
+                out.push_str(". ");
+                out.push_str(&r.retrieval_hint);
+            }
+            None => out.push_str(self.not_saved),
+        }
+        out.push(')');
+        locator
+    }
+}
+
+/// Where an over-cap page's footer leaves its recovery sentence: all the
+/// page says before it is the same whatever was saved, so a spill saved
+/// after the page was rendered is named without rendering it again (for
+/// glob: without sampling again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SpillSlot {
+    footer_start: usize,
+    recovery_start: usize,
+    recovery: Recovery,
+}
+
+impl SpillSlot {
+    /// The page `text` (the one this slot was made with) naming `spill`
+    /// instead, byte for byte what rendering it with `spill` gives;
+    /// `None` when `text` is not that page.
+    pub(crate) fn fill(&self, text: &str, spill: Option<&SpillRef>) -> Option<Page> {
+        let kept = text.get(..self.recovery_start)?;
+        let tail = spill.map_or(self.recovery.not_saved.len(), |r| {
+            self.recovery.stored_at.len() + r.locator.len() + 2 + r.retrieval_hint.len()
+        });
+        let mut out = String::with_capacity(kept.len() + tail + 1);
+        out.push_str(kept);
+        let locator = self.recovery.push(&mut out, spill);
+        Some(Page {
+            parts: TextParts {
+                footer: Some(self.footer_start..out.len()),
+                locator,
+            },
+            text: out,
+        })
+    }
+}
+
+/// A freshly rendered page and, when it has a footer, where its recovery
+/// sentence is.
+pub(crate) struct Rendered {
+    pub page: Page,
+    pub slot: Option<SpillSlot>,
+}
+
 /// Appends the footer paragraph `({lead}{recovery})` after a blank line:
 /// the recovery sentence names the saved full result at `spill`, or says
-/// it could not be saved. Returns where the footer and the locator are.
+/// it could not be saved. Returns where the footer and the locator are,
+/// and the slot that names another spill.
 fn push_footer(
     out: &mut String,
     lead: &str,
-    stored_at: &str,
-    not_saved: &str,
+    recovery: Recovery,
     spill: Option<&SpillRef>,
-) -> TextParts {
+) -> (TextParts, SpillSlot) {
     out.push_str("\n\n");
-    let start = out.len();
+    let footer_start = out.len();
     out.push('(');
     out.push_str(lead);
-    let mut locator = None;
-    match spill {
-        Some(r) => {
-            out.push_str(stored_at);
-            let at = out.len();
-            out.push_str(&r.locator);
-            locator = Some(at..out.len());
-            out.push_str(". ");
-            out.push_str(&r.retrieval_hint);
-        }
-        None => out.push_str(not_saved),
-    }
-    out.push(')');
-    TextParts {
-        footer: Some(start..out.len()),
+    let recovery_start = out.len();
+    let locator = recovery.push(out, spill);
+    let parts = TextParts {
+        footer: Some(footer_start..out.len()),
         locator,
-    }
+    };
+    let slot = SpillSlot {
+        footer_start,
+        recovery_start,
+        recovery,
+    };
+    (parts, slot)
 }
 
 /// The inline glob page and the footer basis it implies.
@@ -239,7 +312,7 @@ fn level_sampled_basis(top: LevelReach, last: LevelReach, deepest: usize) -> Str
 
 /// The model-visible glob page, with `spill` naming the saved full list.
 pub fn render_glob(value: &GlobValue, config: &Config, spill: Option<&SpillRef>) -> Page {
-    render_glob_page(&glob_page(value, config), value.paths.len(), spill)
+    render_glob_page(&glob_page(value, config), value.paths.len(), spill).page
 }
 
 /// The model-visible page of an already computed page of `total` paths.
@@ -247,30 +320,44 @@ pub(crate) fn render_glob_page(
     page: &GlobPage<'_>,
     total: usize,
     spill: Option<&SpillRef>,
-) -> Page {
+) -> Rendered {
     if total == 0 {
-        return Page::plain("No files found".to_owned());
+        return Rendered {
+            page: Page::plain("No files found".to_owned()),
+            slot: None,
+        };
     }
     let mut out = page.paths.join("\n");
     let mut parts = TextParts::default();
+    let mut slot = None;
     if let Some(basis) = &page.basis {
         let lead = format!("Showing {} of {} paths{} ", page.paths.len(), total, basis);
-        parts = push_footer(
-            &mut out,
-            &lead,
-            "Full sorted result stored at: ",
-            GLOB_NOT_SAVED,
-            spill,
-        );
+        let (footer, at) = push_footer(&mut out, &lead, GLOB_RECOVERY, spill);
+        (parts, slot) = (footer, Some(at));
     }
-    Page { text: out, parts }
+    Rendered {
+        page: Page { text: out, parts },
+        slot,
+    }
 }
 
 /// The model-visible grep page, with `spill` naming the saved full list.
 pub fn render_grep(value: &GrepValue, config: &Config, spill: Option<&SpillRef>) -> Page {
+    render_grep_page(value, config, spill).page
+}
+
+/// [`render_grep`], with the slot that names a spill saved afterwards.
+pub(crate) fn render_grep_page(
+    value: &GrepValue,
+    config: &Config,
+    spill: Option<&SpillRef>,
+) -> Rendered {
     let seen = value.matches.len();
     if seen == 0 {
-        return Page::plain("No matches found".to_owned());
+        return Rendered {
+            page: Page::plain("No matches found".to_owned()),
+            slot: None,
+        };
     }
     let cap = config.grep_cap();
     let kept = preview_matches(&value.matches, cap, config.line_budget());
@@ -285,16 +372,15 @@ pub fn render_grep(value: &GrepValue, config: &Config, spill: Option<&SpillRef>)
     out.push_str("\n\n");
     out.push_str(&format_grep_matches(&kept));
     let mut parts = TextParts::default();
+    let mut slot = None;
     if seen > cap {
-        parts = push_footer(
-            &mut out,
-            "",
-            "Full grep result stored at: ",
-            GREP_NOT_SAVED,
-            spill,
-        );
+        let (footer, at) = push_footer(&mut out, "", GREP_RECOVERY, spill);
+        (parts, slot) = (footer, Some(at));
     }
-    Page { text: out, parts }
+    Rendered {
+        page: Page { text: out, parts },
+        slot,
+    }
 }
 
 /// About how much text a spill piece holds: one match line or path more
@@ -565,6 +651,81 @@ mod tests {
             pieces.piece_bytes = piece_bytes;
             proptest::prop_assert_eq!(all_pieces(pieces).concat(), value.paths.join("\n"));
         }
+    }
+
+    proptest::proptest! {
+        /// A fresh over-cap glob page's slot names a spill (or says none
+        /// was saved) byte for byte, footer and locator ranges included,
+        /// as rendering the page with it does; a page within the cap has
+        /// no slot.
+        #[test]
+        fn a_filled_glob_slot_is_the_page_rendered_with_its_spill(
+            paths in proptest::collection::vec("[ab]{1,2}(/[abé]{1,2}){0,3}", 0..30),
+            cap in 1u64..10,
+            sampling: bool,
+            depth in proptest::option::of(1u64..4),
+            saved: bool,
+        ) {
+            let value = GlobValue { root: ".".into(), paths };
+            let config = Config {
+                glob_sample_depth: depth.map(crate::request::config::ConfigNumber::new),
+                ..capped(sampling, cap, 250)
+            };
+            let spill = saved.then(test_spill);
+            let fresh = render_glob_page(&glob_page(&value, &config), value.paths.len(), None);
+            let expected = render_glob(&value, &config, spill.as_ref());
+            match fresh.slot {
+                Some(slot) => proptest::prop_assert_eq!(
+                    slot.fill(&fresh.page.text, spill.as_ref()),
+                    Some(expected)
+                ),
+                None => {
+                    proptest::prop_assert!(value.paths.len() as u64 <= cap);
+                    proptest::prop_assert_eq!(fresh.page, expected);
+                }
+            }
+        }
+
+        /// The same for grep pages.
+        #[test]
+        fn a_filled_grep_slot_is_the_page_rendered_with_its_spill(
+            rows in proptest::collection::vec(("[abc]", 0i64..30, "[xé ]{0,8}"), 0..12),
+            cap in 1u64..6,
+            saved: bool,
+        ) {
+            let value = GrepValue { matches: rows.iter().map(|(p, n, l)| m(p, *n, l)).collect() };
+            let config = capped(true, 100, cap);
+            let spill = saved.then(test_spill);
+            let fresh = render_grep_page(&value, &config, None);
+            let expected = render_grep(&value, &config, spill.as_ref());
+            match fresh.slot {
+                Some(slot) => proptest::prop_assert_eq!(
+                    slot.fill(&fresh.page.text, spill.as_ref()),
+                    Some(expected)
+                ),
+                None => {
+                    proptest::prop_assert!(value.matches.len() as u64 <= cap);
+                    proptest::prop_assert_eq!(fresh.page, expected);
+                }
+            }
+        }
+    }
+
+    /// A spill with a multi-byte locator, so a range off by a byte shows.
+    fn test_spill() -> SpillRef {
+        SpillRef {
+            locator: "/spill/é/glob-results.txt".into(),
+            bytes: 1,
+            retrieval_hint: "Use the fake retrieval hint.".into(),
+        }
+    }
+
+    #[test]
+    fn a_slot_names_nothing_in_a_text_too_short_to_be_its_page() {
+        let value = glob(&["a", "b", "c"], ".");
+        let fresh = render_glob_page(&glob_page(&value, &capped(false, 2, 250)), 3, None);
+        let slot = fresh.slot.unwrap();
+        assert_eq!(slot.fill("a", None), None);
     }
 
     /// Each piece of `pieces`, apart.

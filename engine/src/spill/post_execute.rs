@@ -12,6 +12,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::registry::tools::ToolKind;
+use crate::render::SpillSlot;
 use crate::render::page::Page;
 use crate::request::config::Config;
 use crate::request::exec::ExecContext;
@@ -57,6 +58,9 @@ pub struct PostExecuteCall<'a> {
     pub exec: &'a ExecContext,
     /// The result so far.
     pub result: &'a ToolResult,
+    /// Where the page of `result` leaves its footer's recovery sentence,
+    /// when it has a footer.
+    pub(crate) spill_slot: Option<SpillSlot>,
     pub(crate) warnings: &'a Mutex<Vec<String>>,
 }
 
@@ -147,12 +151,81 @@ impl PostExecuteListener for SpillListener {
         }
         let mut content = self.tool.spill_pieces(value, &self.config);
         let spill = self.try_save(call, content.as_mut()).await;
-        let text = self.tool.render(value, &self.config, spill.as_ref());
+        // The page was rendered (for glob: sampled) with the result; only
+        // its recovery sentence changes. An over-cap page always has a
+        // slot; rendering again covers a result that came without one.
+        let page = call
+            .spill_slot
+            .and_then(|slot| slot.fill(&call.result.text, spill.as_ref()))
+            .unwrap_or_else(|| self.tool.render(value, &self.config, spill.as_ref()));
         Decision::Accept(Accept {
-            content: Some(text),
+            content: Some(page),
             value: None,
             additional_contexts: accept.additional_contexts.clone(),
             spill,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::{glob_page, render_glob, render_glob_page};
+    use crate::spill::LocalSpillStore;
+    use crate::value::GlobValue;
+
+    /// The spill listener names the saved spill in the page the call
+    /// rendered instead of rendering (for glob: sampling) the value again:
+    /// given a page whose paths are not the ones the value renders to, the
+    /// page it returns keeps them.
+    #[tokio::test]
+    async fn the_spill_listener_completes_the_rendered_page_instead_of_rendering_again() {
+        let config = Arc::new(Config {
+            glob_max_results: 2u64.into(),
+            ..Config::with_sampling(true)
+        });
+        let value = GlobValue {
+            root: ".".into(),
+            paths: vec!["a/1".into(), "a/2".into(), "b/3".into()],
+        };
+        let fresh = render_glob_page(&glob_page(&value, &config), 3, None);
+        assert!(
+            fresh
+                .page
+                .text
+                .starts_with("a/1\nb/3\n\n(Showing 2 of 3 paths")
+        );
+        // The same length, so the slot's offsets still hold.
+        let given = fresh.page.text.replacen("a/1\nb/3", "x/9\ny/9", 1);
+        let result = ToolResult::success(
+            "glob",
+            Page::plain(given),
+            crate::value::ToolValue::Glob(value.clone()),
+            None,
+        );
+        let spill_root = tempfile::tempdir().unwrap();
+        let listener = SpillListener {
+            tool: ToolKind::Glob,
+            config: config.clone(),
+            store: Some(Arc::new(LocalSpillStore::new(Some(spill_root.path())))),
+        };
+        let exec = ExecContext::new("call-1").with_session(Some("session-1"), Some("/"));
+        let warnings = Mutex::new(Vec::new());
+        let call = PostExecuteCall {
+            tool: "glob",
+            exec: &exec,
+            result: &result,
+            spill_slot: fresh.slot,
+            warnings: &warnings,
+        };
+        let Decision::Accept(accept) = listener.decide(&call, Decision::default()).await else {
+            panic!("the listener accepts");
+        };
+        assert!(warnings.into_inner().unwrap().is_empty());
+        let spill = accept.spill.expect("the full list is saved");
+        let rendered = render_glob(&value, &config, Some(&spill));
+        let mut expected = rendered.clone();
+        expected.text = rendered.text.replacen("a/1\nb/3", "x/9\ny/9", 1);
+        assert_eq!(accept.content, Some(expected));
     }
 }
