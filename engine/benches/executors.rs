@@ -19,13 +19,15 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use fs_search_engine::{
-    BashExecutor, ExecContext, GrepArgs, Host, LocalBashConfig, LocalBashExecutor, Registry,
-    bash::{Runner, SandboxBashExecutor, SandboxConfig, SshBashExecutor, SshConfig},
-    helpers::build_grep_command,
+    BashExecutor, ExecContext, GrepArgs, Host, Registry, helpers::build_grep_command,
+};
+use fs_search_exec::{
+    LocalBashConfig, LocalBashExecutor, Runner, SandboxBashExecutor, SandboxConfig,
+    SshBashExecutor, SshConfig,
 };
 use serde_json::json;
 
-#[path = "../src/bash/test_sshd.rs"]
+#[path = "../../exec/src/test_sshd.rs"]
 mod test_sshd;
 
 use test_sshd::{HOST, TestSshd};

@@ -161,9 +161,10 @@ mod tests {
 
     use async_trait::async_trait;
     use fs_search_engine::{
-        BashExecutor, Host, LocalBashConfig, LocalBashExecutor,
+        BashExecutor, Host,
         bash::{BashError, BashRequest, BashRunResult, BashSpec},
     };
+    use fs_search_exec::{LocalBashConfig, LocalBashExecutor};
     use serde_json::json;
 
     use super::*;

@@ -13,12 +13,11 @@ use std::sync::{Arc, OnceLock};
 
 use crate::rg::RgInfo;
 
-use fs_search_engine::{
-    BashExecutor, LocalBashConfig, LocalBashExecutor,
-    bash::{
-        Runner, SandboxBashExecutor, SandboxConfig, SandboxError, SshBashExecutor, SshConfig,
-        SshError, SshTarget,
-    },
+use fs_search_engine::BashExecutor;
+
+use fs_search_exec::{
+    LocalBashConfig, LocalBashExecutor, Runner, SandboxBashExecutor, SandboxConfig, SandboxError,
+    SshBashExecutor, SshConfig, SshError, SshTarget,
 };
 use thiserror::Error;
 
@@ -103,7 +102,7 @@ impl RemoteHost {
     /// connections take (its configuration file: [`SSH_CONFIG_VAR`]),
     /// ending in `-T -- HOST`.
     fn ssh_command(&self) -> std::process::Command {
-        let mut command = std::process::Command::new(fs_search_engine::bash::SSH);
+        let mut command = std::process::Command::new(fs_search_exec::SSH);
         command
             .args(ssh_config(&self.target).options())
             .args(["-T", "--"])

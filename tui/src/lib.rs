@@ -57,8 +57,8 @@ const SSH_MASTERS_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// Runs the command line `cli` to completion; its exit status.
 pub fn run(cli: Cli) -> ExitCode {
     // No descriptor this process inherited reaches a command, whatever
-    // runs it (engine bash/inherited.rs).
-    fs_search_engine::bash::mark_inherited_descriptors_close_on_exec();
+    // runs it (exec/src/inherited.rs).
+    fs_search_exec::mark_inherited_descriptors_close_on_exec();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         // Arguments may nest `fs_search_engine::json::MAX_DEPTH` levels deep; cloning,
@@ -95,7 +95,7 @@ pub fn run(cli: Cli) -> ExitCode {
             // a blocking thread that is still stuck (in a read, an open)
             // is not waited for beyond it.
             runtime.shutdown_timeout(TUI_SHUTDOWN_WAIT);
-            fs_search_engine::bash::wait_for_ssh_masters(SSH_MASTERS_WAIT);
+            fs_search_exec::wait_for_ssh_masters(SSH_MASTERS_WAIT);
             return report(outcome.map_err(Error::from));
         }
         // Transcripts have their own exit statuses (0, 1 changed, 2 error).
@@ -115,7 +115,7 @@ pub fn run(cli: Cli) -> ExitCode {
     runtime.shutdown_background();
     // Executors dropped with the runtime's tasks close their ssh masters
     // on its worker threads: the exit waits for that, bounded.
-    fs_search_engine::bash::wait_for_ssh_masters(SSH_MASTERS_WAIT);
+    fs_search_exec::wait_for_ssh_masters(SSH_MASTERS_WAIT);
     report(outcome)
 }
 

@@ -4,73 +4,11 @@
 //! Public for an implementer of [`BashExecutor`] (a sandboxed or remote
 //! backend, or a fake that injects a fault): the request and spec types,
 //! the run results, and the plumbing of capped and streamed runs
-//! ([`OverCap`], [`CappedRun`], [`StreamedRun`], [`StdoutSink`]).
-//! [`LocalBashExecutor`] is the local implementation; a [`Launcher`]
-//! starts its `bash -c` through another program, and
-//! [`SandboxBashExecutor`] is it with a sandbox (bubblewrap or Landlock)
-//! as the launcher: the command reads only the workspace and what bash
-//! and rg need to run.
+//! ([`OverCap`], [`CappedRun`], [`StreamedRun`], [`StdoutSink`]). The
+//! implementations (local, sandboxed, over ssh) are the `fs-search-exec`
+//! crate's: the contract starts no process itself.
 
-/// Implements [`BashExecutor`] for an executor that is a
-/// [`LocalBashExecutor`] with a launcher of its own (its field `inner`):
-/// every method is the inner executor's (the sandboxed and the remote one).
-macro_rules! delegate_to_inner_executor {
-    ($executor:ty) => {
-        #[async_trait::async_trait]
-        impl $crate::bash::BashExecutor for $executor {
-            fn resolve(
-                &self,
-                request: $crate::bash::BashRequest,
-            ) -> Result<$crate::bash::BashSpec, $crate::bash::BashError> {
-                self.inner.resolve(request)
-            }
-
-            async fn run(
-                &self,
-                spec: $crate::bash::BashSpec,
-            ) -> Result<$crate::bash::BashRunResult, $crate::bash::BashError> {
-                self.inner.run(spec).await
-            }
-
-            async fn run_capped(
-                &self,
-                spec: $crate::bash::BashSpec,
-                over_cap: $crate::bash::OverCap,
-            ) -> Result<$crate::bash::CappedRun, $crate::bash::BashError> {
-                self.inner.run_capped(spec, over_cap).await
-            }
-
-            fn release(&self, result: &$crate::bash::BashRunResult) {
-                self.inner.release(result);
-            }
-
-            async fn run_streamed(
-                &self,
-                spec: $crate::bash::BashSpec,
-                over_cap: $crate::bash::OverCap,
-                sink: $crate::bash::SharedSink,
-            ) -> Result<$crate::bash::StreamedRun, $crate::bash::BashError> {
-                self.inner.run_streamed(spec, over_cap, sink).await
-            }
-        }
-    };
-}
-
-mod agent;
-mod batched;
-mod capture;
-mod group;
-mod group_line;
-mod inherited;
-mod launcher;
-mod local;
-mod sandbox;
-mod shell;
-mod slots;
-mod spawn_refusal;
-mod ssh;
-#[cfg(test)]
-pub(crate) mod test_sshd;
+mod errno;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -79,20 +17,6 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
-
-pub use inherited::mark_inherited_descriptors_close_on_exec;
-pub use launcher::{
-    LaunchPrefix, Launcher, REMOTE_GROUP_LINE, RemoteLauncher, RemoteRun, exit_as_signal,
-};
-pub use local::{LocalBashConfig, LocalBashExecutor};
-pub use sandbox::{
-    BWRAP, Runner, SANDBOX_ENV, SANDBOX_ENV_PREFIX, SandboxBashExecutor, SandboxConfig,
-    SandboxError, passes_into_sandbox,
-};
-pub use slots::bound_launcher_runs;
-pub use ssh::{
-    BadTarget, SSH, SshBashExecutor, SshConfig, SshError, SshTarget, wait_for_ssh_masters,
-};
 
 /// A request for one foreground command.
 #[derive(Debug, Clone, Default)]
@@ -242,13 +166,13 @@ pub enum BashError {
 
 fn errno_name(e: &std::io::Error) -> String {
     match e.raw_os_error() {
-        Some(code) => format!("{:?}", nix::errno::Errno::from_raw(code)),
+        Some(code) => errno::errno_name(code).to_owned(),
         None => e.to_string(),
     }
 }
 
-/// The executor seam. Implementations: [`LocalBashExecutor`]; tests use
-/// fakes to inject faults.
+/// The executor seam. Implementations: `fs-search-exec`'s executors;
+/// tests use fakes to inject faults.
 #[async_trait]
 pub trait BashExecutor: Send + Sync {
     /// Applies defaults and caps; may reject an invalid request.

@@ -321,68 +321,6 @@ mod tests {
         ]
     }
 
-    /// Collects what the executor hands over.
-    #[derive(Default)]
-    struct Bytes(Vec<u8>);
-
-    impl StdoutSink for Bytes {
-        fn write(&mut self, bytes: &[u8]) {
-            self.0.extend_from_slice(bytes);
-        }
-    }
-
-    /// The local executor streams stdout within the budget and keeps none
-    /// of it; past the budget it reports a truncated stdout, as `run_capped`.
-    #[tokio::test]
-    async fn the_local_executor_streams_stdout_within_its_budget() {
-        use crate::bash::{
-            BashExecutor, BashRequest, CappedRun, LocalBashConfig, LocalBashExecutor, OverCap,
-            StreamedRun,
-        };
-        let bash = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
-        for (command, budget, expected, truncated) in [
-            ("printf 'a\\nb'; printf c >&2", 16, &b"a\nb"[..], false),
-            (
-                "head -c 100000 /dev/zero | tr '\\0' x",
-                100_000,
-                &[b'x'; 100_000][..],
-                false,
-            ),
-            (
-                "head -c 100001 /dev/zero | tr '\\0' x",
-                100_000,
-                &b""[..],
-                true,
-            ),
-        ] {
-            let spec = bash
-                .resolve(BashRequest {
-                    command: command.to_owned(),
-                    stdout_max_bytes: Some(budget),
-                    ..BashRequest::default()
-                })
-                .unwrap();
-            let shared = Shared::new(Bytes::default());
-            let StreamedRun { run, to_sink } = bash
-                .run_streamed(spec, OverCap::Drain, shared.sink())
-                .await
-                .unwrap();
-            let CappedRun::Finished(result) = run else {
-                panic!("finished");
-            };
-            assert!(to_sink);
-            assert_eq!(result.stdout.text, "");
-            assert_eq!(result.stdout.truncated, truncated, "{command}");
-            let seen = shared.take().unwrap().0;
-            if truncated {
-                assert!(seen.len() <= 100_000);
-            } else {
-                assert_eq!(seen, expected, "{command}");
-                assert_eq!(result.stderr.text, if budget == 16 { "c" } else { "" });
-            }
-        }
-    }
-
     proptest! {
         /// Any stdout, cut into any chunks, reads as the whole stdout reads.
         #[test]

@@ -10,7 +10,9 @@
 // Test helpers outside #[test] functions unwrap too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use fs_search_engine::{ExecContext, LocalBashConfig, Registry, ToolResult};
+use fs_search_engine::{ExecContext, Registry, ToolResult};
+
+use fs_search_exec::LocalBashConfig;
 use fs_search_tests::reliability::{FakeRg, load, local_executor};
 use serde_json::{Value, json};
 
@@ -221,7 +223,7 @@ async fn the_stop_at_raw_output_cap_opt_in_ends_an_endless_fake_rg_flood_and_its
 /// The real local executor, recording which of its run methods the
 /// pipeline called (a spy: nothing is faked).
 struct RunSpy {
-    inner: fs_search_engine::LocalBashExecutor,
+    inner: fs_search_exec::LocalBashExecutor,
     calls: std::sync::Mutex<Vec<&'static str>>,
 }
 
@@ -285,7 +287,7 @@ async fn rg_output_is_streamed_by_default_and_collected_first_with_the_stop_at_c
             ..LocalBashConfig::default()
         };
         let spy = std::sync::Arc::new(RunSpy {
-            inner: fs_search_engine::LocalBashExecutor::new(executor).unwrap(),
+            inner: fs_search_exec::LocalBashExecutor::new(executor).unwrap(),
             calls: std::sync::Mutex::new(Vec::new()),
         });
         let config = json!({"sampleOverCapGlobResults": true, "stopAtRawOutputCap": stop});

@@ -116,7 +116,7 @@ impl BashExecutor for CommandTap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fs_search_engine::{LocalBashConfig, LocalBashExecutor};
+    use fs_search_exec::{LocalBashConfig, LocalBashExecutor};
 
     fn tapped(dir: &std::path::Path) -> Arc<dyn BashExecutor> {
         let local = LocalBashExecutor::new(LocalBashConfig {

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Arc, OnceLock};
 
-use fs_search_engine::{
-    ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
-};
+use fs_search_engine::{ExecContext, Host, LoadOutcome, Registry};
+
+use fs_search_exec::{LocalBashConfig, LocalBashExecutor, LocalSpillStore};
 use fs_search_transcript::ablate::grid::{combinations, parse_setting};
 use fs_search_transcript::ablate::run::merged;
 use fs_search_transcript::ablate::{Ablation, Control, Input, ablate, report};

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-#[path = "../../../engine/src/bash/test_sshd.rs"]
+#[path = "../../../exec/src/test_sshd.rs"]
 pub(crate) mod test_sshd;
 
 use test_sshd::{HOST, TestSshd};

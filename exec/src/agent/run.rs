@@ -14,13 +14,13 @@ use tokio_util::sync::CancellationToken;
 
 use super::framed::{Ended, Framed, Trailer};
 use super::{Agent, AgentCall, AgentPool, Ends, nonce, request};
-use crate::bash::capture::{Capture, collect};
-use crate::bash::group::KILL_SETTLE;
-use crate::bash::launcher::Launcher;
-use crate::bash::local::past_cap;
-use crate::bash::{
-    BashError, BashRunResult, BashSpec, CappedRun, CollectedOutput, LocalBashExecutor, OverCap,
-    SharedSink,
+use crate::LocalBashExecutor;
+use crate::capture::{Capture, collect};
+use crate::group::KILL_SETTLE;
+use crate::launcher::Launcher;
+use crate::local::past_cap;
+use fs_search_engine::bash::{
+    BashError, BashRunResult, BashSpec, CappedRun, CollectedOutput, OverCap, SharedSink,
 };
 
 /// How long a spent agent, its stdin closed, is given to exit.
@@ -121,7 +121,7 @@ impl Lent {
 
 impl LocalBashExecutor {
     /// `spec` run as `call` on an agent of `pool` (module doc).
-    pub(in crate::bash) async fn run_on_agent(
+    pub(crate) async fn run_on_agent(
         &self,
         launcher: &dyn Launcher,
         pool: &AgentPool,
@@ -247,7 +247,7 @@ impl LocalBashExecutor {
             result.exit_code = status.and_then(|s| s.code());
             result.signal = status
                 .and_then(|s| s.signal())
-                .map(crate::bash::launcher::signal_name);
+                .map(crate::launcher::signal_name);
             return launcher_finish(launcher, result);
         };
         // In step: the agent goes back to the pool.

@@ -49,7 +49,8 @@ use std::sync::Arc;
 use thiserror::Error;
 
 use super::local::child_env_with;
-use super::{BashError, BashSpec, LocalBashConfig, LocalBashExecutor};
+use super::{LocalBashConfig, LocalBashExecutor};
+use fs_search_engine::bash::{BashError, BashSpec};
 
 pub use bwrap::BWRAP;
 

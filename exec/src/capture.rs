@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
-use super::{CollectedOutput, SharedSink};
-use crate::support::ids::random_hex;
+use crate::ids::random_hex;
+use fs_search_engine::bash::{CollectedOutput, SharedSink};
 
 static SPILL_COUNTER: AtomicU64 = AtomicU64::new(0);
 
@@ -44,7 +44,7 @@ impl SpillDir {
 
     /// Removes the spill files of a consumed result (only files in this
     /// directory: a path from elsewhere is never touched).
-    pub(super) fn release(&self, result: &super::BashRunResult) {
+    pub(super) fn release(&self, result: &fs_search_engine::bash::BashRunResult) {
         let Some(dir) = self.dir.get().and_then(Option::as_ref) else {
             return;
         };
@@ -325,7 +325,7 @@ mod tests {
         let root = path.parent().unwrap().to_path_buf();
         // A path outside the directory is never touched.
         let outside = tempfile::NamedTempFile::new().unwrap();
-        let foreign = super::super::BashRunResult {
+        let foreign = fs_search_engine::bash::BashRunResult {
             stdout: CollectedOutput {
                 spill_path: Some(outside.path().to_path_buf()),
                 ..CollectedOutput::default()

@@ -27,7 +27,7 @@ use async_trait::async_trait;
 use nix::sys::signal::Signal;
 
 use super::agent::{AgentCall, AgentPool};
-use super::{BashError, BashRunResult, BashSpec};
+use fs_search_engine::bash::{BashError, BashRunResult, BashSpec};
 
 /// The program and arguments that go before `['bash', '-c', command]`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use super::super::test_sshd::{HOST, TestSshd};
 use std::path::Path;
 
 use super::*;
-use crate::bash::{BashExecutor, BashRequest};
+use fs_search_engine::bash::{BashExecutor, BashRequest};
 
 fn target() -> SshTarget {
     format!("ssh://{HOST}").parse().unwrap()

@@ -25,9 +25,9 @@ use std::sync::{Arc, Mutex};
 use super::super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, Ends};
 use super::super::launcher::{LaunchPrefix, Launcher, exit_as_signal};
 use super::super::shell::{SHELL, find_program_on_path};
-use super::super::{BashError, BashRunResult, BashSpec};
 use super::exposed::{Exposed, exposed, key};
 use super::{SandboxConfig, SandboxError, identity, passes_into_sandbox, workdir_in};
+use fs_search_engine::bash::{BashError, BashRunResult, BashSpec};
 
 /// The bubblewrap program's name, looked up on this process's `PATH`.
 pub const BWRAP: &str = "bwrap";
@@ -201,7 +201,7 @@ impl BwrapLauncher {
         let mut args = self.sandbox_args(env);
         args.extend([arg("--chdir"), arg(&self.root), arg("--"), arg(SHELL)]);
         args.extend([arg("-c"), arg("true")]);
-        crate::bash::inherited::mark_inherited_descriptors_close_on_exec();
+        crate::inherited::mark_inherited_descriptors_close_on_exec();
         let output = std::process::Command::new(&self.bwrap)
             .args(args)
             .env_clear()

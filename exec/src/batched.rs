@@ -146,7 +146,7 @@ mod tests {
     use std::io::Write;
 
     use super::*;
-    use crate::bash::capture::SpillDir;
+    use crate::capture::SpillDir;
 
     /// A non-blocking pipe: the read end for the reader, the write end.
     fn pipe() -> (OwnedFd, std::fs::File) {

@@ -24,7 +24,7 @@ use super::group::{GroupGuard, end_group};
 use super::group_line::GroupLineReader;
 use super::launcher::{Launcher, RemoteLauncher, signal_name};
 use super::shell::{SHELL, find_on_path};
-use super::{
+use fs_search_engine::bash::{
     BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
     OverCap, SharedSink, StreamedRun,
 };

@@ -9,12 +9,10 @@ use std::path::Path;
 
 use nix::unistd::Pid;
 
-use crate::bash::group::live_members;
-use crate::bash::test_sshd::{HOST, TestSshd};
-use crate::bash::{
-    BashExecutor, BashRequest, BashRunResult, CappedRun, LocalBashConfig, OverCap,
-    SandboxBashExecutor, SandboxConfig, SshBashExecutor, SshConfig,
-};
+use crate::group::live_members;
+use crate::test_sshd::{HOST, TestSshd};
+use crate::{LocalBashConfig, SandboxBashExecutor, SandboxConfig, SshBashExecutor, SshConfig};
+use fs_search_engine::bash::{BashExecutor, BashRequest, BashRunResult, CappedRun, OverCap};
 
 /// A bubblewrap sandbox of `root` that also shows `/usr/bin` (the
 /// coreutils these tests run: the sandbox holds only bash, rg, `sleep`
@@ -27,7 +25,7 @@ fn sandbox(root: &Path, one_shot: bool) -> SandboxBashExecutor {
             ..LocalBashConfig::default()
         },
         SandboxConfig {
-            runner: crate::bash::Runner::Bwrap,
+            runner: crate::Runner::Bwrap,
             read_only: vec!["/usr/bin".into()],
             one_shot,
             ..SandboxConfig::default()
@@ -213,8 +211,8 @@ async fn over_ssh_a_stdout_cap_stop_ends_the_command_on_the_host() {
 
 // ----------------------------------------------- what a local run carries
 
-fn local(root: &Path) -> crate::bash::LocalBashExecutor {
-    crate::bash::LocalBashExecutor::new(LocalBashConfig {
+fn local(root: &Path) -> crate::LocalBashExecutor {
+    crate::LocalBashExecutor::new(LocalBashConfig {
         cwd: Some(root.to_string_lossy().into_owned()),
         ..LocalBashConfig::default()
     })

@@ -4,7 +4,7 @@
 use std::os::unix::fs::PermissionsExt;
 
 use super::*;
-use crate::bash::{BashExecutor, BashRequest, BashRunResult};
+use fs_search_engine::bash::{BashExecutor, BashRequest, BashRunResult};
 
 const RUNNERS: [Runner; 2] = [Runner::Bwrap, Runner::Landlock];
 

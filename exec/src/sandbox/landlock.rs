@@ -39,9 +39,9 @@ use super::super::launcher::{LaunchPrefix, Launcher, exit_as_signal};
 use std::os::unix::process::CommandExt;
 
 use super::super::shell::{SHELL, find_program_on_path};
-use super::super::{BashError, BashRunResult, BashSpec};
 use super::exposed::exposed;
 use super::{SandboxConfig, SandboxError, identity, passes_into_sandbox, workdir_in};
+use fs_search_engine::bash::{BashError, BashRunResult, BashSpec};
 
 /// The file-system ABI whose accesses the ruleset handles.
 const FS_ABI: ABI = ABI::V5;

@@ -64,7 +64,8 @@ use super::group::KILL_SETTLE;
 use super::launcher::{LaunchPrefix, Launcher, RemoteLauncher, RemoteRun, exit_as_signal};
 use super::local::{FIXED_OVERLAY, child_env};
 use super::shell::find_program_on_path;
-use super::{BashError, BashRunResult, BashSpec, LocalBashConfig, LocalBashExecutor};
+use super::{LocalBashConfig, LocalBashExecutor};
+use fs_search_engine::bash::{BashError, BashRunResult, BashSpec};
 
 /// The OpenSSH client's name, looked up on this process's `PATH`.
 pub const SSH: &str = "ssh";
