@@ -10,7 +10,8 @@
 //! engine does not: `nix`, `tempfile`, tokio's `process` and `net`.
 //!
 //! - [`LocalBashExecutor`] runs `bash -c` here in its own process group;
-//!   a [`Launcher`] starts its `bash -c` through another program.
+//!   a launcher (`launcher.rs`, crate-private) starts its `bash -c`
+//!   through another program or on an agent (`agent/`).
 //! - [`SandboxBashExecutor`] is it with a sandbox (bubblewrap or
 //!   Landlock) as the launcher: the command reads only the workspace and
 //!   what bash and rg need to run.
@@ -42,31 +43,13 @@ macro_rules! delegate_to_inner_executor {
             async fn run(
                 &self,
                 spec: fs_search_engine::bash::BashSpec,
-            ) -> Result<fs_search_engine::bash::BashRunResult, fs_search_engine::bash::BashError>
-            {
-                self.inner.run(spec).await
-            }
-
-            async fn run_capped(
-                &self,
-                spec: fs_search_engine::bash::BashSpec,
-                over_cap: fs_search_engine::bash::OverCap,
-            ) -> Result<fs_search_engine::bash::CappedRun, fs_search_engine::bash::BashError> {
-                self.inner.run_capped(spec, over_cap).await
+                mode: fs_search_engine::bash::RunMode,
+            ) -> Result<fs_search_engine::bash::RunOutcome, fs_search_engine::bash::BashError> {
+                self.inner.run(spec, mode).await
             }
 
             fn release(&self, result: &fs_search_engine::bash::BashRunResult) {
                 self.inner.release(result);
-            }
-
-            async fn run_streamed(
-                &self,
-                spec: fs_search_engine::bash::BashSpec,
-                over_cap: fs_search_engine::bash::OverCap,
-                sink: fs_search_engine::bash::SharedSink,
-            ) -> Result<fs_search_engine::bash::StreamedRun, fs_search_engine::bash::BashError>
-            {
-                self.inner.run_streamed(spec, over_cap, sink).await
             }
         }
     };
@@ -76,7 +59,6 @@ mod agent;
 mod batched;
 mod capture;
 mod group;
-mod group_line;
 mod ids;
 mod inherited;
 mod launcher;
@@ -88,12 +70,11 @@ mod spawn_refusal;
 mod spill;
 mod ssh;
 #[cfg(test)]
+mod test_run;
+#[cfg(test)]
 pub(crate) mod test_sshd;
 
 pub use inherited::mark_inherited_descriptors_close_on_exec;
-pub use launcher::{
-    LaunchPrefix, Launcher, REMOTE_GROUP_LINE, RemoteLauncher, RemoteRun, exit_as_signal,
-};
 pub use local::{LocalBashConfig, LocalBashExecutor};
 pub use sandbox::{
     BWRAP, Runner, SANDBOX_ENV, SANDBOX_ENV_PREFIX, SandboxBashExecutor, SandboxConfig,

@@ -4,10 +4,8 @@
 //! cap on a real command.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::{Arc, Mutex};
-
 use fs_search_engine::bash::{
-    BashExecutor, BashRequest, CappedRun, OverCap, StdoutSink, StreamedRun,
+    BashExecutor, BashRequest, CappedRun, OverCap, RunMode, RunOutcome, StdoutSink,
 };
 use fs_search_engine::helpers::run_ripgrep;
 use fs_search_engine::{ExecContext, SearchCode, ToolError};
@@ -24,7 +22,8 @@ impl StdoutSink for Bytes {
 }
 
 /// The local executor streams stdout within the budget and keeps none
-/// of it; past the budget it reports a truncated stdout, as `run_capped`.
+/// of it; past the budget it reports a truncated stdout, as a capped run
+/// does. The sink comes back with what it was given.
 #[tokio::test]
 async fn the_local_executor_streams_stdout_within_its_budget() {
     let bash = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
@@ -50,18 +49,16 @@ async fn the_local_executor_streams_stdout_within_its_budget() {
                 ..BashRequest::default()
             })
             .unwrap();
-        let shared = Arc::new(Mutex::new(Bytes::default()));
-        let StreamedRun { run, to_sink } = bash
-            .run_streamed(spec, OverCap::Drain, shared.clone())
-            .await
-            .unwrap();
+        let mode = RunMode::streamed(OverCap::Drain, Box::new(Bytes::default()));
+        let RunOutcome { run, to_sink, sink } = bash.run(spec, mode).await.unwrap();
         let CappedRun::Finished(result) = run else {
             panic!("finished");
         };
         assert!(to_sink);
         assert_eq!(result.stdout.text, "");
         assert_eq!(result.stdout.truncated, truncated, "{command}");
-        let seen = std::mem::take(&mut shared.lock().unwrap().0);
+        let sink: Box<dyn std::any::Any> = sink.expect("the sink back");
+        let seen = sink.downcast::<Bytes>().expect("the sink's own type").0;
         if truncated {
             assert!(seen.len() <= 100_000);
         } else {
