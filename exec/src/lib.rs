@@ -82,6 +82,4 @@ pub use sandbox::{
 };
 pub use slots::bound_launcher_runs;
 pub use spill::{LocalSpillStore, session_dir_name};
-pub use ssh::{
-    BadTarget, SSH, SshBashExecutor, SshConfig, SshError, SshTarget, wait_for_ssh_masters,
-};
+pub use ssh::{BadTarget, MasterClosed, SSH, SshBashExecutor, SshConfig, SshError, SshTarget};

@@ -12,7 +12,9 @@
 //!   session multiplexed over it (`ControlMaster=no`), so a call costs a
 //!   round trip, not a handshake. The directory is 0700, its files 0600.
 //!   Dropping the executor ends the master (`ssh -O exit`, in a process
-//!   group of its own, its failure logged) and removes the directory. No
+//!   group of its own, its failure logged) and removes the directory; a
+//!   front end about to exit joins that close
+//!   ([`SshBashExecutor::master_closed`]). No
 //!   master outlives this process: it ends by itself
 //!   [`CONTROL_PERSIST_S`] seconds after its last session, and a keeper
 //!   session, fed by a pipe from this process, holds it open until then.
@@ -279,6 +281,8 @@ pub enum SshError {
 pub struct SshBashExecutor {
     inner: LocalBashExecutor,
     launcher: Arc<SshLauncher>,
+    /// The close of the master, until a front end takes it.
+    closed: Arc<std::sync::Mutex<Option<MasterClosed>>>,
 }
 
 impl SshBashExecutor {
@@ -298,7 +302,8 @@ impl SshBashExecutor {
             None => find_program_on_path(SSH, std::env::var_os("PATH").as_deref())
                 .ok_or(SshError::SshMissing)?,
         };
-        let master = Master::start(program, &ssh)?;
+        let (closing, closed) = std::sync::mpsc::sync_channel(0);
+        let master = Master::start(program, &ssh, closing)?;
         master.check_host(&workdir, ssh.sandbox)?;
         let mut launcher = SshLauncher::new(master, config.env.clone());
         launcher.sandbox_root = ssh.sandbox.then_some(workdir);
@@ -309,7 +314,20 @@ impl SshBashExecutor {
         launcher.agents = Some(launcher.start_agents(env));
         let launcher = Arc::new(launcher);
         let inner = inner.with_launcher(launcher.clone());
-        Ok(Self { inner, launcher })
+        Ok(Self {
+            inner,
+            launcher,
+            closed: Arc::new(std::sync::Mutex::new(Some(MasterClosed(closed)))),
+        })
+    }
+
+    /// The close of this executor's master connection, to join before the
+    /// process exits; the first call takes it (`None` after).
+    pub fn master_closed(&self) -> Option<MasterClosed> {
+        match self.closed.lock() {
+            Ok(mut closed) => closed.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        }
     }
 
     /// The host it runs commands on.
@@ -325,43 +343,24 @@ impl SshBashExecutor {
 
 delegate_to_inner_executor!(SshBashExecutor);
 
-/// Masters not yet closed by their drop ([`wait_for_ssh_masters`]).
-static OPEN_MASTERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// Waits, at most `bound`, until every master connection this process
-/// opened has been closed by its executor's drop; whether they all were.
+/// The close of one executor's master connection, for a process about to
+/// exit to wait for ([`SshBashExecutor::master_closed`]).
 ///
-/// For a process about to exit: an executor dropped on a worker thread of
-/// a runtime shut down in the background is still closing its master
-/// (`ssh -O exit`, then its control directory), and an exit then would
-/// leave both behind.
-pub fn wait_for_ssh_masters(bound: Duration) -> bool {
-    let deadline = std::time::Instant::now() + bound;
-    loop {
-        if OPEN_MASTERS.load(std::sync::atomic::Ordering::SeqCst) == 0 {
-            return true;
-        }
-        if std::time::Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// One count in [`OPEN_MASTERS`], for as long as it lives.
+/// An executor dropped on a worker thread of a runtime shut down in the
+/// background is still closing its master (`ssh -O exit`, then its
+/// control directory), and an exit then would leave both behind.
 #[derive(Debug)]
-struct OpenMaster;
+pub struct MasterClosed(std::sync::mpsc::Receiver<()>);
 
-impl OpenMaster {
-    fn counted() -> Self {
-        OPEN_MASTERS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        Self
-    }
-}
-
-impl Drop for OpenMaster {
-    fn drop(&mut self) {
-        OPEN_MASTERS.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+impl MasterClosed {
+    /// Waits, at most until `deadline`, for the master to be closed (its
+    /// executor dropped and the close done); whether it was.
+    pub fn join(self, deadline: std::time::Instant) -> bool {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        matches!(
+            self.0.recv_timeout(left),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected)
+        )
     }
 }
 
@@ -376,9 +375,9 @@ struct Master {
     dir: tempfile::TempDir,
     /// The session holding the master open ([`Master::start_keeper`]).
     keeper: Option<std::process::Child>,
-    /// Counts the master open until the directory is gone (last field:
-    /// dropped last).
-    _open: OpenMaster,
+    /// Hangs up on its [`MasterClosed`] once the directory is gone (last
+    /// field: dropped last); nothing is ever sent.
+    _closed: std::sync::mpsc::SyncSender<()>,
 }
 
 fn arg(value: impl AsRef<OsStr>) -> OsString {
@@ -400,7 +399,11 @@ impl Master {
     /// authenticated, and ends by itself [`CONTROL_PERSIST_S`] seconds
     /// after its last session closed), then the keeper session that holds
     /// it open for as long as this process lives.
-    fn start(program: PathBuf, ssh: &SshConfig) -> Result<Self, SshError> {
+    fn start(
+        program: PathBuf,
+        ssh: &SshConfig,
+        closed: std::sync::mpsc::SyncSender<()>,
+    ) -> Result<Self, SshError> {
         let parent = runtime_dir();
         remove_stale_dirs(&parent, STALE_AFTER);
         let dir = private_dir(&parent).map_err(SshError::ControlDir)?;
@@ -415,7 +418,7 @@ impl Master {
             options,
             dir,
             keeper: None,
-            _open: OpenMaster::counted(),
+            _closed: closed,
         };
         // The backgrounded master keeps its stderr: a file, so that no
         // pipe waits on it.

@@ -87,6 +87,7 @@ pub fn run(cli: Cli) -> ExitCode {
         stderr_line!("workbench: {e}");
         return ExitCode::from(exit::ERROR);
     }
+    let remote = remote_host(&cli);
     let outcome = match cli.command {
         None => {
             let outcome = runtime.block_on(interactive::run(cli.tui));
@@ -95,7 +96,7 @@ pub fn run(cli: Cli) -> ExitCode {
             // a blocking thread that is still stuck (in a read, an open)
             // is not waited for beyond it.
             runtime.shutdown_timeout(TUI_SHUTDOWN_WAIT);
-            fs_search_exec::wait_for_ssh_masters(SSH_MASTERS_WAIT);
+            join_ssh_masters(remote);
             return report(outcome.map_err(Error::from));
         }
         // Transcripts have their own exit statuses (0, 1 changed, 2 error).
@@ -115,8 +116,29 @@ pub fn run(cli: Cli) -> ExitCode {
     runtime.shutdown_background();
     // Executors dropped with the runtime's tasks close their ssh masters
     // on its worker threads: the exit waits for that, bounded.
-    fs_search_exec::wait_for_ssh_masters(SSH_MASTERS_WAIT);
+    join_ssh_masters(remote);
     report(outcome)
+}
+
+/// The host of `--executor`, whichever command took it.
+fn remote_host(cli: &Cli) -> Option<&'static fs_search_process::RemoteHost> {
+    match &cli.command {
+        None => cli.tui.sandbox.executor,
+        Some(Command::Call(args)) => args.sandbox.executor,
+        Some(Command::Explain(args)) => args.sandbox.executor,
+        Some(Command::Surface(args)) => args.sandbox.executor,
+        Some(Command::Replay(args)) => args.sandbox.executor,
+        Some(Command::Ablate(args)) => args.sandbox.executor,
+        Some(Command::Mcp(args)) => args.executor,
+        Some(Command::Record(_) | Command::Freeze(_) | Command::Lens(_)) => None,
+    }
+}
+
+/// Waits, bounded, for the ssh masters of `remote`'s executors to close.
+fn join_ssh_masters(remote: Option<&fs_search_process::RemoteHost>) {
+    if let Some(remote) = remote {
+        remote.join_masters(SSH_MASTERS_WAIT);
+    }
 }
 
 /// The exit status of a command's outcome, its error said once on stderr.
