@@ -39,10 +39,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use fs_search_engine::helpers::{build_glob_command, build_grep_command};
-use fs_search_engine::{
-    ExecContext, Host, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
-};
+use fs_search_engine::{ExecContext, Host, Registry};
 use fs_search_engine::{GlobArgs, GrepArgs};
+use fs_search_exec::{LocalBashConfig, LocalBashExecutor, LocalSpillStore};
 use nix::sys::resource::UsageWho;
 use serde_json::{Value, json};
 

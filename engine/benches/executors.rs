@@ -3,9 +3,10 @@
 //! remote one (ssh to a test sshd on
 //! 127.0.0.1, its master connection up), in one run, so their ratios are
 //! measured on the same machine at the same moment (docs/performance.md),
-//! each remote or sandboxed one with its agents (the default) and starting
-//! bubblewrap or an ssh session per run (`one-shot`), and the remote one
-//! with its agents in bubblewrap on the host (`ssh-sandbox`):
+//! each remote or sandboxed one with its agents (the default), the
+//! sandboxed one also starting bubblewrap per run (`sandbox-one-shot`, the
+//! agents' test oracle), and the remote one with its agents in bubblewrap
+//! on the host (`ssh-sandbox`):
 //! a small call (grep over a 40-file tree) and a large one (grep over a
 //! 19 MB file, 60 000 matching lines past the raw-output cap, drained).
 //! Beside them, the contract's rg command itself, raw: `bash -c CMD | cat`
@@ -19,9 +20,11 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use fs_search_engine::{
-    BashExecutor, ExecContext, GrepArgs, Host, LocalBashConfig, LocalBashExecutor, Registry,
-    bash::{Runner, SandboxBashExecutor, SandboxConfig, SshBashExecutor, SshConfig},
-    helpers::build_grep_command,
+    BashExecutor, ExecContext, GrepArgs, Host, Registry, helpers::build_grep_command,
+};
+use fs_search_exec::{
+    LocalBashConfig, LocalBashExecutor, Runner, SandboxBashExecutor, SandboxConfig,
+    SshBashExecutor, SshConfig,
 };
 use serde_json::json;
 
@@ -94,14 +97,9 @@ fn executors(c: &mut Criterion) {
         }
         let sshd = TestSshd::start();
         if let Some(sshd) = &sshd {
-            for (kind, one_shot, sandbox) in [
-                ("ssh", false, false),
-                ("ssh-one-shot", true, false),
-                ("ssh-sandbox", false, true),
-            ] {
+            for (kind, sandbox) in [("ssh", false), ("ssh-sandbox", true)] {
                 let ssh = SshConfig {
                     config_file: Some(sshd.client_config()),
-                    one_shot,
                     sandbox,
                     ..SshConfig::new(format!("ssh://{HOST}").parse().unwrap())
                 };

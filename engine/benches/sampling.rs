@@ -38,9 +38,9 @@ use fs_search_engine::helpers::{
     measure_glob_coverage, sample_across_top_level, sample_level_by_level,
 };
 use fs_search_engine::{
-    Config, ExecContext, GlobArgs, Host, LocalBashConfig, LocalBashExecutor, Registry,
-    render::GlobCoverage, value::ToolValue,
+    Config, ExecContext, GlobArgs, Host, Registry, render::GlobCoverage, value::ToolValue,
 };
+use fs_search_exec::{LocalBashConfig, LocalBashExecutor};
 
 /// A page-building policy.
 #[derive(Clone, Copy)]

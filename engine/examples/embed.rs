@@ -11,10 +11,9 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use fs_search_engine::{
-    Config, ExecContext, GrepArgs, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor,
-    LocalSpillStore, Registry,
-};
+use fs_search_engine::{Config, ExecContext, GrepArgs, Host, LoadOutcome, Registry};
+
+use fs_search_exec::{LocalBashConfig, LocalBashExecutor, LocalSpillStore};
 
 #[tokio::main]
 async fn main() -> ExitCode {

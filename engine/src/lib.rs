@@ -3,10 +3,11 @@
 //! contract, with the minimal host they need.
 //!
 //! A host loads the plugin into a [`Registry`] built on a [`Host`]: a bash
-//! executor ([`BashExecutor`]; [`LocalBashExecutor`] runs a local bash in
-//! its own process group), an optional spill store ([`SpillStore`];
-//! [`LocalSpillStore`] writes private temp files, writing a large result
-//! as it is formatted: [`SpillStore::save_text_in_pieces`]), and whether
+//! executor ([`BashExecutor`]; the `fs-search-exec` crate's
+//! `LocalBashExecutor` runs a local bash in its own process group), an
+//! optional spill store ([`SpillStore`]; that crate's `LocalSpillStore`
+//! writes private temp files, writing a large result as it is formatted:
+//! [`SpillStore::save_text_in_pieces`]), and whether
 //! the timeout policy is on. The load probes `command -v rg` through the executor and
 //! registers nothing, with [`RG_MISSING_WARNING`], when rg is missing.
 //!
@@ -30,10 +31,8 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use fs_search_engine::{
-//!     Config, ExecContext, GrepArgs, Host, LocalBashConfig, LocalBashExecutor,
-//!     LocalSpillStore, Registry,
-//! };
+//! use fs_search_engine::{Config, ExecContext, GrepArgs, Host, Registry};
+//! use fs_search_exec::{LocalBashConfig, LocalBashExecutor, LocalSpillStore};
 //!
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
 //! let bash = LocalBashExecutor::new(LocalBashConfig {
@@ -58,8 +57,8 @@
 //! `engine/tests/root_names.rs` counts them). The rest lives in topic
 //! modules, as ripgrep's `grep` facade groups its parts:
 //! - [`bash`]: the executor seam with its plumbing (requests and specs,
-//!   capped and streamed runs, stdout sinks) and the sandboxed and SSH
-//!   executors;
+//!   capped and streamed runs, stdout sinks); the executors themselves
+//!   (local, sandboxed, over ssh) are `fs-search-exec`'s;
 //! - [`spill`]: the store seam (what to save, the pieces of a large text,
 //!   its errors, the [`spill::SpillRef`] locator) and the post-execute
 //!   listeners;
@@ -98,13 +97,13 @@ pub mod spill;
 mod support;
 pub mod value;
 
-pub use bash::{BashExecutor, LocalBashConfig, LocalBashExecutor};
+pub use bash::BashExecutor;
 pub use error::{ErrorCode, SearchCode, SearchError, ToolError};
 pub use registry::{Host, LoadError, LoadOutcome, RG_MISSING_WARNING, Registry};
 pub use request::json;
 pub use request::{Config, ConfigError, ExecContext, GlobArgs, GrepArgs};
 pub use result::{ResultError, ToolResult};
-pub use spill::{LocalSpillStore, SpillStore};
+pub use spill::SpillStore;
 
 /// The package's public helpers (CONTRACT §1.1 lists what the original
 /// exports for its tests): the constants, the argument parsers, the

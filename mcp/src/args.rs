@@ -79,7 +79,7 @@ pub struct McpArgs {
         value_parser = fs_search_process::parse_runner,
         conflicts_with = "no_sandbox"
     )]
-    pub sandbox: Option<fs_search_engine::bash::Runner>,
+    pub sandbox: Option<fs_search_exec::Runner>,
     /// Run rg unconfined even with --listen on a non-loopback address
     /// (a warning says what a client can then read).
     #[arg(long)]

@@ -161,9 +161,10 @@ mod tests {
 
     use async_trait::async_trait;
     use fs_search_engine::{
-        BashExecutor, Host, LocalBashConfig, LocalBashExecutor,
-        bash::{BashError, BashRequest, BashRunResult, BashSpec},
+        BashExecutor, Host,
+        bash::{BashError, BashRequest, BashRunResult, BashSpec, CappedRun, RunMode, RunOutcome},
     };
+    use fs_search_exec::{LocalBashConfig, LocalBashExecutor};
     use serde_json::json;
 
     use super::*;
@@ -181,7 +182,7 @@ mod tests {
             self.resolve.resolve(request)
         }
 
-        async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
+        async fn run(&self, spec: BashSpec, mode: RunMode) -> Result<RunOutcome, BashError> {
             let probe = spec.command == fs_search_engine::registry::PROBE_COMMAND;
             if !probe {
                 self.reached
@@ -189,11 +190,11 @@ mod tests {
                     .unwrap()
                     .push(tokio::time::Instant::now());
             }
-            Ok(BashRunResult {
+            Ok(mode.kept(CappedRun::Finished(BashRunResult {
                 exit_code: Some(if probe { 0 } else { 1 }),
                 timeout_ms: spec.timeout_ms,
                 ..BashRunResult::default()
-            })
+            })))
         }
     }
 

@@ -22,8 +22,8 @@ const SSH_MASTERS_WAIT: Duration = Duration::from_secs(5);
 /// Runs the server with `args` to its end; the process's exit status.
 pub fn main(args: McpArgs) -> ExitCode {
     // No descriptor this process inherited reaches a command, whatever
-    // runs it (engine bash/inherited.rs).
-    fs_search_engine::bash::mark_inherited_descriptors_close_on_exec();
+    // runs it (exec/src/inherited.rs).
+    fs_search_exec::mark_inherited_descriptors_close_on_exec();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_stack_size(WORKER_STACK_BYTES)
@@ -41,12 +41,15 @@ pub fn main(args: McpArgs) -> ExitCode {
         stderr_line!("workbench: {e}");
         return ExitCode::from(exit::ERROR);
     }
+    let remote = args.executor;
     let outcome = runtime.block_on(crate::run(args));
     // A blocking read (stdin) of a stopped server is not waited for.
     runtime.shutdown_background();
     // Executors dropped with the runtime's tasks close their ssh masters
     // on its worker threads: the exit waits for that, bounded.
-    fs_search_engine::bash::wait_for_ssh_masters(SSH_MASTERS_WAIT);
+    if let Some(remote) = remote {
+        remote.join_masters(SSH_MASTERS_WAIT);
+    }
     match outcome {
         Ok(code) => code,
         Err(e) => {

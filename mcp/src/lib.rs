@@ -86,10 +86,8 @@ const SESSION_DRAIN: Duration = Duration::from_secs(3);
 /// Runs the server until end of input or a signal; the exit status, or
 /// what kept it from serving (the caller reports it, exit status 2).
 pub async fn run(args: McpArgs) -> Result<ExitCode, Error> {
-    fs_search_engine::bash::mark_inherited_descriptors_close_on_exec();
-    fs_search_engine::bash::bound_launcher_runs(
-        usize::try_from(args.max_sandboxes).unwrap_or(usize::MAX),
-    );
+    fs_search_exec::mark_inherited_descriptors_close_on_exec();
+    fs_search_exec::bound_launcher_runs(usize::try_from(args.max_sandboxes).unwrap_or(usize::MAX));
     let logging = fs_search_process::init_logging(args.spill.cutoff());
     if let Some(logging) = &logging {
         let rg = args

@@ -43,7 +43,7 @@ pub(crate) struct Workspace {
 /// non-loopback address (a remote client), unless `--no-sandbox`.
 pub(crate) fn executor_for(args: &McpArgs, listen: Option<std::net::SocketAddr>) -> ExecutorKind {
     let public = listen.is_some_and(|addr| !addr.ip().is_loopback());
-    let by_default = (public && !args.no_sandbox).then_some(fs_search_engine::bash::Runner::Auto);
+    let by_default = (public && !args.no_sandbox).then_some(fs_search_exec::Runner::Auto);
     let confined = args.sandbox.or(by_default);
     match (args.executor, confined) {
         (Some(host), Some(runner)) => ExecutorKind::Ssh(host.sandboxed(runner)),

@@ -9,16 +9,15 @@
 //! on HOST), and either fails — never falling back to the local one or
 //! to an unconfined one — when it cannot be used.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::rg::RgInfo;
 
-use fs_search_engine::{
-    BashExecutor, LocalBashConfig, LocalBashExecutor,
-    bash::{
-        Runner, SandboxBashExecutor, SandboxConfig, SandboxError, SshBashExecutor, SshConfig,
-        SshError, SshTarget,
-    },
+use fs_search_engine::BashExecutor;
+
+use fs_search_exec::{
+    LocalBashConfig, LocalBashExecutor, MasterClosed, Runner, SandboxBashExecutor, SandboxConfig,
+    SandboxError, SshBashExecutor, SshConfig, SshError, SshTarget,
 };
 use thiserror::Error;
 
@@ -64,6 +63,10 @@ pub struct RemoteHost {
     name: String,
     /// The rg the host runs, asked once ([`RemoteHost::rg`]).
     rg: OnceLock<RgInfo>,
+    /// The closes of the master connections of the executors built for
+    /// the host (its sandboxed variant's too), for the exit to join
+    /// ([`RemoteHost::join_masters`]).
+    masters: Arc<Mutex<Vec<MasterClosed>>>,
 }
 
 impl PartialEq for RemoteHost {
@@ -88,7 +91,33 @@ impl RemoteHost {
         if self.asked == Some(runner) {
             return self;
         }
-        leak(self.target.clone(), Some(runner))
+        leak(self.target.clone(), Some(runner), self.masters.clone())
+    }
+
+    /// Waits, at most `bound`, until the master connection of every
+    /// executor built for the host (or its sandboxed variant) has been
+    /// closed by the executor's drop; whether they all were. For a
+    /// process about to exit.
+    pub fn join_masters(&self, bound: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + bound;
+        let masters = match self.masters.lock() {
+            Ok(mut masters) => std::mem::take(&mut *masters),
+            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+        };
+        // One past the deadline means it has passed: the rest are not
+        // waited for.
+        masters.into_iter().all(|master| master.join(deadline))
+    }
+
+    /// Keeps `closed` for [`RemoteHost::join_masters`].
+    fn keep_master(&self, closed: Option<MasterClosed>) {
+        let Some(closed) = closed else {
+            return;
+        };
+        match self.masters.lock() {
+            Ok(mut masters) => masters.push(closed),
+            Err(poisoned) => poisoned.into_inner().push(closed),
+        }
     }
 
     /// The rg the host's commands run (the first on its login `PATH`) and
@@ -103,7 +132,7 @@ impl RemoteHost {
     /// connections take (its configuration file: [`SSH_CONFIG_VAR`]),
     /// ending in `-T -- HOST`.
     fn ssh_command(&self) -> std::process::Command {
-        let mut command = std::process::Command::new(fs_search_engine::bash::SSH);
+        let mut command = std::process::Command::new(fs_search_exec::SSH);
         command
             .args(ssh_config(&self.target).options())
             .args(["-T", "--"])
@@ -130,7 +159,11 @@ pub fn remote_landlock_refusal(remote: &RemoteHost) -> String {
     )
 }
 
-fn leak(target: SshTarget, asked: Option<Runner>) -> &'static RemoteHost {
+fn leak(
+    target: SshTarget,
+    asked: Option<Runner>,
+    masters: Arc<Mutex<Vec<MasterClosed>>>,
+) -> &'static RemoteHost {
     let sandboxed = asked.is_some();
     let label = target.to_string();
     let name = if sandboxed {
@@ -145,13 +178,14 @@ fn leak(target: SshTarget, asked: Option<Runner>) -> &'static RemoteHost {
         asked,
         name,
         rg: OnceLock::new(),
+        masters,
     }))
 }
 
 /// Parses `--executor`: `ssh://[USER@]HOST[:PORT]`.
 pub fn parse_executor(raw: &str) -> Result<&'static RemoteHost, String> {
     let target: SshTarget = raw.parse().map_err(|e| format!("{e}"))?;
-    Ok(leak(target, None))
+    Ok(leak(target, None, Arc::default()))
 }
 
 impl ExecutorKind {
@@ -268,15 +302,17 @@ pub fn build(
                 remote,
             )));
         }
-        ExecutorKind::Ssh(remote) => Arc::new(
-            SshBashExecutor::new(
+        ExecutorKind::Ssh(remote) => {
+            let ssh = SshBashExecutor::new(
                 config,
                 SshConfig {
                     sandbox: remote.sandboxed,
                     ..ssh_config(&remote.target)
                 },
             )
-            .map_err(|e| ExecutorError::Ssh(Box::new(e)))?,
-        ),
+            .map_err(|e| ExecutorError::Ssh(Box::new(e)))?;
+            remote.keep_master(ssh.master_closed());
+            Arc::new(ssh)
+        }
     })
 }

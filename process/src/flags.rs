@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use fs_search_engine::bash::Runner;
+use fs_search_exec::Runner;
 
 use crate::setup::SetupError;
 

@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use fs_search_engine::{
-    BashExecutor, Host, LoadOutcome, LocalBashConfig, LocalSpillStore, Registry,
-};
+use fs_search_engine::{BashExecutor, Host, LoadOutcome, Registry};
+
+use fs_search_exec::{LocalBashConfig, LocalSpillStore};
 use serde_json::Value;
 use thiserror::Error;
 

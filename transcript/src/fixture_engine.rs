@@ -10,9 +10,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fs_search_engine::{
-    BashExecutor, ExecContext, Host, LoadOutcome, LocalBashConfig, LocalSpillStore, Registry,
-    SpillStore, ToolResult,
+    BashExecutor, ExecContext, Host, LoadOutcome, Registry, SpillStore, ToolResult,
 };
+
+use fs_search_exec::{LocalBashConfig, LocalSpillStore};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 

@@ -66,8 +66,8 @@ pub fn run(cli: Cli) -> ExitCode {
         command => command,
     };
     // No descriptor this process inherited reaches a command, whatever
-    // runs it (engine bash/inherited.rs).
-    fs_search_engine::bash::mark_inherited_descriptors_close_on_exec();
+    // runs it (exec/src/inherited.rs).
+    fs_search_exec::mark_inherited_descriptors_close_on_exec();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         // Arguments may nest `fs_search_engine::json::MAX_DEPTH` levels deep; cloning,
@@ -95,6 +95,7 @@ pub fn run(cli: Cli) -> ExitCode {
         stderr_line!("workbench: {e}");
         return ExitCode::from(exit::ERROR);
     }
+    let remote = remote_host(&cli.tui, &command);
     let outcome = match command {
         None => {
             let outcome = runtime.block_on(interactive::run(cli.tui));
@@ -103,7 +104,7 @@ pub fn run(cli: Cli) -> ExitCode {
             // a blocking thread that is still stuck (in a read, an open)
             // is not waited for beyond it.
             runtime.shutdown_timeout(TUI_SHUTDOWN_WAIT);
-            fs_search_engine::bash::wait_for_ssh_masters(SSH_MASTERS_WAIT);
+            join_ssh_masters(remote);
             return report(outcome.map_err(Error::from));
         }
         // Transcripts have their own exit statuses (0, 1 changed, 2 error).
@@ -122,8 +123,32 @@ pub fn run(cli: Cli) -> ExitCode {
     runtime.shutdown_background();
     // Executors dropped with the runtime's tasks close their ssh masters
     // on its worker threads: the exit waits for that, bounded.
-    fs_search_engine::bash::wait_for_ssh_masters(SSH_MASTERS_WAIT);
+    join_ssh_masters(remote);
     report(outcome)
+}
+
+/// The host of `--executor`, whichever command took it.
+fn remote_host(
+    tui: &cli::TuiArgs,
+    command: &Option<Command>,
+) -> Option<&'static fs_search_process::RemoteHost> {
+    match command {
+        None => tui.sandbox.executor,
+        Some(Command::Call(args)) => args.sandbox.executor,
+        Some(Command::Explain(args)) => args.sandbox.executor,
+        Some(Command::Surface(args)) => args.sandbox.executor,
+        Some(Command::Replay(args)) => args.sandbox.executor,
+        Some(Command::Ablate(args)) => args.sandbox.executor,
+        // The server joins its own (`fs_search_mcp::main`).
+        Some(Command::Mcp(_) | Command::Record(_) | Command::Freeze(_) | Command::Lens(_)) => None,
+    }
+}
+
+/// Waits, bounded, for the ssh masters of `remote`'s executors to close.
+fn join_ssh_masters(remote: Option<&fs_search_process::RemoteHost>) {
+    if let Some(remote) = remote {
+        remote.join_masters(SSH_MASTERS_WAIT);
+    }
 }
 
 /// The exit status of a command's outcome, its error said once on stderr.

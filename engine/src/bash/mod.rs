@@ -4,95 +4,19 @@
 //! Public for an implementer of [`BashExecutor`] (a sandboxed or remote
 //! backend, or a fake that injects a fault): the request and spec types,
 //! the run results, and the plumbing of capped and streamed runs
-//! ([`OverCap`], [`CappedRun`], [`StreamedRun`], [`StdoutSink`]).
-//! [`LocalBashExecutor`] is the local implementation; a [`Launcher`]
-//! starts its `bash -c` through another program, and
-//! [`SandboxBashExecutor`] is it with a sandbox (bubblewrap or Landlock)
-//! as the launcher: the command reads only the workspace and what bash
-//! and rg need to run.
+//! ([`RunMode`], [`OverCap`], [`RunOutcome`], [`CappedRun`],
+//! [`StdoutSink`]). The
+//! implementations (local, sandboxed, over ssh) are the `fs-search-exec`
+//! crate's: the contract starts no process itself.
 
-/// Implements [`BashExecutor`] for an executor that is a
-/// [`LocalBashExecutor`] with a launcher of its own (its field `inner`):
-/// every method is the inner executor's (the sandboxed and the remote one).
-macro_rules! delegate_to_inner_executor {
-    ($executor:ty) => {
-        #[async_trait::async_trait]
-        impl $crate::bash::BashExecutor for $executor {
-            fn resolve(
-                &self,
-                request: $crate::bash::BashRequest,
-            ) -> Result<$crate::bash::BashSpec, $crate::bash::BashError> {
-                self.inner.resolve(request)
-            }
-
-            async fn run(
-                &self,
-                spec: $crate::bash::BashSpec,
-            ) -> Result<$crate::bash::BashRunResult, $crate::bash::BashError> {
-                self.inner.run(spec).await
-            }
-
-            async fn run_capped(
-                &self,
-                spec: $crate::bash::BashSpec,
-                over_cap: $crate::bash::OverCap,
-            ) -> Result<$crate::bash::CappedRun, $crate::bash::BashError> {
-                self.inner.run_capped(spec, over_cap).await
-            }
-
-            fn release(&self, result: &$crate::bash::BashRunResult) {
-                self.inner.release(result);
-            }
-
-            async fn run_streamed(
-                &self,
-                spec: $crate::bash::BashSpec,
-                over_cap: $crate::bash::OverCap,
-                sink: $crate::bash::SharedSink,
-            ) -> Result<$crate::bash::StreamedRun, $crate::bash::BashError> {
-                self.inner.run_streamed(spec, over_cap, sink).await
-            }
-        }
-    };
-}
-
-mod agent;
-mod batched;
-mod capture;
-mod group;
-mod group_line;
-mod inherited;
-mod launcher;
-mod local;
-mod sandbox;
-mod shell;
-mod slots;
-mod spawn_refusal;
-mod ssh;
-#[cfg(test)]
-pub(crate) mod test_sshd;
+mod errno;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
-
-pub use inherited::mark_inherited_descriptors_close_on_exec;
-pub use launcher::{
-    LaunchPrefix, Launcher, REMOTE_GROUP_LINE, RemoteLauncher, RemoteRun, exit_as_signal,
-};
-pub use local::{LocalBashConfig, LocalBashExecutor};
-pub use sandbox::{
-    BWRAP, Runner, SANDBOX_ENV, SANDBOX_ENV_PREFIX, SandboxBashExecutor, SandboxConfig,
-    SandboxError, passes_into_sandbox,
-};
-pub use slots::bound_launcher_runs;
-pub use ssh::{
-    BadTarget, SSH, SshBashExecutor, SshConfig, SshError, SshTarget, wait_for_ssh_masters,
-};
 
 /// A request for one foreground command.
 #[derive(Debug, Clone, Default)]
@@ -178,49 +102,138 @@ pub struct BashRunResult {
     pub stderr: CollectedOutput,
 }
 
-/// What [`BashExecutor::run_capped`] does once stdout outgrows
+/// What a capped run ([`RunMode::over_cap`]) does once stdout outgrows
 /// `spec.stdout_max_bytes`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OverCap {
     /// Keep reading to the end, keeping none of it: the result is exactly
-    /// `run`'s except that a truncated stdout has empty text and no spill.
+    /// an uncapped run's except that a truncated stdout has empty text and
+    /// no spill.
     Drain,
     /// Stop reading and end the command: [`CappedRun::StdoutOverCap`].
     Stop,
 }
 
-/// How a [`BashExecutor::run_capped`] run ended.
+/// How one [`BashExecutor::run`] treats stdout: the over-cap rule, and
+/// where stdout may go instead of into the result.
+pub struct RunMode {
+    /// `None`: stdout is kept as stderr is (its tail, and a spill file of
+    /// the whole stream), for a caller that may read a truncated stdout.
+    /// `Some`: the caller uses stdout only when it is complete within
+    /// `spec.stdout_max_bytes` (it never reads a truncated stdout's text
+    /// or spill file): the executor may then keep nothing past the budget,
+    /// and with [`OverCap::Stop`] end the command as soon as stdout
+    /// outgrows it ([`CappedRun::StdoutOverCap`]).
+    pub over_cap: Option<OverCap>,
+    /// For a capped run, a caller that reads stdout as it arrives: the
+    /// executor may hand every byte within the budget to this sink in
+    /// order instead of keeping it, and then says so
+    /// ([`RunOutcome::to_sink`]) with an empty stdout text (a stdout that
+    /// outgrows the budget is reported truncated, and the sink has then
+    /// seen only a prefix). An uncapped run never streams.
+    pub sink: Option<Box<dyn StdoutSink>>,
+}
+
+impl RunMode {
+    /// An uncapped run: stdout kept as stderr is.
+    pub fn whole() -> Self {
+        Self {
+            over_cap: None,
+            sink: None,
+        }
+    }
+
+    /// A capped run keeping stdout in the result.
+    pub fn capped(over_cap: OverCap) -> Self {
+        Self {
+            over_cap: Some(over_cap),
+            sink: None,
+        }
+    }
+
+    /// A capped run offering stdout to `sink` as it arrives.
+    pub fn streamed(over_cap: OverCap, sink: Box<dyn StdoutSink>) -> Self {
+        Self {
+            over_cap: Some(over_cap),
+            sink: Some(sink),
+        }
+    }
+
+    /// The outcome of a run that kept stdout in its result (it never
+    /// streams): `run`, with this mode's sink handed back unused.
+    pub fn kept(self, run: CappedRun) -> RunOutcome {
+        RunOutcome {
+            run,
+            to_sink: false,
+            sink: self.sink,
+        }
+    }
+}
+
+impl std::fmt::Debug for RunMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunMode")
+            .field("over_cap", &self.over_cap)
+            .field("sink", &self.sink.is_some())
+            .finish()
+    }
+}
+
+/// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CappedRun {
-    /// The command ended (or was killed by a timeout or an abort) exactly
-    /// as [`BashExecutor::run`] reports it.
+    /// The command ended (or was killed by a timeout or an abort).
     Finished(BashRunResult),
-    /// Stdout outgrew `spec.stdout_max_bytes` while the command still ran:
-    /// the executor stopped reading, killed the process group, and kept
-    /// nothing of the streams.
+    /// A capped run with [`OverCap::Stop`]: stdout outgrew
+    /// `spec.stdout_max_bytes` while the command still ran; the executor
+    /// stopped reading, killed the process group, and kept nothing of the
+    /// streams.
     StdoutOverCap,
 }
 
-/// How a [`BashExecutor::run_streamed`] run ended, and where its stdout
-/// went.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StreamedRun {
-    /// How the run ended, as [`BashExecutor::run_capped`] reports it.
+impl CappedRun {
+    /// The result of a run that finished; `None` for one stopped at the
+    /// cap.
+    pub fn finished(self) -> Option<BashRunResult> {
+        match self {
+            Self::Finished(result) => Some(result),
+            Self::StdoutOverCap => None,
+        }
+    }
+}
+
+/// How a [`BashExecutor::run`] ended, where its stdout went, and the
+/// mode's sink handed back.
+pub struct RunOutcome {
+    /// How the run ended.
     pub run: CappedRun,
     /// Whether the stdout within the budget went to the sink (the result's
     /// stdout text is then empty) rather than into the result.
     pub to_sink: bool,
+    /// The mode's sink, with everything written to it; `None` when the
+    /// mode had none, or the run lost it (it stopped at the cap, or its
+    /// reader failed).
+    pub sink: Option<Box<dyn StdoutSink>>,
+}
+
+impl std::fmt::Debug for RunOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOutcome")
+            .field("run", &self.run)
+            .field("to_sink", &self.to_sink)
+            .field("sink", &self.sink.is_some())
+            .finish()
+    }
 }
 
 /// Receives a command's stdout in order as it arrives
-/// ([`BashExecutor::run_streamed`]).
-pub trait StdoutSink: Send {
+/// ([`RunMode::sink`]); owned by the executor's reader for the run and
+/// handed back after it ([`RunOutcome::sink`]), so that a caller takes
+/// its own type back (`Box<dyn Any>` by upcasting, then `downcast`).
+pub trait StdoutSink: std::any::Any + Send {
     /// Takes the next bytes of stdout.
     fn write(&mut self, bytes: &[u8]);
 }
-
-/// A sink shared with the executor's reader.
-pub type SharedSink = Arc<Mutex<dyn StdoutSink>>;
 
 /// Infrastructure failures: the only ways `resolve`/`run` fail.
 #[derive(Debug, Error)]
@@ -242,56 +255,27 @@ pub enum BashError {
 
 fn errno_name(e: &std::io::Error) -> String {
     match e.raw_os_error() {
-        Some(code) => format!("{:?}", nix::errno::Errno::from_raw(code)),
+        Some(code) => errno::errno_name(code).to_owned(),
         None => e.to_string(),
     }
 }
 
-/// The executor seam. Implementations: [`LocalBashExecutor`]; tests use
-/// fakes to inject faults.
+/// The executor seam. Implementations: `fs-search-exec`'s executors;
+/// tests use fakes to inject faults.
 #[async_trait]
 pub trait BashExecutor: Send + Sync {
     /// Applies defaults and caps; may reject an invalid request.
     fn resolve(&self, request: BashRequest) -> Result<BashSpec, BashError>;
-    /// Runs the command. Non-zero exits, timeouts and aborts resolve with a
-    /// result; only infrastructure failures are errors.
-    async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError>;
-
-    /// `run` for a caller that uses stdout only when it is complete within
-    /// `spec.stdout_max_bytes` (it never reads a truncated stdout's text or
-    /// spill file): an executor may then keep nothing past the budget, and
-    /// with [`OverCap::Stop`] end the command as soon as stdout outgrows
-    /// it ([`CappedRun::StdoutOverCap`]). The default is exactly `run`.
-    async fn run_capped(&self, spec: BashSpec, _over_cap: OverCap) -> Result<CappedRun, BashError> {
-        self.run(spec).await.map(CappedRun::Finished)
-    }
+    /// Runs the command as `mode` says (the over-cap rule, an optional
+    /// stdout sink), and hands the mode's sink back. Non-zero exits,
+    /// timeouts and aborts resolve with a result; only infrastructure
+    /// failures are errors.
+    async fn run(&self, spec: BashSpec, mode: RunMode) -> Result<RunOutcome, BashError>;
 
     /// Called once the caller has consumed `result` (the search tools
     /// never read a spill file): the executor may delete the result's
     /// spill files. The default keeps them.
     fn release(&self, _result: &BashRunResult) {}
-
-    /// `run_capped` for a caller that reads stdout as it arrives: an
-    /// executor may hand every byte within `spec.stdout_max_bytes` to
-    /// `sink` in order instead of keeping it, and then says so
-    /// ([`StreamedRun::to_sink`]) with an empty stdout text (a stdout that
-    /// outgrows the budget is reported truncated, as by `run_capped`, and
-    /// `sink` has then seen only a prefix). The default is `run_capped`,
-    /// with `to_sink` false: stdout is in the result and `sink` saw
-    /// nothing.
-    async fn run_streamed(
-        &self,
-        spec: BashSpec,
-        over_cap: OverCap,
-        _sink: SharedSink,
-    ) -> Result<StreamedRun, BashError> {
-        self.run_capped(spec, over_cap)
-            .await
-            .map(|run| StreamedRun {
-                run,
-                to_sink: false,
-            })
-    }
 
     /// Starts a background process. The search tools never call it; the
     /// local executor does not offer it.

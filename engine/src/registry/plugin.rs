@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::bash::{BashError, BashRequest};
+use crate::bash::{BashError, BashRequest, RunMode};
 use crate::registry::surface::prompt_sections;
 use crate::registry::tools::ToolKind;
 use crate::registry::{Owner, Registry};
@@ -68,10 +68,15 @@ impl Registry {
                 ..BashRequest::default()
             })
             .map_err(LoadError::Resolve)?;
-        let probe = bash
-            .run(spec)
+        let Some(probe) = bash
+            .run(spec, RunMode::whole())
             .await
-            .map_err(LoadError::ProbeCouldNotStart)?;
+            .map_err(LoadError::ProbeCouldNotStart)?
+            .run
+            .finished()
+        else {
+            return Err(LoadError::ProbeDidNotComplete);
+        };
         if probe.aborted || probe.timed_out || probe.signal.is_some() || probe.exit_code.is_none() {
             return Err(LoadError::ProbeDidNotComplete);
         }

@@ -21,7 +21,7 @@ use crate::request::args::{parse_glob_args, parse_grep_args};
 use crate::request::config::Config;
 use crate::request::exec::ExecContext;
 use crate::run::pipeline::run_ripgrep_into;
-use crate::run::stream::{GlobStream, GrepStream, Shared};
+use crate::run::stream::{GlobStream, GrepStream};
 use crate::spill::{SpillRef, TextPieces};
 use crate::value::mtime_sort::sort_by_mtime;
 use crate::value::paths::to_workdir_relative;
@@ -98,8 +98,7 @@ impl ToolKind {
                 };
                 // Paths are read as rg lists them, unless they must be sorted
                 // first, or rg is stopped at the cap (see `streams`).
-                let mut stream = None;
-                let mut raw = run_ripgrep_into(
+                let (mut raw, stream) = run_ripgrep_into(
                     "glob",
                     command,
                     config.raw_output_max_bytes,
@@ -107,12 +106,8 @@ impl ToolKind {
                     bash.as_ref(),
                     exec,
                     |workdir| {
-                        (streams(config) && !config.glob_sort_in_engine).then(|| {
-                            let shared = Shared::new(GlobStream::new(workdir));
-                            let sink = shared.sink();
-                            stream = Some(shared);
-                            sink
-                        })
+                        (streams(config) && !config.glob_sort_in_engine)
+                            .then(|| GlobStream::new(workdir))
                     },
                 )
                 .await?;
@@ -132,10 +127,7 @@ impl ToolKind {
                 let paths = if raw.no_matches {
                     Vec::new()
                 } else if raw.streamed {
-                    stream
-                        .and_then(Shared::take)
-                        .ok_or_else(lost_output)?
-                        .finish()
+                    stream.ok_or_else(lost_output)?.finish()
                 } else {
                     parse_glob_paths(&raw.stdout, &raw.workdir)
                 };
@@ -143,22 +135,14 @@ impl ToolKind {
             }
             Self::Grep => {
                 let args = parse_grep_args(args)?;
-                let mut stream = None;
-                let raw = run_ripgrep_into(
+                let (raw, stream) = run_ripgrep_into(
                     "grep",
                     build_grep_command(&args),
                     config.raw_output_max_bytes,
                     config.over_cap(),
                     bash.as_ref(),
                     exec,
-                    |workdir| {
-                        streams(config).then(|| {
-                            let shared = Shared::new(GrepStream::new(workdir));
-                            let sink = shared.sink();
-                            stream = Some(shared);
-                            sink
-                        })
-                    },
+                    |workdir| streams(config).then(|| GrepStream::new(workdir)),
                 )
                 .await?;
                 if raw.no_matches {
@@ -167,10 +151,7 @@ impl ToolKind {
                     }));
                 }
                 let parsed = if raw.streamed {
-                    stream
-                        .and_then(Shared::take)
-                        .ok_or_else(lost_output)?
-                        .finish()?
+                    stream.ok_or_else(lost_output)?.finish()?
                 } else {
                     parse_grep_matches(&raw.stdout, &raw.workdir)?
                 };

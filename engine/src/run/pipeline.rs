@@ -4,11 +4,9 @@
 //! `stopAtRawOutputCap` opt-in, `OverCap::Stop`, reports an overflow
 //! before rg's exit is known; see docs/performance.md.)
 
-use std::sync::{Arc, Mutex};
+use std::any::Any;
 
-use crate::bash::{
-    BashExecutor, BashRequest, CappedRun, OverCap, SharedSink, StdoutSink, StreamedRun,
-};
+use crate::bash::{BashExecutor, BashRequest, CappedRun, OverCap, RunMode, RunOutcome, StdoutSink};
 use crate::error::{SearchCode, SearchError, ToolError};
 use crate::request::config::ConfigNumber;
 use crate::request::exec::ExecContext;
@@ -47,19 +45,24 @@ fn truncated_overflow(tool: &str, raw_output_max_bytes: ConfigNumber) -> SearchE
 
 /// A streamed stdout on its way to the caller's sink, its decoded length
 /// counted on the way.
-struct Counted {
-    len: Arc<Mutex<TextLen>>,
-    sink: SharedSink,
+struct Counted<S> {
+    len: TextLen,
+    sink: S,
 }
 
-impl StdoutSink for Counted {
+impl<S: StdoutSink> StdoutSink for Counted<S> {
     fn write(&mut self, bytes: &[u8]) {
-        if let Ok(mut len) = self.len.lock() {
-            len.write(bytes);
-        }
-        if let Ok(mut sink) = self.sink.lock() {
-            sink.write(bytes);
-        }
+        self.len.write(bytes);
+        self.sink.write(bytes);
+    }
+}
+
+/// A never-built sink: the type of [`run_ripgrep`]'s absent one.
+enum NoSink {}
+
+impl StdoutSink for NoSink {
+    fn write(&mut self, _bytes: &[u8]) {
+        match *self {}
     }
 }
 
@@ -72,7 +75,7 @@ pub async fn run_ripgrep(
     bash: &dyn BashExecutor,
     exec: &ExecContext,
 ) -> Result<RawSearch, ToolError> {
-    let no_sink = |_: &str| None;
+    let no_sink = |_: &str| None::<NoSink>;
     run_ripgrep_into(
         tool,
         command,
@@ -83,21 +86,24 @@ pub async fn run_ripgrep(
         no_sink,
     )
     .await
+    .map(|(raw, _)| raw)
 }
 
 /// [`run_ripgrep`], offering the executor the sink that `sink` builds for
 /// the resolved working directory: an executor that streams hands it stdout
 /// as it arrives (`streamed`; the sink's reading counts only once every
-/// check here has passed), any other leaves stdout in the result.
-pub(crate) async fn run_ripgrep_into(
+/// check here has passed), any other leaves stdout in the result. The
+/// sink comes back with what it read (`None` when it was not built, or
+/// the executor lost it).
+pub(crate) async fn run_ripgrep_into<S: StdoutSink>(
     tool: &str,
     command: String,
     raw_output_max_bytes: ConfigNumber,
     over_cap: OverCap,
     bash: &dyn BashExecutor,
     exec: &ExecContext,
-    sink: impl FnOnce(&str) -> Option<SharedSink>,
-) -> Result<RawSearch, ToolError> {
+    sink: impl FnOnce(&str) -> Option<S>,
+) -> Result<(RawSearch, Option<S>), ToolError> {
     let request = BashRequest {
         command,
         workdir: exec.cwd().map(str::to_owned),
@@ -115,30 +121,29 @@ pub(crate) async fn run_ripgrep_into(
     // nothing past it, and with `OverCap::Stop` (the `stopAtRawOutputCap`
     // opt-in) ends rg there, giving the overflow of a truncated stdout
     // (step 7) before steps 3 to 6 could see how rg would have ended.
-    let text_len = Arc::new(Mutex::new(TextLen::default()));
-    let run = match sink(&workdir) {
-        Some(sink) => {
-            let counted = Counted {
-                len: text_len.clone(),
+    let mode = match sink(&workdir) {
+        Some(sink) => RunMode::streamed(
+            over_cap,
+            Box::new(Counted {
+                len: TextLen::default(),
                 sink,
-            };
-            let counted: SharedSink = Arc::new(Mutex::new(counted));
-            bash.run_streamed(spec, over_cap, counted).await
-        }
-        None => bash
-            .run_capped(spec, over_cap)
-            .await
-            .map(|run| StreamedRun {
-                run,
-                to_sink: false,
             }),
+        ),
+        None => RunMode::capped(over_cap),
     };
-    let (result, streamed) = match run {
-        Ok(StreamedRun {
+    let (result, streamed, counted) = match bash.run(spec, mode).await {
+        Ok(RunOutcome {
             run: CappedRun::Finished(result),
             to_sink,
-        }) => (result, to_sink),
-        Ok(StreamedRun {
+            sink,
+        }) => {
+            let counted = sink.and_then(|sink| {
+                let sink: Box<dyn Any> = sink;
+                sink.downcast::<Counted<S>>().ok()
+            });
+            (result, to_sink, counted)
+        }
+        Ok(RunOutcome {
             run: CappedRun::StdoutOverCap,
             ..
         }) => {
@@ -189,8 +194,8 @@ pub(crate) async fn run_ripgrep_into(
     }
     // The cap applies to the decoded text (§7.2): a streamed stdout's
     // length was counted as it passed.
-    let bytes = match (streamed, text_len.lock()) {
-        (true, Ok(len)) => len.total(),
+    let bytes = match (streamed, &counted) {
+        (true, Some(counted)) => counted.len.total(),
         _ => result.stdout.text.len() as u64,
     };
     if bytes > raw_output_max_bytes.as_u64_saturating() {
@@ -202,51 +207,11 @@ pub(crate) async fn run_ripgrep_into(
         )
         .into());
     }
-    Ok(RawSearch {
+    let raw = RawSearch {
         stdout: result.stdout.text,
         no_matches: exit_code == 1,
         workdir,
         streamed,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bash::{LocalBashConfig, LocalBashExecutor};
-
-    /// The overflow case ends as soon as stdout passes the cap, with the
-    /// exact text of a truncated stdout (§7.2 step 7).
-    #[tokio::test]
-    async fn an_endless_stdout_fails_fast_with_the_truncated_overflow_text() {
-        let bash = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
-        let exec = ExecContext::new("c1");
-        let started = std::time::Instant::now();
-        let err = run_ripgrep(
-            "grep",
-            "yes".to_owned(),
-            4096u64.into(),
-            OverCap::Stop,
-            &bash,
-            &exec,
-        )
-        .await
-        .unwrap_err();
-        assert!(started.elapsed() < std::time::Duration::from_secs(10));
-        let ToolError::Search(err) = err else {
-            panic!("a SearchError");
-        };
-        assert_eq!(err.code, SearchCode::RawOutputOverflow);
-        assert_eq!(
-            err.message,
-            "grep produced more raw output than the bash executor retained within the 4096-byte cap; narrow pattern, path, or include and retry"
-        );
-        for over_cap in [OverCap::Stop, OverCap::Drain] {
-            let command = "printf 'a\\nb'".to_owned();
-            let raw = run_ripgrep("glob", command, 3u64.into(), over_cap, &bash, &exec)
-                .await
-                .unwrap();
-            assert_eq!((raw.stdout.as_str(), raw.no_matches), ("a\nb", false));
-        }
-    }
+    };
+    Ok((raw, counted.map(|counted| counted.sink)))
 }

@@ -1,5 +1,5 @@
 //! Reading rg's stdout while rg still writes it: the sinks that the
-//! pipeline hands to [`BashExecutor::run_streamed`], turning each complete
+//! pipeline hands to [`BashExecutor::run`] ([`RunMode::sink`]), turning each complete
 //! line into a grep match or a glob path as it arrives, so the raw output
 //! is never held whole (CONTRACT §5.4, §6.4).
 //!
@@ -9,44 +9,16 @@
 //! sequence), so decoding each line on its own yields the same lines; the
 //! lines are then read one by one and in order by the same functions.
 //!
-//! [`BashExecutor::run_streamed`]: crate::bash::BashExecutor::run_streamed
+//! [`BashExecutor::run`]: crate::bash::BashExecutor::run
+//! [`RunMode::sink`]: crate::bash::RunMode::sink
 
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex};
 
-use crate::bash::{SharedSink, StdoutSink};
+use crate::bash::StdoutSink;
 use crate::error::SearchError;
 use crate::parse::{LastPath, MatchRecord, ParsedMatches, parse_line};
 use crate::value::match_list::MatchList;
 use crate::value::paths::DisplayMapper;
-
-/// A sink shared with the executor for one run, and taken back after it.
-pub(crate) struct Shared<S>(Arc<Mutex<Option<S>>>);
-
-impl<S: StdoutSink + 'static> Shared<S> {
-    pub(crate) fn new(sink: S) -> Self {
-        Self(Arc::new(Mutex::new(Some(sink))))
-    }
-
-    /// The handle the executor writes to.
-    pub(crate) fn sink(&self) -> SharedSink {
-        self.0.clone()
-    }
-
-    /// The sink with everything written to it; `None` only if a write
-    /// panicked.
-    pub(crate) fn take(self) -> Option<S> {
-        self.0.lock().ok()?.take()
-    }
-}
-
-impl<S: StdoutSink> StdoutSink for Option<S> {
-    fn write(&mut self, bytes: &[u8]) {
-        if let Some(sink) = self {
-            sink.write(bytes);
-        }
-    }
-}
 
 /// The length of the lossy UTF-8 decoding of a byte stream (what the
 /// capture's text would be), counted as the bytes pass by: the output cap
@@ -319,68 +291,6 @@ mod tests {
                     line
                 }),
         ]
-    }
-
-    /// Collects what the executor hands over.
-    #[derive(Default)]
-    struct Bytes(Vec<u8>);
-
-    impl StdoutSink for Bytes {
-        fn write(&mut self, bytes: &[u8]) {
-            self.0.extend_from_slice(bytes);
-        }
-    }
-
-    /// The local executor streams stdout within the budget and keeps none
-    /// of it; past the budget it reports a truncated stdout, as `run_capped`.
-    #[tokio::test]
-    async fn the_local_executor_streams_stdout_within_its_budget() {
-        use crate::bash::{
-            BashExecutor, BashRequest, CappedRun, LocalBashConfig, LocalBashExecutor, OverCap,
-            StreamedRun,
-        };
-        let bash = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
-        for (command, budget, expected, truncated) in [
-            ("printf 'a\\nb'; printf c >&2", 16, &b"a\nb"[..], false),
-            (
-                "head -c 100000 /dev/zero | tr '\\0' x",
-                100_000,
-                &[b'x'; 100_000][..],
-                false,
-            ),
-            (
-                "head -c 100001 /dev/zero | tr '\\0' x",
-                100_000,
-                &b""[..],
-                true,
-            ),
-        ] {
-            let spec = bash
-                .resolve(BashRequest {
-                    command: command.to_owned(),
-                    stdout_max_bytes: Some(budget),
-                    ..BashRequest::default()
-                })
-                .unwrap();
-            let shared = Shared::new(Bytes::default());
-            let StreamedRun { run, to_sink } = bash
-                .run_streamed(spec, OverCap::Drain, shared.sink())
-                .await
-                .unwrap();
-            let CappedRun::Finished(result) = run else {
-                panic!("finished");
-            };
-            assert!(to_sink);
-            assert_eq!(result.stdout.text, "");
-            assert_eq!(result.stdout.truncated, truncated, "{command}");
-            let seen = shared.take().unwrap().0;
-            if truncated {
-                assert!(seen.len() <= 100_000);
-            } else {
-                assert_eq!(seen, expected, "{command}");
-                assert_eq!(result.stderr.text, if budget == 16 { "c" } else { "" });
-            }
-        }
     }
 
     proptest! {

@@ -3,20 +3,18 @@
 //! arrives in pieces ([`TextPieces`]), so a store can write it as it is
 //! formatted instead of holding it whole.
 //!
-//! Public for an implementer of [`SpillStore`]; [`LocalSpillStore`] is
-//! the local implementation. A call's saved result is named by a
+//! Public for an implementer of [`SpillStore`]; `fs-search-exec`'s
+//! `LocalSpillStore` is the local implementation. A call's saved result is named by a
 //! [`SpillRef`]; a host that watches every call registers a
 //! [`PostExecuteListener`], which sees a [`PostExecuteCall`] and returns a
 //! [`Decision`].
 
-mod local;
 pub(crate) mod post_execute;
 
 use async_trait::async_trait;
 use serde::Serialize;
 use thiserror::Error;
 
-pub use local::{LocalSpillStore, session_dir_name};
 pub use post_execute::{Accept, Decision, PostExecuteCall, PostExecuteListener};
 
 /// What to save, for whom, and where it came from.

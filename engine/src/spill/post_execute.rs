@@ -171,8 +171,23 @@ impl PostExecuteListener for SpillListener {
 mod tests {
     use super::*;
     use crate::render::{glob_page, render_glob, render_glob_page};
-    use crate::spill::LocalSpillStore;
+    use crate::spill::{SaveTextSpill, SpillError, SpillRef, SpillStore};
     use crate::value::GlobValue;
+
+    /// A store that keeps nothing and names every save at one locator
+    /// (the listener's use of the store is not what this module tests).
+    struct NamingStore;
+
+    #[async_trait::async_trait]
+    impl SpillStore for NamingStore {
+        async fn save_text(&self, input: SaveTextSpill) -> Result<SpillRef, SpillError> {
+            Ok(SpillRef {
+                locator: "/spill/glob-é.txt".into(),
+                bytes: input.content.len() as u64,
+                retrieval_hint: "read it".into(),
+            })
+        }
+    }
 
     /// The spill listener names the saved spill in the page the call
     /// rendered instead of rendering (for glob: sampling) the value again:
@@ -203,11 +218,10 @@ mod tests {
             crate::value::ToolValue::Glob(value.clone()),
             None,
         );
-        let spill_root = tempfile::tempdir().unwrap();
         let listener = SpillListener {
             tool: ToolKind::Glob,
             config: config.clone(),
-            store: Some(Arc::new(LocalSpillStore::new(Some(spill_root.path())))),
+            store: Some(Arc::new(NamingStore)),
         };
         let exec = ExecContext::new("call-1").with_session(Some("session-1"), Some("/"));
         let warnings = Mutex::new(Vec::new());

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 pub use line::Line;
+pub use paths::resolve_lexically;
 
 /// `glob`'s canonical value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

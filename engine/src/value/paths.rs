@@ -8,7 +8,7 @@ use std::borrow::Cow;
 /// `path.resolve` with one argument): a relative path is resolved against
 /// the process working directory; `.`/`..` segments, duplicate and trailing
 /// separators are removed.
-pub(crate) fn resolve_lexically(path: &str) -> String {
+pub fn resolve_lexically(path: &str) -> String {
     let joined: Cow<'_, str> = if path.starts_with('/') {
         Cow::Borrowed(path)
     } else {

@@ -13,7 +13,10 @@ use fs_search_engine::registry::PROBE_COMMAND;
 use fs_search_engine::spill::{Accept, Decision, PostExecuteCall, PostExecuteListener};
 use fs_search_engine::{
     BashExecutor,
-    bash::{BashError, BashRequest, BashRunResult, BashSpec, CollectedOutput},
+    bash::{
+        BashError, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput, RunMode,
+        RunOutcome,
+    },
 };
 use fs_search_engine::{ExecContext, Host, LoadError, LoadOutcome, Registry, ToolResult};
 use fs_search_engine::{
@@ -153,16 +156,18 @@ impl BashExecutor for FakeBash {
         Ok(spec)
     }
 
-    async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
-        if spec.command == PROBE_COMMAND {
-            return match &*self.probe.lock().unwrap() {
+    async fn run(&self, spec: BashSpec, mode: RunMode) -> Result<RunOutcome, BashError> {
+        let result = if spec.command == PROBE_COMMAND {
+            match &*self.probe.lock().unwrap() {
                 Probe::Result(r) => Ok(r.clone()),
                 Probe::Fails(message) => Err(BashError::Other(message.clone())),
-            };
-        }
-        self.specs.lock().unwrap().push(spec.clone());
-        let handler = self.handler.lock().unwrap().clone();
-        handler(&spec)
+            }
+        } else {
+            self.specs.lock().unwrap().push(spec.clone());
+            let handler = self.handler.lock().unwrap().clone();
+            handler(&spec)
+        };
+        Ok(mode.kept(CappedRun::Finished(result?)))
     }
 
     fn start(&self, _spec: BashSpec) -> Result<(), BashError> {

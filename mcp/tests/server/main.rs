@@ -45,13 +45,10 @@ pub(crate) fn replays_without_a_diff(path: &Path) -> usize {
                     .unwrap();
                 runtime.block_on(async {
                     let temp = tempfile::tempdir().unwrap();
-                    let replay = fs_search_transcript::replay_file(
-                        path,
-                        temp.path(),
-                        ExecutorKind::Local,
-                    )
-                    .await
-                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                    let replay =
+                        fs_search_transcript::replay_file(path, temp.path(), ExecutorKind::Local)
+                            .await
+                            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                     assert!(replay.all_match(), "{}", replay.diffs());
                     replay.checks.len()
                 })

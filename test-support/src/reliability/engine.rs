@@ -6,10 +6,8 @@
 use std::sync::Arc;
 
 use fs_search_engine::bash::BashError;
-use fs_search_engine::{
-    BashExecutor, Host, LoadError, LoadOutcome, LocalBashConfig, LocalBashExecutor, Registry,
-    SpillStore,
-};
+use fs_search_engine::{BashExecutor, Host, LoadError, LoadOutcome, Registry, SpillStore};
+use fs_search_exec::{LocalBashConfig, LocalBashExecutor};
 use serde_json::Value;
 
 /// The real local executor with `config`, its children seeing `env` on top

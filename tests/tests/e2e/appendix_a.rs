@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
-use fs_search_engine::{
-    ExecContext, Host, LocalBashConfig, LocalBashExecutor, Registry, ToolResult,
-};
+use fs_search_engine::{ExecContext, Host, Registry, ToolResult};
+
+use fs_search_exec::{LocalBashConfig, LocalBashExecutor};
 use fs_search_test_support::rg_texts;
 use fs_search_test_support::tree::{TempTree, Y2020};
 use serde_json::{Value, json};

@@ -267,6 +267,7 @@ fn no_crate_has_a_module_cycle() {
     for name in [
         "bounded",
         "engine",
+        "exec",
         "lens",
         "mcp",
         "process",
@@ -346,6 +347,17 @@ fn each_crate_depends_only_on_the_layers_below_it() {
         ("bounded", &["fs-search-"][..]),
         ("engine", &["fs-search-"][..]),
         (
+            "exec",
+            &[
+                "fs-search-tokens",
+                "fs-search-process",
+                "fs-search-lens",
+                "fs-search-transcript",
+                "fs-search-mcp",
+                "fs-search-workbench",
+            ][..],
+        ),
+        (
             "tokens",
             &[
                 "fs-search-engine",
@@ -382,7 +394,7 @@ fn each_crate_depends_only_on_the_layers_below_it() {
     ] {
         let deps = dependencies(name);
         // The reader of the manifest finds what every crate holds.
-        let known = if name == "bounded" {
+        let known = if matches!(name, "bounded" | "exec") {
             "nix"
         } else {
             "serde_json"
@@ -395,7 +407,7 @@ fn each_crate_depends_only_on_the_layers_below_it() {
             );
             if matches!(
                 name,
-                "bounded" | "engine" | "tokens" | "process" | "lens" | "transcript"
+                "bounded" | "engine" | "exec" | "tokens" | "process" | "lens" | "transcript"
             ) {
                 assert!(
                     !terminal_or_network.contains(&dep.as_str()),
@@ -413,6 +425,7 @@ fn test_support_is_only_ever_a_dev_dependency() {
     for name in [
         "bounded",
         "engine",
+        "exec",
         "lens",
         "mcp",
         "process",
@@ -454,4 +467,76 @@ fn no_source_file_is_included_by_path() {
         }
     }
     assert!(found.is_empty(), "{found:?}");
+}
+
+/// The engine (the contract and its seams) starts no process: its normal
+/// dependencies hold no `nix`, no `tempfile` (nor the other crates of the
+/// executors), and the tokio it asks for has neither `process` nor `net`.
+/// Read from `cargo metadata`, as Cargo resolves the manifests (workspace
+/// inheritance included), not from the sources.
+#[test]
+fn the_engine_asks_for_no_process_crate_and_no_process_or_net_tokio() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .arg("--manifest-path")
+        .arg(root.join("Cargo.toml"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let engine = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|package| package["name"] == "fs-search-engine")
+        .unwrap();
+    // Normal dependencies: `kind` is null (dev and build ones name theirs).
+    let normal: Vec<&serde_json::Value> = engine["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|dep| dep["kind"].is_null())
+        .collect();
+    let names: Vec<&str> = normal
+        .iter()
+        .filter_map(|dep| dep["name"].as_str())
+        .collect();
+    // The reader found the table: the engine's own crates are in it.
+    assert!(names.contains(&"serde_json"), "{names:?}");
+    for forbidden in ["nix", "tempfile", "libc", "landlock", "close_fds"] {
+        assert!(
+            !names.contains(&forbidden),
+            "the engine depends on {forbidden}"
+        );
+    }
+    let tokio = normal
+        .iter()
+        .find(|dep| dep["name"] == "tokio")
+        .expect("the engine's tokio");
+    let features: Vec<&str> = tokio["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f.as_str())
+        .collect();
+    // The features come through: the workspace's shared ones are listed.
+    assert!(features.contains(&"sync"), "{features:?}");
+    for forbidden in ["process", "net", "full"] {
+        assert!(
+            !features.contains(&forbidden),
+            "the engine asks tokio for `{forbidden}`: {features:?}"
+        );
+    }
 }

@@ -9,9 +9,11 @@
 use std::sync::Arc;
 
 use fs_search_engine::{
-    ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore,
-    RG_MISSING_WARNING, Registry, SpillStore, ToolResult, registry::PROBE_COMMAND,
+    ExecContext, Host, LoadOutcome, RG_MISSING_WARNING, Registry, SpillStore, ToolResult,
+    registry::PROBE_COMMAND,
 };
+
+use fs_search_exec::{LocalBashConfig, LocalBashExecutor, LocalSpillStore};
 use fs_search_test_support::tree::{TempTree, Y2020};
 use serde_json::{Value, json};
 

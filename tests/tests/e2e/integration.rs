@@ -8,10 +8,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 
 use fs_search_engine::value::ToolValue;
-use fs_search_engine::{
-    ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
-    SpillStore, ToolResult,
-};
+use fs_search_engine::{ExecContext, Host, LoadOutcome, Registry, SpillStore, ToolResult};
+use fs_search_exec::{LocalBashConfig, LocalBashExecutor, LocalSpillStore};
 use fs_search_test_support::rg_texts;
 use fs_search_test_support::tree::{TempTree, Y2000, Y2020};
 use serde_json::{Value, json};

@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fs_search_engine::{
-    ExecContext, Host, LocalBashConfig, LocalBashExecutor, Registry, ToolResult,
-};
+use fs_search_engine::{ExecContext, Host, Registry, ToolResult};
+
+use fs_search_exec::{LocalBashConfig, LocalBashExecutor};
 use fs_search_test_support::reliability::FakeRg;
 use fs_search_test_support::reliability::procfs::{kill_group, live_group_members, proc_info};
 use serde_json::json;

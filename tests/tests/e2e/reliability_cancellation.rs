@@ -16,7 +16,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fs_search_engine::{ExecContext, LocalBashConfig, Registry, ToolResult};
+use fs_search_engine::{ExecContext, Registry, ToolResult};
+
+use fs_search_exec::LocalBashConfig;
 use fs_search_test_support::reliability::procfs::{kill_group, live_group_members, proc_info};
 use fs_search_test_support::reliability::{FakeRg, local_executor, registry_with};
 use serde_json::{Value, json};

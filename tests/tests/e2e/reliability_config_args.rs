@@ -12,9 +12,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
-use fs_search_engine::bash::{BashError, BashRequest, BashRunResult, BashSpec};
+use fs_search_engine::bash::{
+    BashError, BashRequest, BashRunResult, BashSpec, CappedRun, RunMode, RunOutcome,
+};
 use fs_search_engine::helpers::parse_grep_matches;
-use fs_search_engine::{BashExecutor, ExecContext, LocalBashConfig, LocalBashExecutor, Registry};
+use fs_search_engine::{BashExecutor, ExecContext, Registry};
+use fs_search_exec::{LocalBashConfig, LocalBashExecutor};
 use fs_search_test_support::reliability::registry_with;
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -50,8 +53,8 @@ impl BashExecutor for Counting {
         self.inner.resolve(request)
     }
 
-    async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
-        self.inner.run(spec).await
+    async fn run(&self, spec: BashSpec, mode: RunMode) -> Result<RunOutcome, BashError> {
+        self.inner.run(spec, mode).await
     }
 }
 
@@ -268,17 +271,16 @@ impl BashExecutor for NoMatches {
         })
     }
 
-    async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
-        if spec.command == "command -v rg >/dev/null 2>&1" {
-            return Ok(BashRunResult {
-                exit_code: Some(0),
-                ..BashRunResult::default()
-            });
-        }
-        Ok(BashRunResult {
-            exit_code: Some(1),
+    async fn run(&self, spec: BashSpec, mode: RunMode) -> Result<RunOutcome, BashError> {
+        let exit_code = if spec.command == "command -v rg >/dev/null 2>&1" {
+            0
+        } else {
+            1
+        };
+        Ok(mode.kept(CappedRun::Finished(BashRunResult {
+            exit_code: Some(exit_code),
             ..BashRunResult::default()
-        })
+        })))
     }
 }
 

@@ -15,7 +15,9 @@
 
 use std::time::Instant;
 
-use fs_search_engine::{ExecContext, LocalBashConfig};
+use fs_search_engine::ExecContext;
+
+use fs_search_exec::LocalBashConfig;
 use fs_search_test_support::own_process::in_own_process;
 use fs_search_test_support::reliability::procfs::{vm_hwm_kib, vm_rss_kib};
 use fs_search_test_support::reliability::{FakeRg, load, local_executor};

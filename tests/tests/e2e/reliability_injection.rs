@@ -12,7 +12,8 @@
 use std::path::Path;
 
 use fs_search_engine::helpers::GLOB_VCS_EXCLUDES;
-use fs_search_engine::{ExecContext, LocalBashConfig, Registry};
+use fs_search_engine::{ExecContext, Registry};
+use fs_search_exec::LocalBashConfig;
 use fs_search_test_support::reliability::{FakeRg, load, local_executor};
 use serde_json::{Value, json};
 

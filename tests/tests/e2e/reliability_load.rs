@@ -18,7 +18,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use fs_search_engine::value::ToolValue;
-use fs_search_engine::{ExecContext, LocalBashConfig, LocalSpillStore, Registry, ToolResult};
+use fs_search_engine::{ExecContext, Registry, ToolResult};
+use fs_search_exec::{LocalBashConfig, LocalSpillStore};
 use fs_search_test_support::own_process::in_own_process;
 use fs_search_test_support::reliability::procfs::{open_fd_count, own_children};
 use fs_search_test_support::reliability::{local_executor, registry_with};

@@ -13,7 +13,9 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use fs_search_engine::{ExecContext, LocalBashConfig, Registry, ToolResult};
+use fs_search_engine::{ExecContext, Registry, ToolResult};
+
+use fs_search_exec::LocalBashConfig;
 use fs_search_test_support::reliability::{load, local_executor};
 use serde_json::{Value, json};
 

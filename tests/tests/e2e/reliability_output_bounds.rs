@@ -10,7 +10,9 @@
 // Test helpers outside #[test] functions unwrap too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use fs_search_engine::{ExecContext, LocalBashConfig, Registry, ToolResult};
+use fs_search_engine::{ExecContext, Registry, ToolResult};
+
+use fs_search_exec::LocalBashConfig;
 use fs_search_test_support::reliability::{FakeRg, load, local_executor};
 use serde_json::{Value, json};
 
@@ -218,10 +220,10 @@ async fn the_stop_at_raw_output_cap_opt_in_ends_an_endless_fake_rg_flood_and_its
     }
 }
 
-/// The real local executor, recording which of its run methods the
-/// pipeline called (a spy: nothing is faked).
+/// The real local executor, recording which run mode the pipeline asked
+/// for (a spy: nothing is faked).
 struct RunSpy {
-    inner: fs_search_engine::LocalBashExecutor,
+    inner: fs_search_exec::LocalBashExecutor,
     calls: std::sync::Mutex<Vec<&'static str>>,
 }
 
@@ -237,28 +239,15 @@ impl fs_search_engine::BashExecutor for RunSpy {
     async fn run(
         &self,
         spec: fs_search_engine::bash::BashSpec,
-    ) -> Result<fs_search_engine::bash::BashRunResult, fs_search_engine::bash::BashError> {
-        self.calls.lock().unwrap().push("run");
-        self.inner.run(spec).await
-    }
-
-    async fn run_capped(
-        &self,
-        spec: fs_search_engine::bash::BashSpec,
-        over_cap: fs_search_engine::bash::OverCap,
-    ) -> Result<fs_search_engine::bash::CappedRun, fs_search_engine::bash::BashError> {
-        self.calls.lock().unwrap().push("run_capped");
-        self.inner.run_capped(spec, over_cap).await
-    }
-
-    async fn run_streamed(
-        &self,
-        spec: fs_search_engine::bash::BashSpec,
-        over_cap: fs_search_engine::bash::OverCap,
-        sink: fs_search_engine::bash::SharedSink,
-    ) -> Result<fs_search_engine::bash::StreamedRun, fs_search_engine::bash::BashError> {
-        self.calls.lock().unwrap().push("run_streamed");
-        self.inner.run_streamed(spec, over_cap, sink).await
+        mode: fs_search_engine::bash::RunMode,
+    ) -> Result<fs_search_engine::bash::RunOutcome, fs_search_engine::bash::BashError> {
+        let kind = match (mode.over_cap, mode.sink.is_some()) {
+            (None, _) => "whole",
+            (Some(_), false) => "capped",
+            (Some(_), true) => "streamed",
+        };
+        self.calls.lock().unwrap().push(kind);
+        self.inner.run(spec, mode).await
     }
 }
 
@@ -275,7 +264,7 @@ async fn rg_output_is_streamed_by_default_and_collected_first_with_the_stop_at_c
     let rg_config = work.path().join("ripgreprc");
     std::fs::write(&rg_config, "--sort=path\n").unwrap();
     let mut results = Vec::new();
-    for (stop, expected) in [(false, "run_streamed"), (true, "run_capped")] {
+    for (stop, expected) in [(false, "streamed"), (true, "capped")] {
         let executor = LocalBashConfig {
             env: [(
                 "RIPGREP_CONFIG_PATH".to_owned(),
@@ -285,7 +274,7 @@ async fn rg_output_is_streamed_by_default_and_collected_first_with_the_stop_at_c
             ..LocalBashConfig::default()
         };
         let spy = std::sync::Arc::new(RunSpy {
-            inner: fs_search_engine::LocalBashExecutor::new(executor).unwrap(),
+            inner: fs_search_exec::LocalBashExecutor::new(executor).unwrap(),
             calls: std::sync::Mutex::new(Vec::new()),
         });
         let config = json!({"sampleOverCapGlobResults": true, "stopAtRawOutputCap": stop});

@@ -10,7 +10,9 @@
 // Test helpers outside #[test] functions unwrap too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use fs_search_engine::{ExecContext, LoadError, LocalBashConfig, Registry, ToolResult};
+use fs_search_engine::{ExecContext, LoadError, Registry, ToolResult};
+
+use fs_search_exec::LocalBashConfig;
 use fs_search_test_support::reliability::{FakeRg, load, local_executor, registry_with};
 use fs_search_test_support::rg_texts;
 use serde_json::{Value, json};

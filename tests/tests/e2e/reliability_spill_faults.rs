@@ -14,9 +14,8 @@ use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 use fs_search_engine::spill::{SaveTextSpill, SpillError, SpillRef};
-use fs_search_engine::{
-    ExecContext, LocalBashConfig, LocalSpillStore, Registry, SpillStore, ToolResult,
-};
+use fs_search_engine::{ExecContext, Registry, SpillStore, ToolResult};
+use fs_search_exec::{LocalBashConfig, LocalSpillStore};
 use fs_search_test_support::reliability::{local_executor, registry_with};
 use serde_json::json;
 

@@ -12,10 +12,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use fs_search_engine::{
-    BashExecutor, ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, Registry,
-    ToolResult,
-    bash::{Runner, SandboxBashExecutor, SandboxConfig},
+use fs_search_engine::{BashExecutor, ExecContext, Host, LoadOutcome, Registry, ToolResult};
+
+use fs_search_exec::{
+    LocalBashConfig, LocalBashExecutor, Runner, SandboxBashExecutor, SandboxConfig,
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};

@@ -19,10 +19,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use fs_search_engine::{
-    ExecContext, Host, LocalBashConfig, Registry, ToolResult,
-    bash::{Runner, SandboxBashExecutor, SandboxConfig},
-};
+use fs_search_engine::{ExecContext, Host, Registry, ToolResult};
+
+use fs_search_exec::{LocalBashConfig, Runner, SandboxBashExecutor, SandboxConfig};
 use fs_search_test_support::reliability::FakeRg;
 use fs_search_test_support::reliability::procfs::{
     descendants, kill_group, live_group_members, proc_info,

@@ -10,9 +10,8 @@ use std::process::Command;
 use std::sync::Arc;
 
 use fs_search_engine::helpers::single_quote;
-use fs_search_engine::{
-    ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, Registry,
-};
+use fs_search_engine::{ExecContext, Host, LoadOutcome, Registry};
+use fs_search_exec::{LocalBashConfig, LocalBashExecutor};
 use fs_search_test_support::reliability::FakeRg;
 use proptest::prelude::*;
 use serde_json::json;

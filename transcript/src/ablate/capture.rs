@@ -26,8 +26,8 @@ use async_trait::async_trait;
 use fs_search_engine::{
     BashExecutor,
     bash::{
-        BashError, BashRequest, BashRunResult, BashSpec, CappedRun, OverCap, SharedSink,
-        StdoutSink, StreamedRun,
+        BashError, BashRequest, BashRunResult, BashSpec, CappedRun, OverCap, RunMode, RunOutcome,
+        StdoutSink,
     },
 };
 use serde_json::Value;
@@ -187,18 +187,14 @@ pub(super) fn run_scope(config: &Value, ripgrep_config: bool) -> String {
 
 /// A sink that passes bytes on and keeps a copy.
 struct Tee {
-    inner: SharedSink,
-    copy: Arc<Mutex<Vec<u8>>>,
+    inner: Box<dyn StdoutSink>,
+    copy: Vec<u8>,
 }
 
 impl StdoutSink for Tee {
     fn write(&mut self, bytes: &[u8]) {
-        if let Ok(mut copy) = self.copy.lock() {
-            copy.extend_from_slice(bytes);
-        }
-        if let Ok(mut inner) = self.inner.lock() {
-            inner.write(bytes);
-        }
+        self.copy.extend_from_slice(bytes);
+        self.inner.write(bytes);
     }
 }
 
@@ -241,69 +237,78 @@ impl BashExecutor for CapturingExecutor {
         self.inner.resolve(request)
     }
 
-    /// Not the search tools' path (the load's `command -v rg` probe): run.
-    async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
-        self.inner.run(spec).await
-    }
-
-    async fn run_capped(&self, spec: BashSpec, over_cap: OverCap) -> Result<CappedRun, BashError> {
-        let key = CaptureKey::new(&self.scope, &spec, false, over_cap);
-        if let Some(capture) = self.replay(&key, &spec) {
-            return Ok(capture.run.clone());
-        }
-        self.captures.runs.fetch_add(1, Ordering::SeqCst);
-        let run = self.inner.run_capped(spec, over_cap).await?;
-        self.captures.keep(
-            key,
-            Capture {
-                run: run.clone(),
-                to_sink: false,
-                sink_bytes: Vec::new(),
-            },
-        );
-        Ok(run)
-    }
-
-    async fn run_streamed(
-        &self,
-        spec: BashSpec,
-        over_cap: OverCap,
-        sink: SharedSink,
-    ) -> Result<StreamedRun, BashError> {
-        let key = CaptureKey::new(&self.scope, &spec, true, over_cap);
+    /// An uncapped run is not the search tools' path (the load's
+    /// `command -v rg` probe): it goes to the real executor as it is. A
+    /// capped one is shared through the captures, its streamed stdout
+    /// with it.
+    async fn run(&self, spec: BashSpec, mode: RunMode) -> Result<RunOutcome, BashError> {
+        let Some(over_cap) = mode.over_cap else {
+            return self.inner.run(spec, mode).await;
+        };
+        let key = CaptureKey::new(&self.scope, &spec, mode.sink.is_some(), over_cap);
+        let mut sink = mode.sink;
         if let Some(capture) = self.replay(&key, &spec) {
             if capture.to_sink
-                && let Ok(mut sink) = sink.lock()
+                && let Some(sink) = &mut sink
             {
                 for chunk in capture.sink_bytes.chunks(REPLAY_CHUNK) {
                     sink.write(chunk);
                 }
             }
-            return Ok(StreamedRun {
+            return Ok(RunOutcome {
                 run: capture.run.clone(),
                 to_sink: capture.to_sink,
+                sink,
             });
         }
         self.captures.runs.fetch_add(1, Ordering::SeqCst);
-        let copy = Arc::new(Mutex::new(Vec::new()));
-        let tee: SharedSink = Arc::new(Mutex::new(Tee {
-            inner: sink,
-            copy: copy.clone(),
-        }));
-        let StreamedRun { run, to_sink } = self.inner.run_streamed(spec, over_cap, tee).await?;
-        // A copy that cannot be read back is not kept (the run still counts).
-        let Ok(sink_bytes) = copy.lock().map(|mut c| std::mem::take(&mut *c)) else {
-            return Ok(StreamedRun { run, to_sink });
+        let Some(sink) = sink else {
+            let outcome = self.inner.run(spec, RunMode::capped(over_cap)).await?;
+            self.captures.keep(
+                key,
+                Capture {
+                    run: outcome.run.clone(),
+                    to_sink: false,
+                    sink_bytes: Vec::new(),
+                },
+            );
+            return Ok(outcome);
         };
+        let tee = Box::new(Tee {
+            inner: sink,
+            copy: Vec::new(),
+        });
+        let RunOutcome { run, to_sink, sink } = self
+            .inner
+            .run(spec, RunMode::streamed(over_cap, tee))
+            .await?;
+        // A tee the executor did not hand back has no copy to keep (the
+        // run still counts).
+        let tee = sink.and_then(|sink| {
+            let sink: Box<dyn std::any::Any> = sink;
+            sink.downcast::<Tee>().ok()
+        });
+        let Some(tee) = tee else {
+            return Ok(RunOutcome {
+                run,
+                to_sink,
+                sink: None,
+            });
+        };
+        let Tee { inner, copy } = *tee;
         self.captures.keep(
             key,
             Capture {
                 run: run.clone(),
                 to_sink,
-                sink_bytes,
+                sink_bytes: copy,
             },
         );
-        Ok(StreamedRun { run, to_sink })
+        Ok(RunOutcome {
+            run,
+            to_sink,
+            sink: Some(inner),
+        })
     }
 
     fn release(&self, result: &BashRunResult) {

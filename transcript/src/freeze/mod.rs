@@ -80,7 +80,7 @@ use super::replay::{Replay, replay_transcript};
 use super::tree::{MANIFEST_FILE, MANIFEST_NAME, MANIFEST_VERSION, is_fixture_tree};
 use empty_line::PatternReading;
 use fs_search_engine::ToolResult;
-use fs_search_engine::bash::Runner;
+use fs_search_exec::Runner;
 use fs_search_process::ExecutorKind;
 use fs_search_process::Staged;
 use minimal::Reach;

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use fs_search_engine::BashExecutor;
 use fs_search_engine::bash::{
-    BashError, BashRequest, BashRunResult, BashSpec, CappedRun, OverCap, SharedSink, StreamedRun,
+    BashError, BashRequest, BashRunResult, BashSpec, RunMode, RunOutcome,
 };
 
 /// One command the executor ran for a call.
@@ -84,28 +84,13 @@ impl BashExecutor for CommandTap {
         self.inner.resolve(request)
     }
 
-    async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
+    async fn run(&self, spec: BashSpec, mode: RunMode) -> Result<RunOutcome, BashError> {
         self.note(&spec);
-        self.inner.run(spec).await
-    }
-
-    async fn run_capped(&self, spec: BashSpec, over_cap: OverCap) -> Result<CappedRun, BashError> {
-        self.note(&spec);
-        self.inner.run_capped(spec, over_cap).await
+        self.inner.run(spec, mode).await
     }
 
     fn release(&self, result: &BashRunResult) {
         self.inner.release(result);
-    }
-
-    async fn run_streamed(
-        &self,
-        spec: BashSpec,
-        over_cap: OverCap,
-        sink: SharedSink,
-    ) -> Result<StreamedRun, BashError> {
-        self.note(&spec);
-        self.inner.run_streamed(spec, over_cap, sink).await
     }
 
     fn start(&self, spec: BashSpec) -> Result<(), BashError> {
@@ -116,7 +101,7 @@ impl BashExecutor for CommandTap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fs_search_engine::{LocalBashConfig, LocalBashExecutor};
+    use fs_search_exec::{LocalBashConfig, LocalBashExecutor};
 
     fn tapped(dir: &std::path::Path) -> Arc<dyn BashExecutor> {
         let local = LocalBashExecutor::new(LocalBashConfig {
@@ -136,8 +121,9 @@ mod tests {
             ..BashRequest::default()
         };
         let spec = bash.resolve(request).unwrap();
-        let (run, ran) = capture(bash.run(spec)).await;
-        assert_eq!(run.unwrap().stdout.text, "it ran");
+        let (run, ran) = capture(bash.run(spec, RunMode::whole())).await;
+        let result = run.unwrap().run.finished().unwrap();
+        assert_eq!(result.stdout.text, "it ran");
         assert_eq!(
             ran,
             vec![RanCommand {
@@ -158,7 +144,7 @@ mod tests {
                 ..BashRequest::default()
             })
             .unwrap();
-        bash.run(spec).await.unwrap();
+        bash.run(spec, RunMode::whole()).await.unwrap();
         let (_, ran) = capture(async {}).await;
         assert!(ran.is_empty());
     }

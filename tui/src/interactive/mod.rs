@@ -96,9 +96,9 @@ pub(crate) async fn run(args: TuiArgs) -> Result<ExitCode, TuiError> {
         // executor), and every load builds it the same way.
         fs_search_process::build_executor(
             executor,
-            fs_search_engine::LocalBashConfig {
+            fs_search_exec::LocalBashConfig {
                 cwd: Some(workdir.to_string_lossy().into_owned()),
-                ..fs_search_engine::LocalBashConfig::default()
+                ..fs_search_exec::LocalBashConfig::default()
             },
         )
         .map_err(fs_search_process::SetupError::from)?;

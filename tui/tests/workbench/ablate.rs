@@ -11,9 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Arc, OnceLock};
 
-use fs_search_engine::{
-    ExecContext, Host, LoadOutcome, LocalBashConfig, LocalBashExecutor, LocalSpillStore, Registry,
-};
+use fs_search_engine::{ExecContext, Host, LoadOutcome, Registry};
+use fs_search_exec::{LocalBashConfig, LocalBashExecutor, LocalSpillStore};
 use fs_search_transcript::ablation_markdown;
 use fs_search_transcript::merged_config;
 use fs_search_transcript::outcome_of;

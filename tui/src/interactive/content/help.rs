@@ -42,9 +42,7 @@ pub(crate) fn help_doc(session: &SessionInfo, plugin: &PluginStatus) -> Doc {
     );
     if let Some(root) = &session.spill_root {
         doc.push(&format!("  spill root {}", root.display()), LineKind::Body);
-        let dir = root.join(fs_search_engine::spill::session_dir_name(
-            &session.session_id,
-        ));
+        let dir = root.join(fs_search_exec::session_dir_name(&session.session_id));
         doc.push(&format!("  spill dir  {}", dir.display()), LineKind::Body);
         for line in [
             "             (this session's spill files: session- and 12 hex digits of the",
@@ -121,7 +119,7 @@ mod tests {
         // The same name the spill store gives the directory.
         let dir = format!(
             "  spill dir  /tmp/spill/{}",
-            fs_search_engine::spill::session_dir_name("session-1")
+            fs_search_exec::session_dir_name("session-1")
         );
         assert!(text.contains(&dir.as_str()), "{text:#?}");
         assert!(dir.len() == "  spill dir  /tmp/spill/session-".len() + 12);

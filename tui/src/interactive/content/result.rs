@@ -234,7 +234,7 @@ pub(crate) fn details_doc(f: &CallFacts<'_>) -> Doc {
             doc.push(
                 &format!(
                     "            {}/ = 12 hex of SHA-256(session id {})",
-                    fs_search_engine::spill::session_dir_name(f.session_id),
+                    fs_search_exec::session_dir_name(f.session_id),
                     f.session_id
                 ),
                 LineKind::Note,

@@ -146,7 +146,7 @@ mod tests {
     use std::io::Write;
 
     use super::*;
-    use crate::bash::capture::SpillDir;
+    use crate::capture::{SpillDir, Stream};
 
     /// A non-blocking pipe: the read end for the reader, the write end.
     fn pipe() -> (OwnedFd, std::fs::File) {
@@ -196,7 +196,7 @@ mod tests {
             std::sync::Arc::new(SpillDir::default()),
             1 << 10,
             1 << 20,
-            "stdout",
+            Stream::Stdout,
             1,
         )
     }
@@ -213,7 +213,7 @@ mod tests {
         let capture =
             collect_batched(read, CancellationToken::new(), Duration::from_millis(2)).await;
         feed.join().unwrap();
-        assert_eq!(capture.finish().await.text, "abcdefghi");
+        assert_eq!(capture.finish().await.0.text, "abcdefghi");
     }
 
     #[tokio::test(flavor = "multi_thread")]
@@ -227,7 +227,7 @@ mod tests {
         let capture = tokio::time::timeout(Duration::from_secs(60), reading)
             .await
             .expect("the pause ended with the hang-up");
-        assert_eq!(capture.finish().await.text, "abc");
+        assert_eq!(capture.finish().await.0.text, "abc");
     }
 
     #[tokio::test(flavor = "multi_thread")]
@@ -244,6 +244,6 @@ mod tests {
             .await
             .expect("stop ended the wait");
         drop(write);
-        assert_eq!(capture.finish().await.text, "");
+        assert_eq!(capture.finish().await.0.text, "");
     }
 }

@@ -19,14 +19,13 @@ use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
 use super::batched::{Pacing, read_batched};
-use super::capture::{Capture, PastCap, collect};
+use super::capture::{Capture, PastCap, Stream, collect};
 use super::group::{GroupGuard, end_group};
-use super::group_line::GroupLineReader;
-use super::launcher::{Launcher, RemoteLauncher, signal_name};
+use super::launcher::{Launch, LaunchPrefix, Launcher, signal_name};
 use super::shell::{SHELL, find_on_path};
-use super::{
+use fs_search_engine::bash::{
     BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
-    OverCap, SharedSink, StreamedRun,
+    OverCap, RunMode, RunOutcome, StdoutSink,
 };
 
 /// Executor settings; every number must be positive.
@@ -100,7 +99,7 @@ impl LocalBashExecutor {
     /// This executor with every command started through `launcher`
     /// (`launcher.rs`): the process group, timeout, kill path, scrubbed
     /// environment and output caps stay this executor's.
-    pub fn with_launcher(mut self, launcher: std::sync::Arc<dyn Launcher>) -> Self {
+    pub(crate) fn with_launcher(mut self, launcher: std::sync::Arc<dyn Launcher>) -> Self {
         self.launcher = Some(launcher);
         self
     }
@@ -173,20 +172,19 @@ pub(super) fn child_env_with(
     env
 }
 
-/// `bash -c <command>` for `spec`: argv `['bash', '-c', command]`, the
-/// program itself by its absolute path when the child's `PATH` names one
-/// (`shell.rs`), in its own process group, in `spec.workdir`. With a
-/// launcher, its program and arguments come first and `bash` is left to
-/// the launcher's own search of the child's `PATH`.
+/// `bash -c <command>` for `spec` with the child environment `env`: argv
+/// `['bash', '-c', command]`, the program itself by its absolute path
+/// when the child's `PATH` names one (`shell.rs`), in its own process
+/// group, in `spec.workdir`. With a launcher's `prefix`, its program and
+/// arguments come first and `bash` is left to the launcher's own search
+/// of the child's `PATH`.
 fn shell_command(
-    config: &LocalBashConfig,
     spec: &BashSpec,
-    launcher: Option<&dyn Launcher>,
-) -> Result<Command, BashError> {
-    let env = launched_env(config, spec, launcher);
-    let mut command = match launcher {
-        Some(launcher) => {
-            let prefix = launcher.prefix(spec, &env)?;
+    env: BTreeMap<OsString, OsString>,
+    prefix: Option<LaunchPrefix>,
+) -> Command {
+    let mut command = match prefix {
+        Some(prefix) => {
             let mut command = Command::new(prefix.program);
             command.args(prefix.args).arg(SHELL);
             command
@@ -217,52 +215,7 @@ fn shell_command(
     if !spec.workdir.is_empty() {
         command.current_dir(&spec.workdir);
     }
-    Ok(command)
-}
-
-/// The local program of a remote launcher's run of `spec` (in this
-/// machine's process group of its own, with the scrubbed environment, not
-/// in `spec.workdir`: a path over there), and the run's name.
-fn remote_command(
-    config: &LocalBashConfig,
-    spec: &BashSpec,
-    remote: &dyn RemoteLauncher,
-) -> Result<(Command, String), BashError> {
-    let run = remote.command_line(spec)?;
-    let mut command = Command::new(run.line.program);
     command
-        .args(run.line.args)
-        .env_clear()
-        .envs(child_env(config, spec))
-        .stdin(if spec.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    Ok((command, run.id))
-}
-
-/// Ends a remote run in the background when dropped while armed: the
-/// remote half of [`GroupGuard`], for a run whose future is dropped.
-struct RemoteGuard<'a> {
-    armed: Option<(&'a dyn RemoteLauncher, String)>,
-}
-
-impl RemoteGuard<'_> {
-    fn disarm(mut self) {
-        self.armed = None;
-    }
-}
-
-impl Drop for RemoteGuard<'_> {
-    fn drop(&mut self) {
-        if let Some((remote, id)) = self.armed.take() {
-            remote.abandon(&id);
-        }
-    }
 }
 
 /// The stdout pipe size of a capped run, the reader's longest pause (for a
@@ -283,7 +236,7 @@ enum Pipe {
 enum KillCause {
     Timeout,
     Abort,
-    /// Stdout outgrew its budget in a [`BashExecutor::run_capped`] run.
+    /// Stdout outgrew its budget in a capped run with [`OverCap::Stop`].
     StdoutCap,
 }
 
@@ -292,42 +245,63 @@ impl LocalBashExecutor {
         Duration::from_millis(self.config.grace_ms)
     }
 
-    /// The capture of a run's stream `label` (`stdout`, `stderr`) keeping
-    /// `max` bytes; a streamed run's stdout goes to `sink`.
+    /// The capture of a run's `stream` keeping `max` bytes; a streamed
+    /// run's stdout goes to `sink`.
     pub(super) fn capture(
         &self,
-        label: &'static str,
+        stream: Stream,
         max: usize,
-        sink: Option<&SharedSink>,
+        sink: Option<Box<dyn StdoutSink>>,
         pid: u32,
     ) -> Capture {
-        match (sink, label) {
-            (Some(sink), "stdout") => {
-                Capture::streaming(self.spill_dir.clone(), max, label, pid, sink.clone())
+        match (sink, stream) {
+            (Some(sink), Stream::Stdout) => {
+                Capture::streaming(self.spill_dir.clone(), max, pid, sink)
             }
             _ => Capture::new(
                 self.spill_dir.clone(),
                 max,
                 self.config.max_spill_bytes,
-                label,
+                stream,
                 pid,
             ),
         }
     }
 }
 
-/// What the reader of stream `label` does past its budget in a run
-/// `capped` so (`None`: an uncapped run); `over_cap` hears a stop.
+/// What the reader of `stream` does past its budget in a run `capped` so
+/// (`None`: an uncapped run); `over_cap` hears a stop.
 pub(super) fn past_cap(
-    label: &str,
+    stream: Stream,
     capped: Option<OverCap>,
     over_cap: &CancellationToken,
 ) -> PastCap {
-    match (label, capped) {
-        ("stdout", Some(OverCap::Stop)) => PastCap::Stop(over_cap.clone()),
-        ("stdout", Some(OverCap::Drain)) => PastCap::Discard,
+    match (stream, capped) {
+        (Stream::Stdout, Some(OverCap::Stop)) => PastCap::Stop(over_cap.clone()),
+        (Stream::Stdout, Some(OverCap::Drain)) => PastCap::Discard,
         _ => PastCap::Keep,
     }
+}
+
+/// The captured streams of a run's two readers, and the stdout sink
+/// handed back.
+pub(super) async fn finish_captures(
+    stdout: Result<Capture, tokio::task::JoinError>,
+    stderr: Result<Capture, tokio::task::JoinError>,
+) -> (
+    CollectedOutput,
+    CollectedOutput,
+    Option<Box<dyn StdoutSink>>,
+) {
+    let (stdout, sink) = match stdout {
+        Ok(capture) => capture.finish().await,
+        Err(_) => (CollectedOutput::default(), None),
+    };
+    let stderr = match stderr {
+        Ok(capture) => capture.finish().await.0,
+        Err(_) => CollectedOutput::default(),
+    };
+    (stdout, stderr, sink)
 }
 
 /// A request's optional number, rejected when present and not positive.
@@ -370,45 +344,36 @@ impl BashExecutor for LocalBashExecutor {
         })
     }
 
-    async fn run(&self, spec: BashSpec) -> Result<BashRunResult, BashError> {
-        match self.run_foreground(spec, None, None).await? {
-            CappedRun::Finished(result) => Ok(result),
-            CappedRun::StdoutOverCap => Err(BashError::Other(
-                "stdout outgrew its budget in an uncapped run".to_owned(),
-            )),
-        }
-    }
-
-    /// Stdout past `spec.stdout_max_bytes` is neither kept nor spilled;
-    /// with [`OverCap::Stop`] reading stops there and the process group
-    /// is ended (SIGTERM, then SIGKILL after `graceMs`).
-    async fn run_capped(&self, spec: BashSpec, over_cap: OverCap) -> Result<CappedRun, BashError> {
-        self.run_foreground(spec, Some(over_cap), None).await
-    }
-
-    /// `run_capped`, with the stdout within the budget handed to `sink`.
-    async fn run_streamed(
-        &self,
-        spec: BashSpec,
-        over_cap: OverCap,
-        sink: SharedSink,
-    ) -> Result<StreamedRun, BashError> {
-        let run = self
-            .run_foreground(spec, Some(over_cap), Some(sink))
-            .await?;
-        Ok(StreamedRun { run, to_sink: true })
+    /// A capped run keeps no stdout past `spec.stdout_max_bytes` (nor
+    /// spills it); with [`OverCap::Stop`] reading stops there and the
+    /// process group is ended (SIGTERM, then SIGKILL after `graceMs`). A
+    /// streamed one hands the stdout within the budget to the sink.
+    async fn run(&self, spec: BashSpec, mode: RunMode) -> Result<RunOutcome, BashError> {
+        let RunMode { over_cap, sink } = mode;
+        let Some(over_cap) = over_cap else {
+            let (run, _) = self.run_foreground(spec, None, None).await?;
+            return Ok(RunOutcome {
+                run,
+                to_sink: false,
+                sink,
+            });
+        };
+        let to_sink = sink.is_some();
+        let (run, sink) = self.run_foreground(spec, Some(over_cap), sink).await?;
+        Ok(RunOutcome { run, to_sink, sink })
     }
 }
 
 impl LocalBashExecutor {
-    /// One foreground run; `capped` is `None` for `run`; `sink` receives
-    /// stdout for `run_streamed`.
+    /// One foreground run; `capped` is `None` for an uncapped one; `sink`
+    /// receives stdout for a streamed one and comes back with the result
+    /// (not after a stop at the cap).
     async fn run_foreground(
         &self,
         spec: BashSpec,
         capped: Option<OverCap>,
-        sink: Option<SharedSink>,
-    ) -> Result<CappedRun, BashError> {
+        sink: Option<Box<dyn StdoutSink>>,
+    ) -> Result<(CappedRun, Option<Box<dyn StdoutSink>>), BashError> {
         let signal = spec.signal.clone().unwrap_or_default();
         if signal.is_cancelled() {
             return Err(BashError::AbortedBeforeSpawn(
@@ -440,44 +405,37 @@ impl LocalBashExecutor {
                         ));
                     }
                     super::slots::Slot::TimedOut => {
-                        return Ok(CappedRun::Finished(BashRunResult {
+                        let result = BashRunResult {
                             timed_out: true,
                             timeout_ms: spec.timeout_ms,
                             ..BashRunResult::default()
-                        }));
+                        };
+                        return Ok((CappedRun::Finished(result), sink));
                     }
                 }
             }
             None => None,
         };
-        if spec.stdin.is_none()
-            && let Some(launcher) = self.launcher.as_deref()
-            && let Some((pool, call)) =
-                launcher.agent_call(&spec, &launched_env(&self.config, &spec, Some(launcher)))
-        {
-            // Boxed: a call waiting for its slot holds none of the run's
-            // state (many may wait at once).
-            return Box::pin(self.run_on_agent(launcher, &pool, call, spec, capped, sink)).await;
-        }
-        let remote = self.launcher.as_deref().and_then(|l| l.remote());
-        let (mut command, run_id) = match remote {
-            Some(remote) => {
-                let (command, id) = remote_command(&self.config, &spec, remote)?;
-                (command, Some(id))
-            }
-            None => (
-                shell_command(&self.config, &spec, self.launcher.as_deref())?,
-                None,
-            ),
+        let launcher = self.launcher.as_deref();
+        let env = launched_env(&self.config, &spec, launcher);
+        let prefix = match launcher {
+            None => None,
+            Some(launcher) => match launcher.launch(&spec, &env)? {
+                Launch::Prefix(prefix) => Some(prefix),
+                Launch::Agent(pool, call) => {
+                    // Boxed: a call waiting for its slot holds none of the
+                    // run's state (many may wait at once).
+                    return Box::pin(self.run_on_agent(launcher, &pool, call, spec, capped, sink))
+                        .await;
+                }
+            },
         };
+        let mut command = shell_command(&spec, env, prefix);
         super::inherited::mark_inherited_descriptors_close_on_exec();
         let mut child = command.spawn().map_err(BashError::Spawn)?;
         let pid = child.id().unwrap_or_default();
         let pgid = Pid::from_raw(i32::try_from(pid).unwrap_or_default());
         let group = GroupGuard::new(pgid);
-        let remote_run = RemoteGuard {
-            armed: remote.zip(run_id.clone()),
-        };
 
         if let (Some(input), Some(mut pipe)) = (spec.stdin.clone(), child.stdin.take()) {
             tokio::spawn(async move {
@@ -508,23 +466,20 @@ impl LocalBashExecutor {
                 None => Pipe::Async(Box::new(pipe)),
             }
         });
-        let mut remote_group = None;
-        let stderr: Option<Pipe> = child.stderr.take().map(|pipe| match remote {
-            Some(_) => {
-                let (reader, seen) = GroupLineReader::new(pipe);
-                remote_group = Some(seen);
-                Pipe::Async(Box::new(reader))
-            }
-            None => Pipe::Async(Box::new(pipe)),
-        });
+        let stderr: Option<Pipe> = child.stderr.take().map(|pipe| Pipe::Async(Box::new(pipe)));
+        let mut sink = sink;
         let readers = [
-            (stdout, stdout_max, "stdout"),
-            (stderr, stderr_max, "stderr"),
+            (stdout, stdout_max, Stream::Stdout),
+            (stderr, stderr_max, Stream::Stderr),
         ]
-        .map(|(pipe, max, label)| {
-            let capture = self.capture(label, max, sink.as_ref(), pid);
+        .map(|(pipe, max, stream)| {
+            let sink = match stream {
+                Stream::Stdout => sink.take(),
+                Stream::Stderr => None,
+            };
+            let capture = self.capture(stream, max, sink, pid);
             let stop = stop.clone();
-            let past_cap = past_cap(label, capped, &over_cap);
+            let past_cap = past_cap(stream, capped, &over_cap);
             match pipe {
                 Some(Pipe::Batched(fd)) => {
                     let runtime = tokio::runtime::Handle::current();
@@ -553,21 +508,14 @@ impl LocalBashExecutor {
         };
         // Every kill, whatever its cause, ends the group the same way and
         // returns only once no member is alive (or the bound is over).
-        // A remote command's group is ended over there first: ending the
-        // local client alone would leave it running.
-        let mut remote_end = None;
-        if let (Some(remote), Some(id), Some(_)) = (remote, run_id.as_deref(), cause) {
-            remote_end = end_remote_run(remote, id, self.grace()).await;
-        }
         let status = match cause {
             None => Some(child.wait().await.map_err(BashError::Spawn)?),
             Some(_) => end_group(&mut child, pgid, self.grace()).await,
         };
         group.disarm();
-        remote_run.disarm();
         if cause == Some(KillCause::StdoutCap) {
             stop.cancel();
-            return Ok(CappedRun::StdoutOverCap);
+            return Ok((CappedRun::StdoutOverCap, None));
         }
 
         let [stdout_task, stderr_task] = readers;
@@ -584,14 +532,9 @@ impl LocalBashExecutor {
                 collected.await
             }
         };
-        let finish = |capture: Result<Capture, tokio::task::JoinError>| async move {
-            match capture {
-                Ok(capture) => capture.finish().await,
-                Err(_) => CollectedOutput::default(),
-            }
-        };
+        let (stdout, stderr, sink) = finish_captures(stdout, stderr).await;
         use std::os::unix::process::ExitStatusExt;
-        let mut result = BashRunResult {
+        let result = BashRunResult {
             exit_code: status.and_then(|s| s.code()),
             // A leader that outlived SIGKILL's bound has no status yet:
             // SIGKILL is what it was last sent.
@@ -602,45 +545,23 @@ impl LocalBashExecutor {
             timed_out: cause == Some(KillCause::Timeout),
             aborted: cause == Some(KillCause::Abort),
             timeout_ms: spec.timeout_ms,
-            stdout: finish(stdout).await,
-            stderr: finish(stderr).await,
+            stdout,
+            stderr,
         };
-        // A remote command the executor ended reports the signal that
-        // ended it over there.
-        if let Some(signal) = remote_end {
-            result.exit_code = None;
-            result.signal = Some(signal.as_str().to_owned());
-        }
         // A command the executor ended reports how the executor ended it;
         // one that ended by itself, as the launcher reads its exit.
-        if let (Some(remote), None) = (remote, cause) {
-            let started = remote_group.is_some_and(|seen| seen.borrow().is_some());
-            return remote.finish(result, started).map(CappedRun::Finished);
-        }
-        match (&self.launcher, cause) {
-            (Some(launcher), None) => launcher.finish(result).map(CappedRun::Finished),
-            _ => Ok(CappedRun::Finished(result)),
-        }
-    }
-}
-
-/// Ends a remote run through its launcher: the signal that ended it, or
-/// `None` when none was needed (it had not started, and now never will)
-/// or it could not be ended (the machine is unreachable: said in a
-/// warning).
-async fn end_remote_run(remote: &dyn RemoteLauncher, id: &str, grace: Duration) -> Option<Signal> {
-    match remote.end_run(id, grace).await {
-        Ok(signal) => signal,
-        Err(reason) => {
-            tracing::warn!("remote executor: cannot end run {id}: {reason}");
-            None
-        }
+        let result = match (launcher, cause) {
+            (Some(launcher), None) => launcher.finish(result)?,
+            _ => result,
+        };
+        Ok((CappedRun::Finished(result), sink))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_run::RunShorthand;
 
     #[test]
     fn scrubs_secret_names_and_managed_variables() {
@@ -719,7 +640,7 @@ mod tests {
     async fn runs_bash_with_the_overlay_and_stdin_closed() {
         let exec = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
         let out = exec
-            .run(spec(
+            .whole(spec(
                 "printf '%s|%s|' \"$TERM\" \"$NO_COLOR\"; cat; echo err >&2; exit 3",
             ))
             .await
@@ -746,7 +667,7 @@ mod tests {
             "WB_OVERLAY".to_owned(),
             "request".to_owned(),
         )]));
-        let out = exec.run(s).await.unwrap();
+        let out = exec.whole(s).await.unwrap();
         assert_eq!(out.stdout.text, "/cfg/rg|request|xterm");
     }
 
@@ -760,7 +681,7 @@ mod tests {
         .unwrap();
         let mut s = spec("sleep 30");
         s.timeout_ms = 100;
-        let out = exec.run(s).await.unwrap();
+        let out = exec.whole(s).await.unwrap();
         assert!(out.timed_out && !out.aborted);
         assert_eq!(out.exit_code, None);
         assert_eq!(out.signal.as_deref(), Some("SIGTERM"));
@@ -775,7 +696,7 @@ mod tests {
             pid_file.display()
         );
         let exec = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
-        let run = tokio::spawn(async move { exec.run(spec(&command)).await });
+        let run = tokio::spawn(async move { exec.run(spec(&command), RunMode::whole()).await });
         let started = std::time::Instant::now();
         let pgid = loop {
             let written = std::fs::read_to_string(&pid_file).unwrap_or_default();
@@ -805,7 +726,7 @@ mod tests {
         let mut s = spec("true");
         s.signal = Some(token);
         assert!(matches!(
-            exec.run(s).await,
+            exec.whole(s).await,
             Err(BashError::AbortedBeforeSpawn(_))
         ));
     }
@@ -817,14 +738,14 @@ mod tests {
         s.stdout_max_bytes = 100_000;
         let started = std::time::Instant::now();
         assert_eq!(
-            exec.run_capped(s, OverCap::Stop).await.unwrap(),
+            exec.capped(s, OverCap::Stop).await.unwrap(),
             CappedRun::StdoutOverCap
         );
         assert!(started.elapsed() < Duration::from_secs(10));
         for over_cap in [OverCap::Stop, OverCap::Drain] {
             let mut s = spec("printf 'abc'; exit 1");
             s.stdout_max_bytes = 3;
-            let CappedRun::Finished(out) = exec.run_capped(s, over_cap).await.unwrap() else {
+            let CappedRun::Finished(out) = exec.capped(s, over_cap).await.unwrap() else {
                 panic!("a command within its budget finishes");
             };
             assert_eq!(
@@ -843,7 +764,7 @@ mod tests {
         let exec = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
         let mut s = spec("head -c 300000 /dev/zero; echo late >&2; exit 2");
         s.stdout_max_bytes = 1000;
-        let CappedRun::Finished(out) = exec.run_capped(s, OverCap::Drain).await.unwrap() else {
+        let CappedRun::Finished(out) = exec.capped(s, OverCap::Drain).await.unwrap() else {
             panic!("a drained command finishes");
         };
         assert_eq!(out.exit_code, Some(2));
@@ -877,7 +798,7 @@ mod tests {
             )]),
             ..LocalBashConfig::default()
         };
-        let command = shell_command(&config, &spec("true"), None).unwrap();
+        let command = shell_command(&spec("true"), child_env(&config, &spec("true")), None);
         assert_eq!(command.as_std().get_program(), own_bash.as_os_str());
         let args: Vec<&OsStr> = command.as_std().get_args().collect();
         assert_eq!(args, [OsStr::new("-c"), OsStr::new("true")]);
@@ -886,7 +807,7 @@ mod tests {
     #[tokio::test]
     async fn the_command_still_sees_bash_as_its_argv0_and_the_path_search_still_applies() {
         let exec = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
-        let out = exec.run(spec("printf '%s' \"$0\"")).await.unwrap();
+        let out = exec.whole(spec("printf '%s' \"$0\"")).await.unwrap();
         assert_eq!(out.stdout.text, "bash");
         // A PATH with a relative entry first: the spawn's own search.
         let relative = LocalBashExecutor::new(LocalBashConfig {
@@ -894,7 +815,7 @@ mod tests {
             ..LocalBashConfig::default()
         })
         .unwrap();
-        let out = relative.run(spec("printf '%s' \"$0\"")).await.unwrap();
+        let out = relative.whole(spec("printf '%s' \"$0\"")).await.unwrap();
         assert_eq!((out.exit_code, out.stdout.text.as_str()), (Some(0), "bash"));
     }
 
@@ -903,7 +824,7 @@ mod tests {
         let exec = LocalBashExecutor::new(LocalBashConfig::default()).unwrap();
         let mut s = spec("true");
         s.workdir = "/nonexistent/dir/for/sure".into();
-        let err = exec.run(s).await.unwrap_err();
+        let err = exec.whole(s).await.unwrap_err();
         assert_eq!(err.to_string(), "spawn bash ENOENT");
     }
 }

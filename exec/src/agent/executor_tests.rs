@@ -4,17 +4,16 @@
 //! environment is the one a run of its own would have, and no output can
 //! end a stream early.
 
+use crate::test_run::RunShorthand;
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use nix::unistd::Pid;
 
-use crate::bash::group::live_members;
-use crate::bash::test_sshd::{HOST, TestSshd};
-use crate::bash::{
-    BashExecutor, BashRequest, BashRunResult, CappedRun, LocalBashConfig, OverCap,
-    SandboxBashExecutor, SandboxConfig, SshBashExecutor, SshConfig,
-};
+use crate::group::live_members;
+use crate::{LocalBashConfig, SandboxBashExecutor, SandboxConfig, SshBashExecutor, SshConfig};
+use fs_search_engine::bash::{BashExecutor, BashRequest, BashRunResult, CappedRun, OverCap};
+use fs_search_test_support::sshd::{HOST, TestSshd};
 
 /// A bubblewrap sandbox of `root` that also shows `/usr/bin` (the
 /// coreutils these tests run: the sandbox holds only bash, rg, `sleep`
@@ -27,7 +26,7 @@ fn sandbox(root: &Path, one_shot: bool) -> SandboxBashExecutor {
             ..LocalBashConfig::default()
         },
         SandboxConfig {
-            runner: crate::bash::Runner::Bwrap,
+            runner: crate::Runner::Bwrap,
             read_only: vec!["/usr/bin".into()],
             one_shot,
             ..SandboxConfig::default()
@@ -69,7 +68,7 @@ async fn run_with(
             ..BashRequest::default()
         })
         .unwrap();
-    exec.run(spec).await.unwrap()
+    exec.whole(spec).await.unwrap()
 }
 
 async fn run(exec: &dyn BashExecutor, command: &str) -> BashRunResult {
@@ -193,7 +192,7 @@ async fn over_ssh_a_stdout_cap_stop_ends_the_command_on_the_host() {
         })
         .unwrap();
     spec.timeout_ms = 20_000;
-    let ran = exec.run_capped(spec, OverCap::Stop).await.unwrap();
+    let ran = exec.capped(spec, OverCap::Stop).await.unwrap();
     assert!(matches!(ran, CappedRun::StdoutOverCap));
     let pgid: i32 = std::fs::read_to_string(&pid_file)
         .unwrap()
@@ -213,8 +212,8 @@ async fn over_ssh_a_stdout_cap_stop_ends_the_command_on_the_host() {
 
 // ----------------------------------------------- what a local run carries
 
-fn local(root: &Path) -> crate::bash::LocalBashExecutor {
-    crate::bash::LocalBashExecutor::new(LocalBashConfig {
+fn local(root: &Path) -> crate::LocalBashExecutor {
+    crate::LocalBashExecutor::new(LocalBashConfig {
         cwd: Some(root.to_string_lossy().into_owned()),
         ..LocalBashConfig::default()
     })
@@ -243,7 +242,7 @@ async fn outcome(
             ..BashRequest::default()
         })
         .map_err(|e| e.to_string())?;
-    exec.run(spec)
+    exec.whole(spec)
         .await
         .map(|out| (out.exit_code, out.timed_out, out.stdout.text))
         .map_err(|e| e.to_string())
@@ -367,7 +366,7 @@ async fn over_ssh_an_lc_all_the_login_sets_reaches_the_command_as_in_a_session_o
     let mut text = std::fs::read_to_string(sshd.client_config()).unwrap();
     text.push_str("  SetEnv LC_ALL=C.UTF-8\n");
     std::fs::write(&config, text).unwrap();
-    let over = |config: std::path::PathBuf, one_shot: bool| {
+    let over = |config: std::path::PathBuf| {
         SshBashExecutor::new(
             LocalBashConfig {
                 cwd: Some(root.path().to_string_lossy().into_owned()),
@@ -375,20 +374,16 @@ async fn over_ssh_an_lc_all_the_login_sets_reaches_the_command_as_in_a_session_o
             },
             SshConfig {
                 config_file: Some(config),
-                one_shot,
                 ..SshConfig::new(format!("ssh://{HOST}").parse().unwrap())
             },
         )
         .unwrap()
     };
-    for (config, expected) in [(config, Some("C.UTF-8\n")), (sshd.client_config(), None)] {
-        let by_agent = run(&over(config.clone(), false), SHOW_LC_ALL).await;
-        let alone = run(&over(config, true), SHOW_LC_ALL).await;
-        assert_eq!(by_agent.stdout.text, alone.stdout.text, "{alone:?}");
-        if let Some(expected) = expected {
-            assert_eq!(by_agent.stdout.text, expected);
-        }
-    }
+    // With the login's LC_ALL the command has it; without, it has not.
+    let set = run(&over(config), SHOW_LC_ALL).await;
+    assert_eq!(set.stdout.text, "C.UTF-8\n", "{set:?}");
+    let unset = run(&over(sshd.client_config()), SHOW_LC_ALL).await;
+    assert_ne!(unset.stdout.text, "C.UTF-8\n", "{unset:?}");
 }
 
 // ------------------------------------------------- inherited descriptors
@@ -443,7 +438,7 @@ async fn no_descriptor_of_this_process_reaches_a_command_under_any_executor() {
                 ..BashRequest::default()
             })
             .unwrap();
-        let out = exec.run(spec).await.unwrap();
+        let out = exec.whole(spec).await.unwrap();
         assert_eq!(open_descriptors(&out), Vec::<u32>::new(), "{label}");
     }
     drop(leaky);

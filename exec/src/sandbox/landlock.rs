@@ -35,13 +35,13 @@ use landlock::{
 };
 
 use super::super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, Ends};
-use super::super::launcher::{LaunchPrefix, Launcher, exit_as_signal};
+use super::super::launcher::{Launch, Launcher, exit_as_signal};
 use std::os::unix::process::CommandExt;
 
 use super::super::shell::{SHELL, find_program_on_path};
-use super::super::{BashError, BashRunResult, BashSpec};
 use super::exposed::exposed;
 use super::{SandboxConfig, SandboxError, identity, passes_into_sandbox, workdir_in};
+use fs_search_engine::bash::{BashError, BashRunResult, BashSpec};
 
 /// The file-system ABI whose accesses the ruleset handles.
 const FS_ABI: ABI = ABI::V5;
@@ -212,25 +212,7 @@ fn start_agents(
     })
 }
 
-impl Launcher for LandlockLauncher {
-    fn inherits(&self, name: &OsStr) -> bool {
-        passes_into_sandbox(name)
-    }
-
-    /// Landlock has no launcher program: every run is an agent's, and a
-    /// run the agents cannot take (one with stdin, or a workdir outside
-    /// the root) fails before anything starts.
-    fn prefix(
-        &self,
-        spec: &BashSpec,
-        _env: &BTreeMap<OsString, OsString>,
-    ) -> Result<LaunchPrefix, BashError> {
-        workdir_in(&self.root, spec)?;
-        Err(BashError::Other(
-            "sandbox: the Landlock runner takes no stdin".to_owned(),
-        ))
-    }
-
+impl LandlockLauncher {
     /// Every run with a working directory in the root, on an agent; the
     /// domain is the executor's whatever the run's `PATH`.
     fn agent_call(
@@ -238,6 +220,9 @@ impl Launcher for LandlockLauncher {
         spec: &BashSpec,
         env: &BTreeMap<OsString, OsString>,
     ) -> Option<(Arc<AgentPool>, AgentCall)> {
+        if spec.stdin.is_some() {
+            return None;
+        }
         let mut agents = self.agents.lock().ok()?;
         let workdir = workdir_in(&self.root, spec).ok()?;
         if identity(&self.root) != Some(agents.root) {
@@ -253,6 +238,29 @@ impl Launcher for LandlockLauncher {
         }
         let call = super::agent_call(workdir, spec, env, &agents.env);
         Some((agents.pool.clone(), call))
+    }
+}
+
+impl Launcher for LandlockLauncher {
+    fn inherits(&self, name: &OsStr) -> bool {
+        passes_into_sandbox(name)
+    }
+
+    /// Landlock has no launcher program: every run is an agent's, and a
+    /// run the agents cannot take (one with stdin, or a workdir outside
+    /// the root) fails before anything starts.
+    fn launch(
+        &self,
+        spec: &BashSpec,
+        env: &BTreeMap<OsString, OsString>,
+    ) -> Result<Launch, BashError> {
+        if let Some((pool, call)) = self.agent_call(spec, env) {
+            return Ok(Launch::Agent(pool, call));
+        }
+        workdir_in(&self.root, spec)?;
+        Err(BashError::Other(
+            "sandbox: the Landlock runner takes no stdin".to_owned(),
+        ))
     }
 
     fn finish(&self, result: BashRunResult) -> Result<BashRunResult, BashError> {

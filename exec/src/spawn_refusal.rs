@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
-use super::BashSpec;
 use super::shell::{SHELL, find_on_path};
+use fs_search_engine::bash::BashSpec;
 
 /// The standard library's words for a NUL byte in a spawn's input.
 const NUL_REFUSED: &str = "nul byte found in provided data";

@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
-use super::{CollectedOutput, SharedSink};
-use crate::support::ids::random_hex;
+use crate::ids::random_hex;
+use fs_search_engine::bash::{CollectedOutput, StdoutSink};
 
 static SPILL_COUNTER: AtomicU64 = AtomicU64::new(0);
 
@@ -44,7 +44,7 @@ impl SpillDir {
 
     /// Removes the spill files of a consumed result (only files in this
     /// directory: a path from elsewhere is never touched).
-    pub(super) fn release(&self, result: &super::BashRunResult) {
+    pub(super) fn release(&self, result: &fs_search_engine::bash::BashRunResult) {
         let Some(dir) = self.dir.get().and_then(Option::as_ref) else {
             return;
         };
@@ -55,6 +55,25 @@ impl SpillDir {
             if path.parent() == Some(dir.path()) {
                 let _ = std::fs::remove_file(path);
             }
+        }
+    }
+}
+
+/// Which of a command's output streams a capture reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stream {
+    /// Standard output: what the caller's budget and sink apply to.
+    Stdout,
+    /// Standard error: kept within the executor's own budget.
+    Stderr,
+}
+
+impl Stream {
+    /// The stream's name in spill file names.
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Stdout => "stdout",
+            Self::Stderr => "stderr",
         }
     }
 }
@@ -75,7 +94,7 @@ pub(super) struct Capture {
     dir: std::sync::Arc<SpillDir>,
     max_bytes: usize,
     max_spill_bytes: u64,
-    label: &'static str,
+    stream: Stream,
     pid: u32,
     /// The window; once full it is a ring whose oldest byte is at `head`.
     window: Vec<u8>,
@@ -83,7 +102,7 @@ pub(super) struct Capture {
     total: u64,
     spill: Spill,
     /// Receives the bytes within the window instead of the window.
-    sink: Option<SharedSink>,
+    sink: Option<Box<dyn StdoutSink>>,
 }
 
 impl Capture {
@@ -91,14 +110,14 @@ impl Capture {
         dir: std::sync::Arc<SpillDir>,
         max_bytes: usize,
         max_spill_bytes: u64,
-        label: &'static str,
+        stream: Stream,
         pid: u32,
     ) -> Self {
         Self {
             dir,
             max_bytes,
             max_spill_bytes,
-            label,
+            stream,
             pid,
             window: Vec::new(),
             head: 0,
@@ -113,13 +132,12 @@ impl Capture {
     pub(super) fn streaming(
         dir: std::sync::Arc<SpillDir>,
         max_bytes: usize,
-        label: &'static str,
         pid: u32,
-        sink: SharedSink,
+        sink: Box<dyn StdoutSink>,
     ) -> Self {
         Self {
             sink: Some(sink),
-            ..Self::new(dir, max_bytes, 0, label, pid)
+            ..Self::new(dir, max_bytes, 0, Stream::Stdout, pid)
         }
     }
 
@@ -128,11 +146,9 @@ impl Capture {
     }
 
     async fn push(&mut self, chunk: &[u8]) {
-        if let Some(sink) = &self.sink {
+        if let Some(sink) = &mut self.sink {
             self.total += chunk.len() as u64;
-            if !self.truncated()
-                && let Ok(mut sink) = sink.lock()
-            {
+            if self.total <= self.max_bytes as u64 {
                 sink.write(chunk);
             }
             return;
@@ -195,7 +211,7 @@ impl Capture {
             self.pid,
             SPILL_COUNTER.fetch_add(1, Ordering::Relaxed),
             random_hex(6),
-            self.label
+            self.stream.as_str()
         );
         let path = dir.join(name);
         let mut options = tokio::fs::OpenOptions::new();
@@ -218,9 +234,10 @@ impl Capture {
         out
     }
 
-    /// The captured stream: lossy UTF-8 text of the retained bytes.
-    pub(super) async fn finish(mut self) -> CollectedOutput {
-        self.sink = None;
+    /// The captured stream: lossy UTF-8 text of the retained bytes, and
+    /// the sink of a streaming capture, with everything written to it.
+    pub(super) async fn finish(mut self) -> (CollectedOutput, Option<Box<dyn StdoutSink>>) {
+        let sink = self.sink.take();
         let truncated = self.truncated();
         let spill_path = match std::mem::replace(&mut self.spill, Spill::Abandoned) {
             Spill::Writing { path, mut file } => match file.flush().await {
@@ -235,11 +252,12 @@ impl Capture {
             Ok(text) => text,
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
         };
-        CollectedOutput {
+        let output = CollectedOutput {
             text,
             truncated,
             spill_path,
-        }
+        };
+        (output, sink)
     }
 }
 
@@ -317,15 +335,15 @@ mod tests {
     #[tokio::test]
     async fn a_released_result_loses_its_spill_files_and_a_dropped_dir_its_directory() {
         let dir = std::sync::Arc::new(SpillDir::default());
-        let mut capture = Capture::new(dir.clone(), 2, 1 << 20, "stderr", 1);
+        let mut capture = Capture::new(dir.clone(), 2, 1 << 20, Stream::Stderr, 1);
         capture.push(b"more than two").await;
-        let stderr = capture.finish().await;
+        let stderr = capture.finish().await.0;
         let path = stderr.spill_path.clone().expect("spill file");
         assert!(path.is_file());
         let root = path.parent().unwrap().to_path_buf();
         // A path outside the directory is never touched.
         let outside = tempfile::NamedTempFile::new().unwrap();
-        let foreign = super::super::BashRunResult {
+        let foreign = fs_search_engine::bash::BashRunResult {
             stdout: CollectedOutput {
                 spill_path: Some(outside.path().to_path_buf()),
                 ..CollectedOutput::default()
@@ -345,11 +363,11 @@ mod tests {
     /// lives as long as the directory is held).
     async fn captured(max: usize, chunks: &[&[u8]]) -> (CollectedOutput, std::sync::Arc<SpillDir>) {
         let dir = test_dir();
-        let mut capture = Capture::new(dir.clone(), max, 1 << 20, "stdout", 1);
+        let mut capture = Capture::new(dir.clone(), max, 1 << 20, Stream::Stdout, 1);
         for chunk in chunks {
             capture.push(chunk).await;
         }
-        (capture.finish().await, dir)
+        (capture.finish().await.0, dir)
     }
 
     #[tokio::test]
@@ -395,10 +413,10 @@ mod tests {
 
     #[tokio::test]
     async fn drops_the_spill_file_past_the_spill_cap() {
-        let mut capture = Capture::new(test_dir(), 2, 5, "stderr", 1);
+        let mut capture = Capture::new(test_dir(), 2, 5, Stream::Stderr, 1);
         capture.push(b"abcd").await;
         capture.push(b"efgh").await;
-        let out = capture.finish().await;
+        let out = capture.finish().await.0;
         assert_eq!(
             (out.text.as_str(), out.truncated, out.spill_path),
             ("gh", true, None)
@@ -411,25 +429,25 @@ mod tests {
         let pipe: &[u8] = b"abcdefghij";
         let capture = collect(
             pipe,
-            Capture::new(test_dir(), 4, 1 << 20, "stdout", 1),
+            Capture::new(test_dir(), 4, 1 << 20, Stream::Stdout, 1),
             CancellationToken::new(),
             PastCap::Stop(over_cap.clone()),
         )
         .await;
         assert!(over_cap.is_cancelled());
-        let out = capture.finish().await;
+        let out = capture.finish().await.0;
         assert_eq!(
             (out.text.as_str(), out.truncated, out.spill_path),
             ("", true, None)
         );
         let capture = collect(
             &b"abcd"[..],
-            Capture::new(test_dir(), 4, 1 << 20, "stdout", 1),
+            Capture::new(test_dir(), 4, 1 << 20, Stream::Stdout, 1),
             CancellationToken::new(),
             PastCap::Stop(CancellationToken::new()),
         )
         .await;
-        let out = capture.finish().await;
+        let out = capture.finish().await.0;
         assert_eq!((out.text.as_str(), out.truncated), ("abcd", false));
     }
 
@@ -443,14 +461,14 @@ mod tests {
         });
         let capture = collect(
             reader,
-            Capture::new(test_dir(), 4, 1 << 20, "stdout", 1),
+            Capture::new(test_dir(), 4, 1 << 20, Stream::Stdout, 1),
             CancellationToken::new(),
             PastCap::Discard,
         )
         .await;
         feed.await.unwrap();
         assert_eq!(capture.total, 10);
-        let out = capture.finish().await;
+        let out = capture.finish().await.0;
         assert_eq!(
             (out.text.as_str(), out.truncated, out.spill_path),
             ("", true, None)

@@ -1,15 +1,16 @@
-//! The remote executor against a real sshd on 127.0.0.1 (`test_sshd.rs`):
+//! The remote executor against a real sshd on 127.0.0.1 (`fs_search_test_support::sshd`):
 //! the host is this machine, so the tests look at its processes directly.
 
+use crate::test_run::RunShorthand;
 use std::collections::BTreeMap;
 
 use tokio_util::sync::CancellationToken;
 
-use super::super::test_sshd::{HOST, TestSshd};
+use fs_search_test_support::sshd::{HOST, TestSshd};
 use std::path::Path;
 
 use super::*;
-use crate::bash::{BashExecutor, BashRequest};
+use fs_search_engine::bash::{BashExecutor, BashRequest};
 
 fn target() -> SshTarget {
     format!("ssh://{HOST}").parse().unwrap()
@@ -37,7 +38,7 @@ fn request(command: &str) -> BashRequest {
 }
 
 async fn run(exec: &SshBashExecutor, command: &str) -> BashRunResult {
-    exec.run(exec.resolve(request(command)).unwrap())
+    exec.whole(exec.resolve(request(command)).unwrap())
         .await
         .unwrap()
 }
@@ -136,7 +137,7 @@ async fn a_command_runs_on_the_host_in_the_workdir_with_the_environment_scrubbed
         ))
         .unwrap();
     spec.env = Some(BTreeMap::from([("WB_REQUEST".to_owned(), "r".to_owned())]));
-    let out = exec.run(spec).await.unwrap();
+    let out = exec.whole(spec).await.unwrap();
     assert_eq!(
         out.stdout.text,
         format!(
@@ -171,7 +172,7 @@ async fn exits_signals_and_a_missing_workdir_read_as_the_local_executor_reports_
     let mut spec = exec.resolve(request("true")).unwrap();
     spec.workdir = work.path().join("missing").to_string_lossy().into_owned();
     assert_eq!(
-        exec.run(spec).await.unwrap_err().to_string(),
+        exec.whole(spec).await.unwrap_err().to_string(),
         "spawn bash ENOENT"
     );
 }
@@ -202,7 +203,7 @@ async fn killed_run(
             token.cancel();
         }
     };
-    let (out, ()) = tokio::join!(exec.run(spec), watcher);
+    let (out, ()) = tokio::join!(exec.whole(spec), watcher);
     let pgid = std::fs::read_to_string(&pid_file)
         .unwrap()
         .trim()
@@ -246,14 +247,13 @@ async fn a_connection_dropped_during_a_call_fails_it_naming_the_host() {
     };
     let work = tempfile::tempdir().unwrap();
     let exec = executor(&sshd, work.path(), LocalBashConfig::default());
-    let prefix = exec.launcher.runs.prefix.clone();
     let (pid_file, spec) = sleeping_group(&exec, work.path());
     let dropper = async {
         group_written(&pid_file).await;
         sshd.stop();
     };
     let started = std::time::Instant::now();
-    let (out, ()) = tokio::join!(exec.run(spec), dropper);
+    let (out, ()) = tokio::join!(exec.whole(spec), dropper);
     let out = out.unwrap();
     assert!(started.elapsed() < Duration::from_secs(20));
     assert_eq!(out.exit_code, Some(255), "{out:?}");
@@ -272,7 +272,6 @@ async fn a_connection_dropped_during_a_call_fails_it_naming_the_host() {
         .parse()
         .unwrap();
     assert_eq!(group_alive(pgid), Vec::<i32>::new());
-    assert_eq!(run_files_left(&prefix), Vec::<String>::new());
 }
 
 /// The pids of this machine's processes running `sleep SECONDS`.
@@ -302,17 +301,6 @@ fn sleeping_after_settle(seconds: &str) -> Vec<i32> {
     }
 }
 
-/// The run files of `exec`'s runs left on the host (its /tmp: the test
-/// sshd sets neither XDG_RUNTIME_DIR nor TMPDIR).
-fn run_files_left(prefix: &str) -> Vec<String> {
-    std::fs::read_dir("/tmp")
-        .unwrap()
-        .flatten()
-        .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter(|name| name.starts_with(&format!("fs-search-run.{prefix}.")))
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_cancelled_before_it_started_on_the_host_never_runs_there() {
     let Some(sshd) = TestSshd::start() else {
@@ -320,7 +308,6 @@ async fn a_call_cancelled_before_it_started_on_the_host_never_runs_there() {
     };
     let work = tempfile::tempdir().unwrap();
     let exec = executor(&sshd, work.path(), LocalBashConfig::default());
-    let prefix = exec.launcher.runs.prefix.clone();
     // A duration no other test sleeps names this test's commands.
     let seconds = "971";
     // From a cancel before ssh has even connected its session to one after
@@ -333,7 +320,7 @@ async fn a_call_cancelled_before_it_started_on_the_host_never_runs_there() {
             tokio::time::sleep(Duration::from_millis(delay_ms)).await;
             token.cancel();
         };
-        let (out, ()) = tokio::join!(exec.run(spec), canceller);
+        let (out, ()) = tokio::join!(exec.whole(spec), canceller);
         let out = out.unwrap();
         assert!(out.aborted, "{delay_ms} ms: {out:?}");
         assert_eq!(
@@ -342,39 +329,8 @@ async fn a_call_cancelled_before_it_started_on_the_host_never_runs_there() {
             "{delay_ms} ms"
         );
     }
-    // A started run's file goes with it; a mark left for a run that never
-    // started goes with the executor.
     drop(exec);
-    assert_eq!(run_files_left(&prefix), Vec::<String>::new());
     assert_eq!(sleeping(seconds), Vec::<i32>::new());
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_run_ended_before_its_session_reaches_the_host_exits_there_at_once() {
-    let Some(sshd) = TestSshd::start() else {
-        return;
-    };
-    let work = tempfile::tempdir().unwrap();
-    let exec = executor(&sshd, work.path(), LocalBashConfig::default());
-    let launcher = &exec.launcher;
-    let seconds = "972";
-    let spec = exec.resolve(request(&format!("sleep {seconds}"))).unwrap();
-    let run = launcher.command_line(&spec).unwrap();
-    // The kill path's script runs first, as when a cancel overtakes a
-    // session still on its way: it leaves its mark...
-    let ended = launcher.end_run(&run.id, Duration::from_millis(300)).await;
-    assert_eq!(ended, Ok(None));
-    assert_eq!(run_files_left(&launcher.runs.prefix).len(), 1);
-    // ...and the session that arrives later finds it and runs nothing.
-    let out = tokio::process::Command::new(&run.line.program)
-        .args(&run.line.args)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .unwrap();
-    assert_eq!(out.status.code(), Some(143), "{out:?}");
-    assert_eq!(sleeping(seconds), Vec::<i32>::new());
-    assert_eq!(run_files_left(&launcher.runs.prefix), Vec::<String>::new());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -384,7 +340,6 @@ async fn a_dropped_call_and_then_its_executor_leave_nothing_on_the_host() {
     };
     let work = tempfile::tempdir().unwrap();
     let exec = executor(&sshd, work.path(), LocalBashConfig::default());
-    let prefix = exec.launcher.runs.prefix.clone();
     let (pid_file, spec) = sleeping_group(&exec, work.path());
     let started = async {
         group_written(&pid_file).await;
@@ -392,7 +347,7 @@ async fn a_dropped_call_and_then_its_executor_leave_nothing_on_the_host() {
     // The run's future is dropped once the command runs, as a quitting
     // TUI drops it; the executor goes at once after (its master with it).
     tokio::select! {
-        _ = exec.run(spec) => panic!("the command ended by itself"),
+        _ = exec.whole(spec) => panic!("the command ended by itself"),
         () = started => {}
     }
     drop(exec);
@@ -402,7 +357,6 @@ async fn a_dropped_call_and_then_its_executor_leave_nothing_on_the_host() {
         .parse()
         .unwrap();
     assert_eq!(group_alive(pgid), Vec::<i32>::new());
-    assert_eq!(run_files_left(&prefix), Vec::<String>::new());
 }
 
 #[test]
@@ -446,37 +400,6 @@ fn a_relative_workdir_is_refused_before_connecting() {
         err.to_string(),
         "the working directory on ssh://wbtest must be an absolute path, not \"work\""
     );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_per_run_still_runs_commands_and_ends_them_on_the_host() {
-    let Some(sshd) = TestSshd::start() else {
-        return;
-    };
-    let work = tempfile::tempdir().unwrap();
-    let exec = SshBashExecutor::new(
-        LocalBashConfig {
-            cwd: Some(work.path().to_string_lossy().into_owned()),
-            grace_ms: 300,
-            ..LocalBashConfig::default()
-        },
-        SshConfig {
-            config_file: Some(sshd.client_config()),
-            one_shot: true,
-            ..SshConfig::new(target())
-        },
-    )
-    .unwrap();
-    assert!(exec.launcher.agents.is_none());
-    let out = run(&exec, "echo hi; pwd").await;
-    assert_eq!(
-        out.stdout.text,
-        format!("hi\n{}\n", work.path().display()),
-        "{out:?}"
-    );
-    let (out, pgid) = killed_run(&exec, work.path(), None).await;
-    assert!(out.timed_out, "{out:?}");
-    assert_eq!(group_alive(pgid), Vec::<i32>::new());
 }
 
 /// The ssh processes of this machine whose command line names `needle`
@@ -552,7 +475,10 @@ fn a_master_left_without_its_executor_ends_by_itself_within_seconds() {
     // clients go.
     std::mem::forget(exec);
     for pid in sessions {
-        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL);
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
     }
     let deadline =
         std::time::Instant::now() + Duration::from_secs(u64::from(CONTROL_PERSIST_S) + 5);
@@ -648,7 +574,7 @@ async fn the_sandbox_on_the_host_shows_the_workdir_and_not_a_canary_next_to_it_n
     assert!(text.contains("env-checked\na.txt\n"), "{text}");
     assert!(text.contains("read-only"), "{text}");
     // The host's login environment held WB_PLAIN, WB_API_KEY and
-    // DSH_HOST (test_sshd.rs): none passes the allowlist.
+    // DSH_HOST (fs_search_test_support::sshd): none passes the allowlist.
     let names = lines.last().unwrap();
     for absent in [
         "WB_PLAIN",
@@ -676,7 +602,7 @@ async fn a_sandboxed_call_outside_the_root_fails_as_a_missing_workdir() {
     let mut spec = exec.resolve(request("true")).unwrap();
     spec.workdir = format!("{}/..", work.path().display());
     assert_eq!(
-        exec.run(spec).await.unwrap_err().to_string(),
+        exec.whole(spec).await.unwrap_err().to_string(),
         "spawn bash ENOENT"
     );
 }
@@ -701,43 +627,6 @@ fn a_host_without_bubblewrap_on_its_path_is_refused_fault_injected_path() {
         err.to_string(),
         "the sandbox on ssh://wbtest needs bubblewrap there, and `bwrap` is not on its PATH (install it on ssh://wbtest: apt-get install bubblewrap)"
     );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_sandboxed_session_per_run_shows_what_the_agents_show() {
-    let Some(sshd) = TestSshd::start() else {
-        return;
-    };
-    let parent = tempfile::tempdir().unwrap();
-    let work = parent.path().join("work");
-    std::fs::create_dir(&work).unwrap();
-    std::fs::write(work.join("a.txt"), "CANARY\n").unwrap();
-    std::fs::write(parent.path().join("canary.txt"), "CANARY\n").unwrap();
-    let exec = SshBashExecutor::new(
-        LocalBashConfig {
-            cwd: Some(work.to_string_lossy().into_owned()),
-            ..LocalBashConfig::default()
-        },
-        SshConfig {
-            config_file: Some(sshd.client_config()),
-            sandbox: true,
-            one_shot: true,
-            ..SshConfig::new(target())
-        },
-    )
-    .unwrap();
-    let command = "rg -l CANARY .; rg -c CANARY ../canary.txt 2>/dev/null || echo no-canary; for f in /proc/[0-9]*/environ; do while IFS= read -r -d '' v; do case $v in WB_*|DSH_*) echo leak;; esac; done < $f; done; echo \"$FS_X\"";
-    let mut env = BTreeMap::new();
-    env.insert("FS_X".to_owned(), "set".to_owned());
-    let spec = exec
-        .resolve(BashRequest {
-            command: command.into(),
-            env: Some(env),
-            ..BashRequest::default()
-        })
-        .unwrap();
-    let out = exec.run(spec).await.unwrap();
-    assert_eq!(out.stdout.text, "./a.txt\nno-canary\nset\n", "{out:?}");
 }
 
 #[test]

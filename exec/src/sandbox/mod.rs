@@ -49,7 +49,8 @@ use std::sync::Arc;
 use thiserror::Error;
 
 use super::local::child_env_with;
-use super::{BashError, BashSpec, LocalBashConfig, LocalBashExecutor};
+use super::{LocalBashConfig, LocalBashExecutor};
+use fs_search_engine::bash::{BashError, BashSpec};
 
 pub use bwrap::BWRAP;
 
@@ -107,8 +108,12 @@ pub struct SandboxConfig {
     /// paths: everything under them becomes readable by the command.
     pub read_only: Vec<PathBuf>,
     /// Start bubblewrap for every run instead of running commands on
-    /// agents in a sandbox kept for them (`agent/`): slower, for
-    /// comparison. The Landlock runner always uses agents.
+    /// agents in a sandbox kept for them (`agent/`). Kept as the test
+    /// oracle of the agents: a fresh sandbox per run is the simplest
+    /// correct confinement, and the tests and the executors benchmark
+    /// compare the agents' results (and cost) with it; it is also the path
+    /// of a run with stdin, which an agent does not take. No front end
+    /// selects it. The Landlock runner always uses agents.
     pub one_shot: bool,
     /// Fault injection for tests: Landlock acts as if the kernel had none.
     #[doc(hidden)]
@@ -184,7 +189,8 @@ impl SandboxBashExecutor {
         }
         let inner = LocalBashExecutor::new(config)?;
         let env = sandbox_env(inner.config(), &probe_spec());
-        let (launcher, runner): (Arc<dyn super::Launcher>, Runner) = match sandbox.runner {
+        let (launcher, runner): (Arc<dyn super::launcher::Launcher>, Runner) = match sandbox.runner
+        {
             Runner::Bwrap => (
                 bwrap::BwrapLauncher::new(&root, &sandbox, env)?,
                 Runner::Bwrap,

@@ -14,14 +14,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::framed::{Ended, Framed, Trailer};
 use super::{Agent, AgentCall, AgentPool, Ends, nonce, request};
-use crate::bash::capture::{Capture, collect};
-use crate::bash::group::KILL_SETTLE;
-use crate::bash::launcher::Launcher;
-use crate::bash::local::past_cap;
-use crate::bash::{
-    BashError, BashRunResult, BashSpec, CappedRun, CollectedOutput, LocalBashExecutor, OverCap,
-    SharedSink,
-};
+use crate::LocalBashExecutor;
+use crate::capture::{Stream, collect};
+use crate::group::KILL_SETTLE;
+use crate::launcher::Launcher;
+use crate::local::{finish_captures, past_cap};
+use fs_search_engine::bash::{BashError, BashRunResult, BashSpec, CappedRun, OverCap, StdoutSink};
 
 /// How long a spent agent, its stdin closed, is given to exit.
 const AGENT_EXIT_BOUND: Duration = Duration::from_secs(2);
@@ -121,15 +119,15 @@ impl Lent {
 
 impl LocalBashExecutor {
     /// `spec` run as `call` on an agent of `pool` (module doc).
-    pub(in crate::bash) async fn run_on_agent(
+    pub(crate) async fn run_on_agent(
         &self,
         launcher: &dyn Launcher,
         pool: &AgentPool,
         call: AgentCall,
         spec: BashSpec,
         capped: Option<OverCap>,
-        sink: Option<SharedSink>,
-    ) -> Result<CappedRun, BashError> {
+        sink: Option<Box<dyn StdoutSink>>,
+    ) -> Result<(CappedRun, Option<Box<dyn StdoutSink>>), BashError> {
         let signal = spec.signal.clone().unwrap_or_default();
         let mut agent = pool.take().map_err(spawn_error)?;
         let pid = agent.pid();
@@ -154,14 +152,19 @@ impl LocalBashExecutor {
         let over_cap = CancellationToken::new();
         let stdout_max = usize::try_from(spec.stdout_max_bytes).unwrap_or(usize::MAX);
         let stderr_max = usize::try_from(self.config.max_output_bytes).unwrap_or(usize::MAX);
+        let mut sink = sink;
         let readers = [
-            (stdout, stdout_max, "stdout"),
-            (stderr, stderr_max, "stderr"),
+            (stdout, stdout_max, Stream::Stdout),
+            (stderr, stderr_max, Stream::Stderr),
         ]
-        .map(|(pipe, max, label)| {
-            let capture = self.capture(label, max, sink.as_ref(), pid);
+        .map(|(pipe, max, stream)| {
+            let sink = match stream {
+                Stream::Stdout => sink.take(),
+                Stream::Stderr => None,
+            };
+            let capture = self.capture(stream, max, sink, pid);
             let stop = stop.clone();
-            let past_cap = past_cap(label, capped, &over_cap);
+            let past_cap = past_cap(stream, capped, &over_cap);
             tokio::spawn(async move { collect(pipe, capture, stop, past_cap).await })
         });
 
@@ -190,7 +193,7 @@ impl LocalBashExecutor {
                 let Lent { agent, stdin } = lent;
                 drop(stdin);
                 agent.end(Duration::ZERO).await;
-                return Ok(CappedRun::StdoutOverCap);
+                return Ok((CappedRun::StdoutOverCap, None));
             }
             (sent, trailer) = lent
                 .end_early(pool.ends, self.grace(), &mut stdout_back)
@@ -211,8 +214,7 @@ impl LocalBashExecutor {
                 collected.await
             }
         };
-        let stdout = finish(stdout).await;
-        let stderr = finish(stderr).await;
+        let (stdout, stderr, sink) = finish_captures(stdout, stderr).await;
         let stderr_back = stderr_back.await.ok();
         let mut result = BashRunResult {
             exit_code: None,
@@ -231,7 +233,7 @@ impl LocalBashExecutor {
             drop(stdin);
             agent.end(AGENT_EXIT_BOUND).await;
             result.signal = Some(signal.as_str().to_owned());
-            return Ok(CappedRun::Finished(result));
+            return Ok((CappedRun::Finished(result), sink));
         }
         let trailed = match (trailer, stderr_back) {
             (Some(Ok(out)), Some(err)) => parse_trailer(&out.trailer).map(|how| (how, out, err)),
@@ -247,8 +249,9 @@ impl LocalBashExecutor {
             result.exit_code = status.and_then(|s| s.code());
             result.signal = status
                 .and_then(|s| s.signal())
-                .map(crate::bash::launcher::signal_name);
-            return launcher_finish(launcher, result);
+                .map(crate::launcher::signal_name);
+            let result = launcher.finish(result)?;
+            return Ok((CappedRun::Finished(result), sink));
         };
         // In step: the agent goes back to the pool.
         let Lent { mut agent, stdin } = lent;
@@ -268,26 +271,10 @@ impl LocalBashExecutor {
             ))),
             Trailed::Exit(code) => {
                 result.exit_code = Some(code);
-                launcher_finish(launcher, result)
+                let result = launcher.finish(result)?;
+                Ok((CappedRun::Finished(result), sink))
             }
         }
-    }
-}
-
-/// A command that ended by itself (or whose agent did), as its launcher
-/// reads it: a remote launcher as one that started.
-fn launcher_finish(launcher: &dyn Launcher, result: BashRunResult) -> Result<CappedRun, BashError> {
-    match launcher.remote() {
-        Some(remote) => remote.finish(result, true),
-        None => launcher.finish(result),
-    }
-    .map(CappedRun::Finished)
-}
-
-async fn finish(capture: Result<Capture, tokio::task::JoinError>) -> CollectedOutput {
-    match capture {
-        Ok(capture) => capture.finish().await,
-        Err(_) => CollectedOutput::default(),
     }
 }
 

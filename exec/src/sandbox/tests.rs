@@ -1,10 +1,11 @@
 //! The sandboxed executor under both runners: what a command sees, its
 //! environment, and how each runner fails closed.
 
+use crate::test_run::RunShorthand;
 use std::os::unix::fs::PermissionsExt;
 
 use super::*;
-use crate::bash::{BashExecutor, BashRequest, BashRunResult};
+use fs_search_engine::bash::{BashExecutor, BashRequest, BashRunResult};
 
 const RUNNERS: [Runner; 2] = [Runner::Bwrap, Runner::Landlock];
 
@@ -35,7 +36,7 @@ async fn run(exec: &SandboxBashExecutor, command: &str) -> BashRunResult {
             ..BashRequest::default()
         })
         .unwrap();
-    exec.run(spec).await.unwrap()
+    exec.whole(spec).await.unwrap()
 }
 
 /// A fake `bwrap` in `dir` that fails as a real one does where user
@@ -153,7 +154,7 @@ async fn a_working_directory_outside_the_root_is_a_missing_one_under_both_runner
             })
             .unwrap();
         spec.workdir = format!("{}/..", root.path().display());
-        let err = exec.run(spec).await.unwrap_err();
+        let err = exec.whole(spec).await.unwrap_err();
         assert_eq!(err.to_string(), "spawn bash ENOENT", "{runner:?}");
     }
 }

@@ -50,15 +50,15 @@ const STDOUT_PIPE_BYTES: i32 = 1 << 20;
 /// How one run goes on an agent: where, with which environment, and the
 /// argv it runs there.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AgentCall {
+pub(crate) struct AgentCall {
     /// The command's working directory, as the agent sees it.
-    pub workdir: OsString,
+    pub(crate) workdir: OsString,
     /// Variables of the agent's environment the command goes without.
-    pub unset: Vec<OsString>,
+    pub(crate) unset: Vec<OsString>,
     /// The variables set for the command on top of the agent's, in order.
-    pub env: Vec<(OsString, OsString)>,
+    pub(crate) env: Vec<(OsString, OsString)>,
     /// The argv (e.g. `bash -c COMMAND`), found on the command's `PATH`.
-    pub argv: Vec<OsString>,
+    pub(crate) argv: Vec<OsString>,
 }
 
 /// Starts agents: the launcher's program with the agent's script.
@@ -96,7 +96,7 @@ impl Ends {
 const AGENT_MARK: &str = "# The executor's agent";
 
 /// The idle agents of one launcher (module doc).
-pub struct AgentPool {
+pub(crate) struct AgentPool {
     start: StartAgent,
     spawn: Option<SpawnAgent>,
     ends: Ends,

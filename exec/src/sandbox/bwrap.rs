@@ -23,11 +23,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, Ends};
-use super::super::launcher::{LaunchPrefix, Launcher, exit_as_signal};
+use super::super::launcher::{Launch, LaunchPrefix, Launcher, exit_as_signal};
 use super::super::shell::{SHELL, find_program_on_path};
-use super::super::{BashError, BashRunResult, BashSpec};
 use super::exposed::{Exposed, exposed, key};
 use super::{SandboxConfig, SandboxError, identity, passes_into_sandbox, workdir_in};
+use fs_search_engine::bash::{BashError, BashRunResult, BashSpec};
 
 /// The bubblewrap program's name, looked up on this process's `PATH`.
 pub const BWRAP: &str = "bwrap";
@@ -201,7 +201,7 @@ impl BwrapLauncher {
         let mut args = self.sandbox_args(env);
         args.extend([arg("--chdir"), arg(&self.root), arg("--"), arg(SHELL)]);
         args.extend([arg("-c"), arg("true")]);
-        crate::bash::inherited::mark_inherited_descriptors_close_on_exec();
+        crate::inherited::mark_inherited_descriptors_close_on_exec();
         let output = std::process::Command::new(&self.bwrap)
             .args(args)
             .env_clear()
@@ -230,11 +230,8 @@ impl BwrapLauncher {
     }
 }
 
-impl Launcher for BwrapLauncher {
-    fn inherits(&self, name: &OsStr) -> bool {
-        passes_into_sandbox(name)
-    }
-
+impl BwrapLauncher {
+    /// Bubblewrap started for this run (the one-shot sandbox).
     fn prefix(
         &self,
         spec: &BashSpec,
@@ -256,6 +253,9 @@ impl Launcher for BwrapLauncher {
         spec: &BashSpec,
         env: &BTreeMap<OsString, OsString>,
     ) -> Option<(Arc<AgentPool>, AgentCall)> {
+        if spec.stdin.is_some() {
+            return None;
+        }
         let mut agents = self.agents.as_ref()?.lock().ok()?;
         let workdir = workdir_in(&self.root, spec).ok()?;
         if identity(&self.root) != Some(agents.root) {
@@ -269,6 +269,25 @@ impl Launcher for BwrapLauncher {
         }
         let call = super::agent_call(workdir, spec, env, &agents.env);
         Some((agents.pool.clone(), call))
+    }
+}
+
+impl Launcher for BwrapLauncher {
+    fn inherits(&self, name: &OsStr) -> bool {
+        passes_into_sandbox(name)
+    }
+
+    /// On an agent when one can take the run (module doc), else a
+    /// sandbox of its own.
+    fn launch(
+        &self,
+        spec: &BashSpec,
+        env: &BTreeMap<OsString, OsString>,
+    ) -> Result<Launch, BashError> {
+        if let Some((pool, call)) = self.agent_call(spec, env) {
+            return Ok(Launch::Agent(pool, call));
+        }
+        self.prefix(spec, env).map(Launch::Prefix)
     }
 
     fn finish(&self, result: BashRunResult) -> Result<BashRunResult, BashError> {

@@ -19,9 +19,9 @@ use std::sync::OnceLock;
 use async_trait::async_trait;
 use sha2::{Digest, Sha256};
 
-use super::{SaveTextSpill, SpillError, SpillRef, SpillStore, TextPieces};
-use crate::support::ids::random_hex;
-use crate::value::paths::resolve_lexically;
+use crate::ids::random_hex;
+use fs_search_engine::spill::{SaveTextSpill, SpillError, SpillRef, SpillStore, TextPieces};
+use fs_search_engine::value::resolve_lexically;
 
 /// The local backend's retrieval hint.
 pub(super) const RETRIEVAL_HINT: &str =

@@ -12,7 +12,9 @@
 //!   session multiplexed over it (`ControlMaster=no`), so a call costs a
 //!   round trip, not a handshake. The directory is 0700, its files 0600.
 //!   Dropping the executor ends the master (`ssh -O exit`, in a process
-//!   group of its own, its failure logged) and removes the directory. No
+//!   group of its own, its failure logged) and removes the directory; a
+//!   front end about to exit joins that close
+//!   ([`SshBashExecutor::master_closed`]). No
 //!   master outlives this process: it ends by itself
 //!   [`CONTROL_PERSIST_S`] seconds after its last session, and a keeper
 //!   session, fed by a pipe from this process, holds it open until then.
@@ -24,27 +26,22 @@
 //! - The user's own ssh configuration, agent and known hosts apply (or
 //!   the config file [`SshConfig::config_file`] names); `BatchMode=yes`:
 //!   never a prompt; `ConnectTimeout` bounds a connection attempt.
-//! - On the other machine a bash wrapper (the login shell must run
-//!   `exec bash --norc -c …`, as POSIX shells do) reports its process id on its
-//!   first stderr line ([`super::REMOTE_GROUP_LINE`]: sshd makes each session's
-//!   command a session and group leader, so that id is the group's),
-//!   scrubs its environment as the local executor scrubs this one (names
-//!   matching `/KEY|PASSWORD|SECRET|TOKEN/i` or starting with `DSH_`),
-//!   enters the working directory (a missing one fails the run as
-//!   `spawn bash ENOENT`) and runs `bash --norc -c command` with the fixed
-//!   overlay, the configured variables and the request's. `--norc`: bash
-//!   started under sshd reads `~/.bashrc` even when not interactive, which
-//!   a local `bash -c` never does; the login shell has read it already.
-//! - The kill path: sshd sends no signal when a channel closes, so each
-//!   run has a name on the host, and a cancelled, timed-out or dropped
-//!   run is ended there by a script over the master: TERM to its group,
-//!   KILL after the grace; a run the script reaches before it started
-//!   never starts (the handshake on the run's file, [`WRAPPER`]). Then the
-//!   local client is ended. A watchdog on the host ends a command whose
-//!   connection dropped.
-//! - A failure of ssh itself before the command started (an unreachable
-//!   host, a refused key) reads as exit 255 with a stderr naming the
-//!   host and ssh's reason, which the tools report as `SEARCH_FAILED`.
+//! - Every command runs on an agent (`agent/`) in a session of its own
+//!   over the master (the login shell must run `exec bash --norc -c …`,
+//!   as POSIX shells do): the agent enters the working directory (a
+//!   missing one fails the run as `spawn bash ENOENT`) and runs
+//!   `bash --norc -c command` with the local executor's scrubbed
+//!   environment rules, the fixed overlay, the configured variables and
+//!   the request's. `--norc`: bash started under sshd reads `~/.bashrc`
+//!   even when not interactive, which a local `bash -c` never does; the
+//!   login shell has read it already. A command's stdin is not carried
+//!   to the host (the tools never give one).
+//! - The kill path is the agent's: `term`, then `kill`, to the command's
+//!   group on the host; an agent that does not answer is ended, and the
+//!   end of its stdin (its session) ends the command there.
+//! - A failure of ssh itself (an unreachable host, a refused key) reads
+//!   as exit 255 with a stderr naming the host and ssh's reason, which
+//!   the tools report as `SEARCH_FAILED`.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -55,16 +52,14 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
-use nix::sys::signal::Signal;
 use thiserror::Error;
 
 use super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, Ends, bash_argv};
-use super::group::KILL_SETTLE;
-use super::launcher::{LaunchPrefix, Launcher, RemoteLauncher, RemoteRun, exit_as_signal};
+use super::launcher::{Launch, LaunchPrefix, Launcher, exit_as_signal};
 use super::local::{FIXED_OVERLAY, child_env};
 use super::shell::find_program_on_path;
-use super::{BashError, BashRunResult, BashSpec, LocalBashConfig, LocalBashExecutor};
+use super::{LocalBashConfig, LocalBashExecutor};
+use fs_search_engine::bash::{BashError, BashRunResult, BashSpec};
 
 /// The OpenSSH client's name, looked up on this process's `PATH`.
 pub const SSH: &str = "ssh";
@@ -72,7 +67,7 @@ pub const SSH: &str = "ssh";
 /// What ssh exits with when it failed itself.
 const SSH_FAILED: i32 = 255;
 
-/// The wrapper's stderr line when the working directory is missing.
+/// The start check's stderr line when the working directory is missing.
 const NO_WORKDIR_LINE: &str = "\u{1}fs-search-remote-no-workdir\n";
 
 /// The sandbox script's stderr line when the host has no bubblewrap.
@@ -176,10 +171,6 @@ pub struct SshConfig {
     pub config_file: Option<PathBuf>,
     /// Seconds one connection attempt may take (`ConnectTimeout`).
     pub connect_timeout_s: u32,
-    /// Open an ssh session for every run instead of running commands on
-    /// agents in sessions kept for them (`agent/`): slower, for
-    /// comparison.
-    pub one_shot: bool,
     /// Run every command inside a bubblewrap sandbox on the host that
     /// shows what the local sandbox shows (`ssh/sandbox.sh`), failing
     /// closed when the host has no bubblewrap or it cannot start.
@@ -194,7 +185,6 @@ impl SshConfig {
             ssh: None,
             config_file: None,
             connect_timeout_s: 10,
-            one_shot: false,
             sandbox: false,
         }
     }
@@ -291,6 +281,8 @@ pub enum SshError {
 pub struct SshBashExecutor {
     inner: LocalBashExecutor,
     launcher: Arc<SshLauncher>,
+    /// The close of the master, until a front end takes it.
+    closed: Arc<std::sync::Mutex<Option<MasterClosed>>>,
 }
 
 impl SshBashExecutor {
@@ -310,20 +302,32 @@ impl SshBashExecutor {
             None => find_program_on_path(SSH, std::env::var_os("PATH").as_deref())
                 .ok_or(SshError::SshMissing)?,
         };
-        let master = Master::start(program, &ssh)?;
+        let (closing, closed) = std::sync::mpsc::sync_channel(0);
+        let master = Master::start(program, &ssh, closing)?;
         master.check_host(&workdir, ssh.sandbox)?;
         let mut launcher = SshLauncher::new(master, config.env.clone());
         launcher.sandbox_root = ssh.sandbox.then_some(workdir);
         let inner = LocalBashExecutor::new(config)?;
-        if !ssh.one_shot {
-            // The ssh client gets the scrubbed environment a one-shot
-            // run's would (what `SendEnv` may forward).
-            let env = child_env(inner.config(), &super::sandbox::probe_spec());
-            launcher.agents = Some(launcher.start_agents(env));
-        }
+        // The ssh client gets the scrubbed environment (what `SendEnv`
+        // may forward).
+        let env = child_env(inner.config(), &super::sandbox::probe_spec());
+        launcher.agents = Some(launcher.start_agents(env));
         let launcher = Arc::new(launcher);
         let inner = inner.with_launcher(launcher.clone());
-        Ok(Self { inner, launcher })
+        Ok(Self {
+            inner,
+            launcher,
+            closed: Arc::new(std::sync::Mutex::new(Some(MasterClosed(closed)))),
+        })
+    }
+
+    /// The close of this executor's master connection, to join before the
+    /// process exits; the first call takes it (`None` after).
+    pub fn master_closed(&self) -> Option<MasterClosed> {
+        match self.closed.lock() {
+            Ok(mut closed) => closed.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        }
     }
 
     /// The host it runs commands on.
@@ -339,43 +343,24 @@ impl SshBashExecutor {
 
 delegate_to_inner_executor!(SshBashExecutor);
 
-/// Masters not yet closed by their drop ([`wait_for_ssh_masters`]).
-static OPEN_MASTERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// Waits, at most `bound`, until every master connection this process
-/// opened has been closed by its executor's drop; whether they all were.
+/// The close of one executor's master connection, for a process about to
+/// exit to wait for ([`SshBashExecutor::master_closed`]).
 ///
-/// For a process about to exit: an executor dropped on a worker thread of
-/// a runtime shut down in the background is still closing its master
-/// (`ssh -O exit`, then its control directory), and an exit then would
-/// leave both behind.
-pub fn wait_for_ssh_masters(bound: Duration) -> bool {
-    let deadline = std::time::Instant::now() + bound;
-    loop {
-        if OPEN_MASTERS.load(std::sync::atomic::Ordering::SeqCst) == 0 {
-            return true;
-        }
-        if std::time::Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// One count in [`OPEN_MASTERS`], for as long as it lives.
+/// An executor dropped on a worker thread of a runtime shut down in the
+/// background is still closing its master (`ssh -O exit`, then its
+/// control directory), and an exit then would leave both behind.
 #[derive(Debug)]
-struct OpenMaster;
+pub struct MasterClosed(std::sync::mpsc::Receiver<()>);
 
-impl OpenMaster {
-    fn counted() -> Self {
-        OPEN_MASTERS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        Self
-    }
-}
-
-impl Drop for OpenMaster {
-    fn drop(&mut self) {
-        OPEN_MASTERS.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+impl MasterClosed {
+    /// Waits, at most until `deadline`, for the master to be closed (its
+    /// executor dropped and the close done); whether it was.
+    pub fn join(self, deadline: std::time::Instant) -> bool {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        matches!(
+            self.0.recv_timeout(left),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected)
+        )
     }
 }
 
@@ -390,9 +375,9 @@ struct Master {
     dir: tempfile::TempDir,
     /// The session holding the master open ([`Master::start_keeper`]).
     keeper: Option<std::process::Child>,
-    /// Counts the master open until the directory is gone (last field:
-    /// dropped last).
-    _open: OpenMaster,
+    /// Hangs up on its [`MasterClosed`] once the directory is gone (last
+    /// field: dropped last); nothing is ever sent.
+    _closed: std::sync::mpsc::SyncSender<()>,
 }
 
 fn arg(value: impl AsRef<OsStr>) -> OsString {
@@ -414,7 +399,11 @@ impl Master {
     /// authenticated, and ends by itself [`CONTROL_PERSIST_S`] seconds
     /// after its last session closed), then the keeper session that holds
     /// it open for as long as this process lives.
-    fn start(program: PathBuf, ssh: &SshConfig) -> Result<Self, SshError> {
+    fn start(
+        program: PathBuf,
+        ssh: &SshConfig,
+        closed: std::sync::mpsc::SyncSender<()>,
+    ) -> Result<Self, SshError> {
         let parent = runtime_dir();
         remove_stale_dirs(&parent, STALE_AFTER);
         let dir = private_dir(&parent).map_err(SshError::ControlDir)?;
@@ -429,7 +418,7 @@ impl Master {
             options,
             dir,
             keeper: None,
-            _open: OpenMaster::counted(),
+            _closed: closed,
         };
         // The backgrounded master keeps its stderr: a file, so that no
         // pipe waits on it.
@@ -689,109 +678,25 @@ fn quoted(value: &str) -> String {
     format!("'{}'", value.replace('\'', r"'\''"))
 }
 
-/// Where both the wrapper and the kill script keep a run's file on the
-/// host: its user's runtime directory, else its temporary directory.
-const RUN_DIR: &str = r#"${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}}"#;
-
-/// The bash wrapper on the host (module doc); `$1` is the run's name, `$2`
-/// the working directory, `$3` the command, `$4` the sandbox's root and
-/// `$5` its script (both empty: no sandbox), the rest `NAME=VALUE` pairs.
-///
-/// The run's file is the handshake with the kill script
-/// ([`SshLauncher::end_script`]): whichever creates it first (`set -C`:
-/// an exclusive create) wins. The wrapper writes its process id there,
-/// or, finding the kill script's mark, exits at once. A watchdog ends the
-/// group should the session's sshd go (a dropped connection), for sshd
-/// sends no signal then.
-const WRAPPER: &str = r#"r="${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}}/fs-search-run.$1"
-if ! (set -C; printf '%s\n' "$$" >"$r") 2>/dev/null; then rm -f -- "$r"; exit 143; fi
-printf '\001fs-search-remote-pgid %s\n' "$$" >&2
-p=$PPID g=$$
-( trap 'kill "$s" 2>/dev/null; exit 0' TERM
-  while kill -0 "$p" 2>/dev/null || [ -e "/proc/$p" ]; do sleep 1 & s=$!; wait "$s"; done
-  trap '' TERM; rm -f -- "$r"; kill -s TERM -- "-$g"; sleep 2; kill -s KILL -- "-$g" ) </dev/null >/dev/null 2>&1 &
-w=$!
-for n in $(compgen -e); do
-  case ${n^^} in *KEY*|*PASSWORD*|*SECRET*|*TOKEN*) unset "$n" 2>/dev/null;; esac
-  case $n in DSH_*) unset "$n" 2>/dev/null;; esac
-done
-if cd -- "$2" 2>/dev/null; then
-  c=$3 root=$4 sb=$5; shift 5
-  if [ -n "$sb" ]; then
-    bash --norc -c "$sb" bash "$root" "$PWD" $# "$@" bash --norc -c "$c"
-  else
-    env "$@" bash --norc -c "$c"
-  fi
-  s=$?
-else
-  printf '\001fs-search-remote-no-workdir\n' >&2
-  s=127
-fi
-kill "$w" 2>/dev/null
-rm -f -- "$r"
-exit $s"#;
-
-/// Runs commands through the master (module doc).
+/// Runs commands on agents in sessions over the master (module doc).
 #[derive(Debug)]
 struct SshLauncher {
-    /// Agents in sessions over the master (`None`: a session per run).
+    /// Agents in sessions over the master; taken (and cleared) when the
+    /// launcher goes, before the master.
     agents: Option<Arc<AgentPool>>,
     master: Master,
     /// The configured variables, set on the host after the fixed overlay.
     env: std::collections::BTreeMap<String, String>,
-    /// Names this launcher's runs: a random part, then a count.
-    runs: RunNames,
-    /// Kill scripts of dropped runs, still going (waited for before the
-    /// master goes, for they ride on it).
-    abandoned: std::sync::Mutex<Vec<std::process::Child>>,
-    /// A kill script left its mark for a run that never started: removed
-    /// from the host when the launcher goes.
-    marks_left: std::sync::atomic::AtomicBool,
     /// The sandbox's root when commands run in one (`None`: unconfined).
     sandbox_root: Option<String>,
 }
 
-/// Unique run names: the launcher's random part and a counter.
-#[derive(Debug)]
-struct RunNames {
-    prefix: String,
-    next: std::sync::atomic::AtomicU64,
-}
-
-impl RunNames {
-    fn new(prefix: String) -> Self {
-        Self {
-            prefix,
-            next: std::sync::atomic::AtomicU64::new(0),
-        }
-    }
-
-    fn next(&self) -> String {
-        let n = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        format!("{}.{n}", self.prefix)
-    }
-}
-
 impl SshLauncher {
     fn new(master: Master, env: std::collections::BTreeMap<String, String>) -> Self {
-        // The control directory's random name ("fs-ssh-XXXXXX") tells this
-        // launcher's runs from any other's on the host.
-        let prefix = master
-            .dir
-            .path()
-            .file_name()
-            .map(|name| {
-                name.to_string_lossy()
-                    .replace(|c: char| !c.is_ascii_alphanumeric(), "")
-            })
-            .unwrap_or_default();
         Self {
             agents: None,
             master,
             env,
-            runs: RunNames::new(format!("{prefix}{}", std::process::id())),
-            abandoned: std::sync::Mutex::new(Vec::new()),
-            marks_left: std::sync::atomic::AtomicBool::new(false),
             sandbox_root: None,
         }
     }
@@ -844,56 +749,6 @@ impl SshLauncher {
         overlay.chain(configured).chain(requested).collect()
     }
 
-    /// The line the host's login shell runs for `spec` as run `id`.
-    fn remote_line(&self, spec: &BashSpec, id: &str) -> String {
-        let (root, script) = match &self.sandbox_root {
-            Some(root) => (root.as_str(), SANDBOX_SCRIPT),
-            None => ("", ""),
-        };
-        let mut line = format!(
-            "exec bash --norc -c {} bash {} {} {} {} {}",
-            quoted(WRAPPER),
-            quoted(id),
-            quoted(&spec.workdir),
-            quoted(&spec.command),
-            quoted(root),
-            quoted(script)
-        );
-        for (name, value) in self.remote_env(spec) {
-            line.push(' ');
-            line.push_str(&quoted(&format!("{name}={value}")));
-        }
-        // As the local executor's: stdin from /dev/null unless the request
-        // gives one (over ssh it would be a pipe, which rg would search).
-        if spec.stdin.is_none() {
-            line.push_str(" </dev/null");
-        }
-        line
-    }
-
-    /// The host's script that ends run `id` (the wrapper's doc): it marks
-    /// a run that has not started (`NONE`), or sends the run's group TERM,
-    /// then KILL once no member is left or the grace is over, and prints
-    /// the last signal sent.
-    fn end_script(id: &str, grace: Duration) -> String {
-        let polls = (grace.as_millis() / 20).max(1);
-        format!(
-            r#"r="{RUN_DIR}/fs-search-run.{id}"
-if (set -C; printf 'x\n' >"$r") 2>/dev/null; then echo NONE; exit 0; fi
-n=0
-while :; do
-  g=$(cat -- "$r" 2>/dev/null)
-  case $g in ''|*[!0-9]*) [ $n -ge 100 ] && {{ echo NONE; exit 0; }}; sleep 0.01; n=$((n+1));; *) break;; esac
-done
-kill -s TERM -- "-$g" 2>/dev/null; n=0; sent=TERM
-while kill -s 0 -- "-$g" 2>/dev/null; do
-  if [ $n -ge {polls} ]; then kill -s KILL -- "-$g" 2>/dev/null; sent=KILL; break; fi
-  sleep 0.02; n=$((n+1))
-done
-rm -f -- "$r"; echo $sent"#
-        )
-    }
-
     /// Whether `spec` may run: in a sandbox, its working directory must be
     /// under the root (outside it nothing exists: a missing one's error,
     /// as the local sandbox gives).
@@ -905,72 +760,36 @@ rm -f -- "$r"; echo $sent"#
             _ => Ok(()),
         }
     }
-
-    /// The ssh command that runs `script` on the host, its output piped.
-    fn script_command(&self, script: &str) -> std::process::Command {
-        let line = self.master.session(script);
-        let mut command = std::process::Command::new(line.program);
-        command
-            .args(line.args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        command
-    }
 }
 
 impl Drop for SshLauncher {
     fn drop(&mut self) {
-        // The agents' sessions first: they ride on the master.
+        // The agents' sessions first: they ride on the master (a field,
+        // dropped after this).
         if let Some(agents) = self.agents.take() {
             agents.clear();
-        }
-        // Before the master goes (a field, dropped after this): the kill
-        // scripts of dropped runs finish, and marks of runs that never
-        // started are removed.
-        let abandoned = match self.abandoned.get_mut() {
-            Ok(list) => std::mem::take(list),
-            Err(poisoned) => std::mem::take(poisoned.into_inner()),
-        };
-        for mut child in abandoned {
-            let _ = child.wait();
-        }
-        if self.marks_left.load(std::sync::atomic::Ordering::Relaxed) {
-            let script = format!(
-                r#"rm -f -- "{RUN_DIR}/fs-search-run.{}."*"#,
-                self.runs.prefix
-            );
-            let _ = self
-                .script_command(&script)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status();
         }
     }
 }
 
 impl Launcher for SshLauncher {
-    fn prefix(
-        &self,
-        _spec: &BashSpec,
-        _env: &std::collections::BTreeMap<OsString, OsString>,
-    ) -> Result<LaunchPrefix, BashError> {
-        Err(BashError::Other(
-            "the ssh launcher runs commands remotely only".to_owned(),
-        ))
-    }
-
-    fn remote(&self) -> Option<&dyn RemoteLauncher> {
-        Some(self)
-    }
-
-    fn agent_call(
+    /// Every run on an agent: a command's stdin is not carried to the
+    /// host (the tools never give one).
+    fn launch(
         &self,
         spec: &BashSpec,
         _env: &std::collections::BTreeMap<OsString, OsString>,
-    ) -> Option<(Arc<AgentPool>, AgentCall)> {
-        self.check_workdir(spec).ok()?;
-        let pool = self.agents.clone()?;
+    ) -> Result<Launch, BashError> {
+        self.check_workdir(spec)?;
+        if spec.stdin.is_some() {
+            return Err(BashError::Other(
+                "ssh: a command's stdin is not carried to the host".to_owned(),
+            ));
+        }
+        let pool = self
+            .agents
+            .clone()
+            .ok_or_else(|| BashError::Other("ssh: the executor is closing".to_owned()))?;
         let call = AgentCall {
             workdir: OsString::from(&spec.workdir),
             unset: Vec::new(),
@@ -981,99 +800,20 @@ impl Launcher for SshLauncher {
                 .collect(),
             argv: bash_argv(&["--norc"], &spec.command),
         };
-        Some((pool, call))
-    }
-}
-
-#[async_trait]
-impl RemoteLauncher for SshLauncher {
-    fn command_line(&self, spec: &BashSpec) -> Result<RemoteRun, BashError> {
-        self.check_workdir(spec)?;
-        let id = self.runs.next();
-        Ok(RemoteRun {
-            line: self.master.session(&self.remote_line(spec, &id)),
-            id,
-        })
+        Ok(Launch::Agent(pool, call))
     }
 
-    async fn end_run(&self, id: &str, grace: Duration) -> Result<Option<Signal>, String> {
-        let mut command =
-            tokio::process::Command::from(self.script_command(&Self::end_script(id, grace)));
-        let run = command.kill_on_drop(true).output();
-        let bound = grace + KILL_SETTLE + Duration::from_secs(10);
-        let output = tokio::time::timeout(bound, run)
-            .await
-            .map_err(|_| {
-                format!(
-                    "ssh {}: no answer in {} ms",
-                    self.master.target,
-                    bound.as_millis()
-                )
-            })?
-            .map_err(|e| e.to_string())?;
-        match String::from_utf8_lossy(&output.stdout).trim() {
-            "TERM" => Ok(Some(Signal::SIGTERM)),
-            "KILL" => Ok(Some(Signal::SIGKILL)),
-            "NONE" => {
-                self.marks_left
-                    .store(true, std::sync::atomic::Ordering::Relaxed);
-                Ok(None)
-            }
-            _ => Err(format!(
-                "ssh {}: {}",
-                self.master.target,
-                String::from_utf8_lossy(&output.stderr).trim()
-            )),
-        }
-    }
-
-    fn abandon(&self, id: &str) {
-        // The grace the local kill path uses by default: nothing waits
-        // here, and the launcher waits for the script before it goes.
-        let script = Self::end_script(id, Duration::from_secs(2));
-        let spawned = self
-            .script_command(&script)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        let Ok(child) = spawned else {
-            tracing::warn!(
-                "remote executor: cannot end dropped run {id} on {}",
-                self.master.target
-            );
-            return;
-        };
-        // The script's answer is not read; a run that never started may
-        // leave its mark.
-        self.marks_left
-            .store(true, std::sync::atomic::Ordering::Relaxed);
-        let mut abandoned = match self.abandoned.lock() {
-            Ok(list) => list,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        abandoned.retain_mut(|child| matches!(child.try_wait(), Ok(None)));
-        abandoned.push(child);
-    }
-
-    fn finish(&self, mut result: BashRunResult, started: bool) -> Result<BashRunResult, BashError> {
+    /// ssh's own failure (or a command's exit 255) names the host; an
+    /// exit of 128+N is the command's death by signal N.
+    fn finish(&self, mut result: BashRunResult) -> Result<BashRunResult, BashError> {
         if result.exit_code == Some(SSH_FAILED) {
-            // ssh's own failure (or a command's exit 255): the host named.
             let said = result.stderr.text.trim();
             let target = &self.master.target;
-            result.stderr.text = match (started, said) {
-                (false, said) => format!("ssh {target}: {said}\n"),
-                (true, "") => format!("ssh {target}: exit {SSH_FAILED}\n"),
-                (true, said) => format!("{said}\nssh {target}: exit {SSH_FAILED}\n"),
+            result.stderr.text = match said {
+                "" => format!("ssh {target}: exit {SSH_FAILED}\n"),
+                said => format!("{said}\nssh {target}: exit {SSH_FAILED}\n"),
             };
             return Ok(result);
-        }
-        if !started {
-            return Ok(result);
-        }
-        if result.exit_code == Some(127) && result.stderr.text == NO_WORKDIR_LINE {
-            return Err(BashError::Spawn(std::io::Error::from_raw_os_error(
-                nix::libc::ENOENT,
-            )));
         }
         Ok(exit_as_signal(result))
     }
