@@ -434,7 +434,8 @@ fn test_support_is_only_ever_a_dev_dependency() {
         "tokens",
     ] {
         let deps = dependencies(name);
-        assert!(deps.contains(&"serde_json".to_owned()) || name == "bounded");
+        // The manifest's table was found and read.
+        assert!(!deps.is_empty(), "{name}: no [dependencies] read");
         assert!(
             !deps.iter().any(|d| d == "fs-search-test-support"),
             "{name} depends on fs-search-test-support"
