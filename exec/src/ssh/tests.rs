@@ -67,7 +67,6 @@ fn sleeping_group(exec: &SshBashExecutor, dir: &Path) -> (PathBuf, BashSpec) {
     (pid_file, spec)
 }
 
-/// Whether any process of group `pgid` is alive (not a zombie).
 /// The members of group `pgid` still alive after up to 5 s: the remote
 /// kill ends with SIGKILL, and a member may still be exiting when the
 /// call has returned.
@@ -437,6 +436,12 @@ fn the_control_directory_and_its_files_are_private_and_the_master_ends_with_the_
     let needle = dir.to_string_lossy().into_owned();
     assert!(!ssh_processes_naming(&needle).is_empty());
     drop(exec);
+    // `ssh -O exit` returns once the master has the request; the master
+    // process ends just after (not a child of ours to wait for).
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !ssh_processes_naming(&needle).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert_eq!(ssh_processes_naming(&needle), Vec::<i32>::new());
     assert!(!dir.exists());
 }
