@@ -94,7 +94,7 @@ pub struct McpArgs {
         value_parser = fs_search_process::parse_executor,
         conflicts_with = "replay"
     )]
-    pub executor: Option<&'static fs_search_process::RemoteHost>,
+    pub executor: Option<std::sync::Arc<fs_search_process::RemoteHost>>,
 }
 
 /// `mcp --on-miss`: the answer to a call no recorded call matches.

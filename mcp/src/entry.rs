@@ -41,7 +41,7 @@ pub fn main(args: McpArgs) -> ExitCode {
         stderr_line!("workbench: {e}");
         return ExitCode::from(exit::ERROR);
     }
-    let remote = args.executor;
+    let remote = args.executor.clone();
     let outcome = runtime.block_on(crate::run(args));
     // A blocking read (stdin) of a stopped server is not waited for.
     runtime.shutdown_background();

@@ -429,7 +429,7 @@ pub(crate) async fn serve(args: &McpArgs) -> Result<u8, McpError> {
         tracing::warn!("{warning}");
         stderr_line!("workbench mcp: warning: {warning}");
     }
-    let workspace = match Workspace::load(args, executor).await {
+    let workspace = match Workspace::load(args, executor.clone()).await {
         Ok(workspace) => Arc::new(workspace),
         Err(e @ McpError::Setup(SetupError::Executor(_)))
             if args.sandbox.is_none() && executor.is_confined() =>
@@ -448,7 +448,7 @@ pub(crate) async fn serve(args: &McpArgs) -> Result<u8, McpError> {
         })?;
     let bound = listener.local_addr().map_err(McpError::Bound)?;
     tracing::info!(%bound, token = gate.has_token(), "listening");
-    let sandbox_note = match executor {
+    let sandbox_note = match &executor {
         ExecutorKind::Local => String::new(),
         ExecutorKind::Sandbox(_) if args.sandbox.is_some() => {
             format!(" ({})", executor.sandbox_account().unwrap_or_default())

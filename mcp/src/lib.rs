@@ -92,12 +92,14 @@ pub async fn run(args: McpArgs) -> Result<ExitCode, Error> {
     if let Some(logging) = &logging {
         let rg = args
             .executor
+            .as_ref()
             .map_or_else(fs_search_process::RgInfo::detect, |host| host.rg().clone());
         // Over `--listen` the executor also depends on the address; its
         // own log line says which (http.rs).
+        let kind = workspace::executor_for(&args, None);
         let executor = match args.listen {
             Some(_) => "see the listening line",
-            None => workspace::executor_for(&args, None).as_str(),
+            None => kind.as_str(),
         };
         tracing::info!(
             log = %logging.path.display(),

@@ -103,7 +103,7 @@ impl Recording {
         workdir: &Path,
         config: &Value,
         spill: SpillMode,
-        executor: fs_search_process::ExecutorKind,
+        executor: &fs_search_process::ExecutorKind,
     ) -> Result<Self, RecordingError> {
         let header = Header {
             tree: relative_path(record_dir(path), workdir),
@@ -244,7 +244,7 @@ mod tests {
             &workdir,
             &config,
             SpillMode::None,
-            ExecutorKind::Local,
+            &ExecutorKind::Local,
         )
         .unwrap();
         let read =
@@ -276,7 +276,7 @@ mod tests {
             &workdir,
             &config,
             SpillMode::None,
-            ExecutorKind::Local,
+            &ExecutorKind::Local,
         )
         .unwrap();
         again
@@ -301,7 +301,7 @@ mod tests {
             &workdir,
             &json!({}),
             SpillMode::None,
-            ExecutorKind::Local,
+            &ExecutorKind::Local,
         );
         assert!(matches!(
             other,
@@ -319,7 +319,7 @@ mod tests {
             dir.path(),
             &config,
             SpillMode::None,
-            ExecutorKind::Local,
+            &ExecutorKind::Local,
         )
         .unwrap();
         let b = Recording::open(
@@ -327,7 +327,7 @@ mod tests {
             dir.path(),
             &config,
             SpillMode::None,
-            ExecutorKind::Local,
+            &ExecutorKind::Local,
         )
         .unwrap();
         let mut names = Vec::new();

@@ -45,9 +45,9 @@ pub(crate) fn executor_for(args: &McpArgs, listen: Option<std::net::SocketAddr>)
     let public = listen.is_some_and(|addr| !addr.ip().is_loopback());
     let by_default = (public && !args.no_sandbox).then_some(fs_search_exec::Runner::Auto);
     let confined = args.sandbox.or(by_default);
-    match (args.executor, confined) {
+    match (&args.executor, confined) {
         (Some(host), Some(runner)) => ExecutorKind::Ssh(host.sandboxed(runner)),
-        (Some(host), None) => ExecutorKind::Ssh(host),
+        (Some(host), None) => ExecutorKind::Ssh(Arc::clone(host)),
         (None, confined) => ExecutorKind::from_flag(confined),
     }
 }
@@ -57,7 +57,7 @@ impl Workspace {
     /// the `executor` kind.
     pub(crate) async fn load(args: &McpArgs, executor: ExecutorKind) -> Result<Self, McpError> {
         if !args.replay.is_empty() {
-            let replayed = Replayed::load(args, executor).await?;
+            let replayed = Replayed::load(args, executor.clone()).await?;
             return Ok(Self {
                 registry: replayed.registry.clone(),
                 warnings: replayed.warnings.clone(),
@@ -82,7 +82,7 @@ impl Workspace {
             SpillChoice::None => SpillMode::None,
             SpillChoice::Root(_) => SpillMode::Store,
         };
-        let loaded = load_engine(Some(workdir), &config, spill, executor).await?;
+        let loaded = load_engine(Some(workdir), &config, spill, &executor).await?;
         for warning in &loaded.warnings {
             tracing::warn!("{warning}");
         }
@@ -120,7 +120,7 @@ impl Workspace {
             Path::new(&self.workdir),
             &self.config,
             self.spill_mode,
-            self.executor,
+            &self.executor,
         )
         .map(Some)
         .map_err(|e| match e {

@@ -22,7 +22,7 @@ use fs_search_exec::{
 use thiserror::Error;
 
 /// Which executor runs the engine's commands.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub enum ExecutorKind {
     /// `bash -c` on this machine, reading what the user can read.
     #[default]
@@ -32,7 +32,7 @@ pub enum ExecutorKind {
     Sandbox(Runner),
     /// `bash -c` on another machine over ssh (inside bubblewrap there
     /// when [`RemoteHost::sandboxed`]).
-    Ssh(&'static RemoteHost),
+    Ssh(Arc<RemoteHost>),
 }
 
 /// What a sandboxed command can read, as start lines say it (the one
@@ -44,8 +44,8 @@ pub const SANDBOX_READABLE: &str =
 /// instead of the user's own (`ssh -F FILE`).
 pub(crate) const SSH_CONFIG_VAR: &str = "WORKBENCH_SSH_CONFIG";
 
-/// The host of `--executor ssh://…`, as given once on the command line
-/// (kept for the process's life, so an [`ExecutorKind`] stays `Copy`).
+/// The host of `--executor ssh://…`, as given once on the command line,
+/// shared by the flag and every [`ExecutorKind`] naming it.
 #[derive(Debug)]
 pub struct RemoteHost {
     /// Where commands run.
@@ -85,13 +85,42 @@ impl std::hash::Hash for RemoteHost {
 }
 
 impl RemoteHost {
-    /// The same host with its commands inside a sandbox there, by
-    /// `runner` (kept for the process's life, as the parsed one is).
-    pub fn sandboxed(&'static self, runner: Runner) -> &'static RemoteHost {
-        if self.asked == Some(runner) {
-            return self;
+    /// The host `target`, inside a sandbox there by `asked` if any, its
+    /// executors' masters kept in `masters`.
+    fn new(
+        target: SshTarget,
+        asked: Option<Runner>,
+        masters: Arc<Mutex<Vec<MasterClosed>>>,
+    ) -> Self {
+        let sandboxed = asked.is_some();
+        let label = target.to_string();
+        let name = if sandboxed {
+            format!("{label} (sandbox: bwrap)")
+        } else {
+            label.clone()
+        };
+        Self {
+            target,
+            label,
+            sandboxed,
+            asked,
+            name,
+            rg: OnceLock::new(),
+            masters,
         }
-        leak(self.target.clone(), Some(runner), self.masters.clone())
+    }
+
+    /// The same host with its commands inside a sandbox there, by
+    /// `runner`: its executors' masters are joined with the host's.
+    pub fn sandboxed(self: &Arc<Self>, runner: Runner) -> Arc<RemoteHost> {
+        if self.asked == Some(runner) {
+            return Arc::clone(self);
+        }
+        Arc::new(Self::new(
+            self.target.clone(),
+            Some(runner),
+            Arc::clone(&self.masters),
+        ))
     }
 
     /// Waits, at most `bound`, until the master connection of every
@@ -159,33 +188,10 @@ pub fn remote_landlock_refusal(remote: &RemoteHost) -> String {
     )
 }
 
-fn leak(
-    target: SshTarget,
-    asked: Option<Runner>,
-    masters: Arc<Mutex<Vec<MasterClosed>>>,
-) -> &'static RemoteHost {
-    let sandboxed = asked.is_some();
-    let label = target.to_string();
-    let name = if sandboxed {
-        format!("{label} (sandbox: bwrap)")
-    } else {
-        label.clone()
-    };
-    Box::leak(Box::new(RemoteHost {
-        target,
-        label,
-        sandboxed,
-        asked,
-        name,
-        rg: OnceLock::new(),
-        masters,
-    }))
-}
-
 /// Parses `--executor`: `ssh://[USER@]HOST[:PORT]`.
-pub fn parse_executor(raw: &str) -> Result<&'static RemoteHost, String> {
+pub fn parse_executor(raw: &str) -> Result<Arc<RemoteHost>, String> {
     let target: SshTarget = raw.parse().map_err(|e| format!("{e}"))?;
-    Ok(leak(target, None, Arc::default()))
+    Ok(Arc::new(RemoteHost::new(target, None, Arc::default())))
 }
 
 impl ExecutorKind {
@@ -196,7 +202,7 @@ impl ExecutorKind {
 
     /// What a sandbox shows, for start lines: `sandboxed by RUNNER: …`
     /// ([`SANDBOX_READABLE`]); `None` for another executor.
-    pub fn sandbox_account(self) -> Option<String> {
+    pub fn sandbox_account(&self) -> Option<String> {
         let runner = self.runner()?;
         Some(format!(
             "sandboxed by {}: {SANDBOX_READABLE}",
@@ -205,23 +211,23 @@ impl ExecutorKind {
     }
 
     /// Whether commands run in a sandbox (any runner).
-    pub fn is_sandbox(self) -> bool {
+    pub fn is_sandbox(&self) -> bool {
         matches!(self, Self::Sandbox(_))
     }
 
     /// The runner a sandbox runs with: `auto` named as what it chose once
     /// an executor of it was built ([`build`]), else as asked.
-    pub fn runner(self) -> Option<Runner> {
+    pub fn runner(&self) -> Option<Runner> {
         match self {
             Self::Sandbox(Runner::Auto) => Some(AUTO_CHOSE.get().copied().unwrap_or(Runner::Auto)),
-            Self::Sandbox(runner) => Some(runner),
+            Self::Sandbox(runner) => Some(*runner),
             _ => None,
         }
     }
 
     /// Whether commands run confined: in the local sandbox, or in one on
     /// the host.
-    pub fn is_confined(self) -> bool {
+    pub fn is_confined(&self) -> bool {
         match self {
             Self::Local => false,
             Self::Sandbox(_) => true,
@@ -233,7 +239,7 @@ impl ExecutorKind {
     /// `local`, `sandbox-bwrap` or `sandbox-landlock` (`sandbox` before
     /// `auto` has chosen), or the ssh target (with ` (sandbox: bwrap)`
     /// when confined there).
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match (self, self.runner()) {
             (Self::Ssh(remote), _) => &remote.name,
             (_, Some(Runner::Bwrap)) => "sandbox-bwrap",
@@ -245,7 +251,7 @@ impl ExecutorKind {
 
     /// Whether the workdir is a path on another machine (not checked
     /// here).
-    pub fn is_remote(self) -> bool {
+    pub fn is_remote(&self) -> bool {
         matches!(self, Self::Ssh(_))
     }
 }
@@ -276,14 +282,14 @@ static AUTO_CHOSE: OnceLock<Runner> = OnceLock::new();
 /// The executor of `kind` with `config` (the sandbox's root is
 /// `config.cwd`).
 pub fn build(
-    kind: ExecutorKind,
+    kind: &ExecutorKind,
     config: LocalBashConfig,
 ) -> Result<Arc<dyn BashExecutor>, ExecutorError> {
     Ok(match kind {
         ExecutorKind::Local => {
             Arc::new(LocalBashExecutor::new(config).map_err(ExecutorError::Local)?)
         }
-        ExecutorKind::Sandbox(runner) => {
+        &ExecutorKind::Sandbox(runner) => {
             let sandbox = SandboxBashExecutor::new(
                 config,
                 SandboxConfig {

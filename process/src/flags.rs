@@ -48,7 +48,7 @@ impl TokenizerArg {
 /// workspace, read-only, and the files bash and rg run from
 /// (`crate::executor`); with `--executor`, the sandbox is bubblewrap on
 /// HOST.
-#[derive(Debug, Clone, Copy, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct SandboxArg {
     /// Run rg confined to the workspace (read-only) and the files bash and
     /// rg run from, by bubblewrap or Landlock (auto: bubblewrap where it
@@ -73,16 +73,16 @@ pub struct SandboxArg {
         value_name = "ssh://[USER@]HOST[:PORT]",
         value_parser = crate::parse_executor
     )]
-    pub executor: Option<&'static crate::RemoteHost>,
+    pub executor: Option<std::sync::Arc<crate::RemoteHost>>,
 }
 
 impl SandboxArg {
     /// The executor the flags choose.
-    pub fn kind(self) -> crate::ExecutorKind {
-        match self.executor {
+    pub fn kind(&self) -> crate::ExecutorKind {
+        match &self.executor {
             Some(remote) => match self.sandbox {
                 Some(runner) => crate::ExecutorKind::Ssh(remote.sandboxed(runner)),
-                None => crate::ExecutorKind::Ssh(remote),
+                None => crate::ExecutorKind::Ssh(std::sync::Arc::clone(remote)),
             },
             None => crate::ExecutorKind::from_flag(self.sandbox),
         }

@@ -55,7 +55,7 @@ impl RgInfo {
     /// The rg that `kind`'s commands run: this machine's for the local
     /// and sandboxed executors (the sandbox binds the rg found on `PATH`),
     /// the host's for the remote one.
-    pub fn detect_for(kind: crate::ExecutorKind) -> Self {
+    pub fn detect_for(kind: &crate::ExecutorKind) -> Self {
         match kind {
             crate::ExecutorKind::Ssh(remote) => remote.rg().clone(),
             crate::ExecutorKind::Local | crate::ExecutorKind::Sandbox(_) => Self::detect(),

@@ -257,7 +257,7 @@ pub async fn load_engine(
     workdir: Option<&Path>,
     config: &Value,
     spill: SpillChoice<'_>,
-    executor: ExecutorKind,
+    executor: &ExecutorKind,
 ) -> Result<Loaded, SetupError> {
     load_engine_with(workdir, config, spill, executor, |bash| bash).await
 }
@@ -268,7 +268,7 @@ pub async fn load_engine_with(
     workdir: Option<&Path>,
     config: &Value,
     spill: SpillChoice<'_>,
-    executor: ExecutorKind,
+    executor: &ExecutorKind,
     wrap: impl FnOnce(Arc<dyn BashExecutor>) -> Arc<dyn BashExecutor>,
 ) -> Result<Loaded, SetupError> {
     let bash = crate::executor::build(

@@ -212,7 +212,7 @@ pub async fn replay_files(
         tokenizer: OnceCell::new(),
         tokenizer_file: options.tokenizer.clone(),
         temp_parent: options.temp_parent.clone(),
-        executor: options.executor,
+        executor: options.executor.clone(),
     });
     // The tokenizer loads (~0.4 s) while the first calls run.
     let loading = shared
@@ -232,7 +232,7 @@ pub async fn replay_files(
         .collect();
     drop(sender);
 
-    let rg_now = rg_version_for(options.executor);
+    let rg_now = rg_version_for(&options.executor);
     let mut results: Vec<Option<ItemResult>> = (0..shared.items.len()).map(|_| None).collect();
     // Items of file f are items[first[f]..first[f + 1]].
     let mut first = Vec::with_capacity(files.len() + 1);
@@ -399,7 +399,7 @@ async fn run_item(
             &shared.temp_parent,
         )
         .map_err(|e| TranscriptError::Other(tree_error(&plan.label, &e)))?
-        .with_executor(shared.executor);
+        .with_executor(shared.executor.clone());
         *engine = Some((item.file, made));
     }
     let Some((_, fixture)) = engine.as_mut() else {

@@ -45,7 +45,7 @@ pub(crate) fn rg_version() -> String {
 
 /// As `rg_version`, for the rg that `executor`'s commands run (a remote
 /// host's own).
-pub fn rg_version_for(executor: ExecutorKind) -> String {
+pub fn rg_version_for(executor: &ExecutorKind) -> String {
     fs_search_process::RgInfo::detect_for(executor).version_line
 }
 
@@ -366,7 +366,7 @@ impl FixtureEngine {
             );
         }
         let mut bash: Arc<dyn BashExecutor> =
-            fs_search_process::build_executor(self.executor, bash)
+            fs_search_process::build_executor(&self.executor, bash)
                 .map_err(EngineError::Executor)?;
         if let Some(wrap) = &self.wrap {
             bash = wrap(bash, config, key.ripgrep_config);

@@ -260,13 +260,13 @@ async fn replay_under(
         temp_parent,
     )
     .map_err(|e| TranscriptError::Other(format!("{label}:1: the header's tree: {e}")))?
-    .with_executor(executor);
+    .with_executor(executor.clone());
     let rg_now = match rg {
         Some(rg) => {
             engine = engine.with_rg_dir(rg.dir());
             rg.version_line().to_owned()
         }
-        None => rg_version_for(executor),
+        None => rg_version_for(&executor),
     };
     let rg_major = fs_search_process::major_of_line(&rg_now);
     let recorded_major = fs_search_process::major_of_line(&header.env.rg);

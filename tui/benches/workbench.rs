@@ -148,7 +148,7 @@ async fn render_250(iterations: usize) {
         Some(&tree),
         &config,
         SpillChoice::Root(&dir.path().join("spill")),
-        fs_search_process::ExecutorKind::Local,
+        &fs_search_process::ExecutorKind::Local,
     )
     .await
     .unwrap();

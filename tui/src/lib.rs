@@ -104,7 +104,7 @@ pub fn run(cli: Cli) -> ExitCode {
             // a blocking thread that is still stuck (in a read, an open)
             // is not waited for beyond it.
             runtime.shutdown_timeout(TUI_SHUTDOWN_WAIT);
-            join_ssh_masters(remote);
+            join_ssh_masters(remote.as_deref());
             return report(outcome.map_err(Error::from));
         }
         // Transcripts have their own exit statuses (0, 1 changed, 2 error).
@@ -123,7 +123,7 @@ pub fn run(cli: Cli) -> ExitCode {
     runtime.shutdown_background();
     // Executors dropped with the runtime's tasks close their ssh masters
     // on its worker threads: the exit waits for that, bounded.
-    join_ssh_masters(remote);
+    join_ssh_masters(remote.as_deref());
     report(outcome)
 }
 
@@ -131,17 +131,20 @@ pub fn run(cli: Cli) -> ExitCode {
 fn remote_host(
     tui: &cli::TuiArgs,
     command: &Option<Command>,
-) -> Option<&'static fs_search_process::RemoteHost> {
-    match command {
-        None => tui.sandbox.executor,
-        Some(Command::Call(args)) => args.sandbox.executor,
-        Some(Command::Explain(args)) => args.sandbox.executor,
-        Some(Command::Surface(args)) => args.sandbox.executor,
-        Some(Command::Replay(args)) => args.sandbox.executor,
-        Some(Command::Ablate(args)) => args.sandbox.executor,
+) -> Option<std::sync::Arc<fs_search_process::RemoteHost>> {
+    let executor = match command {
+        None => &tui.sandbox.executor,
+        Some(Command::Call(args)) => &args.sandbox.executor,
+        Some(Command::Explain(args)) => &args.sandbox.executor,
+        Some(Command::Surface(args)) => &args.sandbox.executor,
+        Some(Command::Replay(args)) => &args.sandbox.executor,
+        Some(Command::Ablate(args)) => &args.sandbox.executor,
         // The server joins its own (`fs_search_mcp::main`).
-        Some(Command::Mcp(_) | Command::Record(_) | Command::Freeze(_) | Command::Lens(_)) => None,
-    }
+        Some(Command::Mcp(_) | Command::Record(_) | Command::Freeze(_) | Command::Lens(_)) => {
+            return None;
+        }
+    };
+    executor.clone()
 }
 
 /// Waits, bounded, for the ssh masters of `remote`'s executors to close.

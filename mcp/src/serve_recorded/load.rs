@@ -126,7 +126,7 @@ impl Replayed {
             return Err(ReplayError::NoTranscript);
         };
         let config = first.header.config.clone();
-        let rg_major = fs_search_process::RgInfo::detect_for(executor).major();
+        let rg_major = fs_search_process::RgInfo::detect_for(&executor).major();
         let calls = recorded_calls(&transcripts, rg_major);
         tracing::info!(
             records = calls.len(),
@@ -137,7 +137,7 @@ impl Replayed {
         let calls = Arc::new(RecordedCalls::new(calls, args.on_miss));
         match args.on_miss {
             OnMiss::Error => {
-                let loaded = load_engine(None, &config, SpillChoice::None, ExecutorKind::Local)
+                let loaded = load_engine(None, &config, SpillChoice::None, &ExecutorKind::Local)
                     .await
                     .map_err(|source| ReplayError::Load {
                         path: first_path.display().to_string(),
@@ -164,7 +164,7 @@ impl Replayed {
                             path: label.clone(),
                             source: Box::new(source),
                         })?
-                        .with_executor(executor);
+                        .with_executor(executor.clone());
                 let registry =
                     engine
                         .registry_for(&CallOptions::default())
@@ -201,7 +201,7 @@ impl Replayed {
             tree: relative_path(record_dir(path), &live.tree),
             config: live.header.config.clone(),
             env: TranscriptEnv {
-                rg: rg_version_for(live.executor),
+                rg: rg_version_for(&live.executor),
                 ripgrep_config: live.header.env.ripgrep_config.clone(),
                 executor: Some(live.executor.as_str().to_owned()),
             },

@@ -164,7 +164,7 @@ async fn surface_prefix(
         None,
         config,
         SpillChoice::None,
-        fs_search_process::ExecutorKind::Local,
+        &fs_search_process::ExecutorKind::Local,
     )
     .await?;
     Ok(tokenizer.encode_prefix(&request_parts(
@@ -281,7 +281,7 @@ impl Run<'_, '_> {
             &std::env::temp_dir(),
         )
         .map_err(|e| TranscriptError::Other(format!("{}:1: the header's tree: {e}", input.file)))?
-        .with_executor(self.control.executor)
+        .with_executor(self.control.executor.clone())
         .with_executor_wrap(wrap);
         for (record_index, record) in input.transcript.records.iter().enumerate() {
             self.check_cancelled()?;

@@ -184,7 +184,7 @@ pub async fn explain(
         Some(request.workdir),
         request.config,
         spill,
-        request.executor,
+        &request.executor,
     )
     .await?;
     let workdir = request.workdir.to_string_lossy().into_owned();

@@ -724,7 +724,7 @@ impl Prepared {
             &self.live_ripgrep_config,
             temp_parent,
         )?
-        .with_executor(self.executor);
+        .with_executor(self.executor.clone());
         let reading = PatternReading::of(&self.live_ripgrep_config);
         let mut live: Vec<Complete> = Vec::with_capacity(self.records());
         let mut reaches = Vec::with_capacity(self.records());

@@ -46,7 +46,7 @@ pub(crate) async fn run(args: CallArgs) -> Result<ExitCode, Error> {
         Some(&args.call.workdir),
         &config,
         spill,
-        args.sandbox.kind(),
+        &args.sandbox.kind(),
     )
     .await?;
     for warning in &loaded.warnings {

@@ -49,7 +49,7 @@ async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
     // The load probe runs on the executor's machine: on a remote host, in
     // its root directory (there is no workspace to name).
     let probe_dir = executor.is_remote().then(|| Path::new("/"));
-    let loaded = load_engine(probe_dir, &config, SpillChoice::None, executor).await?;
+    let loaded = load_engine(probe_dir, &config, SpillChoice::None, &executor).await?;
     for warning in &loaded.warnings {
         stderr_line!("{warning}");
     }
@@ -71,7 +71,7 @@ async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
     };
     if let (Some(against), Some(tokenizer)) = (args.against.as_deref(), &tokenizer) {
         let config_b = read_config_flag("--against", Some(against))?;
-        let loaded_b = match load_engine(probe_dir, &config_b, SpillChoice::None, executor).await {
+        let loaded_b = match load_engine(probe_dir, &config_b, SpillChoice::None, &executor).await {
             Err(SetupError::Load(source)) => Err(SetupError::FlagLoad {
                 flag: "--against",
                 source,
@@ -121,7 +121,7 @@ async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
             total_tokens: counted.as_ref().map(Counted::total),
             warnings: &loaded.warnings,
             executor: executor.as_str(),
-            rg: fs_search_process::RgInfo::detect_for(executor),
+            rg: fs_search_process::RgInfo::detect_for(&executor),
         };
         // Serialised directly, not through `Value`, so a configured number
         // of 2^64 or more keeps JavaScript's own form.

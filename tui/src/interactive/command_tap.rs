@@ -56,7 +56,7 @@ impl CommandTap {
     /// A tap for an executor of `kind`: its commands are noted with the
     /// host they run on when that is another machine.
     pub(crate) fn for_executor(
-        kind: fs_search_process::ExecutorKind,
+        kind: &fs_search_process::ExecutorKind,
     ) -> impl FnOnce(Arc<dyn BashExecutor>) -> Arc<dyn BashExecutor> {
         let host = match kind {
             fs_search_process::ExecutorKind::Ssh(remote) => Some(remote.label.clone()),

@@ -213,7 +213,7 @@ impl EffectRunner {
             }
             Effect::ReplayTranscript { path } => {
                 let events = self.events.clone();
-                let executor = self.executor;
+                let executor = self.executor.clone();
                 tokio::spawn(async move {
                     let outcome =
                         fs_search_transcript::replay_file(&path, &std::env::temp_dir(), executor)
@@ -336,14 +336,14 @@ impl EffectRunner {
         let events = self.events.clone();
         let workdir = self.workdir.clone();
         let spill_root = self.spill_root.clone();
-        let executor = self.executor;
+        let executor = self.executor.clone();
         tokio::spawn(async move {
             let loaded = load_engine_with(
                 Some(&workdir),
                 &config,
                 SpillChoice::of(spill_root.as_deref()),
-                executor,
-                CommandTap::for_executor(executor),
+                &executor,
+                CommandTap::for_executor(&executor),
             )
             .await;
             if latest.load(Ordering::SeqCst) != generation {

@@ -95,7 +95,7 @@ pub(crate) async fn run(args: TuiArgs) -> Result<ExitCode, TuiError> {
         // once here (on HOST, with the workdir there, for a remote
         // executor), and every load builds it the same way.
         fs_search_process::build_executor(
-            executor,
+            &executor,
             fs_search_exec::LocalBashConfig {
                 cwd: Some(workdir.to_string_lossy().into_owned()),
                 ..fs_search_exec::LocalBashConfig::default()
@@ -111,7 +111,7 @@ pub(crate) async fn run(args: TuiArgs) -> Result<ExitCode, TuiError> {
         spill_root,
         recordings_dir: fs_search_process::recordings_dir(),
         log_path: logging.as_ref().map(|l| l.path.clone()),
-        rg: fs_search_process::RgInfo::detect_for(executor),
+        rg: fs_search_process::RgInfo::detect_for(&executor),
         executor: (executor != fs_search_process::ExecutorKind::Local)
             .then(|| executor.as_str().to_owned()),
     };
