@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
-use crate::ids::random_hex;
 use fs_search_engine::bash::{CollectedOutput, StdoutSink};
+use fs_search_engine::spill::random_hex;
 
 static SPILL_COUNTER: AtomicU64 = AtomicU64::new(0);
 

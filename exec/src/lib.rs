@@ -59,7 +59,6 @@ mod agent;
 mod batched;
 mod capture;
 mod group;
-mod ids;
 mod inherited;
 mod launcher;
 mod local;

@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 use async_trait::async_trait;
 use sha2::{Digest, Sha256};
 
-use crate::ids::random_hex;
+use fs_search_engine::spill::random_hex;
 use fs_search_engine::spill::{SaveTextSpill, SpillError, SpillRef, SpillStore, TextPieces};
 use fs_search_engine::value::resolve_lexically;
 

@@ -15,6 +15,9 @@ use async_trait::async_trait;
 use serde::Serialize;
 use thiserror::Error;
 
+/// Random lowercase hex of the given number of bytes: the names a store
+/// (and an executor's stream spill) gives its files.
+pub use crate::support::ids::random_hex;
 pub use post_execute::{Accept, Decision, PostExecuteCall, PostExecuteListener};
 
 /// What to save, for whom, and where it came from.

@@ -1,7 +1,7 @@
 //! Random identifiers for file names and sessions.
 
 /// `bytes` random bytes as lowercase hex.
-pub(crate) fn random_hex(bytes: usize) -> String {
+pub fn random_hex(bytes: usize) -> String {
     let mut raw = vec![0u8; bytes];
     if getrandom::fill(&mut raw).is_err() {
         // No OS randomness: fall back to the clock and a counter, which
