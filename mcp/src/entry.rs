@@ -12,10 +12,6 @@ use fs_search_process::{exit, stderr_line};
 
 use crate::McpArgs;
 
-/// The stack of the runtime's threads: arguments may nest
-/// `fs_search_engine::json::MAX_DEPTH` levels deep, and cloning, comparing
-/// and dropping them recurses (virtual memory only).
-const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
 /// How long the exit waits for ssh masters still closing (`--executor`).
 const SSH_MASTERS_WAIT: Duration = Duration::from_secs(5);
 
@@ -24,11 +20,7 @@ pub fn main(args: McpArgs) -> ExitCode {
     // No descriptor this process inherited reaches a command, whatever
     // runs it (exec/src/inherited.rs).
     fs_search_exec::mark_inherited_descriptors_close_on_exec();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_stack_size(WORKER_STACK_BYTES)
-        .build()
-    {
+    let runtime = match fs_search_process::runtime() {
         Ok(runtime) => runtime,
         Err(e) => {
             stderr_line!("workbench: cannot start the async runtime: {e}");

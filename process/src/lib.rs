@@ -41,6 +41,7 @@ mod logging;
 mod nearest;
 mod prune;
 mod rg;
+mod runtime;
 mod setup;
 mod signals;
 mod tokens;
@@ -63,6 +64,7 @@ pub use logging::{Logging, init as init_logging};
 pub use nearest::{edit_distance, nearest};
 pub use prune::{DEFAULT_RETENTION_DAYS, cutoff as retention_cutoff};
 pub use rg::{RgInfo, major_of_line};
+pub use runtime::runtime;
 pub use setup::{
     Loaded, SetupError, SpillChoice, check_workdir, choose_spill_root, config_key_hint,
     load_engine, load_engine_with, parse_config_flag, read_args, read_config, read_config_flag,

@@ -51,8 +51,6 @@ use crate::cli::Command;
 use crate::error::Error;
 use fs_search_process::{exit, stderr_line};
 
-/// The stack of the runtime's threads.
-const WORKER_STACK_BYTES: usize = 64 * 1024 * 1024;
 /// How long the TUI's runtime may take to wind down after quitting.
 const TUI_SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
 /// How long the exit waits for ssh masters still closing (`--executor`).
@@ -68,13 +66,7 @@ pub fn run(cli: Cli) -> ExitCode {
     // No descriptor this process inherited reaches a command, whatever
     // runs it (exec/src/inherited.rs).
     fs_search_exec::mark_inherited_descriptors_close_on_exec();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        // Arguments may nest `fs_search_engine::json::MAX_DEPTH` levels deep; cloning,
-        // comparing and dropping them recurses (virtual memory only).
-        .thread_stack_size(WORKER_STACK_BYTES)
-        .build()
-    {
+    let runtime = match fs_search_process::runtime() {
         Ok(runtime) => runtime,
         Err(e) => {
             stderr_line!("workbench: cannot start the async runtime: {e}");
