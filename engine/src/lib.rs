@@ -89,6 +89,7 @@ mod command;
 mod error;
 mod parse;
 pub mod registry;
+pub mod release;
 pub mod render;
 pub mod request;
 mod result;

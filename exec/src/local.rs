@@ -334,6 +334,8 @@ impl BashExecutor for LocalBashExecutor {
         };
         Ok(BashSpec {
             command: request.command,
+            argv: request.argv,
+            subprocess: request.subprocess,
             workdir,
             timeout_ms,
             stdout_max_bytes,

@@ -145,6 +145,8 @@ mod tests {
     fn a_nul_anywhere_is_refused_as_the_standard_library_refuses_it() {
         let spec = |command: &str, workdir: &str| BashSpec {
             command: command.to_owned(),
+            argv: None,
+            subprocess: None,
             workdir: workdir.to_owned(),
             timeout_ms: 1000,
             stdout_max_bytes: 1000,

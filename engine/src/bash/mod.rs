@@ -23,6 +23,14 @@ use tokio_util::sync::CancellationToken;
 pub struct BashRequest {
     /// A shell command string (not argv).
     pub command: String,
+    /// The same command as the words bash would hand to `exec`, unquoted,
+    /// when it is one simple command (the search tools' are; the probe is
+    /// not): what an executor that spawns without a shell runs. `argv[0]`
+    /// is a program name looked up on `PATH`, or a path.
+    pub argv: Option<Vec<String>>,
+    /// Run `argv` as the 0.1.0-rc.8 subprocess seam runs it, never through
+    /// bash ([`SubprocessRun`]); `argv` is then required.
+    pub subprocess: Option<SubprocessRun>,
     /// Working directory; `None` lets the executor choose.
     pub workdir: Option<String>,
     /// Timeout in ms; the executor's default when absent.
@@ -44,6 +52,10 @@ pub struct BashRequest {
 pub struct BashSpec {
     /// The command, run by `bash -c`.
     pub command: String,
+    /// The command's argv, when it has one ([`BashRequest::argv`]).
+    pub argv: Option<Vec<String>>,
+    /// The 0.1.0-rc.8 subprocess run of `argv` ([`SubprocessRun`]).
+    pub subprocess: Option<SubprocessRun>,
     /// The working directory.
     pub workdir: String,
     /// The timeout in ms after which the process group is killed.
@@ -58,6 +70,25 @@ pub struct BashSpec {
     pub env: Option<BTreeMap<String, String>>,
     /// Extra environment variables of the dsh namespace.
     pub dsh_env: Option<BTreeMap<String, String>>,
+}
+
+/// How the 0.1.0-rc.8 release runs rg (its subprocess seam): `argv`
+/// spawned directly in a process group of its own, no shell; stdin from
+/// /dev/null; the scrubbed environment (names matching
+/// `/KEY|PASSWORD|SECRET|TOKEN/i` or starting with `DSH_` in any case
+/// dropped) with none of the bash executor's overlay; no executor
+/// deadline (only the caller's signal ends it: SIGTERM to the group, then
+/// SIGKILL `grace_ms` later); after exit, draining the pipes waits at
+/// most `grace_ms`; stdout kept up to `BashSpec::stdout_max_bytes`
+/// (truncated past it), stderr's last `stderr_max_bytes` bytes kept. A
+/// spawn that fails (no such program, an unusable working directory, a
+/// NUL byte) is [`BashError::Spawn`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SubprocessRun {
+    /// SIGTERM to SIGKILL grace, and the bound on draining after exit, ms.
+    pub grace_ms: u64,
+    /// How many trailing bytes of stderr are kept.
+    pub stderr_max_bytes: u64,
 }
 
 /// One captured stream: its text (the tail when truncated), whether bytes

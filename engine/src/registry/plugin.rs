@@ -7,10 +7,11 @@ use std::sync::Arc;
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::bash::{BashError, BashRequest, RunMode};
+use crate::bash::{BashError, BashExecutor, BashRequest, RunMode};
 use crate::registry::surface::prompt_sections;
 use crate::registry::tools::ToolKind;
 use crate::registry::{Owner, Registry};
+use crate::release::Release;
 use crate::request::config::{Config, ConfigError, RawConfig};
 use crate::spill::post_execute::SpillListener;
 
@@ -56,37 +57,36 @@ impl Registry {
     /// (CONTRACT §2): both validation layers, the rg probe through the
     /// bash seam, then registration — or nothing when rg is missing.
     pub async fn load_fs_search(&mut self, config: &Value) -> Result<LoadOutcome, LoadError> {
+        self.load_fs_search_as(Release::Seed, config).await
+    }
+
+    /// Loads (or reloads) the plugin as `release` loads it: the seed's
+    /// probes for rg first ([`Registry::load_fs_search`]); 0.1.0-rc.8
+    /// validates its two more keys and always registers (a missing rg
+    /// fails each call instead).
+    pub async fn load_fs_search_as(
+        &mut self,
+        release: Release,
+        config: &Value,
+    ) -> Result<LoadOutcome, LoadError> {
         self.unload_fs_search();
-        let raw = RawConfig::parse(config)?;
+        let raw = RawConfig::parse_as(config, release)?;
         let Some(bash) = self.host().bash.clone() else {
             return Ok(LoadOutcome::Pending);
         };
         let config = Arc::new(raw.validate()?);
-        let spec = bash
-            .resolve(BashRequest {
-                command: PROBE_COMMAND.to_owned(),
-                ..BashRequest::default()
-            })
-            .map_err(LoadError::Resolve)?;
-        let Some(probe) = bash
-            .run(spec, RunMode::whole())
-            .await
-            .map_err(LoadError::ProbeCouldNotStart)?
-            .run
-            .finished()
-        else {
-            return Err(LoadError::ProbeDidNotComplete);
-        };
-        if probe.aborted || probe.timed_out || probe.signal.is_some() || probe.exit_code.is_none() {
-            return Err(LoadError::ProbeDidNotComplete);
+        if release.probes_at_load()
+            && let Some(missing) = probe_for_rg(bash.as_ref()).await?
+        {
+            return Ok(missing);
         }
-        if probe.exit_code != Some(0) {
-            tracing::warn!("{RG_MISSING_WARNING}");
-            return Ok(LoadOutcome::RgMissing {
-                warning: RG_MISSING_WARNING.to_owned(),
-            });
-        }
-        let [glob_section, grep_section] = prompt_sections(&config);
+        self.register(&config, &bash);
+        Ok(LoadOutcome::Registered)
+    }
+
+    /// Registers both tools with their sections and spill listeners.
+    fn register(&mut self, config: &Arc<Config>, bash: &Arc<dyn BashExecutor>) {
+        let [glob_section, grep_section] = prompt_sections(config);
         let store = self.host().spill_store.clone();
         for (tool, section) in [
             (ToolKind::Glob, glob_section),
@@ -103,19 +103,49 @@ impl Registry {
                 }),
             );
         }
-        Ok(LoadOutcome::Registered)
     }
 
     /// Loads (or reloads) the plugin with a typed config: the same load as
-    /// [`Registry::load_fs_search`] on the object `config` stands for.
+    /// [`Registry::load_fs_search_as`] on the object `config` stands for,
+    /// as the release it was validated for.
     pub async fn load(&mut self, config: &Config) -> Result<LoadOutcome, LoadError> {
         let raw = serde_json::to_value(config)
             .map_err(|e| LoadError::Config(ConfigError::Unserialisable(e.to_string())))?;
-        self.load_fs_search(&raw).await
+        self.load_fs_search_as(config.release(), &raw).await
     }
 
     /// Disposes the plugin: removes its tools, sections and listeners.
     pub fn unload_fs_search(&mut self) {
         self.remove_owned(Owner::FsSearch);
     }
+}
+
+/// The seed's load probe: `None` when rg is there, the outcome that
+/// registers nothing when it is not.
+async fn probe_for_rg(bash: &dyn BashExecutor) -> Result<Option<LoadOutcome>, LoadError> {
+    let spec = bash
+        .resolve(BashRequest {
+            command: PROBE_COMMAND.to_owned(),
+            ..BashRequest::default()
+        })
+        .map_err(LoadError::Resolve)?;
+    let Some(probe) = bash
+        .run(spec, RunMode::whole())
+        .await
+        .map_err(LoadError::ProbeCouldNotStart)?
+        .run
+        .finished()
+    else {
+        return Err(LoadError::ProbeDidNotComplete);
+    };
+    if probe.aborted || probe.timed_out || probe.signal.is_some() || probe.exit_code.is_none() {
+        return Err(LoadError::ProbeDidNotComplete);
+    }
+    if probe.exit_code != Some(0) {
+        tracing::warn!("{RG_MISSING_WARNING}");
+        return Ok(Some(LoadOutcome::RgMissing {
+            warning: RG_MISSING_WARNING.to_owned(),
+        }));
+    }
+    Ok(None)
 }

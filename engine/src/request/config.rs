@@ -10,6 +10,8 @@
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::release::Release;
+
 /// Default of `globMaxResults`.
 pub const GLOB_MAX_RESULTS: u64 = 100;
 /// Default of `grepMaxMatches`.
@@ -22,6 +24,12 @@ pub const SEARCH_META_MAX_BYTES: u64 = 65536;
 pub const RAW_OUTPUT_MAX_BYTES: u64 = 20_000_000;
 /// Default of `timeoutMs`.
 pub const SEARCH_TIMEOUT_MS: u64 = 30000;
+/// Default of `graceMs` (0.1.0-rc.8 only).
+pub const SEARCH_GRACE_MS: u64 = 3000;
+/// Default of `stderrMaxBytes` (0.1.0-rc.8 only).
+pub const SEARCH_STDERR_MAX_BYTES: u64 = 65_536;
+/// The largest `graceMs` (0.1.0-rc.8): the largest delay its timers take.
+pub const MAX_GRACE_MS: u64 = 2_147_483_647;
 
 /// A validated numeric config value: a positive integer as a JavaScript
 /// number (an `f64`, finite, integral, ≥ 1). [`Display`](std::fmt::Display)
@@ -287,6 +295,9 @@ pub enum ConfigError {
     /// An opt-in key holds something other than a boolean.
     #[error("tool-fs-search: config.{0} must be a boolean")]
     OptInNotBoolean(&'static str),
+    /// A number past its upper bound (0.1.0-rc.8's `graceMs`).
+    #[error("tool-fs-search: {0} must be no greater than {1}")]
+    TooLarge(&'static str, u64),
 }
 
 /// Opt-in key beyond the contract (the original ignores unknown keys):
@@ -309,6 +320,10 @@ pub(crate) const STOP_AT_RAW_OUTPUT_CAP: &str = "stopAtRawOutputCap";
 /// top-level sampling, texts included; absent or `null` keeps the
 /// contract's behaviour.
 pub(crate) const GLOB_SAMPLE_DEPTH: &str = "globSampleDepth";
+
+const GRACE_MS: &str = "graceMs";
+
+const STDERR_MAX_BYTES: &str = "stderrMaxBytes";
 
 /// An opt-in positive integer: absent or `null` is `None` (layer 1 checks
 /// it is a number, layer 2 that it is an integer ≥ 1).
@@ -344,6 +359,8 @@ pub(crate) struct RawConfig {
     pub glob_sample_depth: Option<f64>,
     /// Values of [`NUMERIC_KEYS`], in that order.
     pub numbers: [f64; NUMERIC_COUNT],
+    /// `graceMs` and `stderrMaxBytes`, read only for 0.1.0-rc.8.
+    pub subprocess: Option<[f64; 2]>,
 }
 
 /// A validated config. It serialises to the config object it stands for
@@ -375,24 +392,62 @@ pub struct Config {
     /// The `globSampleDepth` opt-in (not serialised when absent).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub glob_sample_depth: Option<ConfigNumber>,
+    /// The keys only 0.1.0-rc.8 knows: present exactly when the config
+    /// was validated for that release ([`Config::release`]).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub subprocess: Option<SubprocessKeys>,
+}
+
+/// The config keys of 0.1.0-rc.8's subprocess seam.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubprocessKeys {
+    /// `graceMs`: SIGTERM to SIGKILL of an aborted rg, and the bound on
+    /// draining its pipes after exit (at most [`MAX_GRACE_MS`]).
+    pub grace_ms: ConfigNumber,
+    /// `stderrMaxBytes`: how much of rg's stderr tail is kept.
+    pub stderr_max_bytes: ConfigNumber,
+}
+
+impl Default for SubprocessKeys {
+    fn default() -> Self {
+        Self {
+            grace_ms: ConfigNumber::new(SEARCH_GRACE_MS),
+            stderr_max_bytes: ConfigNumber::new(SEARCH_STDERR_MAX_BYTES),
+        }
+    }
 }
 
 impl RawConfig {
     /// Layer 1: the config schema.
     pub(crate) fn parse(value: &Value) -> Result<Self, ConfigError> {
+        Self::parse_as(value, Release::Seed)
+    }
+
+    /// Layer 1 as `release` reads a config: 0.1.0-rc.8 also reads
+    /// `graceMs` and `stderrMaxBytes`, declared before `timeoutMs`.
+    pub(crate) fn parse_as(value: &Value, release: Release) -> Result<Self, ConfigError> {
         let object = value.as_object().ok_or(ConfigError::NotAnObject)?;
         let sample_over_cap_glob_results = match object.get("sampleOverCapGlobResults") {
             None | Some(Value::Null) => return Err(ConfigError::MissingSampling),
             Some(Value::Bool(b)) => *b,
             Some(_) => return Err(ConfigError::SamplingNotBoolean),
         };
+        let number = |key: &'static str, default: u64| match object.get(key) {
+            None | Some(Value::Null) => Ok(default as f64),
+            Some(Value::Number(n)) => n.as_f64().ok_or(ConfigError::NotANumber(key)),
+            Some(_) => Err(ConfigError::NotANumber(key)),
+        };
         let mut numbers = [0.0; NUMERIC_COUNT];
-        for (number, (key, default)) in numbers.iter_mut().zip(NUMERIC_KEYS) {
-            *number = match object.get(key) {
-                None | Some(Value::Null) => default as f64,
-                Some(Value::Number(n)) => n.as_f64().ok_or(ConfigError::NotANumber(key))?,
-                Some(_) => return Err(ConfigError::NotANumber(key)),
-            };
+        let mut subprocess = None;
+        for (value, (key, default)) in numbers.iter_mut().zip(NUMERIC_KEYS) {
+            if key == "timeoutMs" && release == Release::Rc8 {
+                subprocess = Some([
+                    number(GRACE_MS, SEARCH_GRACE_MS)?,
+                    number(STDERR_MAX_BYTES, SEARCH_STDERR_MAX_BYTES)?,
+                ]);
+            }
+            *value = number(key, default)?;
         }
         Ok(Self {
             sample_over_cap_glob_results,
@@ -400,15 +455,31 @@ impl RawConfig {
             stop_at_raw_output_cap: opt_in(object, STOP_AT_RAW_OUTPUT_CAP)?,
             glob_sample_depth: opt_in_number(object, GLOB_SAMPLE_DEPTH)?,
             numbers,
+            subprocess,
         })
     }
 
     /// Layer 2: every numeric key is an integer ≥ 1 (first failure wins).
     pub(crate) fn validate(&self) -> Result<Config, ConfigError> {
+        let positive =
+            |key, number| ConfigNumber::from_f64(number).ok_or(ConfigError::NotPositiveInteger(key));
         let mut out = [ConfigNumber::new(1); NUMERIC_COUNT];
+        let mut subprocess = None;
         for ((valid, number), (key, _)) in out.iter_mut().zip(self.numbers).zip(NUMERIC_KEYS) {
+            // 0.1.0-rc.8 checks its two keys after rawOutputMaxBytes.
+            if let (Some([grace, stderr]), "timeoutMs") = (self.subprocess, key) {
+                let grace_ms = positive(GRACE_MS, grace)?;
+                if grace_ms.get() > MAX_GRACE_MS as f64 {
+                    return Err(ConfigError::TooLarge(GRACE_MS, MAX_GRACE_MS));
+                }
+                let stderr_max_bytes = positive(STDERR_MAX_BYTES, stderr)?;
+                subprocess = Some(SubprocessKeys {
+                    grace_ms,
+                    stderr_max_bytes,
+                });
+            }
             // No upper bound in the contract: the number is kept as is.
-            *valid = ConfigNumber::from_f64(number).ok_or(ConfigError::NotPositiveInteger(key))?;
+            *valid = positive(key, number)?;
         }
         // The fields in the table's order (the round-trip test proves
         // each lands under its own key).
@@ -440,6 +511,7 @@ impl RawConfig {
             glob_sort_in_engine: self.glob_sort_in_engine,
             stop_at_raw_output_cap: self.stop_at_raw_output_cap,
             glob_sample_depth,
+            subprocess,
         })
     }
 }
@@ -453,9 +525,22 @@ impl TryFrom<Value> for Config {
 }
 
 impl Config {
-    /// Both layers, as a load applies them.
+    /// Both layers, as a load of the seed's release applies them.
     pub fn from_json(value: &Value) -> Result<Self, ConfigError> {
-        RawConfig::parse(value)?.validate()
+        Self::from_json_as(value, Release::Seed)
+    }
+
+    /// Both layers, as a load of `release` applies them.
+    pub fn from_json_as(value: &Value, release: Release) -> Result<Self, ConfigError> {
+        RawConfig::parse_as(value, release)?.validate()
+    }
+
+    /// The release this config was validated for.
+    pub fn release(&self) -> Release {
+        match self.subprocess {
+            Some(_) => Release::Rc8,
+            None => Release::Seed,
+        }
     }
 
     /// The defaults with the required sampling choice.
@@ -471,6 +556,7 @@ impl Config {
             glob_sort_in_engine: false,
             stop_at_raw_output_cap: false,
             glob_sample_depth: None,
+            subprocess: None,
         }
     }
 

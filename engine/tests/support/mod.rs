@@ -133,6 +133,8 @@ impl BashExecutor for FakeBash {
     fn resolve(&self, request: BashRequest) -> Result<BashSpec, BashError> {
         let spec = BashSpec {
             command: request.command.clone(),
+            argv: request.argv.clone(),
+            subprocess: request.subprocess,
             workdir: request
                 .workdir
                 .clone()

@@ -238,6 +238,8 @@ impl SandboxBashExecutor {
 pub(super) fn probe_spec() -> BashSpec {
     BashSpec {
         command: String::new(),
+        argv: None,
+        subprocess: None,
         workdir: String::new(),
         timeout_ms: 1,
         stdout_max_bytes: 1,

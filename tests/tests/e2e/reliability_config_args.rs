@@ -261,6 +261,8 @@ impl BashExecutor for NoMatches {
     fn resolve(&self, request: BashRequest) -> Result<BashSpec, BashError> {
         Ok(BashSpec {
             command: request.command,
+            argv: request.argv,
+            subprocess: request.subprocess,
             workdir: request.workdir.unwrap_or_else(|| "/w".to_owned()),
             timeout_ms: 1000,
             stdout_max_bytes: request.stdout_max_bytes.unwrap_or(1000),
