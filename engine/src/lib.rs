@@ -133,7 +133,7 @@ pub mod helpers {
     pub use crate::request::args::{parse_glob_args, parse_grep_args};
     pub use crate::request::config::{
         GLOB_MAX_RESULTS, GREP_MAX_LINE_BYTES, GREP_MAX_MATCHES, RAW_OUTPUT_MAX_BYTES,
-        SEARCH_META_MAX_BYTES, SEARCH_TIMEOUT_MS,
+        SEARCH_GRACE_MS, SEARCH_META_MAX_BYTES, SEARCH_STDERR_MAX_BYTES, SEARCH_TIMEOUT_MS,
     };
     pub use crate::run::pipeline::{RawSearch, run_ripgrep};
     pub use crate::value::paths::to_workdir_relative;

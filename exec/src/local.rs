@@ -47,6 +47,10 @@ pub struct LocalBashConfig {
     /// before a request's own `env` (e.g. `RIPGREP_CONFIG_PATH` for a
     /// deterministic transcript replay, without touching the process env).
     pub env: BTreeMap<String, String>,
+    /// The rg binary that runs as `rg` (`--rg PATH`); `None`: the first
+    /// `rg` on `PATH`. An argv run spawns it as `argv[0]` when that is
+    /// `rg`; a bash command finds it first on its `PATH`.
+    pub rg: Option<std::path::PathBuf>,
 }
 
 impl Default for LocalBashConfig {
@@ -59,6 +63,7 @@ impl Default for LocalBashConfig {
             max_spill_bytes: 64 * 1024 * 1024,
             grace_ms: 3000,
             env: BTreeMap::new(),
+            rg: None,
         }
     }
 }

@@ -419,12 +419,7 @@ impl Default for SubprocessKeys {
 }
 
 impl RawConfig {
-    /// Layer 1: the config schema.
-    pub(crate) fn parse(value: &Value) -> Result<Self, ConfigError> {
-        Self::parse_as(value, Release::Seed)
-    }
-
-    /// Layer 1 as `release` reads a config: 0.1.0-rc.8 also reads
+    /// Layer 1, the config schema, as `release` reads it: 0.1.0-rc.8 also reads
     /// `graceMs` and `stderrMaxBytes`, declared before `timeoutMs`.
     pub(crate) fn parse_as(value: &Value, release: Release) -> Result<Self, ConfigError> {
         let object = value.as_object().ok_or(ConfigError::NotAnObject)?;
@@ -461,8 +456,9 @@ impl RawConfig {
 
     /// Layer 2: every numeric key is an integer ≥ 1 (first failure wins).
     pub(crate) fn validate(&self) -> Result<Config, ConfigError> {
-        let positive =
-            |key, number| ConfigNumber::from_f64(number).ok_or(ConfigError::NotPositiveInteger(key));
+        let positive = |key, number| {
+            ConfigNumber::from_f64(number).ok_or(ConfigError::NotPositiveInteger(key))
+        };
         let mut out = [ConfigNumber::new(1); NUMERIC_COUNT];
         let mut subprocess = None;
         for ((valid, number), (key, _)) in out.iter_mut().zip(self.numbers).zip(NUMERIC_KEYS) {
@@ -597,7 +593,7 @@ mod tests {
     /// CONTRACT §10.2 #10
     #[test]
     fn requires_an_explicit_over_cap_glob_sampling_choice() {
-        let err = RawConfig::parse(&json!({})).unwrap_err();
+        let err = RawConfig::parse_as(&json!({}), Release::Seed).unwrap_err();
         assert!(err.to_string().contains("sampleOverCapGlobResults"));
         let config = Config::from_json(&json!({"sampleOverCapGlobResults": false})).unwrap();
         assert!(!config.sample_over_cap_glob_results);

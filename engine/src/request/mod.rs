@@ -4,8 +4,8 @@
 //! context (`exec`).
 //!
 //! Public for their types: [`GlobArgs`], [`GrepArgs`], [`Config`] with its
-//! keys ([`CONFIG_KEYS`], [`ConfigKey`], [`ConfigKind`], [`ConfigNumber`])
-//! and [`ConfigError`], [`ExecContext`] with its [`SessionHeader`].
+//! keys ([`CONFIG_KEYS`], [`ConfigKey`], [`ConfigKind`], [`ConfigNumber`];
+//! 0.1.0-rc.8's [`SubprocessKeys`]) and [`ConfigError`], [`ExecContext`] with its [`SessionHeader`].
 
 pub(crate) mod args;
 pub(crate) mod config;
@@ -13,5 +13,8 @@ pub(crate) mod exec;
 pub mod json;
 
 pub use args::{GlobArgs, GrepArgs};
-pub use config::{CONFIG_KEYS, Config, ConfigError, ConfigKey, ConfigKind, ConfigNumber};
+pub use config::{
+    CONFIG_KEYS, Config, ConfigError, ConfigKey, ConfigKind, ConfigNumber, MAX_GRACE_MS,
+    SubprocessKeys,
+};
 pub use exec::{ExecContext, SessionHeader};
