@@ -12,12 +12,18 @@ use serde_json::{Value, json};
 
 use super::McpServer;
 
+/// Where a server's stderr goes, in its state directory.
+const STDERR_FILE: &str = "server-stderr.log";
+
+/// How long a message may take: generous, for a loaded CI machine.
+const RESPONSE_LIMIT: Duration = Duration::from_secs(60);
+
 /// A bare line client on the server's stdin and stdout.
 pub struct Raw {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
-    _state: tempfile::TempDir,
+    state: tempfile::TempDir,
 }
 
 impl Raw {
@@ -28,12 +34,14 @@ impl Raw {
         Self::with_command(command, state)
     }
 
-    /// A server started by `command`, its logs and temp files in `state`.
+    /// A server started by `command`, its logs and temp files in `state`
+    /// (its stderr too, which a failed wait prints).
     pub fn with_command(mut command: Command, state: tempfile::TempDir) -> Self {
+        let stderr = std::fs::File::create(state.path().join(STDERR_FILE)).unwrap();
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let stdin = child.stdin.take();
@@ -51,7 +59,7 @@ impl Raw {
             child,
             stdin,
             lines,
-            _state: state,
+            state,
         }
     }
 
@@ -77,9 +85,17 @@ impl Raw {
         self.lines.recv_timeout(limit).ok()
     }
 
-    /// The next message, as JSON (every stdout line must be JSON).
+    /// The next message, as JSON (every stdout line must be JSON); panics
+    /// with the server's stderr when none comes within a minute or the
+    /// server closed its stdout.
     pub fn next(&self) -> Value {
-        let line = self.lines.recv_timeout(Duration::from_secs(20)).unwrap();
+        let line = match self.lines.recv_timeout(RESPONSE_LIMIT) {
+            Ok(line) => line,
+            Err(e) => panic!(
+                "no message from the server ({e}); its stderr:\n{}",
+                self.stderr()
+            ),
+        };
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON on stdout: {line:?}: {e}"))
     }
 
@@ -116,6 +132,11 @@ impl Raw {
         self.wait_exit(limit)
     }
 
+    /// What the server wrote to stderr so far.
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(self.state.path().join(STDERR_FILE)).unwrap_or_default()
+    }
+
     /// The server's exit status; panics unless it exits within `limit`.
     pub fn wait_exit(&mut self, limit: Duration) -> ExitStatus {
         let start = Instant::now();
@@ -123,7 +144,11 @@ impl Raw {
             if let Some(status) = self.child.try_wait().unwrap() {
                 return status;
             }
-            assert!(start.elapsed() < limit, "the server did not exit");
+            assert!(
+                start.elapsed() < limit,
+                "the server did not exit in {limit:?}; its stderr:\n{}",
+                self.stderr()
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }

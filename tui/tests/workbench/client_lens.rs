@@ -65,7 +65,7 @@ fn session_2025(dir: &Path, record: &Path, name: &str, version: &str, pattern: &
         "params": {"name": "grep", "arguments": {"pattern": pattern}}}));
     let reply = raw.response(1);
     assert_eq!(reply["result"]["isError"], false, "{reply}");
-    raw.hang_up(std::time::Duration::from_secs(20));
+    raw.hang_up(std::time::Duration::from_secs(60));
 }
 
 /// Stateless 2026-07-28 grep calls on one stdio server recording to
@@ -87,7 +87,7 @@ fn calls_2026(dir: &Path, record: &Path, calls: &[(Option<(&str, &str)>, &str)])
         let reply = raw.response(id);
         assert_eq!(reply["result"]["isError"], false, "{reply}");
     }
-    raw.hang_up(std::time::Duration::from_secs(20));
+    raw.hang_up(std::time::Duration::from_secs(60));
 }
 
 #[test]
@@ -111,7 +111,13 @@ fn a_2025_session_s_client_info_is_recorded_with_each_of_its_calls() {
     );
     // The client changes nothing a replay compares.
     let replay = workbench(&["replay", root(&record)]);
-    assert_eq!(replay.status.code(), Some(0), "{}", stdout(&replay));
+    assert_eq!(
+        replay.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&replay),
+        stderr(&replay)
+    );
 }
 
 #[test]
