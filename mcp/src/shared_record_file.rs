@@ -332,6 +332,12 @@ impl RecordFile {
                 old.tree, old.config, new.tree, new.config
             )));
         }
+        if old.contract != new.contract {
+            return Err(self.refused(format!(
+                "it records calls run as release {}; this server runs as {} (record to another file)",
+                old.contract, new.contract
+            )));
+        }
         Ok(())
     }
 
@@ -531,6 +537,7 @@ mod tests {
 
     fn header() -> Header {
         Header {
+            contract: fs_search_engine::release::Release::Seed,
             tree: ".".to_owned(),
             config: json!({"sampleOverCapGlobResults": true}),
             env: TranscriptEnv {

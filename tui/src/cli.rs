@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use fs_search_mcp::McpArgs;
-use fs_search_process::{ConfigArg, SandboxArg, SpillArgs, TokenizerArg};
+use fs_search_process::{ConfigArg, ContractArgs, SandboxArg, SpillArgs, TokenizerArg};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -41,6 +41,8 @@ pub(crate) struct TuiArgs {
     pub spill: SpillArgs,
     #[command(flatten)]
     pub sandbox: SandboxArg,
+    #[command(flatten)]
+    pub contract: ContractArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -123,6 +125,8 @@ pub(crate) struct CallArgs {
     pub host: Option<String>,
     #[command(flatten)]
     pub sandbox: SandboxArg,
+    #[command(flatten)]
+    pub contract: ContractArgs,
 }
 
 #[derive(Debug, Args)]
@@ -142,6 +146,8 @@ pub(crate) struct ExplainArgs {
     pub paths: Vec<String>,
     #[command(flatten)]
     pub sandbox: SandboxArg,
+    #[command(flatten)]
+    pub contract: ContractArgs,
 }
 
 #[derive(Debug, Args)]
@@ -174,6 +180,10 @@ pub(crate) struct SurfaceArgs {
     /// in its root directory).
     #[command(flatten)]
     pub sandbox: SandboxArg,
+    /// The release whose surface is printed (`--json`: `contract`) and
+    /// the rg it names.
+    #[command(flatten)]
+    pub contract: ContractArgs,
 }
 
 #[derive(Debug, Args)]
@@ -319,6 +329,10 @@ pub(crate) struct AblateArgs {
     pub tokenizer: TokenizerArg,
     #[command(flatten)]
     pub sandbox: SandboxArg,
+    /// `--contract`: every input runs as this release (default: each
+    /// input's own, as its header names it).
+    #[command(flatten)]
+    pub contract: ContractArgs,
 }
 
 #[derive(Debug, Args)]

@@ -46,6 +46,8 @@ pub(crate) async fn run(
         progress: &mut progress,
         pages: &mut pages,
         executor: fs_search_process::ExecutorKind::Local,
+        contract: None,
+        rg: None,
     };
     match ablate(
         std::slice::from_ref(&input),

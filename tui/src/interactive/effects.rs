@@ -25,7 +25,7 @@ use super::command_tap::{CommandTap, RanCommand, capture};
 use super::state::explain::{ExplainCall, ExplainQuery, ExplainSource};
 pub(crate) use super::state::load::LoadInfo;
 use fs_search_process::ExecutorKind;
-use fs_search_process::{SpillChoice, load_engine_with};
+use fs_search_process::{ContractChoice, SpillChoice, load_engine_with};
 use fs_search_transcript::{Tail, Update};
 
 /// The most of a spill file the viewer reads.
@@ -148,6 +148,9 @@ pub(crate) struct EffectRunner {
     spill_root: Option<PathBuf>,
     /// The executor the calls run under (`--sandbox`).
     executor: ExecutorKind,
+    /// The release the engine loads as and the rg it runs (`--contract`,
+    /// `--rg`).
+    contract: ContractChoice,
     session_id: String,
     registry: Arc<watch::Sender<Arc<Registry>>>,
     latest_generation: Arc<std::sync::atomic::AtomicU64>,
@@ -168,6 +171,12 @@ impl EffectRunner {
         self
     }
 
+    /// Loads every engine as `contract`'s release, with its rg.
+    pub(crate) fn with_contract(mut self, contract: ContractChoice) -> Self {
+        self.contract = contract;
+        self
+    }
+
     pub(crate) fn new(
         workdir: PathBuf,
         spill_root: Option<PathBuf>,
@@ -179,6 +188,7 @@ impl EffectRunner {
             workdir,
             spill_root,
             executor: ExecutorKind::Local,
+            contract: ContractChoice::default(),
             session_id,
             registry: Arc::new(registry),
             latest_generation: Arc::default(),
@@ -337,12 +347,14 @@ impl EffectRunner {
         let workdir = self.workdir.clone();
         let spill_root = self.spill_root.clone();
         let executor = self.executor.clone();
+        let contract = self.contract.clone();
         tokio::spawn(async move {
             let loaded = load_engine_with(
                 Some(&workdir),
                 &config,
                 SpillChoice::of(spill_root.as_deref()),
                 &executor,
+                &contract,
                 CommandTap::for_executor(&executor),
             )
             .await;
@@ -504,6 +516,7 @@ pub(crate) async fn explain_call(
                 unsearched,
                 rg_config: None,
                 executor: fs_search_process::ExecutorKind::Local,
+                contract: ContractChoice::default(),
             };
             let parsed = fs_search_engine::Config::from_json(config).map_err(|e| e.to_string())?;
             let notes = result.warnings.clone();
@@ -622,6 +635,7 @@ mod tests {
             file: dir.path().join("t.jsonl"),
             line: 2,
             header: std::sync::Arc::new(Header {
+                contract: Default::default(),
                 tree: "tree".into(),
                 config: json!({"sampleOverCapGlobResults": true}),
                 env: TranscriptEnv {

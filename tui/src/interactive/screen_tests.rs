@@ -82,6 +82,7 @@ impl Harness {
             log_path: Some(fixture.root.join("state/workbench.log")),
             rg: fs_search_process::RgInfo::detect(),
             executor: None,
+            contract: Default::default(),
         };
         let (tx, events) = mpsc::unbounded_channel();
         let runner = EffectRunner::new(fixture.tree(), Some(spill_root), SESSION.into(), tx);
@@ -437,6 +438,7 @@ async fn followed_recording_call() {
         tokens: None,
     };
     let header = Header {
+        contract: Default::default(),
         tree: "tree".into(),
         config: sampling(true),
         env: TranscriptEnv {
@@ -762,6 +764,7 @@ mod transcript_tab {
                 log_path: None,
                 rg: fs_search_process::RgInfo::detect(),
                 executor: None,
+                contract: Default::default(),
             };
             let (tx, events) = mpsc::unbounded_channel();
             let runner = EffectRunner::new(
