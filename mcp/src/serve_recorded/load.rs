@@ -38,7 +38,7 @@ use fs_search_transcript::{
     CallOptions, Header, RecordedCall, SpillMode, Transcript, TranscriptEnv, tree_path,
 };
 use fs_search_transcript::{EngineError, TranscriptError};
-use fs_search_transcript::{FixtureEngine, rg_version_for};
+use fs_search_transcript::FixtureEngine;
 
 /// Why `--replay` cannot serve (exit 2, the message on stderr).
 #[derive(Debug, Error)]
@@ -121,7 +121,7 @@ pub(crate) struct Replayed {
     pub workdir: String,
     /// The transcripts' config.
     pub config: Value,
-    /// The transcripts' release (no rg of its own: the one on `PATH`).
+    /// The transcripts' release, and the rg `--rg` chose.
     pub contract: ContractChoice,
     live: Option<LiveTree>,
 }
@@ -168,10 +168,13 @@ impl Replayed {
                 release,
             });
         }
-        let contract = ContractChoice::of(release);
+        let contract = ContractChoice {
+            release,
+            rg: args.contract.rg.clone(),
+        };
         tracing::info!(contract = %release, "the transcripts' release");
         let config = first.header.config.clone();
-        let rg_major = fs_search_process::RgInfo::detect_for(&executor).major();
+        let rg_major = contract.rg_info(&executor).major();
         let calls = recorded_calls(&transcripts, rg_major);
         tracing::info!(
             records = calls.len(),
@@ -217,7 +220,8 @@ impl Replayed {
                             source: Box::new(source),
                         })?
                         .with_executor(executor.clone())
-                        .with_release(release);
+                        .with_release(release)
+                        .with_rg(contract.rg.clone());
                 let registry =
                     engine
                         .registry_for(&CallOptions::default())
@@ -256,7 +260,7 @@ impl Replayed {
             tree: relative_path(record_dir(path), &live.tree),
             config: live.header.config.clone(),
             env: TranscriptEnv {
-                rg: rg_version_for(&live.executor),
+                rg: self.contract.rg_info(&live.executor).version_line,
                 ripgrep_config: live.header.env.ripgrep_config.clone(),
                 executor: Some(live.executor.as_str().to_owned()),
             },
