@@ -647,6 +647,26 @@ mod tests {
     }
 
     #[test]
+    fn a_server_of_another_release_is_refused_the_recording_of_this_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.jsonl");
+        let seed = RecordFile::open(&path, header(), RECORD_MAX_BYTES).unwrap();
+        seed.append(|n, _| (record(n, "as 0.0.1"), n)).unwrap();
+        let mut rc8 = header();
+        rc8.contract = fs_search_engine::release::Release::Rc8;
+        let err = RecordFile::open(&path, rc8, RECORD_MAX_BYTES)
+            .err()
+            .unwrap();
+        assert!(
+            err.to_string().contains(
+                "it records calls run as release 0.0.1; this server runs as 0.1.0-rc.8 (record to another file)"
+            ),
+            "{err}"
+        );
+        assert_eq!(parsed(&path), ["call-1-glob"]);
+    }
+
+    #[test]
     fn two_servers_with_different_rgs_sharing_a_path_never_mix_records_in_one_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("session.jsonl");

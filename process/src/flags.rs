@@ -187,3 +187,40 @@ pub fn parse_rg_path(raw: &str) -> Result<PathBuf, String> {
     }
     std::path::absolute(path).map_err(|e| format!("{raw}: {e}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rg_must_be_an_executable_file_and_is_made_absolute() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("rg");
+        std::fs::write(&file, "#!/bin/sh\n").unwrap();
+        let raw = file.to_str().unwrap();
+        assert_eq!(parse_rg_path(raw), Err(format!("{raw} is not executable")));
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(parse_rg_path(raw), Ok(file.clone()));
+        let dir_raw = dir.path().to_str().unwrap();
+        assert_eq!(
+            parse_rg_path(dir_raw),
+            Err(format!("{dir_raw} is not a file"))
+        );
+        let missing = dir.path().join("missing");
+        assert!(parse_rg_path(missing.to_str().unwrap()).is_err());
+        let relative = parse_rg_path("Cargo.toml");
+        assert_eq!(relative, Err("Cargo.toml is not executable".to_owned()));
+    }
+
+    #[test]
+    fn a_release_is_one_of_the_two_names() {
+        assert_eq!(parse_release("0.1.0-rc.8"), Ok(Release::Rc8));
+        assert_eq!(parse_release("0.0.1"), Ok(Release::Seed));
+        assert_eq!(
+            parse_release("rc8"),
+            Err("unknown contract release `rc8` (expected 0.0.1 or 0.1.0-rc.8)".to_owned())
+        );
+        assert_eq!(ContractArgs::default().choice(), ContractChoice::default());
+    }
+}

@@ -361,3 +361,47 @@ pub async fn load_engine_with(
     };
     Ok(Loaded { registry, warnings })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rc8_s_own_keys_are_unknown_to_0_0_1_only() {
+        let config = serde_json::json!({
+            "sampleOverCapGlobResults": true,
+            "graceMs": 100,
+            "stderrMaxBytes": 10,
+            "globMaxResult": 5,
+        });
+        let rc8 = unknown_config_keys("--config", &config, Release::Rc8);
+        assert_eq!(rc8.len(), 1, "{rc8:?}");
+        assert!(
+            rc8[0].starts_with("--config: \"globMaxResult\" is not a config key and is ignored (did you mean globMaxResults?"),
+            "{rc8:?}"
+        );
+        assert!(rc8[0].ends_with(", graceMs, stderrMaxBytes)"), "{rc8:?}");
+        let seed = unknown_config_keys("--config", &config, Release::Seed);
+        let named: Vec<&str> = seed
+            .iter()
+            .map(|w| w.split('"').nth(1).unwrap_or_default())
+            .collect();
+        assert_eq!(named, ["graceMs", "stderrMaxBytes", "globMaxResult"]);
+        assert!(!seed[2].contains("graceMs"), "{seed:?}");
+    }
+
+    #[test]
+    fn the_chosen_rg_is_the_one_described() {
+        let choice = ContractChoice {
+            release: Release::Rc8,
+            rg: Some(PathBuf::from("/nonexistent/rg")),
+        };
+        let info = choice.rg_info(&ExecutorKind::Local);
+        assert_eq!(info.path.as_deref(), Some(Path::new("/nonexistent/rg")));
+        assert_eq!(info.version, None);
+        assert_eq!(
+            ContractChoice::seed().rg_info(&ExecutorKind::Local),
+            crate::RgInfo::detect()
+        );
+    }
+}

@@ -402,6 +402,24 @@ mod tests {
     }
 
     #[test]
+    fn the_tui_takes_a_release_and_an_rg_binary() {
+        let cli = Cli::try_parse_from(["workbench", "--contract", "0.1.0-rc.8", "--rg", "/bin/sh"])
+            .unwrap();
+        assert_eq!(
+            cli.tui.contract.choice(),
+            fs_search_process::ContractChoice {
+                release: fs_search_engine::release::Release::Rc8,
+                rg: Some(PathBuf::from("/bin/sh")),
+            }
+        );
+        let default = Cli::try_parse_from(["workbench"]).unwrap();
+        assert_eq!(
+            default.tui.contract.choice(),
+            fs_search_process::ContractChoice::seed()
+        );
+    }
+
+    #[test]
     fn call_s_tokenizer_still_requires_tokens() {
         let base = [
             "workbench",

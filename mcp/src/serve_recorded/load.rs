@@ -32,13 +32,13 @@ use crate::{McpArgs, OnMiss};
 use fs_search_engine::release::Release;
 use fs_search_process::ExecutorKind;
 use fs_search_process::{ContractChoice, SetupError, SpillChoice, load_engine};
+use fs_search_transcript::FixtureEngine;
 use fs_search_transcript::read_transcript;
 use fs_search_transcript::relative_path;
 use fs_search_transcript::{
     CallOptions, Header, RecordedCall, SpillMode, Transcript, TranscriptEnv, tree_path,
 };
 use fs_search_transcript::{EngineError, TranscriptError};
-use fs_search_transcript::FixtureEngine;
 
 /// Why `--replay` cannot serve (exit 2, the message on stderr).
 #[derive(Debug, Error)]
