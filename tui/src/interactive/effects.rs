@@ -257,8 +257,10 @@ impl EffectRunner {
                 let token = CancellationToken::new();
                 self.explaining = Some(token.clone());
                 let events = self.events.clone();
+                let contract = self.contract.clone();
                 tokio::spawn(async move {
-                    let outcome = explain_call(*call, query, &std::env::temp_dir(), &token).await;
+                    let outcome =
+                        explain_call(*call, query, &std::env::temp_dir(), &contract, &token).await;
                     if !token.is_cancelled() {
                         let _ = events.send(AppEvent::Explained { request, outcome });
                     }
@@ -305,6 +307,7 @@ impl EffectRunner {
                 let token = CancellationToken::new();
                 self.ablating = Some(token.clone());
                 let events = self.events.clone();
+                let rg = self.contract.rg.clone();
                 tokio::spawn(async move {
                     let progress_events = events.clone();
                     let on_progress = move |progress| {
@@ -313,9 +316,15 @@ impl EffectRunner {
                             progress,
                         });
                     };
-                    let outcome =
-                        super::ablate_task::run(&file, &variants, &tokenizer, token, on_progress)
-                            .await;
+                    let outcome = super::ablate_task::run(
+                        &file,
+                        &variants,
+                        &tokenizer,
+                        rg,
+                        token,
+                        on_progress,
+                    )
+                    .await;
                     let _ = events.send(AppEvent::Ablated {
                         generation,
                         outcome,
@@ -491,11 +500,13 @@ async fn follow(
 /// Explains `call` with the explain module: the session's own call as it
 /// ran (its result is explained, nothing runs again but rg's walk), a
 /// transcript's call by running it again in its prepared tree (scratch
-/// files under `temp_parent`). The text is `workbench explain`'s.
+/// files under `temp_parent`). The text is `workbench explain`'s; rg's
+/// walk runs `contract`'s rg, whose release the session's call ran as.
 pub(crate) async fn explain_call(
     call: ExplainCall,
     query: ExplainQuery,
     temp_parent: &std::path::Path,
+    contract: &ContractChoice,
     stop: &CancellationToken,
 ) -> Result<String, String> {
     use fs_search_transcript::explain_recorded;
@@ -516,9 +527,10 @@ pub(crate) async fn explain_call(
                 unsearched,
                 rg_config: None,
                 executor: fs_search_process::ExecutorKind::Local,
-                contract: ContractChoice::default(),
+                contract: contract.clone(),
             };
-            let parsed = fs_search_engine::Config::from_json(config).map_err(|e| e.to_string())?;
+            let parsed = fs_search_engine::Config::from_json_as(config, contract.release)
+                .map_err(|e| e.to_string())?;
             let notes = result.warnings.clone();
             explain_result(&request, &call.workdir, &parsed, result, notes, stop).await
         }
@@ -678,9 +690,15 @@ mod tests {
                 .ripgrep_config
                 .clear();
         }
-        let text = explain_call(plain, query.clone(), dir.path(), &stop)
-            .await
-            .unwrap();
+        let text = explain_call(
+            plain,
+            query.clone(),
+            dir.path(),
+            &ContractChoice::seed(),
+            &stop,
+        )
+        .await
+        .unwrap();
         assert!(
             text.contains("gen/out.rs: not-searched (ignored)"),
             "{text}"
@@ -689,7 +707,9 @@ mod tests {
         assert!(text.contains("a.rs: page"), "{text}");
         // With it (`--no-ignore-dot`), the call and rg's walk both read it:
         // `gen/out.rs` is searched and on the page.
-        let text = explain_call(call, query, dir.path(), &stop).await.unwrap();
+        let text = explain_call(call, query, dir.path(), &ContractChoice::seed(), &stop)
+            .await
+            .unwrap();
         assert!(text.contains("gen/out.rs: page"), "{text}");
         assert!(text.contains("a.rs: page"), "{text}");
     }

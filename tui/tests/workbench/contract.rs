@@ -114,8 +114,24 @@ fn every_front_end_refuses_an_unknown_release_a_non_executable_rg_and_rg_with_ex
     ];
     let ablate = ["ablate", root(&recording), "--set", "globMaxResults=1"];
     let mcp = ["mcp", "--workdir", root(dir.path())];
+    let listen = [
+        "mcp",
+        "--workdir",
+        root(dir.path()),
+        "--listen",
+        "127.0.0.1:0",
+    ];
     let replay = ["mcp", "--replay", root(&recording)];
-    let front_ends: [&[&str]; 7] = [&call, &explain, &["surface"], &ablate, &[], &mcp, &replay];
+    let front_ends: [&[&str]; 8] = [
+        &call,
+        &explain,
+        &["surface"],
+        &ablate,
+        &[],
+        &mcp,
+        &listen,
+        &replay,
+    ];
     for front_end in front_ends {
         let run = |extra: &[&str]| {
             let out = Command::new(bin())
