@@ -1,11 +1,12 @@
 //! `workbench mcp`'s flags ([`McpArgs`]), kept with the server that reads
 //! them: the workspace or the transcripts to serve back, the transport
-//! (stdio, or `--listen` over Streamable HTTP), recording, the executor.
+//! (stdio, or `--listen` over Streamable HTTP), recording, the executor,
+//! the release and rg (`--contract`, `--rg`).
 
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use fs_search_process::{ConfigArg, SpillArgs};
+use fs_search_process::{ConfigArg, ContractArgs, SpillArgs};
 
 #[derive(Debug, Args)]
 pub struct McpArgs {
@@ -95,6 +96,10 @@ pub struct McpArgs {
         conflicts_with = "replay"
     )]
     pub executor: Option<std::sync::Arc<fs_search_process::RemoteHost>>,
+    /// With --replay, the transcripts' headers name the release: a
+    /// --contract naming another is refused.
+    #[command(flatten)]
+    pub contract: ContractArgs,
 }
 
 /// `mcp --on-miss`: the answer to a call no recorded call matches.

@@ -90,10 +90,18 @@ pub async fn run(args: McpArgs) -> Result<ExitCode, Error> {
     fs_search_exec::bound_launcher_runs(usize::try_from(args.max_sandboxes).unwrap_or(usize::MAX));
     let logging = fs_search_process::init_logging(args.spill.cutoff());
     if let Some(logging) = &logging {
-        let rg = args
-            .executor
-            .as_ref()
-            .map_or_else(fs_search_process::RgInfo::detect, |host| host.rg().clone());
+        let rg = match (&args.executor, &args.contract.rg) {
+            (Some(host), _) => host.rg().clone(),
+            (None, Some(path)) => fs_search_process::RgInfo::at(path),
+            (None, None) => fs_search_process::RgInfo::detect(),
+        };
+        // With --replay and no --contract, the transcripts' headers name
+        // the release (logged when they are read).
+        let contract = match (args.contract.contract, args.replay.is_empty()) {
+            (Some(release), _) => release.name(),
+            (None, true) => fs_search_engine::release::Release::Seed.name(),
+            (None, false) => "the transcripts'",
+        };
         // Over `--listen` the executor also depends on the address; its
         // own log line says which (http.rs).
         let kind = workspace::executor_for(&args, None);
@@ -106,6 +114,7 @@ pub async fn run(args: McpArgs) -> Result<ExitCode, Error> {
             workdir = %args.workdir.as_deref().map_or_else(|| "none".into(), |w| w.display().to_string()),
             replay = ?args.replay,
             executor = %executor,
+            contract = %contract,
             rg = %rg.version_line,
             rg_path = %rg.path.as_deref().map_or_else(|| "none".into(), |p| p.display().to_string()),
             "workbench mcp starting"

@@ -9,9 +9,10 @@
 //! live workdir (relative to the file's directory), its config the
 //! server's, and its env lists no rg config lines (a live session does not
 //! pin rg's order unless `RIPGREP_CONFIG_PATH` does: then its lines), so
-//! `workbench replay FILE` replays against the live workdir. An existing
-//! recording is appended to when its header names the same workdir and
-//! config. Each call is recorded with its connection's session id (so
+//! `workbench replay FILE` replays against the live workdir; it names the
+//! release (`--contract`) unless that is the seed's 0.0.1, and the rg that
+//! `--rg` chose. An existing recording is appended to when its header
+//! names the same workdir, config and release. Each call is recorded with its connection's session id (so
 //! spill locators replay to the same session directory), cwd `.`, and the
 //! spill mode the server runs with, and the client that made it (its
 //! `clientInfo` name and version, as [`ClientInfo`] in the call's options:
@@ -29,12 +30,12 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::shared_record_file::{RecordBoundError, RecordFile, RecordFileError, record_max_bytes};
+use fs_search_transcript::outcome_of;
 use fs_search_transcript::relative_path;
 use fs_search_transcript::{
     Call, CallOptions, ClientInfo, Header, RecordedCall, SessionOption, SpillMode, TranscriptEnv,
 };
 use fs_search_transcript::{Normaliser, TREE};
-use fs_search_transcript::{outcome_of, rg_version_for};
 
 #[derive(Debug, Error)]
 pub(crate) enum RecordingError {
@@ -104,12 +105,14 @@ impl Recording {
         config: &Value,
         spill: SpillMode,
         executor: &fs_search_process::ExecutorKind,
+        contract: &fs_search_process::ContractChoice,
     ) -> Result<Self, RecordingError> {
         let header = Header {
+            contract: contract.release,
             tree: relative_path(record_dir(path), workdir),
             config: config.clone(),
             env: TranscriptEnv {
-                rg: rg_version_for(executor),
+                rg: contract.rg_info(executor).version_line,
                 ripgrep_config: live_ripgrep_config(),
                 executor: Some(executor.as_str().to_owned()),
             },
@@ -245,6 +248,7 @@ mod tests {
             &config,
             SpillMode::None,
             &ExecutorKind::Local,
+            &fs_search_process::ContractChoice::seed(),
         )
         .unwrap();
         let read =
@@ -277,6 +281,7 @@ mod tests {
             &config,
             SpillMode::None,
             &ExecutorKind::Local,
+            &fs_search_process::ContractChoice::seed(),
         )
         .unwrap();
         again
@@ -302,6 +307,7 @@ mod tests {
             &json!({}),
             SpillMode::None,
             &ExecutorKind::Local,
+            &fs_search_process::ContractChoice::seed(),
         );
         assert!(matches!(
             other,
@@ -320,6 +326,7 @@ mod tests {
             &config,
             SpillMode::None,
             &ExecutorKind::Local,
+            &fs_search_process::ContractChoice::seed(),
         )
         .unwrap();
         let b = Recording::open(
@@ -328,6 +335,7 @@ mod tests {
             &config,
             SpillMode::None,
             &ExecutorKind::Local,
+            &fs_search_process::ContractChoice::seed(),
         )
         .unwrap();
         let mut names = Vec::new();

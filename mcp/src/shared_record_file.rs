@@ -332,6 +332,12 @@ impl RecordFile {
                 old.tree, old.config, new.tree, new.config
             )));
         }
+        if old.contract != new.contract {
+            return Err(self.refused(format!(
+                "it records calls run as release {}; this server runs as {} (record to another file)",
+                old.contract, new.contract
+            )));
+        }
         Ok(())
     }
 
@@ -531,6 +537,7 @@ mod tests {
 
     fn header() -> Header {
         Header {
+            contract: fs_search_engine::release::Release::Seed,
             tree: ".".to_owned(),
             config: json!({"sampleOverCapGlobResults": true}),
             env: TranscriptEnv {
@@ -636,6 +643,26 @@ mod tests {
         assert_eq!(rg_of(&rotated), "ripgrep 13.0.0");
         assert_eq!(parsed(&rotated), ["call-1-glob"]);
         assert_eq!(rg_of(&path), "ripgrep 15.2.0");
+        assert_eq!(parsed(&path), ["call-1-glob"]);
+    }
+
+    #[test]
+    fn a_server_of_another_release_is_refused_the_recording_of_this_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.jsonl");
+        let seed = RecordFile::open(&path, header(), RECORD_MAX_BYTES).unwrap();
+        seed.append(|n, _| (record(n, "as 0.0.1"), n)).unwrap();
+        let mut rc8 = header();
+        rc8.contract = fs_search_engine::release::Release::Rc8;
+        let err = RecordFile::open(&path, rc8, RECORD_MAX_BYTES)
+            .err()
+            .unwrap();
+        assert!(
+            err.to_string().contains(
+                "it records calls run as release 0.0.1; this server runs as 0.1.0-rc.8 (record to another file)"
+            ),
+            "{err}"
+        );
         assert_eq!(parsed(&path), ["call-1-glob"]);
     }
 

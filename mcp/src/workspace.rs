@@ -12,7 +12,9 @@ use serde_json::Value;
 
 use crate::McpArgs;
 use fs_search_process::ExecutorKind;
-use fs_search_process::{SpillChoice, check_workdir, load_engine, read_config, spill_root};
+use fs_search_process::{
+    ContractChoice, SpillChoice, check_workdir, load_engine, read_config, spill_root,
+};
 use fs_search_transcript::SpillMode;
 
 use super::calls::CallRunner;
@@ -36,6 +38,9 @@ pub(crate) struct Workspace {
     pub declared_max_result_chars: Option<u64>,
     /// The executor the calls run under.
     pub executor: ExecutorKind,
+    /// The release the engine loaded as and the rg it runs (with
+    /// `--replay`: the transcripts' release).
+    pub contract: ContractChoice,
 }
 
 /// The executor `mcp` runs: the sandbox (on HOST with `--executor`) with
@@ -63,6 +68,7 @@ impl Workspace {
                 warnings: replayed.warnings.clone(),
                 workdir: replayed.workdir.clone(),
                 config: replayed.config.clone(),
+                contract: replayed.contract.clone(),
                 spill_mode: SpillMode::Store,
                 replay: Some(replayed),
                 declared_max_result_chars: args.declare_max_result_chars,
@@ -75,14 +81,15 @@ impl Workspace {
         if !executor.is_remote() {
             check_workdir(workdir)?;
         }
-        let config = read_config(args.config.raw())?;
+        let contract = args.contract.choice();
+        let config = read_config(args.config.raw(), contract.release)?;
         let spill_root = spill_root(&args.spill)?;
         let spill = SpillChoice::of(spill_root.as_deref());
         let spill_mode = match spill {
             SpillChoice::None => SpillMode::None,
             SpillChoice::Root(_) => SpillMode::Store,
         };
-        let loaded = load_engine(Some(workdir), &config, spill, &executor).await?;
+        let loaded = load_engine(Some(workdir), &config, spill, &executor, &contract).await?;
         for warning in &loaded.warnings {
             tracing::warn!("{warning}");
         }
@@ -95,6 +102,7 @@ impl Workspace {
             replay: None,
             declared_max_result_chars: args.declare_max_result_chars,
             executor,
+            contract,
         })
     }
 
@@ -121,6 +129,7 @@ impl Workspace {
             &self.config,
             self.spill_mode,
             &self.executor,
+            &self.contract,
         )
         .map(Some)
         .map_err(|e| match e {

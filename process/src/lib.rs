@@ -12,7 +12,8 @@
 //! - `executor`: choosing the local, sandboxed or ssh executor;
 //! - [`exit`]: the exit statuses of every command;
 //! - `flags` (feature `clap`): the flag structs every front end flattens
-//!   (`--config`, `--tokenizer`, `--sandbox`/`--executor`, the spill flags);
+//!   (`--config`, `--tokenizer`, `--sandbox`/`--executor`, the spill flags,
+//!   `--contract`/`--rg`);
 //! - `log_records`: the `log` facade, forwarded to tracing, and one
 //!   target's records captured for a thread;
 //! - `logging`: the log file of each TUI or MCP server process;
@@ -21,7 +22,7 @@
 //! - `rg`: which rg runs (version, path, major version);
 //! - `setup`: loading the engine the way every front end runs it (the
 //!   chosen executor rooted at the workdir, a spill store, the timeout
-//!   policy), and reading `--config` and `--args`;
+//!   policy, the release and rg chosen), and reading `--config` and `--args`;
 //! - `signals`: SIGINT, SIGTERM and SIGHUP cancel the call in flight;
 //! - `tokens`: loading the tokenizer, the request prefix;
 //! - `user_dirs`: the per-user directories the workbench writes to (spill
@@ -58,7 +59,10 @@ pub use executor::{
     parse_executor, remote_landlock_refusal,
 };
 #[cfg(feature = "clap")]
-pub use flags::{ConfigArg, SandboxArg, SpillArgs, TokenizerArg, parse_runner, spill_root};
+pub use flags::{
+    ConfigArg, ContractArgs, SandboxArg, SpillArgs, TokenizerArg, parse_release, parse_rg_path,
+    parse_runner, spill_root,
+};
 pub use log_records::{capture as capture_log_records, install as install_log_records};
 pub use logging::{Logging, init as init_logging};
 pub use nearest::{edit_distance, nearest};
@@ -66,9 +70,9 @@ pub use prune::{DEFAULT_RETENTION_DAYS, cutoff as retention_cutoff};
 pub use rg::{RgInfo, major_of_line};
 pub use runtime::runtime;
 pub use setup::{
-    Loaded, SetupError, SpillChoice, check_workdir, choose_spill_root, config_key_hint,
-    load_engine, load_engine_with, parse_config_flag, read_args, read_config, read_config_flag,
-    unknown_config_keys,
+    ContractChoice, Loaded, RC8_CONFIG_KEYS, SetupError, SpillChoice, check_workdir,
+    choose_spill_root, config_key_hint, config_key_hint_as, load_engine, load_engine_with,
+    parse_config_flag, read_args, read_config, read_config_flag, unknown_config_keys,
 };
 pub use signals::{Stop, install as install_signals, installed as installed_signals, stopped_by};
 pub use tokens::{

@@ -1,12 +1,14 @@
 //! Builds an engine the way the workbench runs it: the chosen executor
 //! (local or sandboxed, `executor.rs`) rooted at the workdir, an optional
-//! local spill store, and the timeout policy; and reads `--config
-//! JSON|@FILE`, warning of keys the engine does not read (accepted and
-//! ignored, as the contract says).
+//! local spill store, and the timeout policy, loaded as the chosen release
+//! with the chosen rg ([`ContractChoice`]: `--contract`, `--rg`); and
+//! reads `--config JSON|@FILE`, warning of keys the release does not read
+//! (accepted and ignored, as the contract says).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use fs_search_engine::release::Release;
 use fs_search_engine::{BashExecutor, Host, LoadOutcome, Registry};
 
 use fs_search_exec::{LocalBashConfig, LocalSpillStore};
@@ -61,19 +63,72 @@ pub enum SetupError {
     Tokenizer(#[from] fs_search_tokens::Error),
 }
 
+/// The release the engine is exact to and the rg binary its executor
+/// runs: what `--contract` and `--rg` choose (the seed's 0.0.1 and the
+/// first `rg` on `PATH` by default).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContractChoice {
+    /// The package release the tools behave as.
+    pub release: Release,
+    /// The rg binary (`--rg PATH`, absolute); `None`: the first `rg` on
+    /// the executor's `PATH`.
+    pub rg: Option<PathBuf>,
+}
+
+impl ContractChoice {
+    /// The seed's release with the rg on `PATH`.
+    pub fn seed() -> Self {
+        Self::default()
+    }
+
+    /// `release` with the rg on `PATH`.
+    pub fn of(release: Release) -> Self {
+        Self { release, rg: None }
+    }
+
+    /// The rg that `executor`'s commands run: `--rg`'s binary when one
+    /// was chosen, else the one [`crate::RgInfo::detect_for`] finds.
+    pub fn rg_info(&self, executor: &ExecutorKind) -> crate::RgInfo {
+        match &self.rg {
+            Some(path) => crate::RgInfo::at(path),
+            None => crate::RgInfo::detect_for(executor),
+        }
+    }
+}
+
+/// The config keys only 0.1.0-rc.8 reads (validated at its load).
+pub const RC8_CONFIG_KEYS: [&str; 2] = ["graceMs", "stderrMaxBytes"];
+
+/// The names of the config keys `release` reads.
+fn config_key_names(release: Release) -> impl Iterator<Item = &'static str> + Clone {
+    let rc8: &'static [&'static str] = match release {
+        Release::Rc8 => &RC8_CONFIG_KEYS,
+        Release::Seed => &[],
+    };
+    fs_search_engine::request::CONFIG_KEYS
+        .iter()
+        .map(|k| k.name)
+        .chain(rc8.iter().copied())
+}
+
 /// Reads `--config`: inline JSON or `@FILE`. No config means `{}`, which
-/// the load rejects for lack of `sampleOverCapGlobResults`.
-pub fn read_config(raw: Option<&str>) -> Result<Value, SetupError> {
-    read_config_flag("--config", raw)
+/// the load rejects for lack of `sampleOverCapGlobResults`. Warnings name
+/// the keys `release` does not read.
+pub fn read_config(raw: Option<&str>, release: Release) -> Result<Value, SetupError> {
+    read_config_flag("--config", raw, release)
 }
 
 /// Reads the config given to `flag` (inline JSON or `@FILE`); an error
-/// names `flag`. Each key the engine does not read is said on stderr
+/// names `flag`. Each key `release` does not read is said on stderr
 /// ([`unknown_config_keys`]); the config is returned as given, so the
 /// engine ignores those keys as the contract says.
-pub fn read_config_flag(flag: &'static str, raw: Option<&str>) -> Result<Value, SetupError> {
+pub fn read_config_flag(
+    flag: &'static str,
+    raw: Option<&str>,
+    release: Release,
+) -> Result<Value, SetupError> {
     let config = parse_config_flag(flag, raw)?;
-    for warning in unknown_config_keys(flag, &config) {
+    for warning in unknown_config_keys(flag, &config, release) {
         stderr_line!("workbench: warning: {warning}");
     }
     Ok(config)
@@ -97,37 +152,39 @@ pub fn parse_config_flag(flag: &'static str, raw: Option<&str>) -> Result<Value,
     serde_json::from_str(&text).map_err(|source| SetupError::ConfigJson { flag, source })
 }
 
-/// One warning per key of `config` that is not one of the engine's
-/// [`fs_search_engine::request::CONFIG_KEYS`]: the engine ignores it (the contract
-/// accepts unknown keys), so a misspelt key silently leaves its default.
-/// Each names the nearest key ([`config_key_hint`]). None for a config
-/// that is not an object (the load refuses it anyway).
-pub fn unknown_config_keys(flag: &str, config: &Value) -> Vec<String> {
+/// One warning per key of `config` that `release` does not read (the
+/// engine's [`fs_search_engine::request::CONFIG_KEYS`], and under
+/// 0.1.0-rc.8 [`RC8_CONFIG_KEYS`] too): the engine ignores it (the
+/// contract accepts unknown keys), so a misspelt key silently leaves its
+/// default. Each names the nearest key ([`config_key_hint`]). None for a
+/// config that is not an object (the load refuses it anyway).
+pub fn unknown_config_keys(flag: &str, config: &Value, release: Release) -> Vec<String> {
     let Some(object) = config.as_object() else {
         return Vec::new();
     };
     object
         .keys()
-        .filter(|key| {
-            !fs_search_engine::request::CONFIG_KEYS
-                .iter()
-                .any(|k| k.name == *key)
-        })
+        .filter(|key| !config_key_names(release).any(|name| name == *key))
         .map(|key| {
             format!(
                 "{flag}: {key:?} is not a config key and is ignored ({})",
-                config_key_hint(key)
+                config_key_hint_as(key, release)
             )
         })
         .collect()
 }
 
-/// What to say of `key`, which is not a config key: the nearest config
-/// key if one is near ([`crate::nearest::nearest`]), then all of them.
+/// What to say of `key`, which is not a config key of the seed's
+/// release: [`config_key_hint_as`] for 0.0.1.
 pub fn config_key_hint(key: &str) -> String {
-    let names = fs_search_engine::request::CONFIG_KEYS
-        .iter()
-        .map(|k| k.name);
+    config_key_hint_as(key, Release::Seed)
+}
+
+/// What to say of `key`, which `release` does not read: the nearest
+/// config key if one is near ([`crate::nearest::nearest`]), then all of
+/// them.
+pub fn config_key_hint_as(key: &str, release: Release) -> String {
+    let names = config_key_names(release);
     let all = names.clone().collect::<Vec<_>>().join(", ");
     match crate::nearest::nearest(key, names) {
         Some(near) => format!("did you mean {near}? the keys are {all}"),
@@ -252,14 +309,16 @@ pub struct Loaded {
     pub warnings: Vec<String>,
 }
 
-/// Creates and loads a registry for `workdir` with the `executor` kind.
+/// Creates and loads a registry for `workdir` with the `executor` kind,
+/// as `contract`'s release with its rg.
 pub async fn load_engine(
     workdir: Option<&Path>,
     config: &Value,
     spill: SpillChoice<'_>,
     executor: &ExecutorKind,
+    contract: &ContractChoice,
 ) -> Result<Loaded, SetupError> {
-    load_engine_with(workdir, config, spill, executor, |bash| bash).await
+    load_engine_with(workdir, config, spill, executor, contract, |bash| bash).await
 }
 
 /// [`load_engine`] with the executor handed through `wrap` first (the TUI
@@ -269,12 +328,14 @@ pub async fn load_engine_with(
     config: &Value,
     spill: SpillChoice<'_>,
     executor: &ExecutorKind,
+    contract: &ContractChoice,
     wrap: impl FnOnce(Arc<dyn BashExecutor>) -> Arc<dyn BashExecutor>,
 ) -> Result<Loaded, SetupError> {
     let bash = crate::executor::build(
         executor,
         LocalBashConfig {
             cwd: workdir.map(|w| w.to_string_lossy().into_owned()),
+            rg: contract.rg.clone(),
             ..LocalBashConfig::default()
         },
     )?;
@@ -287,7 +348,7 @@ pub async fn load_engine_with(
         spill_store,
         timeout_policy: true,
     });
-    let warnings = match registry.load_fs_search(config).await? {
+    let warnings = match registry.load_fs_search_as(contract.release, config).await? {
         LoadOutcome::RgMissing { warning } if executor.is_remote() => vec![
             warning,
             format!(
@@ -299,4 +360,48 @@ pub async fn load_engine_with(
         LoadOutcome::Registered | LoadOutcome::Pending => Vec::new(),
     };
     Ok(Loaded { registry, warnings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rc8_s_own_keys_are_unknown_to_0_0_1_only() {
+        let config = serde_json::json!({
+            "sampleOverCapGlobResults": true,
+            "graceMs": 100,
+            "stderrMaxBytes": 10,
+            "globMaxResult": 5,
+        });
+        let rc8 = unknown_config_keys("--config", &config, Release::Rc8);
+        assert_eq!(rc8.len(), 1, "{rc8:?}");
+        assert!(
+            rc8[0].starts_with("--config: \"globMaxResult\" is not a config key and is ignored (did you mean globMaxResults?"),
+            "{rc8:?}"
+        );
+        assert!(rc8[0].ends_with(", graceMs, stderrMaxBytes)"), "{rc8:?}");
+        let seed = unknown_config_keys("--config", &config, Release::Seed);
+        let named: Vec<&str> = seed
+            .iter()
+            .map(|w| w.split('"').nth(1).unwrap_or_default())
+            .collect();
+        assert_eq!(named, ["graceMs", "stderrMaxBytes", "globMaxResult"]);
+        assert!(!seed[2].contains("graceMs"), "{seed:?}");
+    }
+
+    #[test]
+    fn the_chosen_rg_is_the_one_described() {
+        let choice = ContractChoice {
+            release: Release::Rc8,
+            rg: Some(PathBuf::from("/nonexistent/rg")),
+        };
+        let info = choice.rg_info(&ExecutorKind::Local);
+        assert_eq!(info.path.as_deref(), Some(Path::new("/nonexistent/rg")));
+        assert_eq!(info.version, None);
+        assert_eq!(
+            ContractChoice::seed().rg_info(&ExecutorKind::Local),
+            crate::RgInfo::detect()
+        );
+    }
 }

@@ -399,7 +399,8 @@ async fn run_item(
             &shared.temp_parent,
         )
         .map_err(|e| TranscriptError::Other(tree_error(&plan.label, &e)))?
-        .with_executor(shared.executor.clone());
+        .with_executor(shared.executor.clone())
+        .with_release(header.contract);
         *engine = Some((item.file, made));
     }
     let Some((_, fixture)) = engine.as_mut() else {

@@ -2,13 +2,15 @@
 //! materialised in a temp dir, rg gets a config file (through
 //! `RIPGREP_CONFIG_PATH`, set on the executor's children only) that pins
 //! grep's file order, every call gets the registry its options ask for
-//! (config, spill store, executor timeout), and results are normalised.
+//! (config, spill store, executor timeout), loaded as the transcript's
+//! release, and results are normalised.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use fs_search_engine::release::Release;
 use fs_search_engine::{
     BashExecutor, ExecContext, Host, LoadOutcome, Registry, SpillStore, ToolResult,
 };
@@ -169,6 +171,11 @@ pub struct FixtureEngine {
     /// the calls run instead of the one on this process's `PATH`
     /// (`workbench freeze --also-rg`).
     rg_dir: Option<PathBuf>,
+    /// The rg binary the executor runs (`--rg PATH`); `None`: the one on
+    /// `PATH` (or in `rg_dir`).
+    rg: Option<PathBuf>,
+    /// The release every registry loads as (a transcript header's).
+    release: Release,
 }
 
 fn merged(base: &Value, overrides: &serde_json::Map<String, Value>) -> Value {
@@ -244,7 +251,28 @@ impl FixtureEngine {
             wrap: None,
             executor: ExecutorKind::Local,
             rg_dir: None,
+            rg: None,
+            release: Release::Seed,
         })
+    }
+
+    /// Loads every registry from now on as `release` (a transcript
+    /// header's `contract`; the seed's 0.0.1 by default).
+    pub fn with_release(mut self, release: Release) -> Self {
+        self.release = release;
+        self
+    }
+
+    /// Runs the calls of every registry loaded from now on with the rg
+    /// binary at `rg` (`--rg PATH`), or the one on `PATH` with `None`.
+    pub fn with_rg(mut self, rg: Option<PathBuf>) -> Self {
+        self.rg = rg;
+        self
+    }
+
+    /// The release the registries load as.
+    pub fn release(&self) -> Release {
+        self.release
     }
 
     /// Runs the calls of every registry loaded from now on under the
@@ -354,6 +382,7 @@ impl FixtureEngine {
                 "RIPGREP_CONFIG_PATH".to_owned(),
                 rg_config.to_string_lossy().into_owned(),
             )]),
+            rg: self.rg.clone(),
             ..LocalBashConfig::default()
         };
         if let Some(ms) = key.executor_timeout_ms {
@@ -381,7 +410,7 @@ impl FixtureEngine {
             spill_store,
             timeout_policy: true,
         });
-        match registry.load_fs_search(config).await {
+        match registry.load_fs_search_as(self.release, config).await {
             Ok(LoadOutcome::Registered) => Ok(registry),
             Ok(LoadOutcome::RgMissing { warning }) => Err(EngineError::RgMissing(warning)),
             Ok(LoadOutcome::Pending) => Err(EngineError::Pending),

@@ -334,6 +334,7 @@ mod tests {
 
     fn header() -> String {
         header_line(&Header {
+            contract: Default::default(),
             tree: "work".into(),
             config: json!({"sampleOverCapGlobResults": true}),
             env: TranscriptEnv {

@@ -13,7 +13,10 @@
 //! {"text":"(Showing 5 of 31 paths, …)"}
 //! ```
 //!
-//! - The header (line 1) names the format and its version, the fixture
+//! - The header (line 1) names the format and its version, the package
+//!   release the calls ran as when it is not the seed's 0.0.1
+//!   (`"contract":"0.1.0-rc.8"`, after `version`; absent means 0.0.1, so
+//!   every file written before releases existed reads as it was), the fixture
 //!   tree (a path relative to the transcript's own directory), the plugin
 //!   config every call starts from, and the environment that shapes the
 //!   output: the rg version and the lines of the rg config file given to
@@ -60,6 +63,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use fs_search_engine::release::Release;
 use serde_json::{Map, Value, json};
 
 /// The format name in the header's `transcript` key.
@@ -88,6 +92,9 @@ pub struct TranscriptEnv {
 /// Line 1.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Header {
+    /// The release the calls ran as (and a replay runs them as): written
+    /// as `contract` unless it is the seed's 0.0.1.
+    pub contract: Release,
     /// The fixture tree, relative to the transcript's directory (or absolute).
     pub tree: String,
     /// The plugin config every call starts from.
@@ -376,13 +383,16 @@ fn versioned_header_line(header: &Header, version: u64) -> String {
     if let Some(executor) = &header.env.executor {
         env["executor"] = json!(executor);
     }
-    line(&json!({
-        "transcript": FORMAT_NAME,
-        "version": version,
-        "tree": header.tree,
-        "config": header.config,
-        "env": env,
-    }))
+    let mut map = Map::new();
+    map.insert("transcript".into(), json!(FORMAT_NAME));
+    map.insert("version".into(), json!(version));
+    if header.contract != Release::Seed {
+        map.insert("contract".into(), json!(header.contract.name()));
+    }
+    map.insert("tree".into(), json!(header.tree));
+    map.insert("config".into(), header.config.clone());
+    map.insert("env".into(), env);
+    line(&Value::Object(map))
 }
 
 fn options_value(options: &CallOptions) -> Value {
@@ -515,6 +525,7 @@ mod tests {
         };
         Transcript {
             header: Header {
+                contract: Release::Seed,
                 tree: "../trees/mixed".into(),
                 config: json!({"sampleOverCapGlobResults": true}),
                 env: TranscriptEnv {
@@ -598,6 +609,28 @@ mod tests {
                 .all(|l| serde_json::from_str::<Value>(l).is_ok())
         );
         assert_eq!(parse("t.jsonl", &text).unwrap(), t);
+    }
+
+    #[test]
+    fn the_seed_s_release_is_not_written_and_rc8_is_named_after_the_version() {
+        let seed = write(&sample());
+        assert!(!seed.lines().next().unwrap().contains("\"contract\""));
+        let mut t = sample();
+        t.header.contract = Release::Rc8;
+        let text = write(&t);
+        assert!(text.starts_with(
+            "{\"transcript\":\"fs-search\",\"version\":1,\"contract\":\"0.1.0-rc.8\",\"tree\":"
+        ));
+        assert_eq!(parse("t.jsonl", &text).unwrap(), t);
+        assert_eq!(
+            text.lines().skip(1).collect::<Vec<_>>(),
+            seed.lines().skip(1).collect::<Vec<_>>()
+        );
+        let bad = text.replacen("0.1.0-rc.8", "0.1.0", 1);
+        assert_eq!(
+            error_of(&bad),
+            "t.jsonl:1: \"contract\": unknown contract release `0.1.0` (expected 0.0.1 or 0.1.0-rc.8)"
+        );
     }
 
     #[test]

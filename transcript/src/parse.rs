@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use fs_search_engine::release::Release;
 use serde_json::{Map, Value};
 
 use super::error::TranscriptError;
@@ -109,7 +110,18 @@ fn parse_header(
             "unsupported transcript version {version} (this workbench reads versions {FORMAT_VERSION} and {FORMAT_VERSION_VARIANTS})"
         )));
     }
-    ctx.only_keys(map, &["transcript", "version", "tree", "config", "env"])?;
+    ctx.only_keys(
+        map,
+        &["transcript", "version", "contract", "tree", "config", "env"],
+    )?;
+    // No `contract`: the seed's release, as every file before releases.
+    let contract = match map.get("contract") {
+        None => Release::Seed,
+        Some(Value::String(name)) => name
+            .parse::<Release>()
+            .map_err(|e| ctx.err(format!("\"contract\": {e}")))?,
+        Some(_) => return Err(ctx.err("\"contract\" must be a string")),
+    };
     let tree = ctx.string(map, "tree")?;
     let config = match map.get("config") {
         Some(v @ Value::Object(_)) => v.clone(),
@@ -146,6 +158,7 @@ fn parse_header(
         }
     };
     let header = Header {
+        contract,
         tree,
         config,
         env: TranscriptEnv {

@@ -77,6 +77,7 @@ pub async fn record(
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or_else(|| Path::new("."));
     let header = Header {
+        contract: fs_search_engine::release::Release::Seed,
         tree: relative_path(out_dir, tree),
         config,
         env: TranscriptEnv {
@@ -124,19 +125,29 @@ pub fn save(path: &Path, transcript: &Transcript) -> Result<(), TranscriptError>
 pub struct Recorder {
     workdir: PathBuf,
     config: Value,
+    /// The release the session's calls run as, named by the header.
+    contract: fs_search_engine::release::Release,
     records: Vec<Record>,
     normaliser: Normaliser,
 }
 
 impl Recorder {
-    /// Starts a recording of calls on `workdir` with plugin `config`.
+    /// Starts a recording of calls on `workdir` with plugin `config`, run
+    /// as the seed's release.
     pub fn new(workdir: &Path, config: Value) -> Self {
         Self {
             workdir: workdir.to_path_buf(),
             config,
+            contract: fs_search_engine::release::Release::Seed,
             records: Vec::new(),
             normaliser: Normaliser::new().with_root(workdir, TREE),
         }
+    }
+
+    /// The recording's calls run as `release` (its header names it).
+    pub fn with_release(mut self, release: fs_search_engine::release::Release) -> Self {
+        self.contract = release;
+        self
     }
 
     /// Adds one call and its result; a name is made unique if needed.
@@ -173,6 +184,7 @@ impl Recorder {
             .unwrap_or_else(|| Path::new("."));
         Transcript {
             header: Header {
+                contract: self.contract,
                 tree: relative_path(out_dir, &self.workdir),
                 config: self.config.clone(),
                 env: TranscriptEnv {

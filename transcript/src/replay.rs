@@ -260,7 +260,8 @@ async fn replay_under(
         temp_parent,
     )
     .map_err(|e| TranscriptError::Other(format!("{label}:1: the header's tree: {e}")))?
-    .with_executor(executor.clone());
+    .with_executor(executor.clone())
+    .with_release(header.contract);
     let rg_now = match rg {
         Some(rg) => {
             engine = engine.with_rg_dir(rg.dir());
@@ -376,6 +377,7 @@ mod tests {
         })
         .collect();
         let header = Header {
+            contract: Default::default(),
             tree: "../trees/mixed".into(),
             config: json!({"sampleOverCapGlobResults": true}),
             env: TranscriptEnv {

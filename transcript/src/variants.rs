@@ -147,6 +147,7 @@ mod tests {
         let records = vec![record("same", "x"), record("moved", "a\nb"), back];
         let currents = ["x", "b\na", "a\nb"];
         let header = Header {
+            contract: Default::default(),
             tree: ".".into(),
             config: serde_json::json!({}),
             env: TranscriptEnv {

@@ -149,6 +149,7 @@ async fn render_250(iterations: usize) {
         &config,
         SpillChoice::Root(&dir.path().join("spill")),
         &fs_search_process::ExecutorKind::Local,
+        &fs_search_process::ContractChoice::seed(),
     )
     .await
     .unwrap();
@@ -178,6 +179,7 @@ async fn render_250(iterations: usize) {
             log_path: None,
             rg: fs_search_process::RgInfo::detect(),
             executor: None,
+            contract: Default::default(),
         };
         let mut app = App::new(session, &config);
         let mut terminal = Terminal::new(TestBackend::new(cols, rows)).unwrap();

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use fs_search_mcp::McpArgs;
-use fs_search_process::{ConfigArg, SandboxArg, SpillArgs, TokenizerArg};
+use fs_search_process::{ConfigArg, ContractArgs, SandboxArg, SpillArgs, TokenizerArg};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -41,6 +41,8 @@ pub(crate) struct TuiArgs {
     pub spill: SpillArgs,
     #[command(flatten)]
     pub sandbox: SandboxArg,
+    #[command(flatten)]
+    pub contract: ContractArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -123,6 +125,8 @@ pub(crate) struct CallArgs {
     pub host: Option<String>,
     #[command(flatten)]
     pub sandbox: SandboxArg,
+    #[command(flatten)]
+    pub contract: ContractArgs,
 }
 
 #[derive(Debug, Args)]
@@ -142,6 +146,8 @@ pub(crate) struct ExplainArgs {
     pub paths: Vec<String>,
     #[command(flatten)]
     pub sandbox: SandboxArg,
+    #[command(flatten)]
+    pub contract: ContractArgs,
 }
 
 #[derive(Debug, Args)]
@@ -174,6 +180,10 @@ pub(crate) struct SurfaceArgs {
     /// in its root directory).
     #[command(flatten)]
     pub sandbox: SandboxArg,
+    /// The release whose surface is printed (`--json`: `contract`) and
+    /// the rg it names.
+    #[command(flatten)]
+    pub contract: ContractArgs,
 }
 
 #[derive(Debug, Args)]
@@ -319,6 +329,10 @@ pub(crate) struct AblateArgs {
     pub tokenizer: TokenizerArg,
     #[command(flatten)]
     pub sandbox: SandboxArg,
+    /// `--contract`: every input runs as this release (default: each
+    /// input's own, as its header names it).
+    #[command(flatten)]
+    pub contract: ContractArgs,
 }
 
 #[derive(Debug, Args)]
@@ -384,6 +398,24 @@ mod tests {
         assert_eq!(
             cli.tui.tokenizer.file(),
             Some(std::path::Path::new("t.json"))
+        );
+    }
+
+    #[test]
+    fn the_tui_takes_a_release_and_an_rg_binary() {
+        let cli = Cli::try_parse_from(["workbench", "--contract", "0.1.0-rc.8", "--rg", "/bin/sh"])
+            .unwrap();
+        assert_eq!(
+            cli.tui.contract.choice(),
+            fs_search_process::ContractChoice {
+                release: fs_search_engine::release::Release::Rc8,
+                rg: Some(PathBuf::from("/bin/sh")),
+            }
+        );
+        let default = Cli::try_parse_from(["workbench"]).unwrap();
+        assert_eq!(
+            default.tui.contract.choice(),
+            fs_search_process::ContractChoice::seed()
         );
     }
 

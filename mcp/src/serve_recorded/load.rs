@@ -5,7 +5,8 @@
 //! variant for rg's major version when it has one, else the record's own
 //! outcome, the header's rg), and the engine whose surface is served: the
 //! header's config (every transcript must have the same one: a server
-//! serves one surface).
+//! serves one surface), loaded as the release the headers name (the same
+//! in every transcript; a `--contract` naming another is refused).
 //!
 //! With `--on-miss error` no tree is needed (the engine is loaded without
 //! a workdir, as `workbench surface` loads it), so a transcript serves
@@ -28,15 +29,16 @@ use super::recorded::RecordedCalls;
 use crate::session_recording::{Recording, RecordingError, record_dir};
 use crate::shared_record_file::{RecordBoundError, RecordFileError};
 use crate::{McpArgs, OnMiss};
+use fs_search_engine::release::Release;
 use fs_search_process::ExecutorKind;
-use fs_search_process::{SetupError, SpillChoice, load_engine};
+use fs_search_process::{ContractChoice, SetupError, SpillChoice, load_engine};
+use fs_search_transcript::FixtureEngine;
 use fs_search_transcript::read_transcript;
 use fs_search_transcript::relative_path;
 use fs_search_transcript::{
     CallOptions, Header, RecordedCall, SpillMode, Transcript, TranscriptEnv, tree_path,
 };
 use fs_search_transcript::{EngineError, TranscriptError};
-use fs_search_transcript::{FixtureEngine, rg_version_for};
 
 /// Why `--replay` cannot serve (exit 2, the message on stderr).
 #[derive(Debug, Error)]
@@ -51,6 +53,25 @@ pub(crate) enum ReplayError {
          surface, so the transcripts must share their config"
     )]
     ConfigDiffers { path: String, first: String },
+    #[error(
+        "--replay {path}: it was recorded as release {release}, {first} as {first_release}: \
+         one server runs one release"
+    )]
+    ReleaseDiffers {
+        path: String,
+        release: Release,
+        first: String,
+        first_release: Release,
+    },
+    #[error(
+        "--contract {asked}: --replay {path} was recorded as release {release} (its header), \
+         which a replay runs as"
+    )]
+    ContractDiffers {
+        asked: Release,
+        path: String,
+        release: Release,
+    },
     #[error("--replay needs at least one transcript")]
     NoTranscript,
     /// The engine does not load with the transcripts' config.
@@ -100,6 +121,8 @@ pub(crate) struct Replayed {
     pub workdir: String,
     /// The transcripts' config.
     pub config: Value,
+    /// The transcripts' release, and the rg `--rg` chose.
+    pub contract: ContractChoice,
     live: Option<LiveTree>,
 }
 
@@ -120,13 +143,38 @@ impl Replayed {
                     first: first.display().to_string(),
                 });
             }
+            if let Some((first, t)) = transcripts.first()
+                && t.header.contract != transcript.header.contract
+            {
+                return Err(ReplayError::ReleaseDiffers {
+                    path: path.display().to_string(),
+                    release: transcript.header.contract,
+                    first: first.display().to_string(),
+                    first_release: t.header.contract,
+                });
+            }
             transcripts.push((path, transcript));
         }
         let Some((first_path, first)) = transcripts.first() else {
             return Err(ReplayError::NoTranscript);
         };
+        let release = first.header.contract;
+        if let Some(asked) = args.contract.contract
+            && asked != release
+        {
+            return Err(ReplayError::ContractDiffers {
+                asked,
+                path: first_path.display().to_string(),
+                release,
+            });
+        }
+        let contract = ContractChoice {
+            release,
+            rg: args.contract.rg.clone(),
+        };
+        tracing::info!(contract = %release, "the transcripts' release");
         let config = first.header.config.clone();
-        let rg_major = fs_search_process::RgInfo::detect_for(&executor).major();
+        let rg_major = contract.rg_info(&executor).major();
         let calls = recorded_calls(&transcripts, rg_major);
         tracing::info!(
             records = calls.len(),
@@ -137,12 +185,18 @@ impl Replayed {
         let calls = Arc::new(RecordedCalls::new(calls, args.on_miss));
         match args.on_miss {
             OnMiss::Error => {
-                let loaded = load_engine(None, &config, SpillChoice::None, &ExecutorKind::Local)
-                    .await
-                    .map_err(|source| ReplayError::Load {
-                        path: first_path.display().to_string(),
-                        source: Box::new(source),
-                    })?;
+                let loaded = load_engine(
+                    None,
+                    &config,
+                    SpillChoice::None,
+                    &ExecutorKind::Local,
+                    &contract,
+                )
+                .await
+                .map_err(|source| ReplayError::Load {
+                    path: first_path.display().to_string(),
+                    source: Box::new(source),
+                })?;
                 for warning in &loaded.warnings {
                     tracing::warn!("{warning}");
                 }
@@ -152,6 +206,7 @@ impl Replayed {
                     warnings: loaded.warnings,
                     workdir: ".".to_owned(),
                     config,
+                    contract,
                     live: None,
                 })
             }
@@ -164,7 +219,9 @@ impl Replayed {
                             path: label.clone(),
                             source: Box::new(source),
                         })?
-                        .with_executor(executor.clone());
+                        .with_executor(executor.clone())
+                        .with_release(release)
+                        .with_rg(contract.rg.clone());
                 let registry =
                     engine
                         .registry_for(&CallOptions::default())
@@ -179,6 +236,7 @@ impl Replayed {
                     warnings: Vec::new(),
                     workdir: engine.root().to_string_lossy().into_owned(),
                     config,
+                    contract,
                     live: Some(LiveTree {
                         engine,
                         tree,
@@ -198,10 +256,11 @@ impl Replayed {
             return Err(ReplayError::RecordNeedsLive);
         };
         let header = Header {
+            contract: live.header.contract,
             tree: relative_path(record_dir(path), &live.tree),
             config: live.header.config.clone(),
             env: TranscriptEnv {
-                rg: rg_version_for(&live.executor),
+                rg: self.contract.rg_info(&live.executor).version_line,
                 ripgrep_config: live.header.env.ripgrep_config.clone(),
                 executor: Some(live.executor.as_str().to_owned()),
             },

@@ -212,6 +212,7 @@ mod tests {
             file: "t.jsonl".into(),
             line,
             header: Arc::new(Header {
+                contract: Default::default(),
                 tree: ".".to_owned(),
                 config: json!({}),
                 env: TranscriptEnv {

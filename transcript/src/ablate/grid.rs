@@ -1,7 +1,9 @@
 //! The variants of an ablation: `--set KEY=V1,V2,…` parsed against the
-//! engine's config keys, and every combination of their values (the
+//! config keys of either release (0.1.0-rc.8's `graceMs` and
+//! `stderrMaxBytes` too: an input run as 0.0.1 ignores them), and every combination of their values (the
 //! baseline, the recorded config, comes first and is not one of them).
 
+use fs_search_engine::release::Release;
 use fs_search_engine::request::CONFIG_KEYS;
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -21,8 +23,8 @@ pub struct Setting {
 pub enum GridError {
     #[error("--set {0}: expected KEY=V1,V2,… (e.g. grepMaxMatches=50,100,250)")]
     NoEquals(String),
-    /// `hint`: the nearest key and all of them
-    /// ([`fs_search_process::config_key_hint`]).
+    /// `hint`: the nearest key and all of them, rc.8's included
+    /// ([`fs_search_process::config_key_hint_as`]).
     #[error("--set {key}: not a config key ({hint})")]
     UnknownKey { key: String, hint: String },
     #[error("--set {key}: value {value:?} is not JSON (a number, true, false or null)")]
@@ -43,10 +45,12 @@ pub fn parse_setting(raw: &str) -> Result<Setting, GridError> {
     let (key, values) = raw
         .split_once('=')
         .ok_or_else(|| GridError::NoEquals(raw.to_owned()))?;
-    if !CONFIG_KEYS.iter().any(|k| k.name == key) {
+    let known = CONFIG_KEYS.iter().any(|k| k.name == key)
+        || fs_search_process::RC8_CONFIG_KEYS.contains(&key);
+    if !known {
         return Err(GridError::UnknownKey {
             key: key.to_owned(),
-            hint: fs_search_process::config_key_hint(key),
+            hint: fs_search_process::config_key_hint_as(key, Release::Rc8),
         });
     }
     let values = values

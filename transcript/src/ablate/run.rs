@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use fs_search_engine::release::Release;
 use fs_search_engine::{BashExecutor, Config, ToolResult};
 use fs_search_tokens::{Tokenizer, compare_prefixes};
 use serde_json::{Map, Value};
@@ -24,7 +25,7 @@ use crate::format::{Call, Outcome, Transcript};
 use crate::parse;
 use crate::tree::is_fixture_tree;
 use fs_search_process::request_parts;
-use fs_search_process::{SpillChoice, load_engine};
+use fs_search_process::{ContractChoice, SpillChoice, load_engine};
 
 /// Why an ablation could not run.
 #[derive(Debug, Error)]
@@ -127,6 +128,18 @@ pub struct Control<'a> {
     pub pages: &'a mut (dyn FnMut(PageEvent<'_>) + Send),
     /// The executor the calls run under (`--sandbox`).
     pub executor: fs_search_process::ExecutorKind,
+    /// The release every input runs as (`--contract`); `None`: each
+    /// input's own, as its header names it.
+    pub contract: Option<Release>,
+    /// The rg binary the calls run (`--rg`); `None`: the one on `PATH`.
+    pub rg: Option<PathBuf>,
+}
+
+impl Control<'_> {
+    /// The release `transcript`'s calls run as.
+    fn release_for(&self, transcript: &Transcript) -> Release {
+        self.contract.unwrap_or(transcript.header.contract)
+    }
 }
 
 /// The result: the variants (baseline first) and what rg did.
@@ -149,15 +162,18 @@ pub fn merged(base: &Value, overrides: &Map<String, Value>) -> Value {
     Value::Object(config)
 }
 
-/// The whole config `config` stands for, every key with its value.
-fn effective(config: &Value) -> Result<Value, SurfaceError> {
-    let typed = Config::from_json(config)?;
+/// The whole config `config` stands for under `release`, every key with
+/// its value.
+fn effective(config: &Value, release: Release) -> Result<Value, SurfaceError> {
+    let typed = Config::from_json_as(config, release)?;
     Ok(serde_json::to_value(&typed)?)
 }
 
-/// The request prefix's tokens of a registry loaded with `config`.
+/// The request prefix's tokens of a registry loaded with `config` as
+/// `release`.
 async fn surface_prefix(
     config: &Value,
+    release: Release,
     tokenizer: &Tokenizer,
 ) -> Result<fs_search_tokens::EncodedPrefix, SurfaceError> {
     let loaded = load_engine(
@@ -165,6 +181,7 @@ async fn surface_prefix(
         config,
         SpillChoice::None,
         &fs_search_process::ExecutorKind::Local,
+        &ContractChoice::of(release),
     )
     .await?;
     Ok(tokenizer.encode_prefix(&request_parts(
@@ -187,15 +204,18 @@ pub async fn ablate(
     for input in inputs {
         for overrides in &all {
             let config = merged(&input.transcript.header.config, overrides);
-            Config::from_json(&config).map_err(|source| AblateError::Config {
-                file: input.file.clone(),
-                variant: label(overrides),
-                source,
-            })?;
+            Config::from_json_as(&config, control.release_for(&input.transcript)).map_err(
+                |source| AblateError::Config {
+                    file: input.file.clone(),
+                    variant: label(overrides),
+                    source,
+                },
+            )?;
         }
     }
     let base_config = &first.transcript.header.config;
-    let baseline_prefix = surface_prefix(base_config, tokenizer)
+    let release = control.release_for(&first.transcript);
+    let baseline_prefix = surface_prefix(base_config, release, tokenizer)
         .await
         .map_err(|source| AblateError::Surface {
             variant: label(&Map::new()),
@@ -208,14 +228,14 @@ pub async fn ablate(
             variant: label(overrides),
             source,
         };
-        let prefix = surface_prefix(&config, tokenizer)
+        let prefix = surface_prefix(&config, release, tokenizer)
             .await
             .map_err(surface_error)?;
         let surface = SurfaceStat {
             tokens: prefix.tokens() as u64,
             kv_prefix: compare_prefixes(&baseline_prefix, &prefix),
         };
-        let config = effective(&config).map_err(surface_error)?;
+        let config = effective(&config, release).map_err(surface_error)?;
         stats.push(VariantStats::new(overrides.clone(), config, surface));
     }
     let captures = Captures::new();
@@ -282,6 +302,8 @@ impl Run<'_, '_> {
         )
         .map_err(|e| TranscriptError::Other(format!("{}:1: the header's tree: {e}", input.file)))?
         .with_executor(self.control.executor.clone())
+        .with_release(self.control.release_for(&input.transcript))
+        .with_rg(self.control.rg.clone())
         .with_executor_wrap(wrap);
         for (record_index, record) in input.transcript.records.iter().enumerate() {
             self.check_cancelled()?;
@@ -304,7 +326,7 @@ impl Run<'_, '_> {
                     &merged(&header.config, &record.call.options.config),
                     overrides,
                 );
-                let config = Config::from_json(&config).map_err(|source| {
+                let config = Config::from_json_as(&config, engine.release()).map_err(|source| {
                     setup(EngineError::Variant {
                         variant: label(overrides),
                         source,

@@ -77,6 +77,9 @@ pub struct Request<'a> {
     /// The executor the call runs under (rg's walk for the explanation
     /// runs locally either way: it reports paths, never their lines).
     pub executor: fs_search_process::ExecutorKind,
+    /// The release the call runs as and the rg it runs (`--contract`,
+    /// `--rg`; rg's walk for the explanation runs that rg too).
+    pub contract: fs_search_process::ContractChoice,
 }
 
 /// What is gathered about the call's tree apart from its result: rg's
@@ -114,7 +117,15 @@ async fn gather(
             let (paths, config) = (paths.clone(), request.rg_config.map(Path::to_path_buf));
             blocking(move || crate_walk::stands_for_rg(&paths, config.as_deref())).await?
         };
-    let walk = rg_walk::run(spec, scan, !by_crate, paths, request.rg_config, stop);
+    let walk = rg_walk::run(
+        spec,
+        scan,
+        !by_crate,
+        paths,
+        request.rg_config,
+        request.contract.rg.as_deref(),
+        stop,
+    );
     let entries = async {
         if !request.unsearched {
             return Ok(None);
@@ -179,12 +190,13 @@ pub async fn explain(
     spill: SpillChoice<'_>,
     stop: &CancellationToken,
 ) -> Result<(ToolResult, Report), ExplainError> {
-    let config = Config::from_json(request.config)?;
+    let config = Config::from_json_as(request.config, request.contract.release)?;
     let loaded = load_engine(
         Some(request.workdir),
         request.config,
         spill,
         &request.executor,
+        &request.contract,
     )
     .await?;
     let workdir = request.workdir.to_string_lossy().into_owned();

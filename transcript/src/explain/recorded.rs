@@ -34,13 +34,14 @@ pub async fn explain_recorded(
         recorded.header.config.clone(),
         &recorded.header.env.ripgrep_config,
         temp_parent,
-    )?;
+    )?
+    .with_release(recorded.header.contract);
     let result = engine.run_raw_until(call, Some(stop)).await?;
     if stop.is_cancelled() {
         return Err(super::rg_walk::WalkError::Cancelled.into());
     }
     let config_json = engine.call_config(call);
-    let config = fs_search_engine::Config::from_json(&config_json)?;
+    let config = fs_search_engine::Config::from_json_as(&config_json, engine.release())?;
     let workdir = engine.call_workdir(call);
     let request = Request {
         tool: &call.tool,
@@ -51,6 +52,7 @@ pub async fn explain_recorded(
         unsearched,
         rg_config: Some(engine.rg_config_for(call)),
         executor: fs_search_process::ExecutorKind::Local,
+        contract: fs_search_process::ContractChoice::of(engine.release()),
     };
     let notes = result.warnings.clone();
     explain_result(

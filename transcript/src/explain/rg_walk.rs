@@ -110,8 +110,9 @@ pub(super) fn walk_args(spec: &WalkSpec, root_arg: Option<&str>) -> Vec<String> 
 }
 
 /// Runs the walk in the workdir, with `rg_config` as rg's config file when
-/// given (else rg reads what this process's environment names); `stop`
-/// ends rg early. With `debug`, rg reports its ignore decisions
+/// given (else rg reads what this process's environment names), by the
+/// rg binary `rg` (`--rg`; `None`: the one on `PATH`); `stop` ends rg
+/// early. With `debug`, rg reports its ignore decisions
 /// ([`Walk::decisions`]); without, only what it walked and its errors.
 pub(super) async fn run(
     spec: &WalkSpec,
@@ -119,9 +120,10 @@ pub(super) async fn run(
     debug: bool,
     paths: &CallPaths,
     rg_config: Option<&std::path::Path>,
+    rg: Option<&std::path::Path>,
     stop: &CancellationToken,
 ) -> Result<Walk, WalkError> {
-    let mut command = tokio::process::Command::new("rg");
+    let mut command = tokio::process::Command::new(rg.unwrap_or(std::path::Path::new("rg")));
     if let Some(file) = rg_config {
         command.env("RIPGREP_CONFIG_PATH", file);
     }
@@ -271,10 +273,10 @@ mod tests {
             .build()
             .unwrap();
         runtime.block_on(async {
-            let walk = run(&spec, Scan::Walk, true, &paths, None, &stop)
+            let walk = run(&spec, Scan::Walk, true, &paths, None, None, &stop)
                 .await
                 .unwrap();
-            let nul = run(&spec, Scan::Nul, true, &paths, None, &stop)
+            let nul = run(&spec, Scan::Nul, true, &paths, None, None, &stop)
                 .await
                 .unwrap();
             (walk, nul)

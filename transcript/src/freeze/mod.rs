@@ -684,8 +684,9 @@ fn reach_of(call: &Call, complete: &Complete, root: &Path, workdir: &Path) -> Re
 /// The complete result of `result` for `call` run by `engine`: the text
 /// it spilled (read before the engine's spill store goes), else its value.
 fn complete_of(engine: &FixtureEngine, call: &Call, result: &ToolResult) -> Complete {
-    let config = fs_search_engine::Config::from_json(&engine.call_config(call))
-        .unwrap_or_else(|_| fs_search_engine::Config::with_sampling(false));
+    let config =
+        fs_search_engine::Config::from_json_as(&engine.call_config(call), engine.release())
+            .unwrap_or_else(|_| fs_search_engine::Config::with_sampling(false));
     let spilled = result
         .spill
         .as_ref()
@@ -724,7 +725,8 @@ impl Prepared {
             &self.live_ripgrep_config,
             temp_parent,
         )?
-        .with_executor(self.executor.clone());
+        .with_executor(self.executor.clone())
+        .with_release(self.transcript.header.contract);
         let reading = PatternReading::of(&self.live_ripgrep_config);
         let mut live: Vec<Complete> = Vec::with_capacity(self.records());
         let mut reaches = Vec::with_capacity(self.records());
@@ -808,7 +810,8 @@ impl Prepared {
             self.transcript.header.config.clone(),
             &self.transcript.header.env.ripgrep_config,
             temp_parent,
-        )?;
+        )?
+        .with_release(self.transcript.header.contract);
         let mut frozen = Vec::with_capacity(self.records());
         let mut unpinned = Vec::with_capacity(self.records());
         for record in &self.transcript.records {

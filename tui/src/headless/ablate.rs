@@ -68,6 +68,8 @@ async fn ablate_inner(args: &AblateArgs) -> Result<(), AblateError> {
             }
         },
         executor: args.sandbox.kind(),
+        contract: args.contract.contract,
+        rg: args.contract.rg.clone(),
     };
     let ablation = run_ablation(&inputs, &variants, &tokenizer, control).await?;
     let text = if args.json {

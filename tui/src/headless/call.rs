@@ -34,7 +34,8 @@ pub(crate) async fn run(args: CallArgs) -> Result<ExitCode, Error> {
         }
         None => Vec::new(),
     };
-    let config = read_config(args.call.config.raw())?;
+    let contract = args.contract.choice();
+    let config = read_config(args.call.config.raw(), contract.release)?;
     let call_args: Value = fs_search_process::read_args(&args.call.args).await?;
     let spill_root = fs_search_process::spill_root(&args.call.spill)?;
     let spill = SpillChoice::of(spill_root.as_deref());
@@ -47,6 +48,7 @@ pub(crate) async fn run(args: CallArgs) -> Result<ExitCode, Error> {
         &config,
         spill,
         &args.sandbox.kind(),
+        &contract,
     )
     .await?;
     for warning in &loaded.warnings {

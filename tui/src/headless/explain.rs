@@ -18,7 +18,8 @@ use fs_search_transcript::{ExplainError, ExplainRequest, explain};
 /// or load error or a call refused before rg ran (nothing to explain).
 pub(crate) async fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
     let stop = fs_search_process::install_signals();
-    let config = read_config(args.call.config.raw())?;
+    let contract = args.contract.choice();
+    let config = read_config(args.call.config.raw(), contract.release)?;
     let call_args: Value = fs_search_process::read_args(&args.call.args).await?;
     let request = ExplainRequest {
         tool: &args.call.tool,
@@ -29,6 +30,7 @@ pub(crate) async fn run(args: ExplainArgs) -> Result<ExitCode, Error> {
         unsearched: args.unsearched,
         rg_config: None,
         executor: args.sandbox.kind(),
+        contract,
     };
     let spill_root = fs_search_process::spill_root(&args.call.spill)?;
     let spill = fs_search_process::SpillChoice::of(spill_root.as_deref());

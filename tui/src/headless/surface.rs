@@ -5,7 +5,10 @@
 //! request prefix of config B first differs from that of `--config` (A):
 //! the point from which a cached KV prefix stops being valid, and with
 //! `--max-invalidated-tokens N` exit 1 when B invalidates more than N
-//! tokens of A's cached prefix.
+//! tokens of A's cached prefix. `--json` names the release (`contract`)
+//! and the rg (`--rg`'s, else the one on `PATH`); the text, whose stdout
+//! is the surface alone, names them on stderr when `--contract` or `--rg`
+//! chose them.
 
 use fs_search_engine::registry::{PromptSection, ToolDefinition};
 use fs_search_tokens::{EncodedPrefix, PartKind, PrefixComparison, compare_prefixes};
@@ -44,12 +47,13 @@ async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
         }
         None => None,
     };
-    let config = read_config(args.config.raw())?;
+    let contract = args.contract.choice();
+    let config = read_config(args.config.raw(), contract.release)?;
     let executor = args.sandbox.kind();
     // The load probe runs on the executor's machine: on a remote host, in
     // its root directory (there is no workspace to name).
     let probe_dir = executor.is_remote().then(|| Path::new("/"));
-    let loaded = load_engine(probe_dir, &config, SpillChoice::None, &executor).await?;
+    let loaded = load_engine(probe_dir, &config, SpillChoice::None, &executor, &contract).await?;
     for warning in &loaded.warnings {
         stderr_line!("{warning}");
     }
@@ -70,8 +74,16 @@ async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
         None => None,
     };
     if let (Some(against), Some(tokenizer)) = (args.against.as_deref(), &tokenizer) {
-        let config_b = read_config_flag("--against", Some(against))?;
-        let loaded_b = match load_engine(probe_dir, &config_b, SpillChoice::None, &executor).await {
+        let config_b = read_config_flag("--against", Some(against), contract.release)?;
+        let loaded_b = match load_engine(
+            probe_dir,
+            &config_b,
+            SpillChoice::None,
+            &executor,
+            &contract,
+        )
+        .await
+        {
             Err(SetupError::Load(source)) => Err(SetupError::FlagLoad {
                 flag: "--against",
                 source,
@@ -121,13 +133,26 @@ async fn surface(args: SurfaceArgs) -> Result<u8, SetupError> {
             total_tokens: counted.as_ref().map(Counted::total),
             warnings: &loaded.warnings,
             executor: executor.as_str(),
-            rg: fs_search_process::RgInfo::detect_for(&executor),
+            contract: contract.release.name(),
+            rg: contract.rg_info(&executor),
         };
         // Serialised directly, not through `Value`, so a configured number
         // of 2^64 or more keeps JavaScript's own form.
         let text = serde_json::to_string(&listed).unwrap_or_default();
         print(&format!("{text}\n"));
         return Ok(exit::SUCCESS);
+    }
+    if args.contract.contract.is_some() || contract.rg.is_some() {
+        let rg = contract.rg_info(&executor);
+        let path = rg
+            .path
+            .as_deref()
+            .map_or_else(|| "not found".to_owned(), |p| p.display().to_string());
+        stderr_line!(
+            "workbench surface: contract {}, {} ({path})",
+            contract.release,
+            rg.label()
+        );
     }
     let mut out = String::new();
     let cost = |list: Option<&Vec<usize>>, i: usize| {
@@ -232,11 +257,14 @@ struct SurfaceJson<'a> {
     /// `sandbox-landlock` or
     /// `ssh://[USER@]HOST[:PORT]`.
     executor: &'a str,
+    /// The package release the surface is of (`--contract`): `0.0.1` or
+    /// `0.1.0-rc.8`.
+    contract: &'static str,
     /// `--host`: the lens whose descriptions are shown.
     #[serde(skip_serializing_if = "Option::is_none")]
     host: Option<String>,
-    /// The rg the calls run (on HOST for the remote executor): `{"version",
-    /// "path"}` (null when not found).
+    /// The rg the calls run (`--rg`'s; on HOST for the remote executor):
+    /// `{"version", "path"}` (null when not found).
     rg: fs_search_process::RgInfo,
 }
 

@@ -335,7 +335,7 @@ async fn record_inner(
     tokenizer: Option<&Path>,
 ) -> Result<usize, TranscriptError> {
     let tokenizer = fs_search_process::load_tokenizer_in_background(tokenizer);
-    let config = fs_search_process::read_config(config)
+    let config = fs_search_process::read_config(config, Default::default())
         .map_err(|e| TranscriptError::Other(e.to_string()))?;
     // Blocking, on its own thread, so that a signal is not left waiting.
     let reading = tokio::task::spawn_blocking(|| {

@@ -19,12 +19,14 @@ use fs_search_transcript::{
     AblateControl, AblateError, AblateInput, AblateProgress, PageEvent, ablate,
 };
 
-/// Ablates `file` over `variants`, telling `on_progress` of each call
+/// Ablates `file` over `variants` (as the release its header names, with
+/// the session's `--rg` binary `rg`), telling `on_progress` of each call
 /// done; the outcome (the effect runner sends it as `AppEvent::Ablated`).
 pub(crate) async fn run(
     file: &Path,
     variants: &[Map<String, Value>],
     tokenizer: &SharedTokenizer,
+    rg: Option<std::path::PathBuf>,
     cancel: CancellationToken,
     on_progress: impl FnMut(AblateProgress) + Send,
 ) -> Result<Box<AblateDone>, AblateStop> {
@@ -46,6 +48,8 @@ pub(crate) async fn run(
         progress: &mut progress,
         pages: &mut pages,
         executor: fs_search_process::ExecutorKind::Local,
+        contract: None,
+        rg,
     };
     match ablate(
         std::slice::from_ref(&input),

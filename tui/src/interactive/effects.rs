@@ -25,7 +25,7 @@ use super::command_tap::{CommandTap, RanCommand, capture};
 use super::state::explain::{ExplainCall, ExplainQuery, ExplainSource};
 pub(crate) use super::state::load::LoadInfo;
 use fs_search_process::ExecutorKind;
-use fs_search_process::{SpillChoice, load_engine_with};
+use fs_search_process::{ContractChoice, SpillChoice, load_engine_with};
 use fs_search_transcript::{Tail, Update};
 
 /// The most of a spill file the viewer reads.
@@ -148,6 +148,9 @@ pub(crate) struct EffectRunner {
     spill_root: Option<PathBuf>,
     /// The executor the calls run under (`--sandbox`).
     executor: ExecutorKind,
+    /// The release the engine loads as and the rg it runs (`--contract`,
+    /// `--rg`).
+    contract: ContractChoice,
     session_id: String,
     registry: Arc<watch::Sender<Arc<Registry>>>,
     latest_generation: Arc<std::sync::atomic::AtomicU64>,
@@ -168,6 +171,12 @@ impl EffectRunner {
         self
     }
 
+    /// Loads every engine as `contract`'s release, with its rg.
+    pub(crate) fn with_contract(mut self, contract: ContractChoice) -> Self {
+        self.contract = contract;
+        self
+    }
+
     pub(crate) fn new(
         workdir: PathBuf,
         spill_root: Option<PathBuf>,
@@ -179,6 +188,7 @@ impl EffectRunner {
             workdir,
             spill_root,
             executor: ExecutorKind::Local,
+            contract: ContractChoice::default(),
             session_id,
             registry: Arc::new(registry),
             latest_generation: Arc::default(),
@@ -247,8 +257,10 @@ impl EffectRunner {
                 let token = CancellationToken::new();
                 self.explaining = Some(token.clone());
                 let events = self.events.clone();
+                let contract = self.contract.clone();
                 tokio::spawn(async move {
-                    let outcome = explain_call(*call, query, &std::env::temp_dir(), &token).await;
+                    let outcome =
+                        explain_call(*call, query, &std::env::temp_dir(), &contract, &token).await;
                     if !token.is_cancelled() {
                         let _ = events.send(AppEvent::Explained { request, outcome });
                     }
@@ -295,6 +307,7 @@ impl EffectRunner {
                 let token = CancellationToken::new();
                 self.ablating = Some(token.clone());
                 let events = self.events.clone();
+                let rg = self.contract.rg.clone();
                 tokio::spawn(async move {
                     let progress_events = events.clone();
                     let on_progress = move |progress| {
@@ -303,9 +316,15 @@ impl EffectRunner {
                             progress,
                         });
                     };
-                    let outcome =
-                        super::ablate_task::run(&file, &variants, &tokenizer, token, on_progress)
-                            .await;
+                    let outcome = super::ablate_task::run(
+                        &file,
+                        &variants,
+                        &tokenizer,
+                        rg,
+                        token,
+                        on_progress,
+                    )
+                    .await;
                     let _ = events.send(AppEvent::Ablated {
                         generation,
                         outcome,
@@ -337,12 +356,14 @@ impl EffectRunner {
         let workdir = self.workdir.clone();
         let spill_root = self.spill_root.clone();
         let executor = self.executor.clone();
+        let contract = self.contract.clone();
         tokio::spawn(async move {
             let loaded = load_engine_with(
                 Some(&workdir),
                 &config,
                 SpillChoice::of(spill_root.as_deref()),
                 &executor,
+                &contract,
                 CommandTap::for_executor(&executor),
             )
             .await;
@@ -479,11 +500,13 @@ async fn follow(
 /// Explains `call` with the explain module: the session's own call as it
 /// ran (its result is explained, nothing runs again but rg's walk), a
 /// transcript's call by running it again in its prepared tree (scratch
-/// files under `temp_parent`). The text is `workbench explain`'s.
+/// files under `temp_parent`). The text is `workbench explain`'s; rg's
+/// walk runs `contract`'s rg, whose release the session's call ran as.
 pub(crate) async fn explain_call(
     call: ExplainCall,
     query: ExplainQuery,
     temp_parent: &std::path::Path,
+    contract: &ContractChoice,
     stop: &CancellationToken,
 ) -> Result<String, String> {
     use fs_search_transcript::explain_recorded;
@@ -504,8 +527,10 @@ pub(crate) async fn explain_call(
                 unsearched,
                 rg_config: None,
                 executor: fs_search_process::ExecutorKind::Local,
+                contract: contract.clone(),
             };
-            let parsed = fs_search_engine::Config::from_json(config).map_err(|e| e.to_string())?;
+            let parsed = fs_search_engine::Config::from_json_as(config, contract.release)
+                .map_err(|e| e.to_string())?;
             let notes = result.warnings.clone();
             explain_result(&request, &call.workdir, &parsed, result, notes, stop).await
         }
@@ -622,6 +647,7 @@ mod tests {
             file: dir.path().join("t.jsonl"),
             line: 2,
             header: std::sync::Arc::new(Header {
+                contract: Default::default(),
                 tree: "tree".into(),
                 config: json!({"sampleOverCapGlobResults": true}),
                 env: TranscriptEnv {
@@ -664,9 +690,15 @@ mod tests {
                 .ripgrep_config
                 .clear();
         }
-        let text = explain_call(plain, query.clone(), dir.path(), &stop)
-            .await
-            .unwrap();
+        let text = explain_call(
+            plain,
+            query.clone(),
+            dir.path(),
+            &ContractChoice::seed(),
+            &stop,
+        )
+        .await
+        .unwrap();
         assert!(
             text.contains("gen/out.rs: not-searched (ignored)"),
             "{text}"
@@ -675,7 +707,9 @@ mod tests {
         assert!(text.contains("a.rs: page"), "{text}");
         // With it (`--no-ignore-dot`), the call and rg's walk both read it:
         // `gen/out.rs` is searched and on the page.
-        let text = explain_call(call, query, dir.path(), &stop).await.unwrap();
+        let text = explain_call(call, query, dir.path(), &ContractChoice::seed(), &stop)
+            .await
+            .unwrap();
         assert!(text.contains("gen/out.rs: page"), "{text}");
         assert!(text.contains("a.rs: page"), "{text}");
     }

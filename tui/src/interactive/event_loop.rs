@@ -59,7 +59,8 @@ pub(crate) async fn run(
     let workdir = PathBuf::from(&session.workdir);
     let spill_root = session.spill_root.clone();
     let mut runner = EffectRunner::new(workdir, spill_root, session.session_id.clone(), tx)
-        .with_executor(executor);
+        .with_executor(executor)
+        .with_contract(session.contract.clone());
     let mut app = App::new(session, &config);
     let mut terminal = ratatui::try_init()?;
     let outcome = drive(

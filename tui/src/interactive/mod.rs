@@ -77,6 +77,7 @@ pub(crate) async fn run(args: TuiArgs) -> Result<ExitCode, TuiError> {
     let started = std::time::Instant::now();
     // Unknown keys are said in the status line once loaded, not on stderr.
     let config = parse_config_flag("--config", args.config.raw())?;
+    let contract = args.contract.choice();
     let workdir = match args.workdir {
         Some(dir) => dir,
         None => std::env::current_dir().map_err(TuiError::CurrentDir)?,
@@ -98,6 +99,7 @@ pub(crate) async fn run(args: TuiArgs) -> Result<ExitCode, TuiError> {
             &executor,
             fs_search_exec::LocalBashConfig {
                 cwd: Some(workdir.to_string_lossy().into_owned()),
+                rg: contract.rg.clone(),
                 ..fs_search_exec::LocalBashConfig::default()
             },
         )
@@ -111,11 +113,12 @@ pub(crate) async fn run(args: TuiArgs) -> Result<ExitCode, TuiError> {
         spill_root,
         recordings_dir: fs_search_process::recordings_dir(),
         log_path: logging.as_ref().map(|l| l.path.clone()),
-        rg: fs_search_process::RgInfo::detect_for(&executor),
+        rg: contract.rg_info(&executor),
         executor: (executor != fs_search_process::ExecutorKind::Local)
             .then(|| executor.as_str().to_owned()),
+        contract,
     };
-    tracing::info!(workdir = %session.workdir, session = %session.session_id, %config, rg = %session.rg.version_line, rg_path = ?session.rg.path, "workbench starting");
+    tracing::info!(workdir = %session.workdir, session = %session.session_id, %config, contract = %session.contract.release, rg = %session.rg.version_line, rg_path = ?session.rg.path, "workbench starting");
     let outcome = event_loop::run(
         session,
         config,

@@ -82,6 +82,7 @@ impl Harness {
             log_path: Some(fixture.root.join("state/workbench.log")),
             rg: fs_search_process::RgInfo::detect(),
             executor: None,
+            contract: Default::default(),
         };
         let (tx, events) = mpsc::unbounded_channel();
         let runner = EffectRunner::new(fixture.tree(), Some(spill_root), SESSION.into(), tx);
@@ -312,6 +313,30 @@ async fn the_header_names_an_executor_other_than_the_local_one_before_the_rg_ver
 }
 
 #[tokio::test]
+async fn the_header_names_rc8_and_the_rg_binary_that_rg_chose() {
+    let mut h = Harness::new(TREE, sampling(true), 160, 24).await;
+    let rg = fs_search_process::RgInfo::detect();
+    let path = rg.path.clone().expect("the screen tests need rg on PATH");
+    let version = rg
+        .version
+        .clone()
+        .expect("the screen tests need rg on PATH");
+    h.app.state.session.contract = fs_search_process::ContractChoice {
+        release: fs_search_engine::release::Release::Rc8,
+        rg: Some(path.clone()),
+    };
+    let screen = h.screen();
+    let header = screen.lines().next().unwrap();
+    assert!(
+        header.contains(&format!(
+            "sampling on · contract 0.1.0-rc.8 · rg {version} ({})",
+            path.display()
+        )),
+        "{header}"
+    );
+}
+
+#[tokio::test]
 async fn empty_start() {
     let mut h = Harness::new(TREE, sampling(true), 80, 24).await;
     assert_screen!("empty_start", h.screen());
@@ -437,6 +462,7 @@ async fn followed_recording_call() {
         tokens: None,
     };
     let header = Header {
+        contract: Default::default(),
         tree: "tree".into(),
         config: sampling(true),
         env: TranscriptEnv {
@@ -762,6 +788,7 @@ mod transcript_tab {
                 log_path: None,
                 rg: fs_search_process::RgInfo::detect(),
                 executor: None,
+                contract: Default::default(),
             };
             let (tx, events) = mpsc::unbounded_channel();
             let runner = EffectRunner::new(

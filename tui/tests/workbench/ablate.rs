@@ -70,6 +70,8 @@ fn corpus() -> &'static Corpus {
         let ablation = runtime.block_on(async {
             let control = AblateControl {
                 executor: fs_search_process::ExecutorKind::Local,
+                contract: None,
+                rg: None,
                 cancel: CancellationToken::new(),
                 progress: &mut |_| {},
                 pages: &mut |event| {

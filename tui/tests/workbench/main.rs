@@ -11,6 +11,7 @@
 mod ablate;
 mod cli_headless;
 mod client_lens;
+mod contract;
 mod docs;
 mod e2e_terminal;
 mod explain;

@@ -677,7 +677,11 @@ impl App {
                     self.say(change, false);
                 }
                 // A misspelt key is ignored by the engine: said above all.
-                let unknown = fs_search_process::unknown_config_keys("config", &self.state.applied);
+                let unknown = fs_search_process::unknown_config_keys(
+                    "config",
+                    &self.state.applied,
+                    self.state.session.contract.release,
+                );
                 if !unknown.is_empty() {
                     self.say(format!("warning: {}", unknown.join("; ")), true);
                 }

@@ -29,6 +29,7 @@ pub(super) fn app() -> App {
         log_path: None,
         rg: fs_search_process::RgInfo::default(),
         executor: None,
+        contract: Default::default(),
     };
     App::new(session, &json!({"sampleOverCapGlobResults": true}))
 }
@@ -638,6 +639,7 @@ fn recorded_from(
         tokens: None,
     };
     let header = header_line(&Header {
+        contract: Default::default(),
         tree: "work".into(),
         config: json!({}),
         env: TranscriptEnv {
@@ -660,6 +662,7 @@ fn recorded_from(
 fn follow_live(app: &mut App) {
     app.follow(PathBuf::from("/rec/live.jsonl"));
     let header = fs_search_transcript::Header {
+        contract: Default::default(),
         tree: "work".into(),
         config: json!({}),
         env: fs_search_transcript::TranscriptEnv {
@@ -704,6 +707,7 @@ fn followed_records_join_the_history_and_the_newest_is_shown() {
         FollowStatus::Waiting
     );
     let header = fs_search_transcript::Header {
+        contract: Default::default(),
         tree: "work".into(),
         config: json!({"sampleOverCapGlobResults": false, "globMaxResults": 5}),
         env: fs_search_transcript::TranscriptEnv {
@@ -1149,6 +1153,7 @@ fn esc_stops_typing_then_closes_the_panel_and_stops_its_explanation() {
 fn follow_one_recorded_grep(app: &mut App, dir: &std::path::Path) {
     app.follow(dir.join("rec/live.jsonl"));
     let header = fs_search_transcript::Header {
+        contract: Default::default(),
         tree: "work".into(),
         config: json!({"sampleOverCapGlobResults": false}),
         env: fs_search_transcript::TranscriptEnv {

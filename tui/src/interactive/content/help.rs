@@ -113,6 +113,7 @@ mod tests {
             recordings_dir: "/tmp/recordings".into(),
             rg: fs_search_process::RgInfo::default(),
             executor: None,
+            contract: Default::default(),
         };
         let doc = help_doc(&session, &PluginStatus::Registered);
         let text: Vec<&str> = doc.lines.iter().map(|l| l.text.as_str()).collect();

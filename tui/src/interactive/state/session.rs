@@ -19,6 +19,10 @@ pub struct SessionInfo {
     /// The executor when it is not the local one (`sandbox-bwrap`,
     /// `ssh://HOST`): the header names it before the rg version.
     pub executor: Option<String>,
+    /// The release the calls run as and the rg binary `--rg` chose: the
+    /// header names the release unless it is the seed's 0.0.1, and the
+    /// binary's path when `--rg` chose it.
+    pub contract: fs_search_process::ContractChoice,
 }
 
 /// The plugin as last loaded.

@@ -240,7 +240,8 @@ impl TranscriptState {
                     out = self.save_dir.join(format!("{stem}-{n}.jsonl"));
                 }
                 self.recording = Some(Recording {
-                    recorder: Recorder::new(Path::new(&session.workdir), config.clone()),
+                    recorder: Recorder::new(Path::new(&session.workdir), config.clone())
+                        .with_release(session.contract.release),
                     config: config.clone(),
                     out: out.clone(),
                 });

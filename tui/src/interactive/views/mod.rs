@@ -182,15 +182,28 @@ fn draw_header(frame: &mut Frame<'_>, area: Rect, state: &State) {
             Style::new().cyan().bold().reversed(),
         ));
     }
-    // The rg version, unless the load found no rg (the plugin text says so).
-    let executor = state
+    // The rg version, unless the load found no rg (the plugin text says
+    // so), with its path when `--rg` chose it; the release when it is not
+    // the seed's.
+    let contract = &state.session.contract;
+    let mut executor = state
         .session
         .executor
         .as_deref()
         .map_or_else(String::new, |name| format!(" · {name}"));
+    if contract.release != fs_search_engine::release::Release::Seed {
+        executor.push_str(&format!(" · contract {}", contract.release));
+    }
     let rg = match (&state.session.rg.version, &state.plugin) {
         (_, PluginStatus::RgMissing(_)) | (None, _) => Span::raw(executor),
-        (Some(_), _) => Span::raw(format!("{executor} · {}", state.session.rg.label())),
+        (Some(_), _) => match &contract.rg {
+            Some(path) => Span::raw(format!(
+                "{executor} · {} ({})",
+                state.session.rg.label(),
+                path.display()
+            )),
+            None => Span::raw(format!("{executor} · {}", state.session.rg.label())),
+        },
     };
     // The workdir gives way to the rg version and the marks that follow it.
     let marks_width: usize = marks.iter().map(Span::width).sum();
