@@ -20,6 +20,7 @@ use super::fixture_engine::{EngineTree, FixtureEngine, rg_version_for};
 use super::format::tree_path;
 use super::format::{Outcome, Transcript};
 use super::replay::{RecordCheck, Replay, read_transcript};
+use fs_search_engine::release::Release;
 use fs_search_process::ExecutorKind;
 use fs_search_tokens::Tokenizer;
 
@@ -81,6 +82,9 @@ pub struct BatchOptions {
     pub tokenizer: Option<PathBuf>,
     /// The executor the records' calls run under.
     pub executor: ExecutorKind,
+    /// The release every file replays as (`replay --contract`); `None`:
+    /// each header's.
+    pub release: Option<Release>,
 }
 
 impl BatchOptions {
@@ -94,6 +98,7 @@ impl BatchOptions {
             count_tokens: false,
             tokenizer: None,
             executor: ExecutorKind::Local,
+            release: None,
         }
     }
 }
@@ -148,6 +153,7 @@ struct Shared {
     tokenizer_file: Option<PathBuf>,
     temp_parent: PathBuf,
     executor: ExecutorKind,
+    release: Option<Release>,
 }
 
 /// One finished item: the outcome and the time it took.
@@ -213,6 +219,7 @@ pub async fn replay_files(
         tokenizer_file: options.tokenizer.clone(),
         temp_parent: options.temp_parent.clone(),
         executor: options.executor.clone(),
+        release: options.release,
     });
     // The tokenizer loads (~0.4 s) while the first calls run.
     let loading = shared
@@ -297,7 +304,8 @@ async fn assemble(
     };
     let tree = tree_of(shared, file).await?;
     let rg_major = fs_search_process::major_of_line(rg_now);
-    let recorded_major = fs_search_process::major_of_line(&plan.transcript.header.env.rg);
+    let header = &plan.transcript.header;
+    let release = shared.release.unwrap_or(header.contract);
     let mut checks = Vec::with_capacity(slots.len());
     let mut durations = Vec::with_capacity(slots.len());
     for (slot, &record) in slots.iter_mut().zip(&plan.selected) {
@@ -305,12 +313,13 @@ async fn assemble(
             return Err(TranscriptError::Other("a record was not replayed".into()));
         };
         let (current, took) = result?;
-        checks.push(RecordCheck {
-            record: plan.transcript.records[record].clone(),
+        checks.push(RecordCheck::new(
+            header,
+            plan.transcript.records[record].clone(),
             current,
+            release,
             rg_major,
-            recorded_major,
-        });
+        ));
         durations.push(took);
     }
     Ok(FileReplay {
@@ -319,6 +328,7 @@ async fn assemble(
             transcript: plan.transcript.clone(),
             checks,
             rg_now: rg_now.to_owned(),
+            release,
             tree,
         },
         durations,
@@ -400,7 +410,7 @@ async fn run_item(
         )
         .map_err(|e| TranscriptError::Other(tree_error(&plan.label, &e)))?
         .with_executor(shared.executor.clone())
-        .with_release(header.contract);
+        .with_release(shared.release.unwrap_or(header.contract));
         *engine = Some((item.file, made));
     }
     let Some((_, fixture)) = engine.as_mut() else {

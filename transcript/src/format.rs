@@ -48,6 +48,14 @@
 //!   a replay under rg 14 compares with the `rg` 14 variant when there is
 //!   one. A file without variants is written as version 1, which every
 //!   workbench reads; one with variants as version 2.
+//! - Release variants: after its rg variants, a record may carry the
+//!   outcome another release than the header's gives: a `variant` line
+//!   with `contract` (`{"variant":NAME,"contract":"0.1.0-rc.8",…}`, the
+//!   result line's keys; optionally `"rg":N` after it, for that release
+//!   under rg N only) and its own text lines. A replay as that release
+//!   compares with the variant for its rg, else the one without `rg`,
+//!   else as under the header's release (the rg variant, else the
+//!   outcome). Format version 2 too.
 //! - Temp paths are placeholders: `<TREE>` (the materialised tree),
 //!   `<SPILL>` (the spill store root), `<RAND>` (the random 12-hex locator
 //!   prefix); see [`super::normalise`].
@@ -266,6 +274,46 @@ impl Outcome {
     }
 }
 
+/// Which release variant: another release than the header's, and
+/// optionally the rg major version it is for (`None`: any rg).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReleaseKey {
+    pub contract: Release,
+    pub rg: Option<u32>,
+}
+
+impl ReleaseKey {
+    /// The order release variants are written in: by release (oldest
+    /// first), the one for any rg before those for one rg.
+    fn rank(&self) -> (usize, Option<u32>) {
+        let release = Release::ALL
+            .iter()
+            .position(|r| *r == self.contract)
+            .unwrap_or(usize::MAX);
+        (release, self.rg)
+    }
+
+    /// How a report names it: `0.1.0-rc.8` or `0.1.0-rc.8 under rg 15`.
+    pub fn label(&self) -> String {
+        match self.rg {
+            Some(major) => format!("{} under rg {major}", self.contract),
+            None => self.contract.name().to_owned(),
+        }
+    }
+}
+
+impl PartialOrd for ReleaseKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ReleaseKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.rank().cmp(&other.rank())
+    }
+}
+
 /// A call and its recorded outcome; `line` is the call line's number.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
@@ -275,6 +323,9 @@ pub struct Record {
     pub outcome: Outcome,
     /// The outcome under other rg major versions, where it differs.
     pub variants: BTreeMap<u32, Outcome>,
+    /// The outcome under other releases than the header's, where it
+    /// differs (written after the rg variants).
+    pub releases: BTreeMap<ReleaseKey, Outcome>,
 }
 
 impl Record {
@@ -284,6 +335,40 @@ impl Record {
         major
             .and_then(|m| self.variants.get(&m))
             .unwrap_or(&self.outcome)
+    }
+
+    /// The release variant compared under `release` and rg `major`: the
+    /// one for that rg, else the one for any rg; none under the header's
+    /// release (`header`).
+    pub fn release_variant(
+        &self,
+        header: Release,
+        release: Release,
+        major: Option<u32>,
+    ) -> Option<ReleaseKey> {
+        if release == header {
+            return None;
+        }
+        let for_rg = major.map(|m| ReleaseKey {
+            contract: release,
+            rg: Some(m),
+        });
+        let any = ReleaseKey {
+            contract: release,
+            rg: None,
+        };
+        for_rg
+            .into_iter()
+            .chain([any])
+            .find(|key| self.releases.contains_key(key))
+    }
+
+    /// The outcome recorded for `release` (the header's is `header`) and
+    /// rg major `major`: its release variant, else [`Self::expected_for`].
+    pub fn expected_as(&self, header: Release, release: Release, major: Option<u32>) -> &Outcome {
+        self.release_variant(header, release, major)
+            .and_then(|key| self.releases.get(&key))
+            .unwrap_or_else(|| self.expected_for(major))
     }
 }
 
@@ -451,9 +536,25 @@ pub(crate) fn variant_lines(name: &str, major: u32, outcome: &Outcome) -> String
     outcome_block(("variant", name), Some(major), outcome)
 }
 
+/// The variant line and the text lines of `outcome` under the release
+/// variant `key`.
+pub(crate) fn release_variant_lines(name: &str, key: ReleaseKey, outcome: &Outcome) -> String {
+    outcome_block_as(("variant", name), Some(key.contract), key.rg, outcome)
+}
+
 /// A result or variant line (`kind` is its first key and the record's
 /// name), then the text lines.
 fn outcome_block(kind: (&str, &str), major: Option<u32>, outcome: &Outcome) -> String {
+    outcome_block_as(kind, None, major, outcome)
+}
+
+/// As `outcome_block`, with a release variant's `contract` after the name.
+fn outcome_block_as(
+    kind: (&str, &str),
+    contract: Option<Release>,
+    major: Option<u32>,
+    outcome: &Outcome,
+) -> String {
     let error = outcome
         .error
         .as_ref()
@@ -464,6 +565,9 @@ fn outcome_block(kind: (&str, &str), major: Option<u32>, outcome: &Outcome) -> S
         .map(|s| json!({ "locator": s.locator, "bytes": s.bytes }));
     let mut map = Map::new();
     map.insert(kind.0.into(), json!(kind.1));
+    if let Some(contract) = contract {
+        map.insert("contract".into(), json!(contract.name()));
+    }
     if let Some(major) = major {
         map.insert("rg".into(), json!(major));
     }
@@ -483,7 +587,10 @@ fn outcome_block(kind: (&str, &str), major: Option<u32>, outcome: &Outcome) -> S
 
 /// The whole file: version 1 unless a record carries variants.
 pub(crate) fn write(transcript: &Transcript) -> String {
-    let has_variants = transcript.records.iter().any(|r| !r.variants.is_empty());
+    let has_variants = transcript
+        .records
+        .iter()
+        .any(|r| !r.variants.is_empty() || !r.releases.is_empty());
     let version = if has_variants {
         FORMAT_VERSION_VARIANTS
     } else {
@@ -495,6 +602,9 @@ pub(crate) fn write(transcript: &Transcript) -> String {
         out.push_str(&outcome_lines(&record.call.name, &record.outcome));
         for (major, outcome) in &record.variants {
             out.push_str(&variant_lines(&record.call.name, *major, outcome));
+        }
+        for (key, outcome) in &record.releases {
+            out.push_str(&release_variant_lines(&record.call.name, *key, outcome));
         }
     }
     out
@@ -550,6 +660,7 @@ mod tests {
                         tokens: Some(7),
                     },
                     variants: BTreeMap::new(),
+                    releases: BTreeMap::new(),
                 },
                 Record {
                     line: 7,
@@ -581,6 +692,7 @@ mod tests {
                         tokens: None,
                     },
                     variants: BTreeMap::new(),
+                    releases: BTreeMap::new(),
                 },
             ],
         }

@@ -14,8 +14,8 @@ use serde_json::{Map, Value};
 use super::error::TranscriptError;
 use super::format::{
     Call, CallOptions, Cancel, ClientInfo, FORMAT_NAME, FORMAT_VERSION, FORMAT_VERSION_VARIANTS,
-    Header, Outcome, OutcomeError, OutcomeSpill, Record, SessionOption, SpillMode, Transcript,
-    TranscriptEnv,
+    Header, Outcome, OutcomeError, OutcomeSpill, Record, ReleaseKey, SessionOption, SpillMode,
+    Transcript, TranscriptEnv,
 };
 
 /// Parses one line's object, naming the file and line on failure.
@@ -321,17 +321,26 @@ fn parse_result(
     parse_outcome(ctx, map)
 }
 
-/// Parses a `variant` line's object: the rg major version and the outcome
-/// (its text still empty).
+/// Which outcome a `variant` line holds: rg major version N's
+/// (`"rg":N`), or another release's (`"contract":R`, optionally for
+/// rg N only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum VariantKey {
+    Rg(u32),
+    Release(ReleaseKey),
+}
+
+/// Parses a `variant` line's object: which variant, and the outcome (its
+/// text still empty).
 fn parse_variant(
     ctx: &LineCtx<'_>,
     map: &Map<String, Value>,
     call: &str,
-) -> Result<(u32, Outcome), TranscriptError> {
+) -> Result<(VariantKey, Outcome), TranscriptError> {
     ctx.only_keys(
         map,
         &[
-            "variant", "rg", "isError", "error", "spill", "warnings", "tokens",
+            "variant", "contract", "rg", "isError", "error", "spill", "warnings", "tokens",
         ],
     )?;
     let name = ctx.string(map, "variant")?;
@@ -340,12 +349,26 @@ fn parse_variant(
             "variant \"{name}\" does not follow its record (the call above is \"{call}\")"
         )));
     }
-    let major = map
-        .get("rg")
-        .ok_or_else(|| ctx.err("a variant has no \"rg\" (the rg major version)"))?;
-    let major = u32::try_from(ctx.u64(major, "\"rg\"")?)
-        .map_err(|_| ctx.err("\"rg\" must be an rg major version"))?;
-    Ok((major, parse_outcome(ctx, map)?))
+    let major = match map.get("rg") {
+        None => None,
+        Some(major) => Some(
+            u32::try_from(ctx.u64(major, "\"rg\"")?)
+                .map_err(|_| ctx.err("\"rg\" must be an rg major version"))?,
+        ),
+    };
+    let key = match map.get("contract") {
+        None => VariantKey::Rg(
+            major.ok_or_else(|| ctx.err("a variant has no \"rg\" (the rg major version)"))?,
+        ),
+        Some(Value::String(name)) => VariantKey::Release(ReleaseKey {
+            contract: name
+                .parse()
+                .map_err(|e| ctx.err(format!("\"contract\": {e}")))?,
+            rg: major,
+        }),
+        Some(_) => return Err(ctx.err("\"contract\" must be a string")),
+    };
+    Ok((key, parse_outcome(ctx, map)?))
 }
 
 /// The outcome keys a result and a variant line share.
@@ -411,7 +434,7 @@ enum State {
     /// one of its variants; at least one was read when `lines > 0`.
     Text {
         record: Box<Record>,
-        variant: Option<(u32, Outcome)>,
+        variant: Option<(VariantKey, Outcome)>,
         lines: Vec<String>,
     },
 }
@@ -426,15 +449,70 @@ pub struct DuplicateName {
 
 /// Ends the text block being read: the lines become the text of the
 /// record's outcome or of the variant.
-fn close_block(record: &mut Record, variant: Option<(u32, Outcome)>, lines: &[String]) {
+fn close_block(record: &mut Record, variant: Option<(VariantKey, Outcome)>, lines: &[String]) {
     let text = lines.join("\n");
     match variant {
         None => record.outcome.text = text,
-        Some((major, mut outcome)) => {
+        Some((VariantKey::Rg(major), mut outcome)) => {
             outcome.text = text;
             record.variants.insert(major, outcome);
         }
+        Some((VariantKey::Release(key), mut outcome)) => {
+            outcome.text = text;
+            record.releases.insert(key, outcome);
+        }
     }
+}
+
+/// Refuses a variant that cannot follow the ones `record` already holds
+/// (a duplicate, the header's own rg or release, an rg variant after a
+/// release variant, release variants out of order).
+fn check_variant(
+    ctx: &LineCtx<'_>,
+    record: &Record,
+    key: VariantKey,
+    header: &Header,
+    header_major: Option<u32>,
+) -> Result<(), TranscriptError> {
+    let name = &record.call.name;
+    match key {
+        VariantKey::Rg(major) => {
+            if Some(major) == header_major {
+                return Err(ctx.err(format!(
+                    "a variant for rg {major}, the header's own rg: the record's result is that one"
+                )));
+            }
+            if record.variants.contains_key(&major) {
+                return Err(ctx.err(format!("duplicate variant for rg {major} of \"{name}\"")));
+            }
+            if !record.releases.is_empty() {
+                return Err(ctx.err(format!(
+                    "the variant for rg {major} of \"{name}\" follows a release variant: rg variants come first"
+                )));
+            }
+        }
+        VariantKey::Release(key) => {
+            if key.contract == header.contract {
+                return Err(ctx.err(format!(
+                    "a variant for {}, the header's own release: the record's result is that one",
+                    key.contract
+                )));
+            }
+            if record.releases.contains_key(&key) {
+                return Err(ctx.err(format!(
+                    "duplicate variant for {} of \"{name}\"",
+                    key.label()
+                )));
+            }
+            if record.releases.keys().next_back().is_some_and(|last| *last > key) {
+                return Err(ctx.err(format!(
+                    "the variant for {} of \"{name}\" is out of order (the one for any rg first, then by rg)",
+                    key.label()
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Parses a whole transcript. `file` names it in errors.
@@ -539,6 +617,7 @@ fn parse_with(
                         call,
                         outcome,
                         variants: BTreeMap::new(),
+                        releases: BTreeMap::new(),
                     }),
                     variant: None,
                     lines: Vec::new(),
@@ -569,21 +648,11 @@ fn parse_with(
                         )));
                     }
                     close_block(&mut record, variant, &lines);
-                    let (major, outcome) = parse_variant(&ctx, &map, &record.call.name)?;
-                    if Some(major) == header_major {
-                        return Err(ctx.err(format!(
-                            "a variant for rg {major}, the header's own rg: the record's result is that one"
-                        )));
-                    }
-                    if record.variants.contains_key(&major) {
-                        return Err(ctx.err(format!(
-                            "duplicate variant for rg {major} of \"{}\"",
-                            record.call.name
-                        )));
-                    }
+                    let (key, outcome) = parse_variant(&ctx, &map, &record.call.name)?;
+                    check_variant(&ctx, &record, key, &header, header_major)?;
                     State::Text {
                         record,
-                        variant: Some((major, outcome)),
+                        variant: Some((key, outcome)),
                         lines: Vec::new(),
                     }
                 } else if map.contains_key("call") {

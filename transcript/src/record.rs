@@ -104,6 +104,7 @@ pub async fn record(
             call,
             outcome,
             variants: Default::default(),
+            releases: Default::default(),
         });
     }
     let transcript = Transcript { header, records };
@@ -164,6 +165,7 @@ impl Recorder {
             call,
             outcome,
             variants: Default::default(),
+            releases: Default::default(),
         });
     }
 

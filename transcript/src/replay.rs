@@ -10,11 +10,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use fs_search_engine::release::Release;
 use similar::TextDiff;
 
 use super::error::TranscriptError;
 use super::fixture_engine::{EngineTree, FixtureEngine, rg_version_for};
-use super::format::{self, Outcome, Record, Transcript, tree_path};
+use super::format::{self, Header, Outcome, Record, ReleaseKey, Transcript, tree_path};
+use super::order_free::{Comparison, order_free};
 use super::other_rg::OtherRg;
 use super::parse;
 pub(crate) use super::rg_text::Difference;
@@ -29,22 +31,67 @@ pub struct RecordCheck {
     pub rg_major: Option<u32>,
     /// The rg major version of the header (the record's own outcome).
     pub recorded_major: Option<u32>,
+    /// The release this run replays as.
+    pub release: Release,
+    /// The header's release (the record's own outcome's).
+    pub recorded_release: Release,
+    /// Nothing pins the page's order under this run
+    /// (a grep run as 0.1.0-rc.8 under a `--sort` rg config): its page is compared
+    /// without order ([`Comparison`]).
+    pub order_free: bool,
 }
 
 impl RecordCheck {
-    /// The outcome recorded for this run's rg.
-    pub fn expected(&self) -> &Outcome {
-        self.record.expected_for(self.rg_major)
+    /// The check of `record`'s `current` outcome, replayed as `release`
+    /// under rg `rg_major`, of a transcript with `header`.
+    pub fn new(
+        header: &Header,
+        record: Record,
+        current: Outcome,
+        release: Release,
+        rg_major: Option<u32>,
+    ) -> Self {
+        Self {
+            order_free: order_free(header, release, &record.call),
+            recorded_major: fs_search_process::major_of_line(&header.env.rg),
+            recorded_release: header.contract,
+            record,
+            current,
+            rg_major,
+            release,
+        }
     }
 
-    /// The rg major version whose variant is compared, if any.
+    /// The outcome recorded for this run's release and rg.
+    pub fn expected(&self) -> &Outcome {
+        self.record
+            .expected_as(self.recorded_release, self.release, self.rg_major)
+    }
+
+    /// The release variant compared, if any.
+    pub fn release_variant(&self) -> Option<ReleaseKey> {
+        self.record
+            .release_variant(self.recorded_release, self.release, self.rg_major)
+    }
+
+    /// The rg major version whose variant is compared, if any (none when
+    /// a release variant is).
     pub fn variant(&self) -> Option<u32> {
+        if self.release_variant().is_some() {
+            return None;
+        }
         self.rg_major
             .filter(|m| self.record.variants.contains_key(m))
     }
 
+    /// How the page is compared: exactly, or (a grep page whose order
+    /// nothing pins) without order.
+    pub fn comparison(&self) -> Comparison {
+        Comparison::of(self.order_free, self.expected(), &self.current)
+    }
+
     pub fn matches(&self) -> bool {
-        self.expected().matches(&self.current)
+        self.comparison().matches(self.expected(), &self.current)
     }
 
     /// How the record differs; `None` when it matches. Only a comparison
@@ -53,7 +100,9 @@ impl RecordCheck {
         if self.matches() {
             return None;
         }
-        let other_rg = self.variant().is_none() && self.rg_major != self.recorded_major;
+        let other_rg = self.release_variant().is_none()
+            && self.variant().is_none()
+            && self.rg_major != self.recorded_major;
         if !other_rg {
             return Some(Difference::Engine);
         }
@@ -64,12 +113,18 @@ impl RecordCheck {
         ))
     }
 
-    /// The record as `--update` leaves it: under the header's rg major
-    /// (or an unknown one) the current outcome replaces the recorded one;
-    /// under another, it becomes that version's variant (none when it
-    /// equals the recorded outcome).
+    /// The record as `--update` leaves it: as another release than the
+    /// header's, the current outcome becomes that release's variant
+    /// ([`crate::variants::set_release_variant`]); under the header's rg
+    /// major (or an unknown one) the current outcome replaces the
+    /// recorded one; under another, it becomes that version's variant
+    /// (none when it equals the recorded outcome).
     pub fn updated_record(&self) -> Record {
         let mut record = self.record.clone();
+        if self.release != self.recorded_release {
+            crate::variants::set_release_variant(&mut record, self);
+            return record;
+        }
         match self.rg_major {
             Some(major) if self.recorded_major.is_some_and(|r| r != major) => {
                 if record.outcome.matches(&self.current) {
@@ -83,36 +138,63 @@ impl RecordCheck {
         record
     }
 
+    /// The compared block as the file holds it and as the current outcome
+    /// would write it, the line it starts at, and how the diff names it.
+    fn compared_block(&self) -> (usize, String, String, String) {
+        let name = &self.record.call.name;
+        let line_count = |block: &str| block.lines().count();
+        let mut start = self.record.line + 1;
+        let own = format::outcome_lines(name, &self.record.outcome);
+        if let Some(key) = self.release_variant() {
+            start += line_count(&own);
+            for (m, outcome) in &self.record.variants {
+                start += line_count(&format::variant_lines(name, *m, outcome));
+            }
+            for (k, outcome) in self.record.releases.range(..key) {
+                start += line_count(&format::release_variant_lines(name, *k, outcome));
+            }
+            return (
+                start,
+                format::release_variant_lines(name, key, self.expected()),
+                format::release_variant_lines(name, key, &self.current),
+                format!("recorded for {}", key.label()),
+            );
+        }
+        match self.variant() {
+            Some(major) => {
+                start += line_count(&own);
+                for (m, outcome) in self.record.variants.range(..major) {
+                    start += line_count(&format::variant_lines(name, *m, outcome));
+                }
+                (
+                    start,
+                    format::variant_lines(name, major, self.expected()),
+                    format::variant_lines(name, major, &self.current),
+                    format!("recorded for rg {major}"),
+                )
+            }
+            None => (
+                start,
+                own,
+                format::outcome_lines(name, &self.current),
+                "recorded".to_owned(),
+            ),
+        }
+    }
+
     /// The transcript line of the first recorded text line that differs
     /// from the current outcome (else the result or variant line, where
     /// only it differs: the error, spill or token count), counted in the
     /// file as the format writes it: the result line follows the call
     /// line, its text lines follow it, then each variant's block in rg
-    /// order. For a current outcome that only adds text lines, the
-    /// compared block's last line. `None` when the record matches.
+    /// order, then the release variants'. For a current outcome that only
+    /// adds text lines, the compared block's last line. `None` when the
+    /// record matches.
     pub fn first_changed_line(&self) -> Option<usize> {
         if self.matches() {
             return None;
         }
-        let name = &self.record.call.name;
-        let line_count = |block: &str| block.lines().count();
-        let mut start = self.record.line + 1;
-        let (old, new) = match self.variant() {
-            Some(major) => {
-                start += line_count(&format::outcome_lines(name, &self.record.outcome));
-                for (m, outcome) in self.record.variants.range(..major) {
-                    start += line_count(&format::variant_lines(name, *m, outcome));
-                }
-                (
-                    format::variant_lines(name, major, self.expected()),
-                    format::variant_lines(name, major, &self.current),
-                )
-            }
-            None => (
-                format::outcome_lines(name, &self.record.outcome),
-                format::outcome_lines(name, &self.current),
-            ),
-        };
+        let (start, old, new, _) = self.compared_block();
         let old: Vec<&str> = old.lines().collect();
         let new: Vec<&str> = new.lines().collect();
         // The result line (index 0) carries the token count, which any
@@ -129,18 +211,7 @@ impl RecordCheck {
             return String::new();
         }
         let name = &self.record.call.name;
-        let (old, new, recorded) = match self.variant() {
-            Some(major) => (
-                format::variant_lines(name, major, self.expected()),
-                format::variant_lines(name, major, &self.current),
-                format!("recorded for rg {major}"),
-            ),
-            None => (
-                format::outcome_lines(name, &self.record.outcome),
-                format::outcome_lines(name, &self.current),
-                "recorded".to_owned(),
-            ),
-        };
+        let (_, old, new, recorded) = self.compared_block();
         TextDiff::from_lines(&old, &new)
             .unified_diff()
             .context_radius(3)
@@ -164,6 +235,9 @@ pub struct Replay {
     pub checks: Vec<RecordCheck>,
     /// The rg version of this run.
     pub rg_now: String,
+    /// The release this run replayed as (the header's, unless `replay
+    /// --contract` named another).
+    pub release: Release,
     /// The tree the records ran in, kept while the replay is (the TUI
     /// explains a replayed record there, `crate::explain::recorded`).
     pub tree: Arc<EngineTree>,
@@ -212,7 +286,8 @@ impl Replay {
         let mut transcript = self.transcript.clone();
         let recorded = fs_search_process::major_of_line(&transcript.header.env.rg);
         let now = fs_search_process::major_of_line(&self.rg_now);
-        if recorded.is_none() || now.is_none() || recorded == now {
+        let own_release = self.release == transcript.header.contract;
+        if own_release && (recorded.is_none() || now.is_none() || recorded == now) {
             transcript.header.env.rg = self.rg_now.clone();
         }
         for (record, check) in transcript.records.iter_mut().zip(&self.checks) {
@@ -230,7 +305,19 @@ pub(crate) async fn replay_transcript(
     temp_parent: &Path,
     executor: ExecutorKind,
 ) -> Result<Replay, TranscriptError> {
-    replay_under(file, transcript, temp_parent, executor, None).await
+    replay_under(file, transcript, temp_parent, executor, None, None).await
+}
+
+/// As `replay_transcript`, as `release` instead of the header's (`None`:
+/// the header's).
+pub async fn replay_transcript_as(
+    file: &Path,
+    transcript: Transcript,
+    temp_parent: &Path,
+    executor: ExecutorKind,
+    release: Option<Release>,
+) -> Result<Replay, TranscriptError> {
+    replay_under(file, transcript, temp_parent, executor, None, release).await
 }
 
 /// As `replay_transcript` with the local executor and `rg`, not the rg
@@ -241,7 +328,15 @@ pub async fn replay_transcript_with_rg(
     temp_parent: &Path,
     rg: &OtherRg,
 ) -> Result<Replay, TranscriptError> {
-    replay_under(file, transcript, temp_parent, ExecutorKind::Local, Some(rg)).await
+    replay_under(
+        file,
+        transcript,
+        temp_parent,
+        ExecutorKind::Local,
+        Some(rg),
+        None,
+    )
+    .await
 }
 
 async fn replay_under(
@@ -250,9 +345,11 @@ async fn replay_under(
     temp_parent: &Path,
     executor: ExecutorKind,
     rg: Option<&OtherRg>,
+    release: Option<Release>,
 ) -> Result<Replay, TranscriptError> {
     let label = file.display().to_string();
     let header = &transcript.header;
+    let release = release.unwrap_or(header.contract);
     let mut engine = FixtureEngine::new_in(
         &tree_path(file, &header.tree),
         header.config.clone(),
@@ -261,7 +358,7 @@ async fn replay_under(
     )
     .map_err(|e| TranscriptError::Other(format!("{label}:1: the header's tree: {e}")))?
     .with_executor(executor.clone())
-    .with_release(header.contract);
+    .with_release(release);
     let rg_now = match rg {
         Some(rg) => {
             engine = engine.with_rg_dir(rg.dir());
@@ -270,7 +367,6 @@ async fn replay_under(
         None => rg_version_for(&executor),
     };
     let rg_major = fs_search_process::major_of_line(&rg_now);
-    let recorded_major = fs_search_process::major_of_line(&header.env.rg);
     let mut checks = Vec::with_capacity(transcript.records.len());
     for record in &transcript.records {
         TranscriptError::check_stopped()?;
@@ -284,18 +380,20 @@ async fn replay_under(
                 source,
             })?;
         TranscriptError::check_stopped()?;
-        checks.push(RecordCheck {
-            record: record.clone(),
+        checks.push(RecordCheck::new(
+            header,
+            record.clone(),
             current,
+            release,
             rg_major,
-            recorded_major,
-        });
+        ));
     }
     Ok(Replay {
         file: label,
         transcript,
         checks,
         rg_now,
+        release,
         tree: engine.tree(),
     })
 }
@@ -365,6 +463,7 @@ mod tests {
         .map(|call| Record {
             line: 0,
             variants: Default::default(),
+            releases: Default::default(),
             call,
             outcome: Outcome {
                 is_error: false,
@@ -452,6 +551,9 @@ mod tests {
             current,
             rg_major: Some(now),
             recorded_major: Some(13),
+            release: Default::default(),
+            recorded_release: Default::default(),
+            order_free: false,
         }
     }
 
@@ -475,6 +577,9 @@ mod tests {
                 current,
                 rg_major: Some(now),
                 recorded_major: Some(13),
+                release: Default::default(),
+                recorded_release: Default::default(),
+                order_free: false,
             }
             .first_changed_line()
         };

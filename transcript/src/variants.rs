@@ -8,20 +8,31 @@
 //!   It refuses under the rg major the transcript was frozen with: there
 //!   the recorded results are that rg's own, and accepting a change is
 //!   `--update`'s job.
+//! - Release variants (`{"variant":NAME,"contract":R,…}`): under
+//!   `replay --contract R` (R not the header's release), the same two
+//!   add R's variant instead ([`set_release_variant`]): the one for any
+//!   rg, or, where that one exists and this rg's page differs from it,
+//!   the one for this rg major.
 //! - [`missing_variant_note`]: what a replay under an rg major with no
 //!   variant says when a page differs: the rg the fixture was frozen with
 //!   and the command that adds this rg's variant.
 
+use fs_search_engine::release::Release;
+
 use super::error::TranscriptError;
-use super::format::Transcript;
+use super::format::{Record, ReleaseKey, Transcript};
+use super::order_free::Comparison;
 use super::replay::{RecordCheck, Replay};
 
 /// A transcript with the replaying rg's variant added.
 #[derive(Debug, Clone)]
 pub struct VariantAdded {
     pub transcript: Transcript,
-    /// The rg major version the variants are for.
+    /// The rg major version the variants are for (of release variants:
+    /// the rg that replayed them).
     pub major: u32,
+    /// The release whose variants were added (`None`: rg variants).
+    pub release: Option<Release>,
     /// The names of the records whose variant for `major` was added,
     /// replaced or (back to the recorded result) removed, in file order.
     pub records: Vec<String>,
@@ -35,6 +46,9 @@ pub struct VariantAdded {
 /// when this rg's major is unknown, when the header's is, or when they
 /// are the same.
 pub fn with_variant_added(replay: &Replay) -> Result<VariantAdded, TranscriptError> {
+    if replay.release != replay.transcript.header.contract {
+        return Ok(with_release_variant_added(replay));
+    }
     let file = &replay.file;
     let frozen_with = &replay.transcript.header.env.rg;
     let now = &replay.rg_now;
@@ -70,14 +84,72 @@ pub fn with_variant_added(replay: &Replay) -> Result<VariantAdded, TranscriptErr
         transcript,
         major,
         records,
+        release: None,
     })
+}
+
+/// As [`with_variant_added`] for a replay as another release than the
+/// header's: that release's variant, for each record whose page differs.
+fn with_release_variant_added(replay: &Replay) -> VariantAdded {
+    let mut transcript = replay.transcript.clone();
+    let mut records = Vec::new();
+    for (record, check) in transcript.records.iter_mut().zip(&replay.checks) {
+        if check.matches() {
+            continue;
+        }
+        set_release_variant(record, check);
+        records.push(record.call.name.clone());
+    }
+    VariantAdded {
+        transcript,
+        major: replay.checks.first().and_then(|c| c.rg_major).unwrap_or(0),
+        records,
+        release: Some(replay.release),
+    }
+}
+
+/// Sets `check`'s current outcome as `record`'s variant for the release
+/// `check` ran as: the one for any rg, unless the record's page already
+/// depends on the rg (it has rg variants, or a variant for any rg that
+/// this rg's page differs from): then the one for this rg major, removed
+/// again where this rg's page is what the record gives it without one.
+pub(crate) fn set_release_variant(record: &mut Record, check: &RecordCheck) {
+    let any = ReleaseKey {
+        contract: check.release,
+        rg: None,
+    };
+    let Some(major) = check.rg_major else {
+        record.releases.insert(any, check.current.clone());
+        return;
+    };
+    let this_rg = ReleaseKey {
+        contract: check.release,
+        rg: Some(major),
+    };
+    let fallback = match record.releases.get(&any) {
+        Some(outcome) => outcome.clone(),
+        None if record.variants.is_empty() => {
+            record.releases.remove(&this_rg);
+            record.releases.insert(any, check.current.clone());
+            return;
+        }
+        None => record.expected_for(Some(major)).clone(),
+    };
+    let kind = Comparison::of(check.order_free, &fallback, &check.current);
+    if kind.matches(&fallback, &check.current) {
+        record.releases.remove(&this_rg);
+    } else {
+        record.releases.insert(this_rg, check.current.clone());
+    }
 }
 
 /// Whether `check` was compared with what another rg major version
 /// wrote: this rg's major is not the header's and the record has no
 /// variant for it.
 pub(crate) fn compared_with_another_rg(check: &RecordCheck) -> bool {
-    check.variant().is_none() && check.rg_major != check.recorded_major
+    check.release_variant().is_none()
+        && check.variant().is_none()
+        && check.rg_major != check.recorded_major
 }
 
 /// For a replay where a record compared with another rg's text changed:
@@ -134,6 +206,7 @@ mod tests {
             },
             outcome: outcome(text),
             variants: Default::default(),
+            releases: Default::default(),
         }
     }
 
@@ -164,6 +237,9 @@ mod tests {
                 current: outcome(text),
                 rg_major: fs_search_process::major_of_line(now),
                 recorded_major: Some(13),
+                release: Default::default(),
+                recorded_release: Default::default(),
+                order_free: false,
             })
             .collect();
         let tree = crate::fixture_engine::EngineTree::prepare(
@@ -176,6 +252,7 @@ mod tests {
             transcript: crate::format::Transcript { header, records },
             checks,
             rg_now: now.into(),
+            release: Default::default(),
             tree: Arc::new(tree),
         }
     }

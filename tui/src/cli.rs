@@ -235,6 +235,12 @@ pub(crate) struct ReplayArgs {
     /// in-workspace call must give the recorded result).
     #[command(flatten)]
     pub sandbox: SandboxArg,
+    /// Replay as this release (0.0.1 or 0.1.0-rc.8) instead of each
+    /// header's: records compare with their variant for it; with
+    /// --add-variant, adds that variant (--update refuses a file of
+    /// another release).
+    #[arg(long, value_name = "RELEASE", value_parser = fs_search_process::parse_release)]
+    pub contract: Option<fs_search_engine::release::Release>,
 }
 
 /// `replay --format`: what stdout carries besides the human report.

@@ -4,9 +4,11 @@
 //! records by kind of difference (and, for records compared with what
 //! another rg major wrote, the rg the file was frozen with and the
 //! command that adds this rg's variant); an `OVER BUDGET …` line per record over
-//! `--max-tokens`.
+//! `--max-tokens`; a `note:` line naming the grep pages compared without
+//! order (0.1.0-rc.8 leaves their order to rg), and the capped ones whose
+//! matches shown were not compared.
 
-use super::{ReportOptions, Verdict};
+use super::{ReportOptions, Verdict, order_free_records};
 use crate::replay::{Difference, Replay};
 use crate::variants::missing_variant_note;
 
@@ -20,12 +22,16 @@ pub fn file_text(replay: &Replay, options: &ReportOptions, updated: bool) -> Str
         Some(shard) => format!(" in shard {shard}"),
         None => String::new(),
     };
+    let order = order_note(replay);
     if changed == 0 {
-        return format!("ok {}: {total} records{share} match\n{over}", replay.file);
+        return format!(
+            "ok {}: {total} records{share} match\n{order}{over}",
+            replay.file
+        );
     }
     if updated {
         return format!(
-            "updated {}: {changed} of {total} records{share} rewritten\n{over}",
+            "updated {}: {changed} of {total} records{share} rewritten\n{order}{over}",
             replay.file
         );
     }
@@ -33,12 +39,38 @@ pub fn file_text(replay: &Replay, options: &ReportOptions, updated: bool) -> Str
         .map(|note| format!("  {note}\n"))
         .unwrap_or_default();
     format!(
-        "{}CHANGED {}: {changed} of {total} records{share} differ (run `workbench replay --update {}` to accept)\n{}{missing_variant}{over}",
+        "{}CHANGED {}: {changed} of {total} records{share} differ (run `workbench replay --update {}` to accept)\n{}{missing_variant}{order}{over}",
         replay.diffs(),
         replay.file,
         replay.file,
         difference_kinds(replay)
     )
+}
+
+/// The note on records not compared exactly: grep pages whose order rc.8
+/// leaves to rg (`--no-config` keeps the header's `--sort` from it).
+fn order_note(replay: &Replay) -> String {
+    let (unordered, not_compared) = order_free_records(replay);
+    let mut out = String::new();
+    if !unordered.is_empty() {
+        out.push_str(&format!(
+            "  note: {} grep page{} compared without order ({} lists files in rg's own order: --no-config keeps the header's --sort from rg): {}\n",
+            unordered.len(),
+            if unordered.len() == 1 { "" } else { "s" },
+            replay.release,
+            unordered.join(", ")
+        ));
+    }
+    if !not_compared.is_empty() {
+        out.push_str(&format!(
+            "  note: {} capped grep page{}: the matches shown were not compared ({}'s order is rg's), only the summary line, footer, spill and number of matches shown: {}\n",
+            not_compared.len(),
+            if not_compared.len() == 1 { "" } else { "s" },
+            replay.release,
+            not_compared.join(", ")
+        ));
+    }
+    out
 }
 
 /// The changed records by kind of difference: only in rg's own text

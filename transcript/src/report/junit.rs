@@ -4,7 +4,10 @@
 //! `<testcase>` per replayed record (name: the record's call name) with
 //! the tool, the arguments and the rg versions as properties (and
 //! `another-rg` when the record was compared with text another rg major
-//! version wrote), and
+//! version wrote; `contract` when it ran as another release than the
+//! header's; `comparison` (`order-free` or `matches-not-compared`) and
+//! `comparison-note` when its grep page was not compared exactly, as
+//! under 0.1.0-rc.8, whose file order is rg's), and
 //!
 //! - a `<failure type="changed">` (the engine's text or the kind of
 //!   result), `type="rg-text"` (only text rg writes itself, compared with
@@ -19,7 +22,7 @@
 
 use std::fmt::Write as _;
 
-use super::{FileReport, ReportOptions, Verdict, compared_with, skipped_snapshots};
+use super::{FileReport, ReportOptions, Verdict, comparison_note, compared_with, skipped_snapshots};
 use crate::replay::Difference;
 
 /// The whole report for `files`.
@@ -108,6 +111,13 @@ fn suite(file: &FileReport, options: &ReportOptions) -> Suite {
         if verdict.other_rg {
             // Compared with text another rg major version wrote.
             property("another-rg", "true");
+        }
+        if check.release != check.recorded_release {
+            property("contract", check.release.name());
+        }
+        if let Some(note) = comparison_note(check) {
+            property("comparison", check.comparison().name());
+            property("comparison-note", &note);
         }
         if let Some(tokens) = check.expected().tokens {
             property("tokens-recorded", &tokens.to_string());

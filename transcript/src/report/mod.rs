@@ -12,6 +12,7 @@ pub(crate) mod junit;
 
 use super::batch::{FileReplay, Shard};
 use super::error::TranscriptError;
+use super::order_free::Comparison;
 use super::replay::{Difference, RecordCheck, Replay};
 
 /// What every report is told besides the replays.
@@ -64,7 +65,7 @@ impl Verdict {
             difference: check.difference(),
             over_budget: max_tokens
                 .and_then(|max| check.current.tokens.filter(|tokens| *tokens > max)),
-            other_rg: check.variant().is_none() && check.rg_major != check.recorded_major,
+            other_rg: crate::variants::compared_with_another_rg(check),
         }
     }
 }
@@ -88,8 +89,9 @@ pub(crate) fn skipped_snapshots(
     rg_recorded: &str,
 ) -> Vec<SkippedSnapshot> {
     let compared = check.variant();
+    let release = check.release_variant();
     let mut skipped = Vec::new();
-    if compared.is_some() {
+    if compared.is_some() || release.is_some() {
         skipped.push(SkippedSnapshot {
             label: rg_recorded.to_owned(),
             reason: format!(
@@ -105,16 +107,64 @@ pub(crate) fn skipped_snapshots(
             });
         }
     }
+    for key in check.record.releases.keys() {
+        if Some(*key) != release {
+            skipped.push(SkippedSnapshot {
+                label: key.label(),
+                reason: format!(
+                    "the variant for {}; this run is {} under {rg_now}",
+                    key.label(),
+                    check.release
+                ),
+            });
+        }
+    }
     skipped
 }
 
-/// What the compared outcome was recorded with: the variant's rg, or the
-/// header's rg version line.
+/// What the compared outcome was recorded with: the release variant, the
+/// variant's rg, or the header's rg version line.
 pub(crate) fn compared_with(check: &RecordCheck, replay: &Replay) -> String {
+    if let Some(key) = check.release_variant() {
+        return format!("the variant for {}", key.label());
+    }
     match check.variant() {
         Some(major) => format!("the variant for rg {major}"),
         None => replay.transcript.header.env.rg.clone(),
     }
+}
+
+/// Why a record was not compared exactly ([`Comparison`]), as every
+/// report says it; `None` for an exact comparison.
+pub(crate) fn comparison_note(check: &RecordCheck) -> Option<String> {
+    let release = check.release;
+    match check.comparison() {
+        Comparison::Exact => None,
+        Comparison::Unordered => Some(format!(
+            "compared without order: {release} runs rg with --no-config, so the header's --sort never reaches it and a grep lists files in rg's own order; the page's blocks were compared as a set"
+        )),
+        Comparison::MatchesNotCompared => Some(format!(
+            "the matches shown were not compared ({release}'s order is rg's: --no-config keeps the header's --sort from rg, and a capped page shows the matches rg found first); its summary line, footer, spill and number of matches shown were"
+        )),
+    }
+}
+
+/// The records of `replay` compared without order, by kind: the
+/// full pages compared as a set of blocks, and the capped pages whose
+/// matches shown were not compared (record names, quoted).
+pub(crate) fn order_free_records(replay: &Replay) -> (Vec<String>, Vec<String>) {
+    let names = |kind| {
+        replay
+            .checks
+            .iter()
+            .filter(|c| c.comparison() == kind)
+            .map(|c| format!("\"{}\"", c.record.call.name))
+            .collect::<Vec<_>>()
+    };
+    (
+        names(Comparison::Unordered),
+        names(Comparison::MatchesNotCompared),
+    )
 }
 
 /// Counts over a set of replayed records.
@@ -186,6 +236,18 @@ impl Counts {
             }
         }
     }
+}
+
+/// The note a replay as another release than the header's gets (`None`
+/// when it is the header's).
+pub fn other_release_note(replay: &Replay) -> Option<String> {
+    let header = replay.transcript.header.contract;
+    (replay.release != header).then(|| {
+        format!(
+            "{} was recorded as {header}, this replay runs it as {} (records compare with its {} variants where they have one)",
+            replay.file, replay.release, replay.release
+        )
+    })
 }
 
 /// The note a replay under another rg major version than the header's

@@ -127,6 +127,7 @@ pub(crate) async fn add_also_rg_variants(
             transcript: with_variant,
             major,
             records,
+            ..
         } = with_variant_added(&replay)?;
         if !records.is_empty() {
             save_transcript(out_file, &with_variant)?;
@@ -166,6 +167,16 @@ pub(crate) async fn proof_replays(
 pub(crate) fn add_variant(file: &Path, replay: &Replay) -> Result<String, TranscriptError> {
     let added = with_variant_added(replay)?;
     save_transcript(file, &added.transcript)?;
+    if let Some(release) = added.release {
+        return Ok(format!(
+            "added the variant for {release} (under {}) to {} of {} records of {}: {} (the other records and variants are as they were)\n",
+            replay.rg_now,
+            added.records.len(),
+            replay.checks.len(),
+            replay.file,
+            quoted(&added.records)
+        ));
+    }
     Ok(format!(
         "added the variant for rg {} ({}) to {} of {} records of {}: {} (the other records and variants are as they were)\n",
         added.major,

@@ -1,5 +1,7 @@
 //! `workbench replay FILE... [--update | --add-variant] [--max-tokens N] [--junit FILE]
-//! [--format human|github] [--jobs N] [--shard K/N]` and `workbench record --tree DIR
+//! [--format human|github] [--jobs N] [--shard K/N] [--contract RELEASE]` (as
+//! RELEASE instead of each header's; `--update` refuses a file of
+//! another release, exit 2) and `workbench record --tree DIR
 //! --config JSON|@FILE --out FILE < calls.jsonl`: the headless front of
 //! the transcript library. Exit status: replay 0 when every record
 //! matches (or was updated), 1 when any record changed (a unified diff per
@@ -38,7 +40,8 @@ use fs_search_process::stderr_line;
 use fs_search_transcript::OtherRg;
 use fs_search_transcript::TranscriptError;
 use fs_search_transcript::{BatchOptions, FileResult, default_jobs, replay_files};
-use fs_search_transcript::{FileReport, ReportOptions, other_rg_note};
+use fs_search_engine::release::Release;
+use fs_search_transcript::{FileReport, ReportOptions, other_release_note, other_rg_note};
 use fs_search_transcript::{Frozen, Prepared, prepare_freeze};
 use fs_search_transcript::{Replay, replay_file};
 use fs_search_transcript::{github_annotations, github_summary, human_text, junit_report};
@@ -63,7 +66,15 @@ pub(crate) async fn replay(args: &ReplayArgs) -> Result<ExitCode, Error> {
         count_tokens: args.update || args.add_variant || args.max_tokens.is_some(),
         tokenizer: args.tokenizer.file().map(Path::to_path_buf),
         executor: args.sandbox.kind(),
+        release: args.contract,
     };
+    if args.update
+        && let Some(release) = args.contract
+        && let Some(line) = update_refusal(&args.files, release)
+    {
+        stderr_line!("workbench replay: {line}");
+        return Ok(ExitCode::from(exit::ERROR));
+    }
     let report_options = ReportOptions {
         max_tokens: args.max_tokens,
         shard: args.shard,
@@ -121,6 +132,24 @@ pub(crate) async fn replay(args: &ReplayArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::from(status))
 }
 
+/// Why `--update --contract RELEASE` refuses `files`: the first whose
+/// header names another release (its results are that release's; a
+/// release's own variant is added with `--add-variant`). Files that
+/// cannot be read are left to the replay to report.
+fn update_refusal(files: &[std::path::PathBuf], release: Release) -> Option<String> {
+    files.iter().find_map(|file| {
+        let header = fs_search_transcript::read_transcript(file).ok()?.header;
+        (header.contract != release).then(|| {
+            format!(
+                "--update --contract {release}: {} was recorded as {} (its header), and --update rewrites only its own release's results; add {release}'s variant with `workbench replay --add-variant --contract {release} {}`",
+                file.display(),
+                header.contract,
+                file.display()
+            )
+        })
+    })
+}
+
 /// Reports one file's replay as a person reads it (stdout; errors and the
 /// other-rg note on stderr), rewrites it with `--update`, and raises
 /// `status` to what it found.
@@ -147,6 +176,9 @@ fn report_file(
     };
     let replay = &done.replay;
     if let Some(note) = other_rg_note(replay) {
+        stderr_line!("workbench replay: note: {note}");
+    }
+    if let Some(note) = other_release_note(replay) {
         stderr_line!("workbench replay: note: {note}");
     }
     let mut updated = false;
