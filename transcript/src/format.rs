@@ -811,6 +811,94 @@ mod tests {
         );
     }
 
+    /// `sample_with_variants()` with an rc.8 variant of "b" for any rg
+    /// and one for rg 15.
+    fn sample_with_release_variants() -> Transcript {
+        let mut t = sample_with_variants();
+        let b = &mut t.records[1];
+        for (rg, text) in [(None, "launch failed"), (Some(15), "rg 15 as rc.8")] {
+            let mut variant = b.outcome.clone();
+            variant.text = text.into();
+            let key = ReleaseKey {
+                contract: Release::Rc8,
+                rg,
+            };
+            b.releases.insert(key, variant);
+        }
+        t
+    }
+
+    #[test]
+    fn release_variants_follow_the_rg_variants_and_parse_back() {
+        let t = sample_with_release_variants();
+        let text = write(&t);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            &lines[14..],
+            &[
+                "{\"variant\":\"b\",\"contract\":\"0.1.0-rc.8\",\"isError\":true,\"error\":{\"name\":null,\"code\":null},\"spill\":null,\"warnings\":[\"w\"]}",
+                "{\"text\":\"launch failed\"}",
+                "{\"variant\":\"b\",\"contract\":\"0.1.0-rc.8\",\"rg\":15,\"isError\":true,\"error\":{\"name\":null,\"code\":null},\"spill\":null,\"warnings\":[\"w\"]}",
+                "{\"text\":\"rg 15 as rc.8\"}",
+            ]
+        );
+        assert_eq!(parse("t.jsonl", &text).unwrap(), t);
+        let b = &t.records[1];
+        let (seed, rc8) = (Release::Seed, Release::Rc8);
+        assert_eq!(b.expected_as(seed, rc8, Some(15)).text, "rg 15 as rc.8");
+        assert_eq!(b.expected_as(seed, rc8, Some(14)).text, "launch failed");
+        assert_eq!(b.expected_as(seed, seed, Some(14)).text, "rg: fourteen\n");
+        // A record without one compares as under the header's release.
+        let a = &t.records[0];
+        assert_eq!(a.expected_as(seed, rc8, Some(14)), &a.outcome);
+        // Only release variants: still version 2.
+        let mut only = sample();
+        only.records[0].releases = b.releases.clone();
+        assert!(write(&only).starts_with("{\"transcript\":\"fs-search\",\"version\":2,"));
+    }
+
+    #[test]
+    fn a_bad_release_variant_is_an_error_naming_the_line() {
+        let text = write(&sample_with_release_variants());
+        let twice = text.replacen(
+            "\"contract\":\"0.1.0-rc.8\",\"rg\":15,",
+            "\"contract\":\"0.1.0-rc.8\",",
+            1,
+        );
+        assert_eq!(
+            error_of(&twice),
+            "t.jsonl:17: duplicate variant for 0.1.0-rc.8 of \"b\""
+        );
+        let unknown = text.replacen("0.1.0-rc.8", "0.2.0", 1);
+        assert_eq!(
+            error_of(&unknown),
+            "t.jsonl:15: \"contract\": unknown contract release `0.2.0` (expected 0.0.1 or 0.1.0-rc.8)"
+        );
+        let own = text.replacen(
+            "\"contract\":\"0.1.0-rc.8\",\"isError\"",
+            "\"contract\":\"0.0.1\",\"isError\"",
+            1,
+        );
+        assert_eq!(
+            error_of(&own),
+            "t.jsonl:15: a variant for 0.0.1, the header's own release: the record's result is that one"
+        );
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.swap(14, 16);
+        lines.swap(15, 17);
+        assert_eq!(
+            error_of(&lines.join("\n")),
+            "t.jsonl:17: the variant for 0.1.0-rc.8 of \"b\" is out of order (the one for any rg first, then by rg)"
+        );
+        let mut lines: Vec<&str> = text.lines().collect();
+        let rg_15: Vec<&str> = lines.drain(12..14).collect();
+        lines.extend(rg_15);
+        assert_eq!(
+            error_of(&lines.join("\n")),
+            "t.jsonl:17: the variant for rg 15 of \"b\" follows a release variant: rg variants come first"
+        );
+    }
+
     #[test]
     fn a_recorded_client_is_written_in_the_options_and_parses_back() {
         let mut t = sample();

@@ -178,9 +178,15 @@ mod tests {
         error.is_error = true;
         assert!(!kind.matches(&page(FULL), &error));
         assert_eq!(Comparison::of(true, &error, &error), Comparison::Exact);
-        assert_eq!(Comparison::of(false, &page(FULL), &swapped), Comparison::Exact);
+        assert_eq!(
+            Comparison::of(false, &page(FULL), &swapped),
+            Comparison::Exact
+        );
         let one_file = page("Found 2 matches\n\na.ts\nLine 1: x\nLine 2: x");
-        assert_eq!(Comparison::of(true, &one_file, &one_file), Comparison::Exact);
+        assert_eq!(
+            Comparison::of(true, &one_file, &one_file),
+            Comparison::Exact
+        );
         let none = page("No matches found");
         assert_eq!(Comparison::of(true, &none, &none), Comparison::Exact);
     }
@@ -193,7 +199,9 @@ mod tests {
             "Found 2 of 5 matches\n\nc.ts\nLine 9: x\nLine 10: y\n\n(Full grep result stored at: <SPILL>/x.)",
         );
         assert!(kind.matches(&page(CAPPED), &others));
-        let fewer = page("Found 2 of 5 matches\n\nc.ts\nLine 9: x\n\n(Full grep result stored at: <SPILL>/x.)");
+        let fewer = page(
+            "Found 2 of 5 matches\n\nc.ts\nLine 9: x\n\n(Full grep result stored at: <SPILL>/x.)",
+        );
         assert!(!kind.matches(&page(CAPPED), &fewer));
         let other_footer = CAPPED.replace("stored at", "kept at");
         assert!(!kind.matches(&page(CAPPED), &page(&other_footer)));

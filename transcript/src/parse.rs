@@ -504,7 +504,12 @@ fn check_variant(
                     key.label()
                 )));
             }
-            if record.releases.keys().next_back().is_some_and(|last| *last > key) {
+            if record
+                .releases
+                .keys()
+                .next_back()
+                .is_some_and(|last| *last > key)
+            {
                 return Err(ctx.err(format!(
                     "the variant for {} of \"{name}\" is out of order (the one for any rg first, then by rg)",
                     key.label()

@@ -431,6 +431,7 @@ mod tests {
     use super::*;
     use crate::fixture_engine::{default_ripgrep_config, rg_version};
     use crate::format::{Call, CallOptions, Header, Record, TranscriptEnv};
+    use crate::order_free::Comparison;
     use serde_json::json;
 
     fn transcript() -> (std::path::PathBuf, Transcript) {
@@ -635,5 +636,110 @@ mod tests {
             ..c
         };
         assert!(same.updated_record().variants.is_empty());
+    }
+
+    /// A check of record "glob" (call line 10, its text "a\nb", an rg 14
+    /// variant "x" and an rc.8 variant "r") replayed as `release` under
+    /// rg `now` giving `current`.
+    fn release_check(release: Release, now: u32, current: &str) -> RecordCheck {
+        let (_, t) = transcript();
+        let mut record = t.records[0].clone();
+        record.line = 10;
+        record.outcome.text = "a\nb".into();
+        let with_text = |text: &str| Outcome {
+            text: text.into(),
+            ..record.outcome.clone()
+        };
+        record.variants.insert(14, with_text("x"));
+        let key = ReleaseKey {
+            contract: Release::Rc8,
+            rg: None,
+        };
+        record.releases.insert(key, with_text("r"));
+        RecordCheck::new(
+            &t.header,
+            record.clone(),
+            with_text(current),
+            release,
+            Some(now),
+        )
+    }
+
+    #[test]
+    fn as_another_release_a_record_compares_with_its_variant_for_it() {
+        let rc8 = release_check(Release::Rc8, 14, "r");
+        assert!(rc8.matches());
+        assert_eq!(rc8.variant(), None);
+        assert_eq!(
+            rc8.release_variant().map(|k| k.label()),
+            Some("0.1.0-rc.8".into())
+        );
+        // Under the header's release the rg variant is compared, as before.
+        let seed = release_check(Release::Seed, 14, "x");
+        assert!(seed.matches() && seed.variant() == Some(14));
+        // Result 11, text 12-13; rg 14's variant 14-15; rc.8's 16-17.
+        let changed = release_check(Release::Rc8, 14, "R");
+        assert_eq!(changed.first_changed_line(), Some(17));
+        assert_eq!(changed.difference(), Some(Difference::Engine));
+        let diff = changed.diff("f.jsonl");
+        assert!(diff.contains("(recorded for 0.1.0-rc.8)"), "{diff}");
+        assert!(
+            diff.contains("\n-{\"text\":\"r\"}\n+{\"text\":\"R\"}\n"),
+            "{diff}"
+        );
+        // Accepted as rc.8, the page becomes rc.8's variant for this rg
+        // (the one for any rg is another rg's too), never the outcome.
+        let updated = changed.updated_record();
+        assert_eq!(updated.outcome, changed.record.outcome);
+        assert_eq!(updated.variants, changed.record.variants);
+        let any = changed.release_variant().unwrap();
+        assert_eq!(updated.releases[&any].text, "r");
+        let this_rg = ReleaseKey {
+            rg: Some(14),
+            ..any
+        };
+        assert_eq!(updated.releases[&this_rg].text, "R");
+    }
+
+    #[test]
+    fn a_grep_as_rc8_under_a_sort_config_is_compared_without_order_and_says_so() {
+        let (_, t) = transcript();
+        let mut record = t.records[1].clone();
+        let base = record.outcome.clone();
+        let page = |text: &str| Outcome {
+            text: text.into(),
+            ..base.clone()
+        };
+        record.outcome = page("Found 2 matches\n\na.ts\nLine 1: needle\n\nb.ts\nLine 2: needle");
+        let swapped = page("Found 2 matches\n\nb.ts\nLine 2: needle\n\na.ts\nLine 1: needle");
+        let as_rc8 = RecordCheck::new(
+            &t.header,
+            record.clone(),
+            swapped.clone(),
+            Release::Rc8,
+            Some(13),
+        );
+        assert!(as_rc8.order_free);
+        assert_eq!(as_rc8.comparison(), Comparison::Unordered);
+        assert!(as_rc8.matches());
+        let as_seed = RecordCheck::new(
+            &t.header,
+            record.clone(),
+            swapped.clone(),
+            Release::Seed,
+            Some(13),
+        );
+        assert_eq!(as_seed.comparison(), Comparison::Exact);
+        assert!(!as_seed.matches());
+        // A call that runs without the header's config, or a glob, keeps
+        // its exact comparison.
+        let mut unpinned = record.clone();
+        unpinned.call.options.ripgrep_config = false;
+        let check = RecordCheck::new(&t.header, unpinned, swapped.clone(), Release::Rc8, Some(13));
+        assert_eq!(check.comparison(), Comparison::Exact);
+        let mut no_sort = t.header.clone();
+        no_sort.env.ripgrep_config = vec!["--no-ignore-global".into()];
+        let check = RecordCheck::new(&no_sort, record, swapped, Release::Rc8, Some(13));
+        assert_eq!(check.comparison(), Comparison::Exact);
     }
 }

@@ -305,4 +305,54 @@ mod tests {
         // Under the frozen rg a change is the engine's, not a missing variant.
         assert_eq!(missing_variant_note(&replay("ripgrep 13.0.0")), None);
     }
+
+    /// A check of `record` replayed as rc.8 under rg `major` giving `text`.
+    fn rc8_check(record: &Record, major: u32, text: &str) -> RecordCheck {
+        RecordCheck {
+            record: record.clone(),
+            current: outcome(text),
+            rg_major: Some(major),
+            recorded_major: Some(13),
+            release: Release::Rc8,
+            recorded_release: Release::Seed,
+            order_free: false,
+        }
+    }
+
+    fn key(rg: Option<u32>) -> ReleaseKey {
+        ReleaseKey {
+            contract: Release::Rc8,
+            rg,
+        }
+    }
+
+    #[test]
+    fn a_release_variant_is_for_any_rg_unless_the_page_depends_on_the_rg() {
+        // No rg variants: rc.8's page is one for every rg.
+        let mut plain = record("cwd", "unusable working directory");
+        let check = rc8_check(&plain, 13, "launch failed");
+        set_release_variant(&mut plain, &check);
+        assert_eq!(
+            plain.releases.keys().copied().collect::<Vec<_>>(),
+            [key(None)]
+        );
+        // Another rg giving another page gets its own.
+        let check = rc8_check(&plain, 15, "rg 15's");
+        set_release_variant(&mut plain, &check);
+        assert_eq!(plain.releases[&key(Some(15))].text, "rg 15's");
+        // And loses it where its page is the one for any rg again.
+        let check = rc8_check(&plain, 15, "launch failed");
+        set_release_variant(&mut plain, &check);
+        assert!(!plain.releases.contains_key(&key(Some(15))));
+        // rg variants: rc.8's page under rg 13 is rg 13's own.
+        let mut rg_text = record("missing", "IO error for operation on x");
+        rg_text.variants.insert(15, outcome("rg: x: IO error"));
+        let check = rc8_check(&rg_text, 13, "x: No such file");
+        set_release_variant(&mut rg_text, &check);
+        assert_eq!(
+            rg_text.releases.keys().copied().collect::<Vec<_>>(),
+            [key(Some(13))]
+        );
+        assert_eq!(rg_text.outcome.text, "IO error for operation on x");
+    }
 }

@@ -22,7 +22,9 @@
 
 use std::fmt::Write as _;
 
-use super::{FileReport, ReportOptions, Verdict, comparison_note, compared_with, skipped_snapshots};
+use super::{
+    FileReport, ReportOptions, Verdict, compared_with, comparison_note, skipped_snapshots,
+};
 use crate::replay::Difference;
 
 /// The whole report for `files`.

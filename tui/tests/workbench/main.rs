@@ -24,6 +24,7 @@ mod lens;
 mod mcp;
 mod mcp_load;
 mod recording;
+mod release_replay;
 mod remote;
 mod replay_ci;
 mod said_not_swallowed;
