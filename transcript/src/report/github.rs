@@ -7,13 +7,14 @@
 //! engine's text, or only rg's own text, and its name), at the first line
 //! of its recorded page that differs (a text line where one does), for a record over
 //! `--max-tokens` and for a transcript that cannot be replayed;
-//! `::notice` for a transcript recorded with another rg and for records
-//! `--update` rewrote. Their data escapes `%`, `\r` and `\n`; their
+//! `::notice` for a transcript recorded with another rg, for grep pages
+//! compared without order (0.1.0-rc.8 leaves their order to rg) and for
+//! records `--update` rewrote. Their data escapes `%`, `\r` and `\n`; their
 //! properties also `:` and `,` (GitHub's rules).
 
 use std::fmt::Write as _;
 
-use super::{Counts, FileReport, ReportOptions, Verdict, other_rg_note};
+use super::{Counts, FileReport, ReportOptions, Verdict, order_free_records, other_rg_note};
 use crate::replay::Difference;
 use crate::variants::{compared_with_another_rg, missing_variant_note};
 use fs_search_process::thousands;
@@ -47,6 +48,33 @@ pub fn annotations(file: &FileReport, options: &ReportOptions) -> String {
             &format!(
                 "{note}: records with a variant for this rg are compared with it, the others with the recorded text"
             ),
+        );
+    }
+    let (unordered, not_compared) = order_free_records(replay);
+    if !unordered.is_empty() || !not_compared.is_empty() {
+        let mut message = format!(
+            "{} runs rg with --no-config, so the header's --sort never reaches it and a grep lists files in rg's own order.",
+            replay.release
+        );
+        if !unordered.is_empty() {
+            message.push_str(&format!(
+                "\nCompared without order (the page's blocks as a set): {}",
+                unordered.join(", ")
+            ));
+        }
+        if !not_compared.is_empty() {
+            message.push_str(&format!(
+                "\nCapped pages whose matches shown were not compared (only the summary line, footer, spill and number of matches shown): {}",
+                not_compared.join(", ")
+            ));
+        }
+        command(
+            &mut out,
+            "notice",
+            path,
+            Some(1),
+            "Grep pages not compared exactly",
+            &message,
         );
     }
     let missing_variant = missing_variant_note(replay);

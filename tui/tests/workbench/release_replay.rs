@@ -53,8 +53,16 @@ fn fixture_transcripts() -> Vec<String> {
 fn every_fixture_replays_under_both_releases() {
     let files = fixture_transcripts();
     assert!(files.len() >= 9, "{files:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let junit = dir.path().join("replay.xml");
     for release in ["0.0.1", RC8] {
-        let mut args = vec!["replay", "--contract", release];
+        let mut args = vec![
+            "replay",
+            "--contract",
+            release,
+            "--junit",
+            junit.to_str().unwrap(),
+        ];
         args.extend(files.iter().map(String::as_str));
         let out = workbench(&args);
         let stdout = text(&out.stdout);
@@ -72,6 +80,15 @@ fn every_fixture_replays_under_both_releases() {
         let unordered = "compared without order (0.1.0-rc.8 lists files in rg's own order";
         assert_eq!(stdout.contains(capped), release == RC8, "{stdout}");
         assert_eq!(stdout.contains(unordered), release == RC8, "{stdout}");
+        let xml = std::fs::read_to_string(&junit).unwrap();
+        for property in [
+            "<property name=\"contract\" value=\"0.1.0-rc.8\"/>",
+            "<property name=\"comparison\" value=\"matches-not-compared\"/>",
+            "<property name=\"comparison\" value=\"order-free\"/>",
+            "<property name=\"recorded-with\" value=\"the variant for 0.1.0-rc.8\"/>",
+        ] {
+            assert_eq!(xml.contains(property), release == RC8, "{property}");
+        }
     }
 }
 
