@@ -595,10 +595,8 @@ impl LocalBashExecutor {
                 Launch::Agent(pool, call) => {
                     // Boxed: a call waiting for its slot holds none of the
                     // run's state (many may wait at once).
-                    return Box::pin(
-                        self.run_on_agent(launcher, &pool, call, spec, plan, capped, sink),
-                    )
-                    .await;
+                    return Box::pin(self.run_on_agent(launcher, &pool, call, spec, capped, sink))
+                        .await;
                 }
             },
         };

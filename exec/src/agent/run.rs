@@ -125,11 +125,11 @@ impl LocalBashExecutor {
         pool: &AgentPool,
         call: AgentCall,
         spec: BashSpec,
-        plan: RunPlan,
         capped: Option<OverCap>,
         sink: Option<Box<dyn StdoutSink>>,
     ) -> Result<(CappedRun, Option<Box<dyn StdoutSink>>), BashError> {
         let signal = spec.signal.clone().unwrap_or_default();
+        let plan: RunPlan = self.plan(&spec);
         let mut agent = pool.take().map_err(spawn_error)?;
         let pid = agent.pid();
         let (Some(stdin), Some(stdout), Some(stderr)) =
