@@ -91,8 +91,7 @@ pub async fn run(args: McpArgs) -> Result<ExitCode, Error> {
     let logging = fs_search_process::init_logging(args.spill.cutoff());
     if let Some(logging) = &logging {
         let rg = args
-            .executor
-            .as_ref()
+            .remote()
             .map_or_else(fs_search_process::RgInfo::detect, |host| host.rg().clone());
         // Over `--listen` the executor also depends on the address; its
         // own log line says which (http.rs).
