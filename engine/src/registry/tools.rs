@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::bash::{BashExecutor, OverCap};
-use crate::command::{build_glob_command, build_grep_command, build_unsorted_glob_command};
+use crate::command::{glob_words, grep_words};
 use crate::error::ToolError;
 use crate::parse::{parse_glob_paths, parse_grep_matches};
 use crate::registry::surface::{glob_output_schema, grep_output_schema};
@@ -20,7 +20,7 @@ use crate::render::{
 use crate::request::args::{parse_glob_args, parse_grep_args};
 use crate::request::config::Config;
 use crate::request::exec::ExecContext;
-use crate::run::pipeline::run_ripgrep_into;
+use crate::run::pipeline::{Launch, run_ripgrep_into};
 use crate::run::stream::{GlobStream, GrepStream};
 use crate::spill::{SpillRef, TextPieces};
 use crate::value::mtime_sort::sort_by_mtime;
@@ -91,16 +91,13 @@ impl ToolKind {
         match self {
             Self::Glob => {
                 let args = parse_glob_args(args)?;
-                let command = if config.glob_sort_in_engine {
-                    build_unsorted_glob_command(&args)
-                } else {
-                    build_glob_command(&args)
-                };
+                let words = glob_words(&args, !config.glob_sort_in_engine);
+                let launch = Launch::of(&words, config);
                 // Paths are read as rg lists them, unless they must be sorted
                 // first, or rg is stopped at the cap (see `streams`).
                 let (mut raw, stream) = run_ripgrep_into(
                     "glob",
-                    command,
+                    launch,
                     config.raw_output_max_bytes,
                     config.over_cap(),
                     bash.as_ref(),
@@ -137,7 +134,7 @@ impl ToolKind {
                 let args = parse_grep_args(args)?;
                 let (raw, stream) = run_ripgrep_into(
                     "grep",
-                    build_grep_command(&args),
+                    Launch::of(&grep_words(&args), config),
                     config.raw_output_max_bytes,
                     config.over_cap(),
                     bash.as_ref(),

@@ -25,15 +25,22 @@ fn with_excerpt(message: String, excerpt: &str) -> String {
     }
 }
 
+/// The pattern error ripgrep's stderr names, if it names one.
+fn pattern_rejected(tool: &str, excerpt: &str, lower: &str) -> Option<SearchError> {
+    (lower.contains("regex parse error") || lower.contains("error parsing glob")).then(|| {
+        SearchError::new(
+            SearchCode::InvalidPattern,
+            format!("{tool} pattern rejected by ripgrep: {excerpt}"),
+        )
+    })
+}
+
 /// The error for a non-0/1 exit of `tool`'s command.
 pub(crate) fn classify_exit(tool: &str, exit_code: i32, stderr: &CollectedOutput) -> SearchError {
     let excerpt = stderr_excerpt(stderr);
     let lower = excerpt.to_lowercase();
-    if lower.contains("regex parse error") || lower.contains("error parsing glob") {
-        return SearchError::new(
-            SearchCode::InvalidPattern,
-            format!("{tool} pattern rejected by ripgrep: {excerpt}"),
-        );
+    if let Some(rejected) = pattern_rejected(tool, &excerpt, &lower) {
+        return rejected;
     }
     if exit_code == 127 || lower.contains("command not found") {
         return SearchError::new(
@@ -43,6 +50,26 @@ pub(crate) fn classify_exit(tool: &str, exit_code: i32, stderr: &CollectedOutput
                 &excerpt,
             ),
         );
+    }
+    SearchError::new(
+        SearchCode::Failed,
+        with_excerpt(format!("{tool} search failed (exit {exit_code})"), &excerpt),
+    )
+}
+
+/// 0.1.0-rc.8's classification: no shell, so no "command not found" (a
+/// missing rg fails to launch instead). A pattern error is recognised
+/// from the stderr tail kept; a tail cut short of rg's words is an
+/// ordinary failure.
+pub(crate) fn classify_rc8_exit(
+    tool: &str,
+    exit_code: i32,
+    stderr: &CollectedOutput,
+) -> SearchError {
+    let excerpt = stderr_excerpt(stderr);
+    let lower = excerpt.to_lowercase();
+    if let Some(rejected) = pattern_rejected(tool, &excerpt, &lower) {
+        return rejected;
     }
     SearchError::new(
         SearchCode::Failed,
@@ -133,6 +160,38 @@ mod tests {
         assert_eq!(
             classify("grep", 2, &truncated).1,
             "grep search failed (exit 2): tail of diagnostics [stderr truncated]"
+        );
+    }
+
+    /// rc.8 has no shell: exit 127 and "command not found" are ordinary
+    /// failures, and a pattern error cut from the tail is one too.
+    #[test]
+    fn rc8_knows_no_missing_shell_command_and_needs_the_words_in_the_tail() {
+        let e = classify_rc8_exit("grep", 127, &stderr("rg: command not found"));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                SearchCode::Failed,
+                "grep search failed (exit 127): rg: command not found"
+            )
+        );
+        let whole = stderr("rg: regex parse error:\n    (\nerror: unclosed group\n");
+        assert_eq!(
+            classify_rc8_exit("grep", 2, &whole).code,
+            SearchCode::InvalidPattern
+        );
+        let cut = CollectedOutput {
+            text: "error: unclosed group\n".into(),
+            truncated: true,
+            spill_path: None,
+        };
+        let e = classify_rc8_exit("grep", 2, &cut);
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                SearchCode::Failed,
+                "grep search failed (exit 2): error: unclosed group [stderr truncated]"
+            )
         );
     }
 }

@@ -3,14 +3,24 @@
 //! `SearchError`, checked strictly in the contract's order. (Only the
 //! `stopAtRawOutputCap` opt-in, `OverCap::Stop`, reports an overflow
 //! before rg's exit is known; see docs/performance.md.)
+//!
+//! Under 0.1.0-rc.8 ([`Launch::Subprocess`]) the same checks run on rc.8's
+//! spawn, with its texts: a run that cannot start is a ripgrep launch
+//! failure, there is no executor deadline, and a lossy stdout names the
+//! subprocess seam (docs/contract.md, "0.1.0-rc.8").
 
 use std::any::Any;
 
-use crate::bash::{BashExecutor, BashRequest, CappedRun, OverCap, RunMode, RunOutcome, StdoutSink};
+use crate::bash::{
+    BashError, BashExecutor, BashRequest, CappedRun, OverCap, RunMode, RunOutcome, StdoutSink,
+    SubprocessRun,
+};
+use crate::command::RgCommand;
+use crate::command::quote::single_quote;
 use crate::error::{SearchCode, SearchError, ToolError};
-use crate::request::config::ConfigNumber;
+use crate::request::config::{Config, ConfigNumber};
 use crate::request::exec::ExecContext;
-use crate::run::classify::classify_exit;
+use crate::run::classify::{classify_exit, classify_rc8_exit};
 use crate::run::stream::TextLen;
 
 /// Complete raw stdout of a successful rg run.
@@ -33,13 +43,85 @@ fn aborted(tool: &str) -> SearchError {
     )
 }
 
-/// The overflow of a stdout the executor did not keep whole (§7.2 step 7).
-fn truncated_overflow(tool: &str, raw_output_max_bytes: ConfigNumber) -> SearchError {
+/// How rg is started: the seed's `bash -c` of the command string (its
+/// argv offered to an executor that runs without a shell), or rc.8's
+/// direct spawn of its argv.
+#[derive(Debug, Clone)]
+pub(crate) enum Launch {
+    /// 0.0.1: `command` through the bash seam.
+    Bash {
+        /// The shell command string.
+        command: String,
+        /// The same command's words.
+        argv: Option<Vec<String>>,
+    },
+    /// 0.1.0-rc.8: `argv` spawned as its subprocess seam spawns it.
+    Subprocess {
+        /// `rg --no-config …`.
+        argv: Vec<String>,
+        /// Its grace and stderr budget.
+        run: SubprocessRun,
+    },
+}
+
+impl Launch {
+    /// How `config`'s release starts the command of `words`.
+    pub(crate) fn of(words: &RgCommand<'_>, config: &Config) -> Self {
+        match config.subprocess {
+            None => Launch::Bash {
+                command: words.to_shell(),
+                argv: Some(words.to_argv()),
+            },
+            Some(keys) => Launch::Subprocess {
+                argv: words.to_rc8_argv(),
+                run: SubprocessRun {
+                    grace_ms: keys.grace_ms.as_u64_saturating(),
+                    stderr_max_bytes: keys.stderr_max_bytes.as_u64_saturating(),
+                },
+            },
+        }
+    }
+
+    fn is_rc8(&self) -> bool {
+        matches!(self, Launch::Subprocess { .. })
+    }
+
+    /// What the executor is asked to run: its command, argv and run.
+    fn into_request_parts(self) -> (String, Option<Vec<String>>, Option<SubprocessRun>) {
+        match self {
+            Launch::Bash { command, argv } => (command, argv, None),
+            // The command string is the argv quoted word by word: its
+            // display form, inert should an executor hand it to a shell.
+            Launch::Subprocess { argv, run } => {
+                let quoted: Vec<String> = argv.iter().map(|word| single_quote(word)).collect();
+                (quoted.join(" "), Some(argv), Some(run))
+            }
+        }
+    }
+}
+
+/// The overflow of a stdout the executor did not keep whole (§7.2 step 7),
+/// naming what kept it: the bash executor, or rc.8's subprocess seam.
+fn truncated_overflow(tool: &str, raw_output_max_bytes: ConfigNumber, rc8: bool) -> SearchError {
+    let keeper = if rc8 {
+        "the subprocess seam"
+    } else {
+        "the bash executor"
+    };
     SearchError::new(
         SearchCode::RawOutputOverflow,
         format!(
-            "{tool} produced more raw output than the bash executor retained within the {raw_output_max_bytes}-byte cap; narrow pattern, path, or include and retry"
+            "{tool} produced more raw output than {keeper} retained within the {raw_output_max_bytes}-byte cap; narrow pattern, path, or include and retry"
         ),
+    )
+}
+
+/// rc.8's failure of a run that could not start (a missing or unusable
+/// rg, an unusable working directory, a NUL byte in an argument).
+fn launch_failed(tool: &str) -> SearchError {
+    SearchError::new(
+        SearchCode::Failed,
+        format!("{tool} could not start its search command (ripgrep launch failed)"),
     )
 }
 
@@ -76,9 +158,13 @@ pub async fn run_ripgrep(
     exec: &ExecContext,
 ) -> Result<RawSearch, ToolError> {
     let no_sink = |_: &str| None::<NoSink>;
+    let launch = Launch::Bash {
+        command,
+        argv: None,
+    };
     run_ripgrep_into(
         tool,
-        command,
+        launch,
         raw_output_max_bytes,
         over_cap,
         bash,
@@ -97,24 +183,31 @@ pub async fn run_ripgrep(
 /// the executor lost it).
 pub(crate) async fn run_ripgrep_into<S: StdoutSink>(
     tool: &str,
-    command: String,
+    launch: Launch,
     raw_output_max_bytes: ConfigNumber,
     over_cap: OverCap,
     bash: &dyn BashExecutor,
     exec: &ExecContext,
     sink: impl FnOnce(&str) -> Option<S>,
 ) -> Result<(RawSearch, Option<S>), ToolError> {
+    let rc8 = launch.is_rc8();
+    let (command, argv, subprocess) = launch.into_request_parts();
     let request = BashRequest {
         command,
+        argv,
+        subprocess,
         workdir: exec.cwd().map(str::to_owned),
         stdout_max_bytes: Some(raw_output_max_bytes.as_u64_saturating()),
         signal: Some(exec.signal.clone()),
         ..BashRequest::default()
     };
-    // A resolve() failure propagates as an uncoded error.
-    let spec = bash
-        .resolve(request)
-        .map_err(|e| ToolError::Plain(e.to_string()))?;
+    // A resolve() failure propagates as an uncoded error (rc.8 has no
+    // resolve step: its spawn fails to launch).
+    let spec = match bash.resolve(request) {
+        Ok(spec) => spec,
+        Err(_) if rc8 => return Err(launch_failed(tool).into()),
+        Err(e) => return Err(ToolError::Plain(e.to_string())),
+    };
     let spec_signal = spec.signal.clone();
     let workdir = spec.workdir.clone();
     // Stdout is used only when complete within the cap: the executor keeps
@@ -147,8 +240,12 @@ pub(crate) async fn run_ripgrep_into<S: StdoutSink>(
             run: CappedRun::StdoutOverCap,
             ..
         }) => {
-            return Err(truncated_overflow(tool, raw_output_max_bytes).into());
+            return Err(truncated_overflow(tool, raw_output_max_bytes, rc8).into());
         }
+        // rc.8: only an abort seen before the spawn is an abort; any other
+        // failure to start is a launch failure, aborted or not.
+        Err(BashError::AbortedBeforeSpawn(_)) if rc8 => return Err(aborted(tool).into()),
+        Err(_) if rc8 => return Err(launch_failed(tool).into()),
         Err(_) if spec_signal.is_some_and(|s| s.is_cancelled()) => return Err(aborted(tool).into()),
         Err(_) => {
             return Err(SearchError::new(
@@ -160,10 +257,12 @@ pub(crate) async fn run_ripgrep_into<S: StdoutSink>(
     };
     // Nothing below reads a spill file: the executor may delete them now.
     bash.release(&result);
-    if result.aborted {
+    // rc.8 asks its signal once the run is done, however rg ended.
+    let signalled = rc8 && spec_signal.as_ref().is_some_and(|s| s.is_cancelled());
+    if result.aborted || signalled {
         return Err(aborted(tool).into());
     }
-    if result.timed_out {
+    if result.timed_out && !rc8 {
         return Err(SearchError::new(
             SearchCode::Aborted,
             format!(
@@ -187,10 +286,15 @@ pub(crate) async fn run_ripgrep_into<S: StdoutSink>(
         }
     };
     if exit_code != 0 && exit_code != 1 {
-        return Err(classify_exit(tool, exit_code, &result.stderr).into());
+        let error = if rc8 {
+            classify_rc8_exit(tool, exit_code, &result.stderr)
+        } else {
+            classify_exit(tool, exit_code, &result.stderr)
+        };
+        return Err(error.into());
     }
     if result.stdout.truncated {
-        return Err(truncated_overflow(tool, raw_output_max_bytes).into());
+        return Err(truncated_overflow(tool, raw_output_max_bytes, rc8).into());
     }
     // The cap applies to the decoded text (§7.2): a streamed stdout's
     // length was counted as it passed.

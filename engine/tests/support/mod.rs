@@ -234,6 +234,26 @@ pub async fn load_with(bash: Arc<FakeBash>, with_spill: bool, config: Value) -> 
     }
 }
 
+/// [`load_with`] as 0.1.0-rc.8 loads: no probe, two more config keys.
+pub async fn load_rc8(bash: Arc<FakeBash>, config: Value) -> Harness {
+    let spill = Arc::new(FakeSpill::default());
+    let mut registry = Registry::new(Host {
+        bash: Some(bash.clone()),
+        spill_store: Some(spill.clone() as Arc<dyn SpillStore>),
+        timeout_policy: false,
+    });
+    let outcome = registry
+        .load_fs_search_as(fs_search_engine::release::Release::Rc8, &config)
+        .await
+        .map_err(|e: LoadError| e.to_string());
+    Harness {
+        registry,
+        bash,
+        spill,
+        outcome,
+    }
+}
+
 /// Default config `{sampleOverCapGlobResults: true}` plus `extra`, spill loaded.
 pub async fn harness(extra: Value) -> Harness {
     let mut config = json!({"sampleOverCapGlobResults": true});

@@ -12,6 +12,7 @@ mod architecture;
 mod docs_contract;
 mod integration;
 mod process_hygiene;
+mod rc8_integration;
 mod reliability_cancellation;
 mod reliability_config_args;
 mod reliability_flood_memory;
