@@ -125,21 +125,22 @@ impl Spawned {
 
     /// The spawn of `argv` in a direct run (the seed's) whose child
     /// environment is `env`: what bash would exec, with argv as bash
-    /// hands it over (`argv[0]` as written).
+    /// hands it over (`argv[0]` as written). The program is found on the
+    /// child's `PATH` as bash finds it, so `rg` is the `--rg` binary
+    /// through the executor's `--rg` directory, first there (`rg_dir.rs`),
+    /// and a `--rg` that is missing falls through to the next `rg` as it
+    /// does for bash.
     pub(super) fn direct(
         argv: &[String],
-        config: &LocalBashConfig,
         env: &BTreeMap<OsString, OsString>,
     ) -> Result<Self, BashError> {
         let first = argv.first().ok_or_else(not_found)?;
         let path = env.get(OsStr::new("PATH")).map(OsString::as_os_str);
-        let program = match (&config.rg, first.as_str()) {
-            (Some(rg), RG) => std::path::absolute(rg)
-                .unwrap_or_else(|_| rg.clone())
-                .into_os_string(),
-            _ if first.contains('/') => OsString::from(first),
-            _ => find_program_on_path(first, path)
-                .map_or_else(|| OsString::from(first), PathBuf::into_os_string),
+        let program = if first.contains('/') {
+            OsString::from(first)
+        } else {
+            find_program_on_path(first, path)
+                .map_or_else(|| OsString::from(first), PathBuf::into_os_string)
         };
         Ok(Self {
             program,
@@ -195,18 +196,18 @@ mod tests {
     }
 
     #[test]
-    fn a_direct_argv_finds_rg_as_configured_and_keeps_argv0_as_written() {
-        let config = LocalBashConfig {
-            rg: Some("/opt/bin/rg".into()),
-            ..LocalBashConfig::default()
-        };
-        let env = BTreeMap::from([(OsString::from("PATH"), OsString::from("/usr/bin:/bin"))]);
-        let spawned = Spawned::direct(&["rg".to_owned(), "-x".to_owned()], &config, &env).unwrap();
-        assert_eq!(spawned.program, "/opt/bin/rg");
+    fn a_direct_argv_is_found_on_the_child_s_path_and_keeps_argv0_as_written() {
+        let root = tempfile::tempdir().unwrap();
+        let rg = root.path().join("rg");
+        std::fs::write(&rg, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&rg, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let mut path = root.path().as_os_str().to_owned();
+        path.push(":/usr/bin:/bin");
+        let env = BTreeMap::from([(OsString::from("PATH"), path)]);
+        let spawned = Spawned::direct(&["rg".to_owned(), "-x".to_owned()], &env).unwrap();
+        assert_eq!(spawned.program, rg.into_os_string());
         assert_eq!(spawned.argv, ["rg", "-x"]);
-        let plain = LocalBashConfig::default();
-        let spawned = Spawned::direct(&["sh".to_owned()], &plain, &env).unwrap();
-        assert!(Path::new(&spawned.program).is_absolute(), "{spawned:?}");
-        assert_eq!(spawned.argv, ["sh"]);
+        let spawned = Spawned::direct(&["./here".to_owned()], &env).unwrap();
+        assert_eq!(spawned.program, "./here");
     }
 }

@@ -251,7 +251,7 @@ impl LocalBashExecutor {
                 "bash-local: a subprocess run needs an argv".to_owned(),
             )),
             (None, Some(argv)) if self.direct && self.launcher.is_none() => {
-                Spawned::direct(argv, &self.config, env).map(Some)
+                Spawned::direct(argv, env).map(Some)
             }
             (None, _) => Ok(None),
         }
