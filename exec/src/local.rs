@@ -3,7 +3,10 @@
 //! own timeout, and SIGTERM then SIGKILL of the whole group on abort,
 //! returning only once the group is gone (`group.rs`). bash is started by
 //! its absolute path when it can be (`shell.rs`), so the spawn need not
-//! fork this process.
+//! fork this process. In direct mode a request's argv is spawned where
+//! bash would have run, and an rc.8 subprocess run spawns its argv with
+//! rc.8's environment, grace and stderr tail and no deadline (`argv.rs`,
+//! [`RunPlan`]); both take the same group, kill path and captures.
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
