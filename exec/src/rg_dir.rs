@@ -10,6 +10,9 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+/// The link's name: what bash commands run as rg.
+const LINK: &str = "rg";
+
 /// The directory (module doc); `None` inside when it could not be made.
 #[derive(Debug, Default)]
 pub(super) struct RgDir(OnceLock<Option<tempfile::TempDir>>);
@@ -42,7 +45,7 @@ fn make(rg: &Path) -> std::io::Result<tempfile::TempDir> {
         .rand_bytes(6)
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
         .tempdir()?;
-    std::os::unix::fs::symlink(&target, dir.path().join(super::argv::RG))?;
+    std::os::unix::fs::symlink(&target, dir.path().join(LINK))?;
     Ok(dir)
 }
 
