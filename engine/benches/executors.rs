@@ -1,4 +1,6 @@
-//! Criterion benchmarks of one whole call under the local executor, the
+//! Criterion benchmarks of one whole call under the local executor (and
+//! its direct mode, `direct`: the search command's argv spawned without
+//! bash), the
 //! sandboxed one (bubblewrap, `sandbox`; Landlock, `landlock`) and the
 //! remote one (ssh to a test sshd on
 //! 127.0.0.1, its master connection up), in one run, so their ratios are
@@ -76,10 +78,16 @@ fn executors(c: &mut Criterion) {
             cwd: Some(root.path().to_string_lossy().into_owned()),
             ..LocalBashConfig::default()
         };
-        let mut kinds: Vec<(&str, Arc<dyn BashExecutor>)> = vec![(
-            "local",
-            Arc::new(LocalBashExecutor::new(config.clone()).unwrap()),
-        )];
+        let mut kinds: Vec<(&str, Arc<dyn BashExecutor>)> = vec![
+            (
+                "local",
+                Arc::new(LocalBashExecutor::new(config.clone()).unwrap()),
+            ),
+            (
+                "direct",
+                Arc::new(LocalBashExecutor::new(config.clone()).unwrap().direct()),
+            ),
+        ];
         for (kind, runner, one_shot) in [
             ("sandbox", Runner::Bwrap, false),
             ("sandbox-one-shot", Runner::Bwrap, true),

@@ -183,6 +183,11 @@ impl Capture {
     }
 
     async fn spill_chunk(&mut self, chunk: &[u8]) {
+        // A spill cap of 0: this stream never spills.
+        if self.max_spill_bytes == 0 {
+            self.spill = Spill::Abandoned;
+            return;
+        }
         if matches!(self.spill, Spill::None) {
             self.spill = self.open_spill().await;
         }

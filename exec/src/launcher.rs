@@ -68,6 +68,13 @@ pub(crate) trait Launcher: Debug + Send + Sync {
         true
     }
 
+    /// Whether the programs a run names are this machine's (a sandbox's
+    /// are), so that the executor resolves an argv's `rg` here; the
+    /// default says they are.
+    fn runs_local_programs(&self) -> bool {
+        true
+    }
+
     /// The result of a command that ended by itself, as the launcher's
     /// exit tells it. The default keeps it as it is.
     fn finish(&self, result: BashRunResult) -> Result<BashRunResult, BashError> {

@@ -9,7 +9,9 @@
 //! the agents kept in them. Hence the crates this one needs and the
 //! engine does not: `nix`, `tempfile`, tokio's `process` and `net`.
 //!
-//! - [`LocalBashExecutor`] runs `bash -c` here in its own process group;
+//! - [`LocalBashExecutor`] runs `bash -c` here in its own process group
+//!   (in direct mode, a request's argv without bash), and any executor
+//!   runs the 0.1.0-rc.8 subprocess run of an argv (`argv.rs`);
 //!   a launcher (`launcher.rs`, crate-private) starts its `bash -c`
 //!   through another program or on an agent (`agent/`).
 //! - [`SandboxBashExecutor`] is it with a sandbox (bubblewrap or
@@ -56,12 +58,14 @@ macro_rules! delegate_to_inner_executor {
 }
 
 mod agent;
+mod argv;
 mod batched;
 mod capture;
 mod group;
 mod inherited;
 mod launcher;
 mod local;
+mod rg_dir;
 mod sandbox;
 mod shell;
 mod slots;

@@ -3,7 +3,10 @@
 //! own timeout, and SIGTERM then SIGKILL of the whole group on abort,
 //! returning only once the group is gone (`group.rs`). bash is started by
 //! its absolute path when it can be (`shell.rs`), so the spawn need not
-//! fork this process.
+//! fork this process. In direct mode a request's argv is spawned where
+//! bash would have run, and an rc.8 subprocess run spawns its argv with
+//! rc.8's environment, grace and stderr tail and no deadline (`argv.rs`,
+//! [`RunPlan`]); both take the same group, kill path and captures.
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
@@ -18,10 +21,12 @@ use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
+use super::argv::{ResolvedRg, Spawned, subprocess_env_with};
 use super::batched::{Pacing, read_batched};
 use super::capture::{Capture, PastCap, Stream, collect};
 use super::group::{GroupGuard, end_group};
 use super::launcher::{Launch, LaunchPrefix, Launcher, signal_name};
+use super::rg_dir::RgDir;
 use super::shell::{SHELL, find_on_path};
 use fs_search_engine::bash::{
     BashError, BashExecutor, BashRequest, BashRunResult, BashSpec, CappedRun, CollectedOutput,
@@ -68,7 +73,9 @@ impl Default for LocalBashConfig {
     }
 }
 
-/// Runs commands locally through `bash -c`.
+/// Runs commands locally through `bash -c` (or, in direct mode, a
+/// request's argv without bash), and the 0.1.0-rc.8 subprocess runs of
+/// argv (`argv.rs`).
 #[derive(Debug, Clone)]
 pub struct LocalBashExecutor {
     pub(super) config: LocalBashConfig,
@@ -76,6 +83,12 @@ pub struct LocalBashExecutor {
     spill_dir: std::sync::Arc<super::capture::SpillDir>,
     /// What starts `bash -c`: none runs it directly.
     launcher: Option<std::sync::Arc<dyn Launcher>>,
+    /// Direct mode ([`LocalBashExecutor::direct`]).
+    direct: bool,
+    /// The `--rg` directory first on every child's `PATH` (`rg_dir.rs`).
+    rg_dir: std::sync::Arc<RgDir>,
+    /// The rg of the rc.8 subprocess runs, resolved once (`argv.rs`).
+    resolved_rg: std::sync::Arc<ResolvedRg>,
 }
 
 impl LocalBashExecutor {
@@ -98,7 +111,27 @@ impl LocalBashExecutor {
             config,
             spill_dir: Default::default(),
             launcher: None,
+            direct: false,
+            rg_dir: Default::default(),
+            resolved_rg: Default::default(),
         })
+    }
+
+    /// This executor in direct mode (`--executor direct`): a request with
+    /// an argv runs it without bash, spawned as bash would exec it (the
+    /// program found on the child's `PATH`, `rg` being the `--rg` binary
+    /// when set), and otherwise exactly as a `bash -c` run goes: the same
+    /// environment, stdin, timeout, kill path, budgets and spill files. A
+    /// request without one runs through bash. A direct executor has no
+    /// launcher: every run is a process of its own here.
+    pub fn direct(mut self) -> Self {
+        self.direct = true;
+        self
+    }
+
+    /// Whether this executor is in direct mode.
+    pub fn is_direct(&self) -> bool {
+        self.direct
     }
 
     /// This executor with every command started through `launcher`
@@ -133,28 +166,138 @@ pub(super) const FIXED_OVERLAY: [(&str, &str); 4] = [
     ("GIT_PAGER", "cat"),
 ];
 
-/// The child environment of a run through `launcher` (none: a direct
-/// one): [`child_env`] with the launcher's choice of this process's
-/// variables.
-fn launched_env(
-    config: &LocalBashConfig,
-    spec: &BashSpec,
-    launcher: Option<&dyn Launcher>,
-) -> BTreeMap<OsString, OsString> {
-    match launcher {
-        Some(launcher) => child_env_with(config, spec, |name| launcher.inherits(name)),
-        None => child_env(config, spec),
+impl LocalBashExecutor {
+    /// The `--rg` directory, when `config.rg` is set and it could be made.
+    fn rg_path_prefix(&self) -> Option<&std::path::Path> {
+        self.config
+            .rg
+            .as_deref()
+            .and_then(|rg| self.rg_dir.path(rg))
+    }
+
+    /// The environment of a child of `spec`: an rc.8 subprocess run's
+    /// (`argv.rs`) or a `bash -c` run's ([`child_env_with`]), with of
+    /// this process's variables only those whose names `passes`, and the
+    /// `--rg` directory first on `PATH`.
+    pub(super) fn child_env_with(
+        &self,
+        spec: &BashSpec,
+        passes: impl Fn(&OsStr) -> bool,
+    ) -> BTreeMap<OsString, OsString> {
+        let prefix = self.rg_path_prefix();
+        match spec.subprocess {
+            Some(_) => subprocess_env_with(&self.config, spec, prefix, passes),
+            None => {
+                let mut env = child_env_with(&self.config, spec, passes);
+                if let Some(dir) = prefix {
+                    super::rg_dir::prepend_to_path(&mut env, dir);
+                }
+                env
+            }
+        }
+    }
+
+    /// [`LocalBashExecutor::child_env_with`] of every variable.
+    pub(super) fn child_env(&self, spec: &BashSpec) -> BTreeMap<OsString, OsString> {
+        self.child_env_with(spec, |_| true)
+    }
+
+    /// The child environment of a run through `launcher` (none: a direct
+    /// one), with the launcher's choice of this process's variables.
+    fn launched_env(
+        &self,
+        spec: &BashSpec,
+        launcher: Option<&dyn Launcher>,
+    ) -> BTreeMap<OsString, OsString> {
+        match launcher {
+            Some(launcher) => self.child_env_with(spec, |name| launcher.inherits(name)),
+            None => self.child_env(spec),
+        }
+    }
+
+    /// How a run of `spec` goes besides its child ([`RunPlan`]).
+    pub(crate) fn plan(&self, spec: &BashSpec) -> RunPlan {
+        match spec.subprocess {
+            Some(run) => RunPlan {
+                deadline: None,
+                grace: Duration::from_millis(run.grace_ms),
+                stderr_max: usize::try_from(run.stderr_max_bytes).unwrap_or(usize::MAX),
+                spill: false,
+            },
+            None => RunPlan {
+                deadline: Some(Duration::from_millis(spec.timeout_ms)),
+                grace: self.grace(),
+                stderr_max: usize::try_from(self.config.max_output_bytes).unwrap_or(usize::MAX),
+                spill: true,
+            },
+        }
+    }
+
+    /// The argv `spec` spawns without bash, when it does: an rc.8
+    /// subprocess run's (its rg resolved once), or a direct-mode run's
+    /// (`argv.rs`); `None` for a `bash -c` run.
+    pub(crate) fn spawned(
+        &self,
+        spec: &BashSpec,
+        env: &BTreeMap<OsString, OsString>,
+    ) -> Result<Option<Spawned>, BashError> {
+        let remote =
+            (self.launcher.as_deref()).is_some_and(|launcher| !launcher.runs_local_programs());
+        match (&spec.subprocess, &spec.argv) {
+            // Another machine's programs: the argv goes as it is.
+            (Some(_), Some(_)) if remote => Ok(None),
+            (Some(_), Some(argv)) => {
+                let rg = self.resolved_rg.get(&self.config, env);
+                Spawned::subprocess(argv, rg).map(Some)
+            }
+            (Some(_), None) => Err(BashError::InvalidRequest(
+                "bash-local: a subprocess run needs an argv".to_owned(),
+            )),
+            (None, Some(argv)) if self.direct && self.launcher.is_none() => {
+                Spawned::direct(argv, env).map(Some)
+            }
+            (None, _) => Ok(None),
+        }
     }
 }
 
-/// The child environment: the scrubbed harness environment, the fixed
-/// overlay, the configured `env`, then the spec's `env` and `dshEnv`.
-pub(super) fn child_env(config: &LocalBashConfig, spec: &BashSpec) -> BTreeMap<OsString, OsString> {
-    child_env_with(config, spec, |_| true)
+/// What a run's kind decides besides its child: the seed's runs have the
+/// executor's deadline, grace, stderr budget and spill files; an rc.8
+/// subprocess run has no deadline, its own grace and stderr tail, and no
+/// spill file of either stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RunPlan {
+    /// When the executor kills the command; `None`: only the signal ends it.
+    pub(crate) deadline: Option<Duration>,
+    /// SIGTERM to SIGKILL, and the bound on draining the pipes after exit.
+    pub(crate) grace: Duration,
+    /// How many (trailing) bytes of stderr are kept.
+    pub(crate) stderr_max: usize,
+    /// Whether a stream past its budget may spill to a file.
+    pub(crate) spill: bool,
 }
 
-/// [`child_env`] with, of this process's variables, only those whose
-/// names `passes` (a sandbox's allowlist).
+impl RunPlan {
+    /// The deadline's sleep; one that never ends when there is none.
+    pub(crate) async fn deadline(self) {
+        match self.deadline {
+            Some(after) => tokio::time::sleep(after).await,
+            None => std::future::pending().await,
+        }
+    }
+
+    /// The longest wait for a launcher slot (`slots.rs`): the deadline,
+    /// or without one as long as the signal allows.
+    pub(crate) fn slot_bound(self) -> Duration {
+        self.deadline
+            .unwrap_or(Duration::from_secs(u64::from(u32::MAX)))
+    }
+}
+
+/// The child environment of a `bash -c` run: the scrubbed harness
+/// environment, the fixed overlay, the configured `env`, then the spec's
+/// `env` and `dshEnv`; of this process's variables only those whose names
+/// `passes` (a sandbox's allowlist).
 pub(super) fn child_env_with(
     config: &LocalBashConfig,
     spec: &BashSpec,
@@ -183,32 +326,45 @@ pub(super) fn child_env_with(
 /// group, in `spec.workdir`. With a launcher's `prefix`, its program and
 /// arguments come first and `bash` is left to the launcher's own search
 /// of the child's `PATH`.
+///
+/// A run that spawns an argv without bash (`spawned`: an rc.8 subprocess
+/// run, or a direct one) spawns it instead of `bash -c`, the same way
+/// otherwise; an rc.8 run's stdin is always /dev/null.
 fn shell_command(
     spec: &BashSpec,
     env: BTreeMap<OsString, OsString>,
     prefix: Option<LaunchPrefix>,
+    spawned: Option<&Spawned>,
 ) -> Command {
-    let mut command = match prefix {
-        Some(prefix) => {
+    let mut command = match (spawned, prefix) {
+        (Some(spawned), prefix) => spawned.command(prefix),
+        (None, Some(prefix)) => {
             let mut command = Command::new(prefix.program);
-            command.args(prefix.args).arg(SHELL);
+            command
+                .args(prefix.args)
+                .arg(SHELL)
+                .arg("-c")
+                .arg(&spec.command);
             command
         }
-        None => match find_on_path(env.get(OsStr::new("PATH")).map(OsString::as_os_str)) {
-            Some(program) => {
-                let mut command = Command::new(program);
-                command.arg0(SHELL);
-                command
-            }
-            None => Command::new(SHELL),
-        },
+        (None, None) => {
+            let mut command =
+                match find_on_path(env.get(OsStr::new("PATH")).map(OsString::as_os_str)) {
+                    Some(program) => {
+                        let mut command = Command::new(program);
+                        command.arg0(SHELL);
+                        command
+                    }
+                    None => Command::new(SHELL),
+                };
+            command.arg("-c").arg(&spec.command);
+            command
+        }
     };
     command
-        .arg("-c")
-        .arg(&spec.command)
         .env_clear()
         .envs(env)
-        .stdin(if spec.stdin.is_some() {
+        .stdin(if spec.stdin.is_some() && spec.subprocess.is_none() {
             Stdio::piped()
         } else {
             Stdio::null()
@@ -258,15 +414,21 @@ impl LocalBashExecutor {
         max: usize,
         sink: Option<Box<dyn StdoutSink>>,
         pid: u32,
+        spill: bool,
     ) -> Capture {
         match (sink, stream) {
             (Some(sink), Stream::Stdout) => {
                 Capture::streaming(self.spill_dir.clone(), max, pid, sink)
             }
+            // A spill cap of 0: never a spill file.
             _ => Capture::new(
                 self.spill_dir.clone(),
                 max,
-                self.config.max_spill_bytes,
+                if spill {
+                    self.config.max_spill_bytes
+                } else {
+                    0
+                },
                 stream,
                 pid,
             ),
@@ -389,10 +551,8 @@ impl LocalBashExecutor {
         }
         // A run that goes elsewhere fails as a local spawn would, at once
         // (`spawn_refusal.rs`).
-        let env = self
-            .launcher
-            .is_some()
-            .then(|| child_env(&self.config, &spec));
+        let plan = self.plan(&spec);
+        let env = self.launcher.is_some().then(|| self.child_env(&spec));
         if let Some(env) = &env
             && let Some(refused) = super::spawn_refusal::spawn_refusal(&spec, env)
         {
@@ -401,30 +561,36 @@ impl LocalBashExecutor {
         // A sandbox or a remote session: one of the process's slots for
         // the whole run (`slots.rs`).
         let _slot = match self.launcher {
-            Some(_) => {
-                match super::slots::wait_for_slot(&signal, Duration::from_millis(spec.timeout_ms))
-                    .await
-                {
-                    super::slots::Slot::Held(slot) => slot,
-                    super::slots::Slot::Aborted => {
-                        return Err(BashError::AbortedBeforeSpawn(
-                            "This operation was aborted".into(),
-                        ));
-                    }
-                    super::slots::Slot::TimedOut => {
-                        let result = BashRunResult {
-                            timed_out: true,
-                            timeout_ms: spec.timeout_ms,
-                            ..BashRunResult::default()
-                        };
-                        return Ok((CappedRun::Finished(result), sink));
-                    }
+            Some(_) => match super::slots::wait_for_slot(&signal, plan.slot_bound()).await {
+                super::slots::Slot::Held(slot) => slot,
+                super::slots::Slot::Aborted => {
+                    return Err(BashError::AbortedBeforeSpawn(
+                        "This operation was aborted".into(),
+                    ));
                 }
-            }
+                super::slots::Slot::TimedOut => {
+                    let result = BashRunResult {
+                        timed_out: true,
+                        timeout_ms: spec.timeout_ms,
+                        ..BashRunResult::default()
+                    };
+                    return Ok((CappedRun::Finished(result), sink));
+                }
+            },
             None => None,
         };
         let launcher = self.launcher.as_deref();
-        let env = launched_env(&self.config, &spec, launcher);
+        let env = self.launched_env(&spec, launcher);
+        let spawned = self.spawned(&spec, &env)?;
+        // A launcher runs the argv as spawned (`rg` resolved).
+        let mut spec = spec;
+        if let (Some(spawned), Some(_)) = (&spawned, launcher) {
+            spec.argv = Some(
+                (spawned.argv.iter())
+                    .map(|arg| arg.to_string_lossy().into_owned())
+                    .collect(),
+            );
+        }
         let prefix = match launcher {
             None => None,
             Some(launcher) => match launcher.launch(&spec, &env)? {
@@ -437,7 +603,7 @@ impl LocalBashExecutor {
                 }
             },
         };
-        let mut command = shell_command(&spec, env, prefix);
+        let mut command = shell_command(&spec, env, prefix, spawned.as_ref());
         super::inherited::mark_inherited_descriptors_close_on_exec();
         let mut child = command.spawn().map_err(BashError::Spawn)?;
         let pid = child.id().unwrap_or_default();
@@ -463,7 +629,7 @@ impl LocalBashExecutor {
         let _stop_readers_on_drop = stop.clone().drop_guard();
         let over_cap = CancellationToken::new();
         let stdout_max = usize::try_from(spec.stdout_max_bytes).unwrap_or(usize::MAX);
-        let stderr_max = usize::try_from(self.config.max_output_bytes).unwrap_or(usize::MAX);
+        let stderr_max = plan.stderr_max;
         let stdout: Option<Pipe> = child.stdout.take().map(|pipe| {
             // The reader's own copy of the (non-blocking) pipe; dropping
             // tokio's handle stops the runtime watching it.
@@ -484,7 +650,7 @@ impl LocalBashExecutor {
                 Stream::Stdout => sink.take(),
                 Stream::Stderr => None,
             };
-            let capture = self.capture(stream, max, sink, pid);
+            let capture = self.capture(stream, max, sink, pid, plan.spill);
             let stop = stop.clone();
             let past_cap = past_cap(stream, capped, &over_cap);
             match pipe {
@@ -502,7 +668,8 @@ impl LocalBashExecutor {
             }
         });
 
-        let deadline = tokio::time::sleep(Duration::from_millis(spec.timeout_ms));
+        let deadline = plan.deadline();
+        tokio::pin!(deadline);
         // The stdout cap first: once the reader has stopped at the cap it
         // closes the pipe, so the command may die of SIGPIPE at once, and
         // that death is the stop's doing, not how the command ended.
@@ -511,13 +678,13 @@ impl LocalBashExecutor {
             () = over_cap.cancelled() => Some(KillCause::StdoutCap),
             _ = child.wait() => None,
             () = signal.cancelled() => Some(KillCause::Abort),
-            () = deadline => Some(KillCause::Timeout),
+            () = &mut deadline => Some(KillCause::Timeout),
         };
         // Every kill, whatever its cause, ends the group the same way and
         // returns only once no member is alive (or the bound is over).
         let status = match cause {
             None => Some(child.wait().await.map_err(BashError::Spawn)?),
-            Some(_) => end_group(&mut child, pgid, self.grace()).await,
+            Some(_) => end_group(&mut child, pgid, plan.grace).await,
         };
         group.disarm();
         if cause == Some(KillCause::StdoutCap) {
@@ -532,7 +699,9 @@ impl LocalBashExecutor {
             (stdout, stderr)
         };
         tokio::pin!(collected);
-        let (stdout, stderr) = match tokio::time::timeout(self.grace(), &mut collected).await {
+        // A descendant holding a pipe open does not hold the run: the
+        // readers get the grace, then stop.
+        let (stdout, stderr) = match tokio::time::timeout(plan.grace, &mut collected).await {
             Ok(done) => done,
             Err(_) => {
                 stop.cancel();
@@ -805,7 +974,12 @@ mod tests {
             )]),
             ..LocalBashConfig::default()
         };
-        let command = shell_command(&spec("true"), child_env(&config, &spec("true")), None);
+        let command = shell_command(
+            &spec("true"),
+            child_env_with(&config, &spec("true"), |_| true),
+            None,
+            None,
+        );
         assert_eq!(command.as_std().get_program(), own_bash.as_os_str());
         let args: Vec<&OsStr> = command.as_std().get_args().collect();
         assert_eq!(args, [OsStr::new("-c"), OsStr::new("true")]);

@@ -1,4 +1,5 @@
-//! What a local spawn of `bash -c COMMAND` refuses before bash runs, said
+//! What a local spawn of `bash -c COMMAND` (or of an rc.8 subprocess
+//! run's argv) refuses before it runs, said
 //! for a run that goes elsewhere (an agent in a sandbox or over ssh, a
 //! launcher's program), so that it fails as the local executor's does and
 //! at once: a NUL byte in the command, the working directory or the
@@ -35,7 +36,13 @@ pub(super) fn spawn_refusal(
     env: &BTreeMap<OsString, OsString>,
 ) -> Option<std::io::Error> {
     let has_nul = |bytes: &[u8]| bytes.contains(&0);
-    if has_nul(spec.command.as_bytes())
+    // An rc.8 subprocess run spawns its argv, not `bash -c COMMAND`.
+    let argv = spec.subprocess.and(spec.argv.as_ref());
+    let words_have_nul = match argv {
+        Some(argv) => argv.iter().any(|arg| has_nul(arg.as_bytes())),
+        None => has_nul(spec.command.as_bytes()),
+    };
+    if words_have_nul
         || has_nul(spec.workdir.as_bytes())
         || env
             .iter()
@@ -45,6 +52,19 @@ pub(super) fn spawn_refusal(
             std::io::ErrorKind::InvalidInput,
             NUL_REFUSED,
         ));
+    }
+    if let Some(argv) = argv {
+        let lengths: Vec<usize> = argv.iter().map(String::len).collect();
+        let program = argv.first().map_or(0, String::len);
+        let environment = env.iter().map(|(name, value)| name.len() + 1 + value.len());
+        return over_exec_limits(
+            program,
+            &lengths,
+            environment,
+            page_size(),
+            stack_soft_limit(),
+        )
+        .then(|| std::io::Error::from_raw_os_error(nix::libc::E2BIG));
     }
     let program = find_on_path(env.get(OsStr::new("PATH")).map(OsString::as_os_str))
         .map_or_else(|| SHELL.len(), |path| path.as_os_str().len());

@@ -56,7 +56,7 @@ use thiserror::Error;
 
 use super::agent::{AGENT_SCRIPT, AgentCall, AgentPool, Ends, bash_argv};
 use super::launcher::{Launch, LaunchPrefix, Launcher, exit_as_signal};
-use super::local::{FIXED_OVERLAY, child_env};
+use super::local::FIXED_OVERLAY;
 use super::shell::find_program_on_path;
 use super::{LocalBashConfig, LocalBashExecutor};
 use fs_search_engine::bash::{BashError, BashRunResult, BashSpec};
@@ -310,7 +310,7 @@ impl SshBashExecutor {
         let inner = LocalBashExecutor::new(config)?;
         // The ssh client gets the scrubbed environment (what `SendEnv`
         // may forward).
-        let env = child_env(inner.config(), &super::sandbox::probe_spec());
+        let env = inner.child_env(&super::sandbox::probe_spec());
         launcher.agents = Some(launcher.start_agents(env));
         let launcher = Arc::new(launcher);
         let inner = inner.with_launcher(launcher.clone());
@@ -737,9 +737,11 @@ impl SshLauncher {
 
     /// The variables set on the host for `spec`, after its scrubbed own:
     /// the fixed overlay, the configured ones, the request's.
+    /// An rc.8 subprocess run has no overlay.
     fn remote_env(&self, spec: &BashSpec) -> Vec<(String, String)> {
         let overlay = FIXED_OVERLAY
             .iter()
+            .filter(|_| spec.subprocess.is_none())
             .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()));
         let configured = self.env.clone().into_iter();
         let requested = [&spec.env, &spec.dsh_env]
@@ -772,7 +774,38 @@ impl Drop for SshLauncher {
     }
 }
 
+/// The script that runs an rc.8 subprocess run's argv on the host: the
+/// host's variables named `DSH_…` in any case dropped (the agent's own
+/// scrub drops upper-case ones only, as the seed does), then the run's
+/// variables set (`N NAME=VALUE…`), then the argv exec'd, its stdin the
+/// agent's /dev/null.
+const SUBPROCESS_SCRIPT: &str = r#"for n in $(compgen -e); do case ${n^^} in DSH_*) unset -v "$n";; esac; done
+n=$1; shift
+if ((n)); then export -- "${@:1:n}"; fi
+shift "$n"
+exec "$@""#;
+
+/// `bash --norc -c SUBPROCESS_SCRIPT bash N NAME=VALUE… ARGV…`.
+fn subprocess_argv(env: Vec<(OsString, OsString)>, argv: &[String]) -> Vec<OsString> {
+    let mut out = bash_argv(&["--norc"], SUBPROCESS_SCRIPT);
+    out.push(OsString::from("bash"));
+    out.push(OsString::from(env.len().to_string()));
+    for (name, value) in env {
+        let mut pair = name;
+        pair.push("=");
+        pair.push(value);
+        out.push(pair);
+    }
+    out.extend(argv.iter().map(OsString::from));
+    out
+}
+
 impl Launcher for SshLauncher {
+    /// The host's programs: an argv's `rg` is the host's.
+    fn runs_local_programs(&self) -> bool {
+        false
+    }
+
     /// Every run on an agent: a command's stdin is not carried to the
     /// host (the tools never give one).
     fn launch(
@@ -790,15 +823,23 @@ impl Launcher for SshLauncher {
             .agents
             .clone()
             .ok_or_else(|| BashError::Other("ssh: the executor is closing".to_owned()))?;
-        let call = AgentCall {
-            workdir: OsString::from(&spec.workdir),
-            unset: Vec::new(),
-            env: self
-                .remote_env(spec)
-                .into_iter()
-                .map(|(name, value)| (OsString::from(name), OsString::from(value)))
-                .collect(),
-            argv: bash_argv(&["--norc"], &spec.command),
+        let env = self
+            .remote_env(spec)
+            .into_iter()
+            .map(|(name, value)| (OsString::from(name), OsString::from(value)));
+        let call = match (&spec.subprocess, &spec.argv) {
+            (Some(_), Some(argv)) => AgentCall {
+                workdir: OsString::from(&spec.workdir),
+                unset: Vec::new(),
+                env: Vec::new(),
+                argv: subprocess_argv(env.collect(), argv),
+            },
+            _ => AgentCall {
+                workdir: OsString::from(&spec.workdir),
+                unset: Vec::new(),
+                env: env.collect(),
+                argv: bash_argv(&["--norc"], &spec.command),
+            },
         };
         Ok(Launch::Agent(pool, call))
     }

@@ -88,18 +88,26 @@ pub struct McpArgs {
     /// Run rg on another machine over ssh, in --workdir there (an
     /// absolute path on HOST); pages name paths on HOST, so the agent's
     /// own file reads must reach HOST too (docs/mcp.md). Exits 2 when
-    /// HOST cannot be reached.
+    /// HOST cannot be reached. `--executor direct`: run rg here without
+    /// bash (its argv spawned directly), otherwise as the local executor.
     #[arg(
         long,
         value_name = "ssh://[USER@]HOST[:PORT]",
         value_parser = fs_search_process::parse_executor,
         conflicts_with = "replay"
     )]
-    pub executor: Option<std::sync::Arc<fs_search_process::RemoteHost>>,
+    pub executor: Option<fs_search_process::ExecutorFlag>,
     /// With --replay, the transcripts' headers name the release: a
     /// --contract naming another is refused.
     #[command(flatten)]
     pub contract: ContractArgs,
+}
+
+impl McpArgs {
+    /// The host of `--executor ssh://…`, if one was given.
+    pub fn remote(&self) -> Option<&std::sync::Arc<fs_search_process::RemoteHost>> {
+        (self.executor.as_ref()).and_then(fs_search_process::ExecutorFlag::remote)
+    }
 }
 
 /// `mcp --on-miss`: the answer to a call no recorded call matches.

@@ -28,12 +28,12 @@ pub fn main(args: McpArgs) -> ExitCode {
         }
     };
     // A workdir on another machine (`--executor ssh://…`) is checked there.
-    let workdir = args.workdir.as_deref().filter(|_| args.executor.is_none());
+    let workdir = args.workdir.as_deref().filter(|_| args.remote().is_none());
     if let Some(Err(e)) = workdir.map(fs_search_process::check_workdir) {
         stderr_line!("workbench: {e}");
         return ExitCode::from(exit::ERROR);
     }
-    let remote = args.executor.clone();
+    let remote = args.remote().cloned();
     let outcome = runtime.block_on(crate::run(args));
     // A blocking read (stdin) of a stopped server is not waited for.
     runtime.shutdown_background();

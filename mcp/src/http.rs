@@ -450,6 +450,7 @@ pub(crate) async fn serve(args: &McpArgs) -> Result<u8, McpError> {
     tracing::info!(%bound, token = gate.has_token(), "listening");
     let sandbox_note = match &executor {
         ExecutorKind::Local => String::new(),
+        ExecutorKind::Direct => " (executor direct: rg runs here without bash)".to_owned(),
         ExecutorKind::Sandbox(_) if args.sandbox.is_some() => {
             format!(" ({})", executor.sandbox_account().unwrap_or_default())
         }

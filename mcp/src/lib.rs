@@ -90,7 +90,7 @@ pub async fn run(args: McpArgs) -> Result<ExitCode, Error> {
     fs_search_exec::bound_launcher_runs(usize::try_from(args.max_sandboxes).unwrap_or(usize::MAX));
     let logging = fs_search_process::init_logging(args.spill.cutoff());
     if let Some(logging) = &logging {
-        let rg = match (&args.executor, &args.contract.rg) {
+        let rg = match (args.remote(), &args.contract.rg) {
             (Some(host), _) => host.rg().clone(),
             (None, Some(path)) => fs_search_process::RgInfo::at(path),
             (None, None) => fs_search_process::RgInfo::detect(),

@@ -50,10 +50,9 @@ pub(crate) fn executor_for(args: &McpArgs, listen: Option<std::net::SocketAddr>)
     let public = listen.is_some_and(|addr| !addr.ip().is_loopback());
     let by_default = (public && !args.no_sandbox).then_some(fs_search_exec::Runner::Auto);
     let confined = args.sandbox.or(by_default);
-    match (&args.executor, confined) {
-        (Some(host), Some(runner)) => ExecutorKind::Ssh(host.sandboxed(runner)),
-        (Some(host), None) => ExecutorKind::Ssh(Arc::clone(host)),
-        (None, confined) => ExecutorKind::from_flag(confined),
+    match &args.executor {
+        Some(flag) => flag.kind(confined),
+        None => ExecutorKind::from_flag(confined),
     }
 }
 

@@ -1,4 +1,6 @@
-//! The bash executor every front end chooses between: the local one, the
+//! The bash executor every front end chooses between: the local one (or
+//! its direct mode, `--executor direct`: a search command's argv spawned
+//! without bash, everything else as the local one), the
 //! sandboxed one (`--sandbox[=auto|bwrap|landlock]`: each command
 //! confined by bubblewrap or Landlock to the workspace and the files bash
 //! and rg run from; docs/reliability.md has the threat model), or
@@ -27,6 +29,12 @@ pub enum ExecutorKind {
     /// `bash -c` on this machine, reading what the user can read.
     #[default]
     Local,
+    /// The local executor's direct mode (`--executor direct`): a command
+    /// with an argv (the search tools') spawned without bash, one process
+    /// per call, otherwise exactly as [`ExecutorKind::Local`] runs it
+    /// (the same environment, timeout, budgets, spill files and kill
+    /// path); a command without one (the load probe) through bash.
+    Direct,
     /// `bash -c` in a sandbox holding only the workspace and what bash
     /// and rg run from, by the runner asked for (`auto` by default).
     Sandbox(Runner),
@@ -188,10 +196,52 @@ pub fn remote_landlock_refusal(remote: &RemoteHost) -> String {
     )
 }
 
-/// Parses `--executor`: `ssh://[USER@]HOST[:PORT]`.
-pub fn parse_executor(raw: &str) -> Result<Arc<RemoteHost>, String> {
+/// The value of `--executor`: the local executor's direct mode, or a
+/// host to run on over ssh.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExecutorFlag {
+    /// `direct` ([`ExecutorKind::Direct`]).
+    Direct,
+    /// `ssh://[USER@]HOST[:PORT]` ([`ExecutorKind::Ssh`]).
+    Ssh(Arc<RemoteHost>),
+}
+
+impl ExecutorFlag {
+    /// The host of `ssh://…`; `None` for `direct`.
+    pub fn remote(&self) -> Option<&Arc<RemoteHost>> {
+        match self {
+            Self::Direct => None,
+            Self::Ssh(remote) => Some(remote),
+        }
+    }
+
+    /// The executor this value chooses with `--sandbox[=RUNNER]`: on the
+    /// host, confined there by `sandbox`; `direct` is a mode of the local
+    /// executor, so with `--sandbox` the sandbox runs the commands.
+    pub fn kind(&self, sandbox: Option<Runner>) -> ExecutorKind {
+        match (self, sandbox) {
+            (Self::Ssh(remote), Some(runner)) => ExecutorKind::Ssh(remote.sandboxed(runner)),
+            (Self::Ssh(remote), None) => ExecutorKind::Ssh(Arc::clone(remote)),
+            (Self::Direct, Some(runner)) => ExecutorKind::Sandbox(runner),
+            (Self::Direct, None) => ExecutorKind::Direct,
+        }
+    }
+}
+
+/// The value of `--executor` that names the direct mode.
+pub(crate) const DIRECT: &str = "direct";
+
+/// Parses `--executor`: `direct` or `ssh://[USER@]HOST[:PORT]`.
+pub fn parse_executor(raw: &str) -> Result<ExecutorFlag, String> {
+    if raw == DIRECT {
+        return Ok(ExecutorFlag::Direct);
+    }
     let target: SshTarget = raw.parse().map_err(|e| format!("{e}"))?;
-    Ok(Arc::new(RemoteHost::new(target, None, Arc::default())))
+    Ok(ExecutorFlag::Ssh(Arc::new(RemoteHost::new(
+        target,
+        None,
+        Arc::default(),
+    ))))
 }
 
 impl ExecutorKind {
@@ -229,19 +279,20 @@ impl ExecutorKind {
     /// the host.
     pub fn is_confined(&self) -> bool {
         match self {
-            Self::Local => false,
+            Self::Local | Self::Direct => false,
             Self::Sandbox(_) => true,
             Self::Ssh(remote) => remote.sandboxed,
         }
     }
 
     /// The name recordings write in their header (`env.executor`):
-    /// `local`, `sandbox-bwrap` or `sandbox-landlock` (`sandbox` before
+    /// `local`, `direct`, `sandbox-bwrap` or `sandbox-landlock` (`sandbox` before
     /// `auto` has chosen), or the ssh target (with ` (sandbox: bwrap)`
     /// when confined there).
     pub fn as_str(&self) -> &str {
         match (self, self.runner()) {
             (Self::Ssh(remote), _) => &remote.name,
+            (Self::Direct, _) => DIRECT,
             (_, Some(Runner::Bwrap)) => "sandbox-bwrap",
             (_, Some(Runner::Landlock)) => "sandbox-landlock",
             (_, Some(Runner::Auto)) => "sandbox",
@@ -289,6 +340,11 @@ pub fn build(
         ExecutorKind::Local => {
             Arc::new(LocalBashExecutor::new(config).map_err(ExecutorError::Local)?)
         }
+        ExecutorKind::Direct => Arc::new(
+            LocalBashExecutor::new(config)
+                .map_err(ExecutorError::Local)?
+                .direct(),
+        ),
         &ExecutorKind::Sandbox(runner) => {
             let sandbox = SandboxBashExecutor::new(
                 config,
@@ -321,4 +377,48 @@ pub fn build(
             Arc::new(ssh)
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn direct_parses_and_names_the_local_executor_s_direct_mode() {
+        let flag = parse_executor("direct").unwrap();
+        assert_eq!(flag, ExecutorFlag::Direct);
+        assert!(flag.remote().is_none());
+        assert_eq!(flag.kind(None), ExecutorKind::Direct);
+        assert_eq!(ExecutorKind::Direct.as_str(), "direct");
+        assert!(!ExecutorKind::Direct.is_confined() && !ExecutorKind::Direct.is_remote());
+        // With --sandbox the sandbox runs the commands.
+        assert_eq!(
+            flag.kind(Some(Runner::Bwrap)),
+            ExecutorKind::Sandbox(Runner::Bwrap)
+        );
+        let remote = parse_executor("ssh://box").unwrap();
+        assert_eq!(remote.remote().map(|r| r.label.as_str()), Some("ssh://box"));
+        assert!(parse_executor("direct2").is_err());
+    }
+
+    #[tokio::test]
+    async fn the_direct_kind_builds_a_local_executor_in_direct_mode() {
+        let bash = build(&ExecutorKind::Direct, LocalBashConfig::default()).unwrap();
+        let spec = bash
+            .resolve(fs_search_engine::bash::BashRequest {
+                command: "exit 9".to_owned(),
+                argv: Some(vec!["printf".to_owned(), "%s".to_owned(), "$0".to_owned()]),
+                ..Default::default()
+            })
+            .unwrap();
+        let outcome = bash
+            .run(spec, fs_search_engine::bash::RunMode::whole())
+            .await
+            .unwrap();
+        let result = outcome.run.finished().unwrap();
+        assert_eq!(
+            (result.exit_code, result.stdout.text.as_str()),
+            (Some(0), "$0")
+        );
+    }
 }

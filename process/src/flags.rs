@@ -68,25 +68,28 @@ pub struct SandboxArg {
     /// Run rg on another machine over ssh, in --workdir there (an
     /// absolute path on HOST): the user's ssh configuration, keys and
     /// known hosts apply, never a prompt (docs/workbench.md). Exits 2 when
-    /// HOST cannot be reached.
+    /// HOST cannot be reached. `--executor direct`: run rg here without
+    /// bash (its argv spawned directly), otherwise as the local executor.
     #[arg(
         long,
         value_name = "ssh://[USER@]HOST[:PORT]",
         value_parser = crate::parse_executor
     )]
-    pub executor: Option<std::sync::Arc<crate::RemoteHost>>,
+    pub executor: Option<crate::ExecutorFlag>,
 }
 
 impl SandboxArg {
     /// The executor the flags choose.
     pub fn kind(&self) -> crate::ExecutorKind {
         match &self.executor {
-            Some(remote) => match self.sandbox {
-                Some(runner) => crate::ExecutorKind::Ssh(remote.sandboxed(runner)),
-                None => crate::ExecutorKind::Ssh(std::sync::Arc::clone(remote)),
-            },
+            Some(flag) => flag.kind(self.sandbox),
             None => crate::ExecutorKind::from_flag(self.sandbox),
         }
+    }
+
+    /// The host of `--executor ssh://…`, if one was given.
+    pub fn remote(&self) -> Option<&std::sync::Arc<crate::RemoteHost>> {
+        self.executor.as_ref().and_then(crate::ExecutorFlag::remote)
     }
 }
 

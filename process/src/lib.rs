@@ -55,8 +55,8 @@ pub use bounded::{
 };
 pub use console::write_line;
 pub use executor::{
-    ExecutorError, ExecutorKind, RemoteHost, SANDBOX_READABLE, build as build_executor,
-    parse_executor, remote_landlock_refusal,
+    ExecutorError, ExecutorFlag, ExecutorKind, RemoteHost, SANDBOX_READABLE,
+    build as build_executor, parse_executor, remote_landlock_refusal,
 };
 #[cfg(feature = "clap")]
 pub use flags::{

@@ -58,7 +58,9 @@ impl RgInfo {
     pub fn detect_for(kind: &crate::ExecutorKind) -> Self {
         match kind {
             crate::ExecutorKind::Ssh(remote) => remote.rg().clone(),
-            crate::ExecutorKind::Local | crate::ExecutorKind::Sandbox(_) => Self::detect(),
+            crate::ExecutorKind::Local
+            | crate::ExecutorKind::Direct
+            | crate::ExecutorKind::Sandbox(_) => Self::detect(),
         }
     }
 

@@ -76,8 +76,8 @@ pub fn run(cli: Cli) -> ExitCode {
     // A bad --workdir is named as such, before any shell is spawned in it.
     // A workdir on another machine (`--executor ssh://…`) is checked there.
     let workdir = match &command {
-        None if cli.tui.sandbox.executor.is_none() => cli.tui.workdir.as_deref(),
-        Some(Command::Call(args)) if args.sandbox.executor.is_none() => {
+        None if cli.tui.sandbox.remote().is_none() => cli.tui.workdir.as_deref(),
+        Some(Command::Call(args)) if args.sandbox.remote().is_none() => {
             Some(args.call.workdir.as_path())
         }
         Some(Command::Explain(args)) => Some(args.call.workdir.as_path()),
@@ -124,19 +124,19 @@ fn remote_host(
     tui: &cli::TuiArgs,
     command: &Option<Command>,
 ) -> Option<std::sync::Arc<fs_search_process::RemoteHost>> {
-    let executor = match command {
-        None => &tui.sandbox.executor,
-        Some(Command::Call(args)) => &args.sandbox.executor,
-        Some(Command::Explain(args)) => &args.sandbox.executor,
-        Some(Command::Surface(args)) => &args.sandbox.executor,
-        Some(Command::Replay(args)) => &args.sandbox.executor,
-        Some(Command::Ablate(args)) => &args.sandbox.executor,
+    let sandbox = match command {
+        None => &tui.sandbox,
+        Some(Command::Call(args)) => &args.sandbox,
+        Some(Command::Explain(args)) => &args.sandbox,
+        Some(Command::Surface(args)) => &args.sandbox,
+        Some(Command::Replay(args)) => &args.sandbox,
+        Some(Command::Ablate(args)) => &args.sandbox,
         // The server joins its own (`fs_search_mcp::main`).
         Some(Command::Mcp(_) | Command::Record(_) | Command::Freeze(_) | Command::Lens(_)) => {
             return None;
         }
     };
-    executor.clone()
+    sandbox.remote().cloned()
 }
 
 /// Waits, bounded, for the ssh masters of `remote`'s executors to close.

@@ -24,7 +24,7 @@ mod executor_tests;
 mod framed;
 mod run;
 
-pub(crate) use run::bash_argv;
+pub(crate) use run::{bash_argv, command_argv};
 
 use std::ffi::{OsStr, OsString};
 use std::os::fd::OwnedFd;

@@ -18,7 +18,7 @@ use crate::LocalBashExecutor;
 use crate::capture::{Stream, collect};
 use crate::group::KILL_SETTLE;
 use crate::launcher::Launcher;
-use crate::local::{finish_captures, past_cap};
+use crate::local::{RunPlan, finish_captures, past_cap};
 use fs_search_engine::bash::{BashError, BashRunResult, BashSpec, CappedRun, OverCap, StdoutSink};
 
 /// How long a spent agent, its stdin closed, is given to exit.
@@ -129,6 +129,7 @@ impl LocalBashExecutor {
         sink: Option<Box<dyn StdoutSink>>,
     ) -> Result<(CappedRun, Option<Box<dyn StdoutSink>>), BashError> {
         let signal = spec.signal.clone().unwrap_or_default();
+        let plan: RunPlan = self.plan(&spec);
         let mut agent = pool.take().map_err(spawn_error)?;
         let pid = agent.pid();
         let (Some(stdin), Some(stdout), Some(stderr)) =
@@ -151,7 +152,7 @@ impl LocalBashExecutor {
         let _stop_readers_on_drop = stop.clone().drop_guard();
         let over_cap = CancellationToken::new();
         let stdout_max = usize::try_from(spec.stdout_max_bytes).unwrap_or(usize::MAX);
-        let stderr_max = usize::try_from(self.config.max_output_bytes).unwrap_or(usize::MAX);
+        let stderr_max = plan.stderr_max;
         let mut sink = sink;
         let readers = [
             (stdout, stdout_max, Stream::Stdout),
@@ -162,13 +163,14 @@ impl LocalBashExecutor {
                 Stream::Stdout => sink.take(),
                 Stream::Stderr => None,
             };
-            let capture = self.capture(stream, max, sink, pid);
+            let capture = self.capture(stream, max, sink, pid, plan.spill);
             let stop = stop.clone();
             let past_cap = past_cap(stream, capped, &over_cap);
             tokio::spawn(async move { collect(pipe, capture, stop, past_cap).await })
         });
 
-        let deadline = tokio::time::sleep(Duration::from_millis(spec.timeout_ms));
+        let deadline = plan.deadline();
+        tokio::pin!(deadline);
         tokio::pin!(stdout_back);
         let mut trailer: Option<Result<Ended, oneshot::error::RecvError>> = None;
         let cause = tokio::select! {
@@ -179,7 +181,7 @@ impl LocalBashExecutor {
                 None
             }
             () = signal.cancelled() => Some(Cause::Abort),
-            () = deadline => Some(Cause::Timeout),
+            () = &mut deadline => Some(Cause::Timeout),
         };
         let mut sent: Option<Signal> = None;
         if let Some(cause) = cause {
@@ -196,7 +198,7 @@ impl LocalBashExecutor {
                 return Ok((CappedRun::StdoutOverCap, None));
             }
             (sent, trailer) = lent
-                .end_early(pool.ends, self.grace(), &mut stdout_back)
+                .end_early(pool.ends, plan.grace, &mut stdout_back)
                 .await;
             if trailer.is_none() {
                 // The agent does not answer: its output is not waited for.
@@ -207,7 +209,7 @@ impl LocalBashExecutor {
         let [stdout_task, stderr_task] = readers;
         let collected = async { (stdout_task.await, stderr_task.await) };
         tokio::pin!(collected);
-        let (stdout, stderr) = match tokio::time::timeout(self.grace(), &mut collected).await {
+        let (stdout, stderr) = match tokio::time::timeout(plan.grace, &mut collected).await {
             Ok(done) => done,
             Err(_) => {
                 stop.cancel();
@@ -244,7 +246,7 @@ impl LocalBashExecutor {
             // command's (bubblewrap's or ssh's failure, with its stderr;
             // over ssh the command may have run, and exit 255 names the
             // host).
-            let status = lent.spent_status(self.grace()).await;
+            let status = lent.spent_status(plan.grace).await;
             use std::os::unix::process::ExitStatusExt;
             result.exit_code = status.and_then(|s| s.code());
             result.signal = status
@@ -275,6 +277,16 @@ impl LocalBashExecutor {
                 Ok((CappedRun::Finished(result), sink))
             }
         }
+    }
+}
+
+/// What an agent runs for `spec`: an rc.8 subprocess run's argv (its
+/// program resolved by the executor; the agent's stdin for it is
+/// /dev/null), else `bash FLAGS… -c COMMAND`.
+pub(crate) fn command_argv(flags: &[&str], spec: &BashSpec) -> Vec<OsString> {
+    match (&spec.subprocess, &spec.argv) {
+        (Some(_), Some(argv)) => argv.iter().map(OsString::from).collect(),
+        _ => bash_argv(flags, &spec.command),
     }
 }
 

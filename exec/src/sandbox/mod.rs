@@ -48,7 +48,6 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
-use super::local::child_env_with;
 use super::{LocalBashConfig, LocalBashExecutor};
 use fs_search_engine::bash::{BashError, BashSpec};
 
@@ -188,7 +187,7 @@ impl SandboxBashExecutor {
             ));
         }
         let inner = LocalBashExecutor::new(config)?;
-        let env = sandbox_env(inner.config(), &probe_spec());
+        let env = inner.child_env_with(&probe_spec(), passes_into_sandbox);
         let (launcher, runner): (Arc<dyn super::launcher::Launcher>, Runner) = match sandbox.runner
         {
             Runner::Bwrap => (
@@ -250,12 +249,6 @@ pub(super) fn probe_spec() -> BashSpec {
     }
 }
 
-/// The environment of a sandboxed child of `spec`: the local executor's,
-/// with only the allowlisted ([`SANDBOX_ENV`]) variables of this process.
-fn sandbox_env(config: &LocalBashConfig, spec: &BashSpec) -> BTreeMap<OsString, OsString> {
-    child_env_with(config, spec, passes_into_sandbox)
-}
-
 delegate_to_inner_executor!(SandboxBashExecutor);
 
 /// Variables a bash sets in its own environment (the agent's differ
@@ -284,7 +277,7 @@ fn agent_call(
             .filter(|(name, value)| changed(name) || agent_env.get(*name) != Some(*value))
             .map(|(name, value)| (name.clone(), value.clone()))
             .collect(),
-        argv: super::agent::bash_argv(&[], &spec.command),
+        argv: super::agent::command_argv(&[], spec),
     }
 }
 

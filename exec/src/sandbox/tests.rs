@@ -257,3 +257,151 @@ fn fault_neither_runner_fails_closed_naming_both() {
         "neither bubblewrap nor Landlock can make the sandbox: bubblewrap cannot make the sandbox: bwrap: No permissions to creating new namespace (user namespaces may be refused on this machine; bubblewrap comes with apt-get install bubblewrap); Landlock cannot make the sandbox: the kernel has no Landlock (a test's fault injection)"
     );
 }
+
+/// An rc.8 subprocess run of `argv` in `root`.
+fn subprocess_spec(exec: &SandboxBashExecutor, argv: &[&str], stderr_max_bytes: u64) -> BashSpec {
+    exec.resolve(BashRequest {
+        command: argv.join(" "),
+        argv: Some(argv.iter().map(|a| (*a).to_owned()).collect()),
+        subprocess: Some(fs_search_engine::bash::SubprocessRun {
+            grace_ms: 300,
+            stderr_max_bytes,
+        }),
+        ..BashRequest::default()
+    })
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rc8_subprocess_run_execs_its_argv_with_rc8_s_environment_under_both_runners() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("a b.txt"), "$(touch x)\nit's\nnot\n").unwrap();
+    for runner in RUNNERS {
+        let exec = sandbox(root.path(), runner);
+        // The words reach rg as they are; stdin is /dev/null.
+        let argv = [
+            "rg",
+            "--no-config",
+            "-F",
+            "-e",
+            "$(touch x)",
+            "-e",
+            "it's",
+            "--",
+            "a b.txt",
+        ];
+        let out = exec
+            .whole(subprocess_spec(&exec, &argv, 100))
+            .await
+            .unwrap();
+        assert_eq!(
+            (out.exit_code, out.stdout.text.as_str()),
+            (Some(0), "$(touch x)\nit's\n"),
+            "{runner:?}: {}",
+            out.stderr.text
+        );
+        let argv = [
+            "bash",
+            "-c",
+            "[[ /proc/self/fd/0 -ef /dev/null ]] && printf '/dev/null\\n'; env",
+        ];
+        let mut spec = subprocess_spec(&exec, &argv, 100);
+        spec.dsh_env = Some(BTreeMap::from([("DSH_GIVEN".to_owned(), "g".to_owned())]));
+        let out = exec.whole(spec).await.unwrap();
+        let text = &out.stdout.text;
+        assert!(text.starts_with("/dev/null\n"), "{runner:?}: {text}");
+        for overlay in ["NO_COLOR=", "TERM=", "PAGER=", "GIT_PAGER="] {
+            assert!(
+                !text.lines().any(|line| line.starts_with(overlay)),
+                "{runner:?}: {overlay} in {text}"
+            );
+        }
+        assert!(text.lines().any(|line| line == "DSH_GIVEN=g"), "{text}");
+        // The stderr tail, byte-exact, and no spill file.
+        let argv = ["bash", "-c", "printf 0123 >&2; printf 456789 >&2"];
+        let out = exec.whole(subprocess_spec(&exec, &argv, 5)).await.unwrap();
+        assert_eq!(
+            (
+                out.stderr.text.as_str(),
+                out.stderr.truncated,
+                out.stderr.spill_path
+            ),
+            ("56789", true, None),
+            "{runner:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rc8_abort_kills_a_term_ignoring_command_after_the_grace_under_both_runners() {
+    let root = tempfile::tempdir().unwrap();
+    for runner in RUNNERS {
+        let exec = sandbox(root.path(), runner);
+        let token = tokio_util::sync::CancellationToken::new();
+        let argv = ["bash", "-c", "trap '' TERM; exec sleep 30"];
+        let mut spec = subprocess_spec(&exec, &argv, 100);
+        // No executor deadline: the request's timeout does not apply.
+        spec.timeout_ms = 50;
+        spec.signal = Some(token.clone());
+        let cancel = async {
+            tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+            token.cancel();
+            std::time::Instant::now()
+        };
+        let (out, cancelled) = tokio::join!(exec.whole(spec), cancel);
+        let out = out.unwrap();
+        let took = cancelled.elapsed();
+        assert!(out.aborted && !out.timed_out, "{runner:?}");
+        assert_eq!(out.signal.as_deref(), Some("SIGKILL"), "{runner:?}");
+        assert!(
+            took >= std::time::Duration::from_millis(300) && took.as_secs() < 5,
+            "{runner:?}: {took:?}"
+        );
+    }
+}
+
+/// The `--rg` binary: rg 15 when the CI cache has it.
+fn rg15() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .map(|home| Path::new(&home).join(".cache/fs-search-ci/rg-15.2.0/bin/rg"))
+        .filter(|rg| rg.is_file())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rg_binary_is_exposed_to_bash_commands_and_argv_runs_under_both_runners() {
+    let Some(rg) = rg15() else {
+        return;
+    };
+    let root = tempfile::tempdir().unwrap();
+    for runner in RUNNERS {
+        let exec = SandboxBashExecutor::new(
+            LocalBashConfig {
+                rg: Some(rg.clone()),
+                ..config(root.path())
+            },
+            SandboxConfig {
+                runner,
+                ..SandboxConfig::default()
+            },
+        )
+        .unwrap();
+        let out = run(&exec, "rg --version").await;
+        assert!(
+            out.stdout.text.starts_with("ripgrep 15."),
+            "{runner:?}: {} {}",
+            out.stdout.text,
+            out.stderr.text
+        );
+        let argv = ["rg", "--no-config", "--version"];
+        let out = exec
+            .whole(subprocess_spec(&exec, &argv, 100))
+            .await
+            .unwrap();
+        assert!(
+            out.stdout.text.starts_with("ripgrep 15."),
+            "{runner:?}: {} {}",
+            out.stdout.text,
+            out.stderr.text
+        );
+    }
+}

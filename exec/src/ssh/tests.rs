@@ -659,3 +659,157 @@ fn control_directories_a_killed_workbench_left_are_removed_and_live_or_young_one
     remove_stale_dirs(parent.path(), Duration::from_secs(3600));
     assert!(young.exists());
 }
+
+/// An rc.8 subprocess run of `argv`, resolved by `exec`.
+fn subprocess_spec(exec: &SshBashExecutor, argv: &[&str], stderr_max_bytes: u64) -> BashSpec {
+    exec.resolve(BashRequest {
+        command: argv.join(" "),
+        argv: Some(argv.iter().map(|a| (*a).to_owned()).collect()),
+        subprocess: Some(fs_search_engine::bash::SubprocessRun {
+            grace_ms: 300,
+            stderr_max_bytes,
+        }),
+        ..BashRequest::default()
+    })
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rc8_subprocess_run_execs_its_argv_on_the_host_with_rc8_s_environment() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let exec = executor(
+        &sshd,
+        work.path(),
+        LocalBashConfig {
+            env: BTreeMap::from([("WB_CONFIGURED".to_owned(), "c".to_owned())]),
+            ..LocalBashConfig::default()
+        },
+    );
+    let argv = ["printf", "%s|", "$(touch x)", "a b", "it's", "-"];
+    let out = exec
+        .whole(subprocess_spec(&exec, &argv, 100))
+        .await
+        .unwrap();
+    assert_eq!(
+        (out.exit_code, out.stdout.text.as_str()),
+        (Some(0), "$(touch x)|a b|it's|-|")
+    );
+    assert_eq!(std::fs::read_dir(work.path()).unwrap().count(), 0);
+    let mut spec = subprocess_spec(&exec, &["env"], 100);
+    spec.dsh_env = Some(BTreeMap::from([("DSH_GIVEN".to_owned(), "g".to_owned())]));
+    let out = exec.whole(spec).await.unwrap();
+    let env: BTreeMap<&str, &str> = (out.stdout.text.lines())
+        .filter_map(|line| line.split_once('='))
+        .collect();
+    for gone in [
+        "NO_COLOR",
+        "TERM",
+        "PAGER",
+        "GIT_PAGER",
+        "DSH_HOST",
+        "WB_API_KEY",
+    ] {
+        assert!(!env.contains_key(gone), "{gone}: {env:?}");
+    }
+    for (name, value) in [
+        ("WB_PLAIN", "kept"),
+        ("WB_CONFIGURED", "c"),
+        ("DSH_GIVEN", "g"),
+    ] {
+        assert_eq!(env.get(name).copied(), Some(value), "{name}");
+    }
+    let out = exec
+        .whole(subprocess_spec(
+            &exec,
+            &["readlink", "/proc/self/fd/0"],
+            100,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(out.stdout.text, "/dev/null\n");
+    let argv = ["sh", "-c", "printf 0123 >&2; printf 456789 >&2"];
+    let out = exec.whole(subprocess_spec(&exec, &argv, 5)).await.unwrap();
+    assert_eq!(
+        (
+            out.stderr.text.as_str(),
+            out.stderr.truncated,
+            out.stderr.spill_path
+        ),
+        ("56789", true, None)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rc8_abort_on_the_host_kills_a_term_ignoring_command_after_the_grace() {
+    let Some(sshd) = TestSshd::start() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let exec = executor(&sshd, work.path(), LocalBashConfig::default());
+    let pid_file = work.path().join("pgid");
+    let script = format!(
+        "{GROUP_TO_FILE} '{}'; trap '' TERM; exec sleep 30",
+        pid_file.display()
+    );
+    let token = CancellationToken::new();
+    let mut spec = subprocess_spec(&exec, &["bash", "-c", &script], 100);
+    // No executor deadline: the request's timeout does not apply.
+    spec.timeout_ms = 50;
+    spec.signal = Some(token.clone());
+    let watcher = async {
+        group_written(&pid_file).await;
+        token.cancel();
+        std::time::Instant::now()
+    };
+    let (out, cancelled) = tokio::join!(exec.whole(spec), watcher);
+    let out = out.unwrap();
+    let took = cancelled.elapsed();
+    assert!(out.aborted && !out.timed_out, "{out:?}");
+    assert_eq!(out.signal.as_deref(), Some("SIGKILL"));
+    assert!(took >= Duration::from_millis(300), "{took:?}");
+    let pgid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(group_alive(pgid), Vec::<i32>::new());
+}
+
+/// The host-side script of an rc.8 run (real bash, variables of its own
+/// given to it here): every `DSH_` name in any case is dropped, then the
+/// run's variables are set, then the argv is exec'd as it is.
+#[test]
+fn the_host_side_subprocess_script_drops_dsh_names_in_any_case_then_sets_the_run_s() {
+    let argv = subprocess_argv(
+        vec![
+            (OsString::from("DSH_GIVEN"), OsString::from("g")),
+            (OsString::from("WB_SET"), OsString::from("a b'c")),
+        ],
+        &["env".to_owned()],
+    );
+    let out = std::process::Command::new(&argv[0])
+        .args(&argv[1..])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("dsh_lower", "leak")
+        .env("Dsh_Mixed", "leak")
+        .env("DSH_UPPER", "leak")
+        .env("WB_PLAIN", "kept")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let env: BTreeMap<&str, &str> = text.lines().filter_map(|l| l.split_once('=')).collect();
+    for gone in ["dsh_lower", "Dsh_Mixed", "DSH_UPPER"] {
+        assert!(!env.contains_key(gone), "{gone}: {text}");
+    }
+    for (name, value) in [
+        ("DSH_GIVEN", "g"),
+        ("WB_SET", "a b'c"),
+        ("WB_PLAIN", "kept"),
+    ] {
+        assert_eq!(env.get(name).copied(), Some(value), "{name}: {text}");
+    }
+}

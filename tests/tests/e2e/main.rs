@@ -9,6 +9,7 @@
 
 mod appendix_a;
 mod architecture;
+mod direct_executor;
 mod docs_contract;
 mod integration;
 mod process_hygiene;

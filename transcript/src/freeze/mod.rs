@@ -528,6 +528,7 @@ fn live_executor(
 ) -> Result<ExecutorKind, TranscriptError> {
     match transcript.header.env.executor.as_deref() {
         None | Some("local") => Ok(ExecutorKind::Local),
+        Some("direct") => Ok(ExecutorKind::Direct),
         Some("sandbox") => Ok(ExecutorKind::Sandbox(Runner::Auto)),
         Some("sandbox-bwrap") => Ok(ExecutorKind::Sandbox(Runner::Bwrap)),
         Some("sandbox-landlock") => Ok(ExecutorKind::Sandbox(Runner::Landlock)),
