@@ -402,6 +402,41 @@ enum KillCause {
 }
 
 impl LocalBashExecutor {
+    /// In direct mode, the load probe answered without bash: `command -v
+    /// rg` succeeds exactly when an executable `rg` is on the child's
+    /// `PATH` (a fresh non-interactive bash has no alias, function or
+    /// hashed name to find first). `None` (bash runs it) for any other
+    /// command, a signal already fired, or a `PATH` with an entry bash
+    /// would read relative to the working directory.
+    fn probe_answer(&self, spec: &BashSpec) -> Option<BashRunResult> {
+        let probe = spec.command == fs_search_engine::registry::PROBE_COMMAND;
+        if !(self.direct && self.launcher.is_none() && probe && spec.argv.is_none()) {
+            return None;
+        }
+        if spec
+            .signal
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
+        {
+            return None;
+        }
+        let env = self.child_env(spec);
+        let path = env.get(OsStr::new("PATH"))?;
+        let absolute = path
+            .as_encoded_bytes()
+            .split(|&b| b == b':')
+            .all(|dir| dir.first() == Some(&b'/'));
+        if !absolute {
+            return None;
+        }
+        let found = super::shell::find_program_on_path(super::argv::RG, Some(path)).is_some();
+        Some(BashRunResult {
+            exit_code: Some(if found { 0 } else { 1 }),
+            timeout_ms: spec.timeout_ms,
+            ..BashRunResult::default()
+        })
+    }
+
     pub(super) fn grace(&self) -> Duration {
         Duration::from_millis(self.config.grace_ms)
     }
@@ -518,6 +553,9 @@ impl BashExecutor for LocalBashExecutor {
     /// process group is ended (SIGTERM, then SIGKILL after `graceMs`). A
     /// streamed one hands the stdout within the budget to the sink.
     async fn run(&self, spec: BashSpec, mode: RunMode) -> Result<RunOutcome, BashError> {
+        if let Some(answer) = self.probe_answer(&spec) {
+            return Ok(mode.kept(CappedRun::Finished(answer)));
+        }
         let RunMode { over_cap, sink } = mode;
         let Some(over_cap) = over_cap else {
             let (run, _) = self.run_foreground(spec, None, None).await?;

@@ -153,3 +153,50 @@ async fn the_rg_binary_is_rg_for_bash_commands_and_argv_runs_and_its_dir_goes_wi
         assert!(!link.exists() && !link.parent().unwrap().exists());
     }
 }
+
+/// A directory holding a symlink named `name` to the first `name` on this
+/// process's `PATH`.
+fn dir_with(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let found = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .unwrap();
+    std::os::unix::fs::symlink(found, dir.path().join(name)).unwrap();
+    dir
+}
+
+/// The load probe asks whether `rg` is on the child's `PATH`: direct mode
+/// answers it with that lookup and starts no bash (on a `PATH` with rg
+/// and no bash it still answers), and hands a `PATH` that bash would read
+/// relative to the working directory to bash.
+#[tokio::test]
+async fn the_load_probe_is_a_path_lookup_without_bash() {
+    let work = tempfile::tempdir().unwrap();
+    let probe = fs_search_engine::registry::PROBE_COMMAND;
+    let with_path = |path: String| LocalBashConfig {
+        env: [("PATH".to_owned(), path)].into(),
+        ..LocalBashConfig::default()
+    };
+    let rg_only = dir_with("rg");
+    let exec = direct(with_path(rg_only.path().display().to_string()));
+    let found = whole(&exec, spec(&exec, None, probe, work.path())).await;
+    assert_eq!(found.unwrap().exit_code, Some(0));
+    let bash_only = dir_with("bash");
+    let exec = direct(with_path(bash_only.path().display().to_string()));
+    let missing = whole(&exec, spec(&exec, None, probe, work.path())).await;
+    assert_eq!(missing.unwrap().exit_code, Some(1));
+    // The same PATHs through bash: no bash to start, and no rg to find.
+    let bash = LocalBashExecutor::new(with_path(rg_only.path().display().to_string())).unwrap();
+    assert!(
+        whole(&bash, spec(&bash, None, probe, work.path()))
+            .await
+            .is_err()
+    );
+    // A relative entry: bash decides (here it finds rg through it).
+    let relative = format!("{}:rg-dir", bash_only.path().display());
+    std::os::unix::fs::symlink(rg_only.path(), work.path().join("rg-dir")).unwrap();
+    let exec = direct(with_path(relative));
+    let through_bash = whole(&exec, spec(&exec, None, probe, work.path())).await;
+    assert_eq!(through_bash.unwrap().exit_code, Some(0));
+}
