@@ -115,14 +115,14 @@ impl RecordCheck {
 
     /// The record as `--update` leaves it: as another release than the
     /// header's, the current outcome becomes that release's variant
-    /// ([`crate::variants::set_release_variant`]); under the header's rg
+    /// ([`set_release_variant`]); under the header's rg
     /// major (or an unknown one) the current outcome replaces the
     /// recorded one; under another, it becomes that version's variant
     /// (none when it equals the recorded outcome).
     pub fn updated_record(&self) -> Record {
         let mut record = self.record.clone();
         if self.release != self.recorded_release {
-            crate::variants::set_release_variant(&mut record, self);
+            set_release_variant(&mut record, self);
             return record;
         }
         match self.rg_major {
@@ -294,6 +294,41 @@ impl Replay {
             *record = check.updated_record();
         }
         transcript
+    }
+}
+
+/// Sets `check`'s current outcome as `record`'s variant for the release
+/// `check` ran as: the one for any rg, unless the record's page already
+/// depends on the rg (it has rg variants, or a variant for any rg that
+/// this rg's page differs from): then the one for this rg major, removed
+/// again where this rg's page is what the record gives it without one.
+fn set_release_variant(record: &mut Record, check: &RecordCheck) {
+    let any = ReleaseKey {
+        contract: check.release,
+        rg: None,
+    };
+    let Some(major) = check.rg_major else {
+        record.releases.insert(any, check.current.clone());
+        return;
+    };
+    let this_rg = ReleaseKey {
+        contract: check.release,
+        rg: Some(major),
+    };
+    let fallback = match record.releases.get(&any) {
+        Some(outcome) => outcome.clone(),
+        None if record.variants.is_empty() => {
+            record.releases.remove(&this_rg);
+            record.releases.insert(any, check.current.clone());
+            return;
+        }
+        None => record.expected_for(Some(major)).clone(),
+    };
+    let kind = Comparison::of(check.order_free, &fallback, &check.current);
+    if kind.matches(&fallback, &check.current) {
+        record.releases.remove(&this_rg);
+    } else {
+        record.releases.insert(this_rg, check.current.clone());
     }
 }
 

@@ -10,7 +10,7 @@
 //!   `--update`'s job.
 //! - Release variants (`{"variant":NAME,"contract":R,…}`): under
 //!   `replay --contract R` (R not the header's release), the same two
-//!   add R's variant instead ([`set_release_variant`]): the one for any
+//!   add R's variant instead ([`RecordCheck::updated_record`]): the one for any
 //!   rg, or, where that one exists and this rg's page differs from it,
 //!   the one for this rg major.
 //! - [`missing_variant_note`]: what a replay under an rg major with no
@@ -20,8 +20,7 @@
 use fs_search_engine::release::Release;
 
 use super::error::TranscriptError;
-use super::format::{Record, ReleaseKey, Transcript};
-use super::order_free::Comparison;
+use super::format::Transcript;
 use super::replay::{RecordCheck, Replay};
 
 /// A transcript with the replaying rg's variant added.
@@ -97,7 +96,7 @@ fn with_release_variant_added(replay: &Replay) -> VariantAdded {
         if check.matches() {
             continue;
         }
-        set_release_variant(record, check);
+        *record = check.updated_record();
         records.push(record.call.name.clone());
     }
     VariantAdded {
@@ -105,41 +104,6 @@ fn with_release_variant_added(replay: &Replay) -> VariantAdded {
         major: replay.checks.first().and_then(|c| c.rg_major).unwrap_or(0),
         records,
         release: Some(replay.release),
-    }
-}
-
-/// Sets `check`'s current outcome as `record`'s variant for the release
-/// `check` ran as: the one for any rg, unless the record's page already
-/// depends on the rg (it has rg variants, or a variant for any rg that
-/// this rg's page differs from): then the one for this rg major, removed
-/// again where this rg's page is what the record gives it without one.
-pub(crate) fn set_release_variant(record: &mut Record, check: &RecordCheck) {
-    let any = ReleaseKey {
-        contract: check.release,
-        rg: None,
-    };
-    let Some(major) = check.rg_major else {
-        record.releases.insert(any, check.current.clone());
-        return;
-    };
-    let this_rg = ReleaseKey {
-        contract: check.release,
-        rg: Some(major),
-    };
-    let fallback = match record.releases.get(&any) {
-        Some(outcome) => outcome.clone(),
-        None if record.variants.is_empty() => {
-            record.releases.remove(&this_rg);
-            record.releases.insert(any, check.current.clone());
-            return;
-        }
-        None => record.expected_for(Some(major)).clone(),
-    };
-    let kind = Comparison::of(check.order_free, &fallback, &check.current);
-    if kind.matches(&fallback, &check.current) {
-        record.releases.remove(&this_rg);
-    } else {
-        record.releases.insert(this_rg, check.current.clone());
     }
 }
 
@@ -181,7 +145,7 @@ pub(crate) fn missing_variant_note(replay: &Replay) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::{Call, CallOptions, Header, Outcome, Record, TranscriptEnv};
+    use crate::format::{Call, CallOptions, Header, Outcome, Record, ReleaseKey, TranscriptEnv};
     use std::sync::Arc;
 
     fn outcome(text: &str) -> Outcome {
@@ -331,24 +295,24 @@ mod tests {
         // No rg variants: rc.8's page is one for every rg.
         let mut plain = record("cwd", "unusable working directory");
         let check = rc8_check(&plain, 13, "launch failed");
-        set_release_variant(&mut plain, &check);
+        plain = check.updated_record();
         assert_eq!(
             plain.releases.keys().copied().collect::<Vec<_>>(),
             [key(None)]
         );
         // Another rg giving another page gets its own.
         let check = rc8_check(&plain, 15, "rg 15's");
-        set_release_variant(&mut plain, &check);
+        plain = check.updated_record();
         assert_eq!(plain.releases[&key(Some(15))].text, "rg 15's");
         // And loses it where its page is the one for any rg again.
         let check = rc8_check(&plain, 15, "launch failed");
-        set_release_variant(&mut plain, &check);
+        plain = check.updated_record();
         assert!(!plain.releases.contains_key(&key(Some(15))));
         // rg variants: rc.8's page under rg 13 is rg 13's own.
         let mut rg_text = record("missing", "IO error for operation on x");
         rg_text.variants.insert(15, outcome("rg: x: IO error"));
         let check = rc8_check(&rg_text, 13, "x: No such file");
-        set_release_variant(&mut rg_text, &check);
+        rg_text = check.updated_record();
         assert_eq!(
             rg_text.releases.keys().copied().collect::<Vec<_>>(),
             [key(Some(13))]
