@@ -397,3 +397,48 @@ fn file_blocks(text: &str) -> Vec<&str> {
     blocks.sort_unstable();
     blocks
 }
+
+/// The rg 0.1.0-rc.8 ships (`@vscode/ripgrep` 1.18.0's ripgrep 15.0.0),
+/// where `.ci/test` installed it: `FS_SEARCH_VSCODE_RG` names it, and
+/// then the test requires it. Without the variable (an everyday `cargo
+/// test`) there is nothing to run.
+fn vscode_rg() -> Option<PathBuf> {
+    let path = PathBuf::from(std::env::var_os("FS_SEARCH_VSCODE_RG")?);
+    assert!(
+        path.is_file(),
+        "FS_SEARCH_VSCODE_RG names no file: {path:?}"
+    );
+    Some(path)
+}
+
+/// rc.8's own rg words a regex error and a missing path as its users see
+/// them (docs/contract.md §12.1).
+#[tokio::test]
+async fn rc8_s_own_rg_words_its_errors_as_rc8_s_users_see_them() {
+    let Some(rg) = vscode_rg() else {
+        eprintln!("FS_SEARCH_VSCODE_RG is not set: .ci/test installs rc.8's rg");
+        return;
+    };
+    let tree = fixture();
+    let setup = Setup {
+        rg: Some(rg),
+        ..Setup::default()
+    };
+    let (registry, _) = loaded(&tree, Release::Rc8, setup).await;
+    let invalid = call(&registry, &tree, "grep", json!({"pattern": "(bad"})).await;
+    assert_eq!(
+        invalid.text,
+        "Error: grep pattern rejected by ripgrep: rg: regex parse error:\n    (?:(bad)\n    ^\nerror: unclosed group"
+    );
+    let missing = call(
+        &registry,
+        &tree,
+        "grep",
+        json!({"pattern": "x", "path": "nope"}),
+    )
+    .await;
+    assert_eq!(
+        missing.text,
+        "Error: grep search failed (exit 2): rg: nope: IO error for operation on nope: No such file or directory (os error 2)"
+    );
+}
